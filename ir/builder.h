@@ -1,0 +1,53 @@
+// GraphBuilder: appends nodes in order, infers their output types with the
+// op's shape rule (so a built graph is valid by construction), and shares
+// identical nodes (same op, operands and attributes) instead of repeating them.
+// Every graft primitive is a pure function of its operands and attributes,
+// so sharing never changes a result.
+#pragma once
+
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace graft::ir {
+
+class GraphBuilder {
+ public:
+  ValueId input(ValueType type) { return graph_.add_input(std::move(type)); }
+
+  // Appends (or finds) a node; returns its output values.
+  std::vector<ValueId> add(Op op, std::vector<ValueId> inputs, Attrs attrs = {}, SourceLoc loc = {},
+                           std::string scope = {});
+  // For single-output ops.
+  ValueId add1(Op op, std::vector<ValueId> inputs, Attrs attrs = {}, SourceLoc loc = {}, std::string scope = {});
+
+  const ValueType& type(ValueId id) const { return graph_.type(id); }
+  const Graph& graph() const { return graph_; }
+  int64_t num_shared() const { return num_shared_; }  // nodes not added because an identical one existed
+
+  // The finished graph; the builder is left empty.
+  GraphPtr finish(std::vector<ValueId> outputs);
+
+ private:
+  struct Key {
+    Op op;
+    const std::vector<ValueId>* inputs;
+    const Attrs* attrs;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const;
+  };
+  struct KeyEq {
+    bool operator()(const Key& a, const Key& b) const;
+  };
+
+  Graph graph_;
+  // Keys point into graph_'s nodes; indices stay valid as nodes are appended,
+  // so the map stores node indices and rebuilds keys from them.
+  std::unordered_multimap<size_t, size_t> by_hash_;  // key hash -> node index
+  int64_t num_shared_ = 0;
+};
+
+}  // namespace graft::ir

@@ -1,0 +1,72 @@
+#include "ir/graph.h"
+
+#include "graft/errors.h"
+
+namespace graft::ir {
+
+ValueId Graph::new_value(ValueType type) {
+  ValueId id = value_id_bound();
+  define_value(id, std::move(type));
+  return id;
+}
+
+void Graph::define_value(ValueId id, ValueType type) {
+  if (id < 0) throw GraphFormatError("value id " + std::to_string(id) + " is negative");
+  if (static_cast<size_t>(id) >= types_.size()) {
+    types_.resize(static_cast<size_t>(id) + 1);
+    defined_.resize(static_cast<size_t>(id) + 1, false);
+  }
+  if (defined_[id]) throw GraphFormatError("value %" + std::to_string(id) + " is defined twice");
+  types_[id] = std::move(type);
+  defined_[id] = true;
+}
+
+ValueId Graph::add_input(ValueType type) {
+  ValueId id = new_value(std::move(type));
+  inputs_.push_back(id);
+  return id;
+}
+
+void Graph::add_input_id(ValueId id) { inputs_.push_back(id); }
+
+Node& Graph::add_node(Node node) {
+  if (node.id >= next_node_id_) next_node_id_ = node.id + 1;
+  nodes_.push_back(std::move(node));
+  return nodes_.back();
+}
+
+bool Graph::has_value(ValueId id) const {
+  return id >= 0 && static_cast<size_t>(id) < defined_.size() && defined_[id];
+}
+
+const ValueType& Graph::type(ValueId id) const {
+  if (!has_value(id)) throw GraphFormatError("value %" + std::to_string(id) + " is not defined");
+  return types_[id];
+}
+
+std::vector<ValueType> Graph::input_types() const {
+  std::vector<ValueType> out;
+  out.reserve(inputs_.size());
+  for (ValueId id : inputs_) out.push_back(type(id));
+  return out;
+}
+
+std::vector<ValueType> Graph::output_types() const {
+  std::vector<ValueType> out;
+  out.reserve(outputs_.size());
+  for (ValueId id : outputs_) out.push_back(type(id));
+  return out;
+}
+
+bool Graph::operator==(const Graph& other) const {
+  if (inputs_ != other.inputs_ || outputs_ != other.outputs_ || nodes_ != other.nodes_) return false;
+  // Only defined values matter; trailing unused capacity does not.
+  ValueId bound = std::max(value_id_bound(), other.value_id_bound());
+  for (ValueId id = 0; id < bound; ++id) {
+    if (has_value(id) != other.has_value(id)) return false;
+    if (has_value(id) && types_[id] != other.types_[id]) return false;
+  }
+  return true;
+}
+
+}  // namespace graft::ir

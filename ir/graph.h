@@ -1,0 +1,72 @@
+// The graph IR: SSA values with abstract types, produced by nodes kept in
+// topological order. A graph has inputs (parameters), nodes and outputs;
+// subgraphs (branches, loop bodies, custom rules) are graphs held in node
+// attributes and see nothing of their parent but their own inputs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/attrs.h"
+#include "ir/op.h"
+#include "ir/value.h"
+
+namespace graft::ir {
+
+struct Node {
+  int32_t id = 0;
+  Op op = Op::add;
+  std::vector<ValueId> inputs;
+  std::vector<ValueId> outputs;
+  Attrs attrs;
+  SourceLoc loc;
+  std::string scope;  // named scopes joined by '/', "" at top level
+
+  bool operator==(const Node&) const = default;
+};
+
+class Graph {
+ public:
+  // ---- building (low level: no checks; GraphBuilder checks and shares nodes)
+  ValueId new_value(ValueType type);                 // the next unused id
+  void define_value(ValueId id, ValueType type);     // a given id; must be unused
+  ValueId add_input(ValueType type);                 // new value as a parameter
+  void add_input_id(ValueId id);                     // an already defined value
+  Node& add_node(Node node);                         // appended at the end
+  void set_outputs(std::vector<ValueId> outputs) { outputs_ = std::move(outputs); }
+  int32_t next_node_id() const { return next_node_id_; }
+
+  // ---- reading
+  const std::vector<ValueId>& inputs() const { return inputs_; }
+  const std::vector<ValueId>& outputs() const { return outputs_; }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  std::vector<Node>& mutable_nodes() { return nodes_; }
+  int64_t num_nodes() const { return static_cast<int64_t>(nodes_.size()); }
+
+  bool has_value(ValueId id) const;
+  const ValueType& type(ValueId id) const;  // throws GraphFormatError for an unknown id
+  std::vector<ValueType> input_types() const;
+  std::vector<ValueType> output_types() const;
+  ValueId value_id_bound() const { return static_cast<ValueId>(types_.size()); }  // max id + 1
+
+  // Structural equality: same ids, ops, attributes (subgraphs compared
+  // structurally, floats bitwise), locations, scopes, inputs and outputs.
+  bool operator==(const Graph& other) const;
+
+ private:
+  std::vector<ValueId> inputs_;
+  std::vector<ValueId> outputs_;
+  std::vector<Node> nodes_;
+  std::vector<ValueType> types_;  // indexed by ValueId
+  std::vector<bool> defined_;     // indexed by ValueId
+  int32_t next_node_id_ = 0;
+};
+
+// Checks a graph against its invariants: every value defined once, every use
+// after its definition (topological order), arity, and every node's output
+// types against its op's shape/dtype rule, recursing into subgraphs. Throws
+// ShapeError / DTypeError (a rule failed) or GraphFormatError (structure).
+void verify(const Graph& graph);
+
+}  // namespace graft::ir

@@ -1,0 +1,142 @@
+#include "ir/shape_rules/rule.h"
+
+#include <algorithm>
+
+#include "graft/errors.h"
+
+namespace graft::ir {
+
+std::string RuleCtx::context() const {
+  std::string s = " (operands: ";
+  if (inputs_.empty()) s += "none";
+  for (size_t i = 0; i < inputs_.size(); ++i) s += (i ? ", " : "") + type_str(inputs_[i]);
+  s += ")";
+  if (node_id_ >= 0) s += " at node " + std::to_string(node_id_);
+  if (loc_ && !loc_->empty()) s += " at " + loc_str(*loc_);
+  return s;
+}
+
+void RuleCtx::shape_error(const std::string& what) const {
+  throw ShapeError(std::string(op_name(op_)) + ": " + what + context());
+}
+
+void RuleCtx::dtype_error(const std::string& what) const {
+  throw DTypeError(std::string(op_name(op_)) + ": " + what + context());
+}
+
+const AttrValue& RuleCtx::attr(const std::string& name, AttrKind kind) const {
+  const AttrValue* v = attrs_.find(name);
+  if (!v) shape_error(std::string("missing ") + attr_kind_name(kind) + " attribute '" + name + "'");
+  if (attr_kind(*v) != kind)
+    shape_error("attribute '" + name + "' must be " + attr_kind_name(kind) + ", not " +
+                attr_kind_name(attr_kind(*v)));
+  return *v;
+}
+
+int64_t RuleCtx::attr_int(const std::string& n) const { return std::get<int64_t>(attr(n, AttrKind::int_)); }
+const Ints& RuleCtx::attr_ints(const std::string& n) const { return std::get<Ints>(attr(n, AttrKind::ints)); }
+double RuleCtx::attr_float(const std::string& n) const { return std::get<double>(attr(n, AttrKind::float_)); }
+DType RuleCtx::attr_dtype(const std::string& n) const { return std::get<DType>(attr(n, AttrKind::dtype)); }
+const std::string& RuleCtx::attr_string(const std::string& n) const {
+  return std::get<std::string>(attr(n, AttrKind::string));
+}
+const Graphs& RuleCtx::attr_graphs(const std::string& n) const {
+  const Graphs& gs = std::get<Graphs>(attr(n, AttrKind::graphs));
+  for (const GraphPtr& g : gs)
+    if (!g) shape_error("attribute '" + n + "' holds a null graph");
+  return gs;
+}
+const Graph& RuleCtx::attr_graph(const std::string& n) const {
+  const Graphs& gs = attr_graphs(n);
+  if (gs.size() != 1) shape_error("attribute '" + n + "' must hold exactly one graph, not " + std::to_string(gs.size()));
+  return *gs[0];
+}
+const Literal& RuleCtx::attr_literal(const std::string& n) const {
+  const LiteralPtr& p = std::get<LiteralPtr>(attr(n, AttrKind::literal));
+  if (!p) shape_error("attribute '" + n + "' holds a null literal");
+  return *p;
+}
+bool RuleCtx::attr_bool(const std::string& n) const {
+  int64_t v = attr_int(n);
+  if (v != 0 && v != 1) shape_error("attribute '" + n + "' must be 0 or 1, not " + std::to_string(v));
+  return v == 1;
+}
+
+int RuleCtx::axis(int64_t axis, int rank, const std::string& what) const {
+  if (axis < 0 || axis >= rank)
+    shape_error(what + " " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
+  return static_cast<int>(axis);
+}
+
+void RuleCtx::check_shape(const Shape& shape, const std::string& what) const {
+  if (shape.size() > static_cast<size_t>(kMaxRank)) shape_error(what + " has rank above " + std::to_string(kMaxRank));
+  for (int64_t d : shape)
+    if (d < 0 || d > kMaxDim) shape_error(what + " " + shape_str(shape) + " has a dimension outside [0, 2^40]");
+  if (checked_num_elements(shape) < 0) shape_error(what + " " + shape_str(shape) + " has too many elements");
+}
+
+void RuleCtx::check_permutation(const Ints& perm, int rank, const std::string& what) const {
+  if (static_cast<int>(perm.size()) != rank)
+    shape_error(what + " " + shape_str(perm) + " must have " + std::to_string(rank) + " entries");
+  std::vector<bool> seen(rank, false);
+  for (int64_t p : perm) {
+    if (p < 0 || p >= rank || seen[p]) shape_error(what + " " + shape_str(perm) + " is not a permutation");
+    seen[p] = true;
+  }
+}
+
+namespace {
+std::string types_str(const std::vector<ValueType>& ts) {
+  std::string s = "(";
+  for (size_t i = 0; i < ts.size(); ++i) s += (i ? ", " : "") + type_str(ts[i]);
+  return s + ")";
+}
+}  // namespace
+
+void RuleCtx::check_signature(const Graph& g, const std::string& what, const std::vector<ValueType>& in,
+                              const std::vector<ValueType>* out) const {
+  std::vector<ValueType> gin = g.input_types();
+  if (gin != in) shape_error(what + " takes " + types_str(gin) + " but is given " + types_str(in));
+  if (out) {
+    std::vector<ValueType> gout = g.output_types();
+    if (gout != *out) shape_error(what + " returns " + types_str(gout) + " but must return " + types_str(*out));
+  }
+}
+
+namespace {
+
+ShapeRuleTable build_table() {
+  ShapeRuleTable t{};
+  register_elementwise_shape_rules(t);
+  register_reduce_shape_rules(t);
+  register_shape_shape_rules(t);
+  register_indexing_shape_rules(t);
+  register_sort_shape_rules(t);
+  register_creation_shape_rules(t);
+  register_linalg_shape_rules(t);
+  register_random_shape_rules(t);
+  register_control_shape_rules(t);
+  register_custom_shape_rules(t);
+  register_collective_shape_rules(t);
+  return t;
+}
+
+}  // namespace
+
+ShapeRule shape_rule(Op op) {
+  static const ShapeRuleTable table = build_table();
+  return table[static_cast<size_t>(op)];
+}
+
+std::vector<ValueType> infer_types(Op op, const std::vector<ValueType>& inputs, const Attrs& attrs,
+                                   const SourceLoc* loc, int node_id) {
+  RuleCtx ctx(op, inputs, attrs, loc, node_id);
+  int arity = op_info(op).arity;
+  if (arity != kVariadic && static_cast<int>(inputs.size()) != arity)
+    ctx.shape_error("takes " + std::to_string(arity) + " operand(s), got " + std::to_string(inputs.size()));
+  ShapeRule rule = shape_rule(op);
+  if (!rule) throw UnsupportedError(std::string(op_name(op)) + ": no shape rule");
+  return rule(ctx);
+}
+
+}  // namespace graft::ir

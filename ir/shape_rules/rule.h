@@ -1,0 +1,90 @@
+// The interface every shape/dtype rule implements, and the registry that
+// finds the rule of an op. Rules live by family in ir/shape_rules/<family>.cpp.
+//
+// Primitives are strict, like XLA's: binary ops want equal shapes and dtypes,
+// axes are non-negative and normalised. NumPy broadcasting, promotion and
+// negative axes belong to the API layer, which lowers to these primitives.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "ir/attrs.h"
+#include "ir/graph.h"
+#include "ir/op.h"
+#include "ir/value.h"
+
+namespace graft::ir {
+
+// What a rule sees of a node: op, operand types, attributes; and how it fails.
+class RuleCtx {
+ public:
+  RuleCtx(Op op, const std::vector<ValueType>& inputs, const Attrs& attrs, const SourceLoc* loc = nullptr,
+          int node_id = -1)
+      : op_(op), inputs_(inputs), attrs_(attrs), loc_(loc), node_id_(node_id) {}
+
+  Op op() const { return op_; }
+  const std::vector<ValueType>& inputs() const { return inputs_; }
+  const ValueType& input(size_t i) const { return inputs_[i]; }
+  size_t num_inputs() const { return inputs_.size(); }
+  const Attrs& attrs() const { return attrs_; }
+
+  // Required attributes of a given kind; a missing or mistyped one is a ShapeError.
+  int64_t attr_int(const std::string& name) const;
+  const Ints& attr_ints(const std::string& name) const;
+  double attr_float(const std::string& name) const;
+  DType attr_dtype(const std::string& name) const;
+  const std::string& attr_string(const std::string& name) const;
+  const Graphs& attr_graphs(const std::string& name) const;
+  const Graph& attr_graph(const std::string& name) const;  // a graphs attribute holding exactly one
+  const Literal& attr_literal(const std::string& name) const;
+  bool attr_bool(const std::string& name) const;  // an int attribute that must be 0 or 1
+
+  // Throw with the op's name, every operand's type, and the node's location.
+  [[noreturn]] void shape_error(const std::string& what) const;
+  [[noreturn]] void dtype_error(const std::string& what) const;
+
+  // Common checks.
+  int axis(int64_t axis, int rank, const std::string& what) const;  // 0 <= axis < rank
+  void check_shape(const Shape& shape, const std::string& what) const;  // dims in [0, kMaxDim]
+  void check_permutation(const Ints& perm, int rank, const std::string& what) const;
+  // A subgraph's signature must match expected input and output types.
+  void check_signature(const Graph& g, const std::string& what, const std::vector<ValueType>& in,
+                       const std::vector<ValueType>* out) const;
+
+ private:
+  std::string context() const;
+  const AttrValue& attr(const std::string& name, AttrKind kind) const;
+
+  Op op_;
+  const std::vector<ValueType>& inputs_;
+  const Attrs& attrs_;
+  const SourceLoc* loc_;
+  int node_id_;
+};
+
+using ShapeRule = std::vector<ValueType> (*)(const RuleCtx&);
+using ShapeRuleTable = std::array<ShapeRule, kNumOps>;
+
+// Each family registers its ops' rules (ir/shape_rules/<family>.cpp).
+void register_elementwise_shape_rules(ShapeRuleTable& table);
+void register_reduce_shape_rules(ShapeRuleTable& table);
+void register_shape_shape_rules(ShapeRuleTable& table);
+void register_indexing_shape_rules(ShapeRuleTable& table);
+void register_sort_shape_rules(ShapeRuleTable& table);
+void register_creation_shape_rules(ShapeRuleTable& table);
+void register_linalg_shape_rules(ShapeRuleTable& table);
+void register_random_shape_rules(ShapeRuleTable& table);
+void register_control_shape_rules(ShapeRuleTable& table);
+void register_custom_shape_rules(ShapeRuleTable& table);
+void register_collective_shape_rules(ShapeRuleTable& table);
+
+// The rule of an op, or nullptr if it has none (the coverage test forbids that).
+ShapeRule shape_rule(Op op);
+
+// Output types of a node: checks arity, then runs the op's rule.
+std::vector<ValueType> infer_types(Op op, const std::vector<ValueType>& inputs, const Attrs& attrs,
+                                   const SourceLoc* loc = nullptr, int node_id = -1);
+
+}  // namespace graft::ir

@@ -1,0 +1,7 @@
+#include "ir/shape_rules/rule.h"
+
+namespace graft::ir {
+
+void register_sort_shape_rules(ShapeRuleTable&) {}
+
+}  // namespace graft::ir

@@ -1,0 +1,44 @@
+// Abstract values: what the graph knows about an array before it exists.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "graft/types.h"
+
+namespace graft::ir {
+
+using ValueId = int32_t;
+
+// Dimensions above this are rejected wherever a shape enters graft from
+// outside (JSON, user shapes), so a hostile number cannot drive an allocation.
+inline constexpr int64_t kMaxDim = int64_t{1} << 40;
+inline constexpr int kMaxRank = 64;
+
+struct ValueType {
+  DType dtype = DType::f32;
+  Shape shape;
+
+  int rank() const { return static_cast<int>(shape.size()); }
+  int64_t num_elements() const;  // saturates at INT64_MAX rather than overflow
+  bool operator==(const ValueType&) const = default;
+};
+
+std::string shape_str(const Shape& shape);      // "[3,4]"
+std::string type_str(const ValueType& type);    // "f32[3,4]"
+
+// Element count of a shape, or -1 when it overflows int64 (or a dim is negative).
+int64_t checked_num_elements(const Shape& shape);
+
+// Where a node came from in the user's program.
+struct SourceLoc {
+  std::string file;
+  std::string function;
+  int line = 0;
+
+  bool empty() const { return file.empty() && line == 0; }
+  bool operator==(const SourceLoc&) const = default;
+};
+std::string loc_str(const SourceLoc& loc);  // "file.cpp:12", or "" when unknown
+
+}  // namespace graft::ir
