@@ -1,7 +1,102 @@
+// Shape/dtype rules of collectives over a named axis (`axis_name`). The size
+// of the named axis is not visible in operand shapes, so ops whose result
+// shape depends on it carry `axis_size` (as JAX's all_gather does).
+//
+// psum, pmax, pmin: same type.      ppermute: same type; `perm` is a flat
+// list of (source, destination) pairs, sources and destinations unique.
+// all_gather: `axis`, `tiled`: stacked inserts a new axis of axis_size at
+// `axis`; tiled multiplies axis `axis` by axis_size.
+// psum_scatter: the inverse of all_gather's shape (its transpose).
+// axis_index: i32[], this replica's position along the axis.
 #include "ir/shape_rules/rule.h"
 
 namespace graft::ir {
+namespace {
 
-void register_collective_shape_rules(ShapeRuleTable&) {}
+using Types = std::vector<ValueType>;
+
+void check_name(const RuleCtx& c) {
+  if (c.attr_string("axis_name").empty()) c.shape_error("axis_name must not be empty");
+}
+
+int64_t axis_size(const RuleCtx& c) {
+  int64_t n = c.attr_int("axis_size");
+  if (n < 1 || n > (int64_t{1} << 20)) c.shape_error("axis_size " + std::to_string(n) + " is out of range");
+  return n;
+}
+
+Types same_type(const RuleCtx& c) {
+  check_name(c);
+  if (c.op() == Op::psum && c.input(0).dtype == DType::bool_) c.dtype_error("needs a numeric operand, got bool");
+  return {c.input(0)};
+}
+
+Types all_gather_rule(const RuleCtx& c) {
+  check_name(c);
+  const ValueType& x = c.input(0);
+  int64_t n = axis_size(c);
+  bool tiled = c.attr_bool("tiled");
+  Shape out = x.shape;
+  if (tiled) {
+    int ax = c.axis(c.attr_int("axis"), x.rank(), "axis");
+    out[ax] *= n;
+  } else {
+    int ax = c.axis(c.attr_int("axis"), x.rank() + 1, "axis");
+    out.insert(out.begin() + ax, n);
+  }
+  c.check_shape(out, "result");
+  return {ValueType{x.dtype, out}};
+}
+
+Types psum_scatter_rule(const RuleCtx& c) {
+  check_name(c);
+  const ValueType& x = c.input(0);
+  if (x.dtype == DType::bool_) c.dtype_error("needs a numeric operand, got bool");
+  int64_t n = axis_size(c);
+  int ax = c.axis(c.attr_int("axis"), x.rank(), "axis");
+  Shape out = x.shape;
+  if (c.attr_bool("tiled")) {
+    if (out[ax] % n != 0)
+      c.shape_error("axis " + std::to_string(ax) + " of size " + std::to_string(out[ax]) +
+                    " does not divide by axis_size " + std::to_string(n));
+    out[ax] /= n;
+  } else {
+    if (out[ax] != n) c.shape_error("axis " + std::to_string(ax) + " must have axis_size " + std::to_string(n));
+    out.erase(out.begin() + ax);
+  }
+  return {ValueType{x.dtype, out}};
+}
+
+Types ppermute_rule(const RuleCtx& c) {
+  check_name(c);
+  const Ints& perm = c.attr_ints("perm");
+  if (perm.size() % 2 != 0) c.shape_error("perm must hold (source, destination) pairs");
+  std::vector<int64_t> sources, dests;
+  for (size_t i = 0; i < perm.size(); i += 2) {
+    if (perm[i] < 0 || perm[i + 1] < 0) c.shape_error("perm entries must be non-negative");
+    for (int64_t s : sources)
+      if (s == perm[i]) c.shape_error("source " + std::to_string(s) + " appears twice in perm");
+    for (int64_t d : dests)
+      if (d == perm[i + 1]) c.shape_error("destination " + std::to_string(d) + " appears twice in perm");
+    sources.push_back(perm[i]);
+    dests.push_back(perm[i + 1]);
+  }
+  return {c.input(0)};
+}
+
+Types axis_index_rule(const RuleCtx& c) {
+  check_name(c);
+  return {ValueType{DType::i32, {}}};
+}
+
+}  // namespace
+
+void register_collective_shape_rules(ShapeRuleTable& t) {
+  for (Op op : {Op::psum, Op::pmax, Op::pmin}) t[static_cast<size_t>(op)] = same_type;
+  t[static_cast<size_t>(Op::all_gather)] = all_gather_rule;
+  t[static_cast<size_t>(Op::psum_scatter)] = psum_scatter_rule;
+  t[static_cast<size_t>(Op::ppermute)] = ppermute_rule;
+  t[static_cast<size_t>(Op::axis_index)] = axis_index_rule;
+}
 
 }  // namespace graft::ir

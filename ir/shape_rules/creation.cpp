@@ -1,7 +1,39 @@
+// Shape/dtype rules of values made from attributes alone: iota and constant.
+#include "ir/dtype.h"
 #include "ir/shape_rules/rule.h"
 
 namespace graft::ir {
+namespace {
 
-void register_creation_shape_rules(ShapeRuleTable&) {}
+using Types = std::vector<ValueType>;
+
+// iota: 0, 1, 2, ... along `dimension` of `shape`, broadcast along the others.
+Types iota_rule(const RuleCtx& c) {
+  DType d = c.attr_dtype("dtype");
+  if (d == DType::bool_) c.dtype_error("iota cannot be bool");
+  const Ints& shape = c.attr_ints("shape");
+  c.check_shape(shape, "shape");
+  c.axis(c.attr_int("dimension"), static_cast<int>(shape.size()), "dimension");
+  return {ValueType{d, shape}};
+}
+
+// constant: the literal in `value`; its byte count must match its type.
+Types constant_rule(const RuleCtx& c) {
+  const Literal& lit = c.attr_literal("value");
+  c.check_shape(lit.type.shape, "literal shape");
+  int64_t n = checked_num_elements(lit.type.shape);
+  uint64_t want = static_cast<uint64_t>(n) * dtype_size(lit.type.dtype);
+  if (lit.bytes.size() != want)
+    c.shape_error("literal " + type_str(lit.type) + " needs " + std::to_string(want) + " bytes, has " +
+                  std::to_string(lit.bytes.size()));
+  return {lit.type};
+}
+
+}  // namespace
+
+void register_creation_shape_rules(ShapeRuleTable& t) {
+  t[static_cast<size_t>(Op::iota)] = iota_rule;
+  t[static_cast<size_t>(Op::constant)] = constant_rule;
+}
 
 }  // namespace graft::ir

@@ -1,7 +1,61 @@
+// Shape/dtype rules of calls that carry user rules or a recompute marker.
+//
+// custom_jvp_call(args..)  call: args -> outs; jvp: (args.., tangents..) ->
+//                          (outs.., out tangents..), tangents typed as args.
+// custom_vjp_call(args..)  call: args -> outs; fwd: args -> (outs.., residuals..);
+//                          bwd: (residuals.., out cotangents..) -> arg cotangents;
+//                          attr num_residuals.
+// remat(args..)            body: args -> outs, recomputed in the backward pass.
 #include "ir/shape_rules/rule.h"
 
 namespace graft::ir {
+namespace {
 
-void register_custom_shape_rules(ShapeRuleTable&) {}
+using Types = std::vector<ValueType>;
+
+Types concat(Types a, const Types& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+Types custom_jvp_rule(const RuleCtx& c) {
+  const Graph& call = c.attr_graph("call");
+  c.check_signature(call, "call", c.inputs(), nullptr);
+  Types outs = call.output_types();
+  Types jvp_out = concat(outs, outs);
+  c.check_signature(c.attr_graph("jvp"), "jvp rule", concat(c.inputs(), c.inputs()), &jvp_out);
+  return outs;
+}
+
+Types custom_vjp_rule(const RuleCtx& c) {
+  const Graph& call = c.attr_graph("call");
+  c.check_signature(call, "call", c.inputs(), nullptr);
+  Types outs = call.output_types();
+  const Graph& fwd = c.attr_graph("fwd");
+  c.check_signature(fwd, "fwd", c.inputs(), nullptr);
+  Types fwd_out = fwd.output_types();
+  int64_t nres = c.attr_int("num_residuals");
+  if (nres < 0 || fwd_out.size() != outs.size() + static_cast<size_t>(nres))
+    c.shape_error("fwd must return the call's outputs and then num_residuals residuals");
+  if (Types(fwd_out.begin(), fwd_out.begin() + outs.size()) != outs)
+    c.shape_error("fwd's leading outputs must have the call's output types");
+  Types residuals(fwd_out.begin() + outs.size(), fwd_out.end());
+  c.check_signature(c.attr_graph("bwd"), "bwd", concat(residuals, outs), &c.inputs());
+  return outs;
+}
+
+Types remat_rule(const RuleCtx& c) {
+  const Graph& body = c.attr_graph("body");
+  c.check_signature(body, "body", c.inputs(), nullptr);
+  return body.output_types();
+}
+
+}  // namespace
+
+void register_custom_shape_rules(ShapeRuleTable& t) {
+  t[static_cast<size_t>(Op::custom_jvp_call)] = custom_jvp_rule;
+  t[static_cast<size_t>(Op::custom_vjp_call)] = custom_vjp_rule;
+  t[static_cast<size_t>(Op::remat)] = remat_rule;
+}
 
 }  // namespace graft::ir

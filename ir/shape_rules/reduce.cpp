@@ -1,7 +1,66 @@
+// Shape/dtype rules of reductions (over a set of `axes`), arg-reductions
+// (over one `axis`, yielding `index_dtype`) and cumulative scans (one `axis`).
+#include <algorithm>
+
+#include "ir/dtype.h"
 #include "ir/shape_rules/rule.h"
 
 namespace graft::ir {
+namespace {
 
-void register_reduce_shape_rules(ShapeRuleTable&) {}
+using Types = std::vector<ValueType>;
+
+Shape reduced_shape(const RuleCtx& c, const Shape& in, const Ints& axes) {
+  int rank = static_cast<int>(in.size());
+  std::vector<bool> drop(rank, false);
+  for (int64_t a : axes) {
+    int ax = c.axis(a, rank, "reduction axis");
+    if (drop[ax]) c.shape_error("reduction axis " + std::to_string(a) + " is repeated in " + shape_str(axes));
+    drop[ax] = true;
+  }
+  Shape out;
+  for (int i = 0; i < rank; ++i)
+    if (!drop[i]) out.push_back(in[i]);
+  return out;
+}
+
+template <bool BoolOnly>
+Types reduce_rule(const RuleCtx& c) {
+  DType d = c.input(0).dtype;
+  if (BoolOnly && is_floating(d)) c.dtype_error(std::string("needs bool or integer operands, got ") + dtype_name(d));
+  if (!BoolOnly && d == DType::bool_ && c.op() != Op::reduce_max && c.op() != Op::reduce_min)
+    c.dtype_error("needs a numeric operand, got bool");
+  return {ValueType{d, reduced_shape(c, c.input(0).shape, c.attr_ints("axes"))}};
+}
+
+Types arg_rule(const RuleCtx& c) {
+  const ValueType& x = c.input(0);
+  int ax = c.axis(c.attr_int("axis"), x.rank(), "axis");
+  if (x.shape[ax] == 0) c.shape_error("cannot take an arg-reduction over an empty axis");
+  DType index = c.attr_dtype("index_dtype");
+  if (index != DType::i32 && index != DType::i64)
+    c.dtype_error(std::string("index_dtype must be i32 or i64, got ") + dtype_name(index));
+  Shape out = x.shape;
+  out.erase(out.begin() + ax);
+  return {ValueType{index, out}};
+}
+
+Types cumulative_rule(const RuleCtx& c) {
+  const ValueType& x = c.input(0);
+  c.axis(c.attr_int("axis"), x.rank(), "axis");
+  c.attr_bool("reverse");
+  if (x.dtype == DType::bool_) c.dtype_error("needs a numeric operand, got bool");
+  return {x};
+}
+
+}  // namespace
+
+void register_reduce_shape_rules(ShapeRuleTable& t) {
+  auto set = [&](Op op, ShapeRule r) { t[static_cast<size_t>(op)] = r; };
+  for (Op op : {Op::reduce_sum, Op::reduce_max, Op::reduce_min, Op::reduce_prod}) set(op, reduce_rule<false>);
+  for (Op op : {Op::reduce_and, Op::reduce_or}) set(op, reduce_rule<true>);
+  for (Op op : {Op::argmax, Op::argmin}) set(op, arg_rule);
+  for (Op op : {Op::cumsum, Op::cumprod, Op::cummax, Op::cummin}) set(op, cumulative_rule);
+}
 
 }  // namespace graft::ir
