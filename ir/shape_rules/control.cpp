@@ -84,6 +84,7 @@ Types scan_rule(const RuleCtx& c) {
   for (size_t i = carry.size(); i < body_out.size(); ++i) {
     Shape s = {length};
     s.insert(s.end(), body_out[i].shape.begin(), body_out[i].shape.end());
+    c.check_shape(s, "stacked output");
     out.push_back(ValueType{body_out[i].dtype, s});
   }
   return out;

@@ -44,6 +44,7 @@ std::vector<ValueType> dot_general_rule(const RuleCtx& c) {
     if (!lused[i]) out.push_back(a.shape[i]);
   for (int i = 0; i < b.rank(); ++i)
     if (!rused[i]) out.push_back(b.shape[i]);
+  c.check_shape(out, "result");
   return {ValueType{a.dtype, out}};
 }
 

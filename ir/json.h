@@ -1,0 +1,18 @@
+// The JSON view of a graph (schema "graft.graph", version 1; see README).
+#pragma once
+
+#include <string>
+
+#include "ir/graph.h"
+
+namespace graft::ir {
+
+inline constexpr int kJsonVersion = 1;
+
+// indent < 0 writes compact JSON.
+std::string to_json(const Graph& graph, int indent = 2);
+// Parses, checks and verifies; anything malformed throws GraphFormatError
+// naming the problem and its JSON path (e.g. "$.graph.nodes[3].inputs[1]").
+GraphPtr from_json(const std::string& text);
+
+}  // namespace graft::ir

@@ -1,0 +1,286 @@
+// The JSON reader. Untrusted input: every field is checked for presence and
+// type before use, every id and dimension for range, and nothing is sized
+// from a number in the input (literal bytes come from the hex text's length).
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <unordered_set>
+
+#include "graft/errors.h"
+#include "ir/bgl.h"
+#include "ir/dtype.h"
+#include "ir/json.h"
+
+namespace graft::ir {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kMaxGraphDepth = 64;
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+  throw GraphFormatError("graph JSON: " + what + " at " + path);
+}
+
+const char* type_name(const json& j) {
+  if (j.is_number_integer()) return "integer";
+  if (j.is_number_float()) return "float";
+  return j.type_name();
+}
+
+void expect_object(const json& j, const std::string& path, std::initializer_list<const char*> allowed) {
+  if (!j.is_object()) fail(path, std::string("expected an object, found ") + type_name(j));
+  for (const auto& [key, _] : j.items()) {
+    bool known = false;
+    for (const char* a : allowed) known = known || key == a;
+    if (!known) fail(path, "unknown field '" + key + "'");
+  }
+}
+
+const json& field(const json& obj, const char* key, const std::string& path) {
+  auto it = obj.find(key);
+  if (it == obj.end()) fail(path, std::string("missing field '") + key + "'");
+  return *it;
+}
+
+const json& array_field(const json& obj, const char* key, const std::string& path) {
+  const json& j = field(obj, key, path);
+  if (!j.is_array()) fail(path + "." + key, std::string("expected an array, found ") + type_name(j));
+  return j;
+}
+
+int64_t get_int(const json& j, const std::string& path, int64_t lo = std::numeric_limits<int64_t>::min(),
+                int64_t hi = std::numeric_limits<int64_t>::max()) {
+  if (!j.is_number_integer()) fail(path, std::string("expected an integer, found ") + type_name(j));
+  int64_t v;
+  if (j.is_number_unsigned()) {
+    uint64_t u = j.get<uint64_t>();
+    if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) fail(path, "integer out of range");
+    v = static_cast<int64_t>(u);
+  } else {
+    v = j.get<int64_t>();
+  }
+  if (v < lo || v > hi) fail(path, std::to_string(v) + " is out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  return v;
+}
+
+const std::string& get_string(const json& j, const std::string& path) {
+  if (!j.is_string()) fail(path, std::string("expected a string, found ") + type_name(j));
+  return j.get_ref<const std::string&>();
+}
+
+DType get_dtype(const json& j, const std::string& path) {
+  auto d = dtype_from_name(get_string(j, path));
+  if (!d) fail(path, "unknown dtype '" + get_string(j, path) + "'");
+  return *d;
+}
+
+Ints get_ints(const json& j, const std::string& path) {
+  if (!j.is_array()) fail(path, std::string("expected an array of integers, found ") + type_name(j));
+  Ints out;
+  out.reserve(j.size());
+  for (size_t i = 0; i < j.size(); ++i) out.push_back(get_int(j[i], path + "[" + std::to_string(i) + "]"));
+  return out;
+}
+
+Shape get_shape(const json& j, const std::string& path) {
+  if (!j.is_array()) fail(path, std::string("expected a shape (array of integers), found ") + type_name(j));
+  if (j.size() > static_cast<size_t>(kMaxRank)) fail(path, "rank " + std::to_string(j.size()) + " exceeds " + std::to_string(kMaxRank));
+  Shape s;
+  for (size_t i = 0; i < j.size(); ++i) s.push_back(get_int(j[i], path + "[" + std::to_string(i) + "]", 0, kMaxDim));
+  if (checked_num_elements(s) < 0) fail(path, "shape " + shape_str(s) + " has too many elements");
+  return s;
+}
+
+ValueType get_type(const json& j, const std::string& path) {
+  return ValueType{get_dtype(field(j, "dtype", path), path + ".dtype"), get_shape(field(j, "shape", path), path + ".shape")};
+}
+
+std::vector<uint8_t> get_hex(const std::string& s, const std::string& path) {
+  if (s.size() % 2) fail(path, "hex data has an odd number of digits");
+  auto digit = [&](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    fail(path, std::string("invalid hex digit '") + c + "'");
+  };
+  std::vector<uint8_t> out(s.size() / 2);
+  for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<uint8_t>(digit(s[2 * i]) * 16 + digit(s[2 * i + 1]));
+  return out;
+}
+
+class Reader {
+ public:
+  GraphPtr graph(const json& j, const std::string& path, int depth);
+
+ private:
+  AttrValue attr(const json& j, const std::string& path, int depth);
+  ValueId define(Graph& g, const json& j, const std::string& path, ValueId bound);
+};
+
+ValueId Reader::define(Graph& g, const json& j, const std::string& path, ValueId bound) {
+  expect_object(j, path, {"id", "dtype", "shape"});
+  ValueId id = static_cast<ValueId>(get_int(field(j, "id", path), path + ".id", 0, bound - 1));
+  ValueType t = get_type(j, path);
+  if (g.has_value(id)) fail(path + ".id", "duplicate value id %" + std::to_string(id));
+  g.define_value(id, std::move(t));
+  return id;
+}
+
+AttrValue Reader::attr(const json& j, const std::string& path, int depth) {
+  if (!j.is_object() || j.size() != 1)
+    fail(path, "an attribute must be an object with one field naming its kind (int, ints, float, dtype, string, graphs, literal)");
+  const auto& [kind, v] = *j.items().begin();
+  std::string p = path + "." + kind;
+  if (kind == "int") return get_int(v, p);
+  if (kind == "ints") return get_ints(v, p);
+  if (kind == "float") {
+    if (v.is_number()) return v.get<double>();
+    if (v.is_string()) {
+      const std::string& s = v.get_ref<const std::string&>();
+      if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+      if (s == "inf") return std::numeric_limits<double>::infinity();
+      if (s == "-inf") return -std::numeric_limits<double>::infinity();
+    }
+    fail(p, "expected a number or \"nan\", \"inf\", \"-inf\"");
+  }
+  if (kind == "dtype") return get_dtype(v, p);
+  if (kind == "string") return get_string(v, p);
+  if (kind == "graphs") {
+    if (!v.is_array()) fail(p, std::string("expected an array of graphs, found ") + type_name(v));
+    Graphs gs;
+    for (size_t i = 0; i < v.size(); ++i) gs.push_back(graph(v[i], p + "[" + std::to_string(i) + "]", depth + 1));
+    return gs;
+  }
+  if (kind == "literal") {
+    expect_object(v, p, {"dtype", "shape", "data"});
+    ValueType t = get_type(v, p);
+    const std::string& data = get_string(field(v, "data", p), p + ".data");
+    uint64_t want = static_cast<uint64_t>(checked_num_elements(t.shape)) * dtype_size(t.dtype);
+    if (data.size() / 2 != want || data.size() % 2)
+      fail(p + ".data", "literal " + type_str(t) + " needs " + std::to_string(want) + " bytes (" +
+                            std::to_string(2 * want) + " hex digits), found " + std::to_string(data.size()) + " digits");
+    return std::make_shared<const Literal>(Literal{std::move(t), get_hex(data, p + ".data")});
+  }
+  fail(path, "unknown attribute kind '" + kind + "'");
+}
+
+GraphPtr Reader::graph(const json& j, const std::string& path, int depth) {
+  if (depth > kMaxGraphDepth) fail(path, "subgraphs nested deeper than " + std::to_string(kMaxGraphDepth));
+  expect_object(j, path, {"inputs", "nodes", "outputs"});
+  const json& inputs = array_field(j, "inputs", path);
+  const json& nodes = array_field(j, "nodes", path);
+  const json& outputs = array_field(j, "outputs", path);
+
+  // Ids may leave gaps, but not absurd ones: the value table is sized by the
+  // largest id, so bound it by what the document actually declares.
+  size_t declared = inputs.size();
+  for (const json& n : nodes)
+    if (n.is_object())
+      if (auto it = n.find("outputs"); it != n.end() && it->is_array()) declared += it->size();
+  ValueId bound = static_cast<ValueId>(std::min<size_t>(16 * declared + 1024, std::numeric_limits<ValueId>::max()));
+
+  Graph g;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    g.add_input_id(define(g, inputs[i], path + ".inputs[" + std::to_string(i) + "]", bound));
+
+  std::unordered_set<int64_t> node_ids;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    std::string np = path + ".nodes[" + std::to_string(i) + "]";
+    const json& jn = nodes[i];
+    expect_object(jn, np, {"id", "op", "inputs", "outputs", "attrs", "scope", "loc"});
+    Node n;
+    n.id = static_cast<int32_t>(get_int(field(jn, "id", np), np + ".id", 0, std::numeric_limits<int32_t>::max() - 1));
+    if (!node_ids.insert(n.id).second) fail(np + ".id", "duplicate node id " + std::to_string(n.id));
+    const std::string& op_text = get_string(field(jn, "op", np), np + ".op");
+    auto op = op_from_name(op_text);
+    if (!op) fail(np + ".op", "unknown op '" + op_text + "'");
+    n.op = *op;
+    const json& ins = array_field(jn, "inputs", np);
+    for (size_t k = 0; k < ins.size(); ++k)
+      n.inputs.push_back(static_cast<ValueId>(get_int(ins[k], np + ".inputs[" + std::to_string(k) + "]", 0, bound - 1)));
+    const json& outs = array_field(jn, "outputs", np);
+    for (size_t k = 0; k < outs.size(); ++k)
+      n.outputs.push_back(define(g, outs[k], np + ".outputs[" + std::to_string(k) + "]", bound));
+    if (jn.contains("attrs")) {
+      const json& attrs = jn["attrs"];
+      if (!attrs.is_object()) fail(np + ".attrs", std::string("expected an object, found ") + type_name(attrs));
+      for (const auto& [name, value] : attrs.items()) n.attrs.set(name, attr(value, np + ".attrs." + name, depth));
+    }
+    if (jn.contains("scope")) n.scope = get_string(jn["scope"], np + ".scope");
+    if (jn.contains("loc")) {
+      const json& loc = jn["loc"];
+      std::string lp = np + ".loc";
+      expect_object(loc, lp, {"file", "line", "function"});
+      n.loc.file = get_string(field(loc, "file", lp), lp + ".file");
+      n.loc.line = static_cast<int>(get_int(field(loc, "line", lp), lp + ".line", 0, std::numeric_limits<int>::max()));
+      n.loc.function = get_string(field(loc, "function", lp), lp + ".function");
+    }
+    g.add_node(std::move(n));
+  }
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    std::string op = path + ".outputs[" + std::to_string(k) + "]";
+    ValueId v = static_cast<ValueId>(get_int(outputs[k], op, 0, bound - 1));
+    if (!g.has_value(v)) fail(op, "output %" + std::to_string(v) + " is not defined");
+  }
+  {
+    Ints outs = get_ints(outputs, path + ".outputs");
+    g.set_outputs(std::vector<ValueId>(outs.begin(), outs.end()));
+  }
+
+  // Uses: every operand must be defined, and defined earlier in the list.
+  std::vector<int> producer(g.value_id_bound(), -1);
+  for (size_t i = 0; i < g.nodes().size(); ++i)
+    for (ValueId v : g.nodes()[i].outputs) producer[v] = static_cast<int>(i);
+  for (size_t i = 0; i < g.nodes().size(); ++i) {
+    const Node& n = g.nodes()[i];
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      ValueId v = n.inputs[k];
+      std::string ip = path + ".nodes[" + std::to_string(i) + "].inputs[" + std::to_string(k) + "]";
+      if (!g.has_value(v)) fail(ip, "node " + std::to_string(n.id) + " uses undefined value %" + std::to_string(v));
+      if (producer[v] >= static_cast<int>(i)) {
+        Graph sorted = g;
+        topo_sort(sorted);  // throws, naming the cycle, when there is one
+        fail(ip, "node " + std::to_string(n.id) + " uses value %" + std::to_string(v) +
+                     " before its definition (nodes must be listed in topological order)");
+      }
+    }
+  }
+
+  try {
+    verify(g);
+  } catch (const GraphFormatError& e) {
+    fail(path, e.what());
+  } catch (const Error& e) {
+    fail(path, e.what());
+  }
+  return std::make_shared<const Graph>(std::move(g));
+}
+
+}  // namespace
+
+GraphPtr from_json(const std::string& text) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::exception& e) {
+    throw GraphFormatError(std::string("graph JSON: not valid JSON: ") + e.what());
+  }
+  expect_object(doc, "$", {"format", "version", "graph"});
+  if (get_string(field(doc, "format", "$"), "$.format") != "graft.graph")
+    fail("$.format", "format must be \"graft.graph\"");
+  int64_t version = get_int(field(doc, "version", "$"), "$.version");
+  if (version != kJsonVersion)
+    fail("$.version", "unsupported version " + std::to_string(version) + " (this graft reads version " +
+                          std::to_string(kJsonVersion) + ")");
+  try {
+    return Reader().graph(field(doc, "graph", "$"), "$.graph", 0);
+  } catch (const GraphFormatError&) {
+    throw;
+  } catch (const Error& e) {
+    throw GraphFormatError(std::string("graph JSON: ") + e.what());
+  } catch (const json::exception& e) {  // a check this reader missed; still no crash
+    throw GraphFormatError(std::string("graph JSON: ") + e.what());
+  }
+}
+
+}  // namespace graft::ir

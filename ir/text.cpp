@@ -1,0 +1,92 @@
+// Example:
+//   { lambda %0:f32[3] %1:f32[3] .
+//       %2:f32[3] = mul %0 %1
+//       %3:f32[] = reduce_sum[axes=(0)] %2          # loss
+//     in (%3) }
+#include "ir/text.h"
+
+#include <charconv>
+
+#include "ir/literal.h"
+
+namespace graft::ir {
+namespace {
+
+std::string value_decl(const Graph& g, ValueId v) { return "%" + std::to_string(v) + ":" + type_str(g.type(v)); }
+
+void print_graph(const Graph& g, int indent, std::string& out);
+
+std::string attr_text(const AttrValue& value) {
+  return std::visit(
+      [](const auto& x) -> std::string {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, int64_t>) {
+          return std::to_string(x);
+        } else if constexpr (std::is_same_v<T, Ints>) {
+          std::string s = "(";
+          for (size_t i = 0; i < x.size(); ++i) s += (i ? "," : "") + std::to_string(x[i]);
+          return s + ")";
+        } else if constexpr (std::is_same_v<T, double>) {
+          return float_str(x);
+        } else if constexpr (std::is_same_v<T, DType>) {
+          return dtype_name(x);
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          return "'" + x + "'";
+        } else if constexpr (std::is_same_v<T, LiteralPtr>) {
+          return x ? literal_str(*x) : "null";
+        } else {
+          return "";  // graphs are printed below the node
+        }
+      },
+      value);
+}
+
+void print_node(const Graph& g, const Node& n, int indent, std::string& out) {
+  std::string line(indent, ' ');
+  for (size_t i = 0; i < n.outputs.size(); ++i) line += (i ? " " : "") + value_decl(g, n.outputs[i]);
+  line += " = ";
+  line += op_name(n.op);
+  std::string attrs;
+  for (const auto& [name, value] : n.attrs.items()) {
+    if (attr_kind(value) == AttrKind::graphs) continue;
+    attrs += (attrs.empty() ? "" : ", ") + name + "=" + attr_text(value);
+  }
+  if (!attrs.empty()) line += "[" + attrs + "]";
+  for (ValueId v : n.inputs) line += " %" + std::to_string(v);
+  if (!n.scope.empty()) {
+    if (line.size() < 60) line.resize(60, ' ');
+    line += "  # " + n.scope;
+  }
+  out += line + "\n";
+  for (const auto& [name, value] : n.attrs.items()) {
+    const Graphs* gs = std::get_if<Graphs>(&value);
+    if (!gs) continue;
+    for (size_t i = 0; i < gs->size(); ++i) {
+      out += std::string(indent + 2, ' ') + name + (gs->size() > 1 ? "[" + std::to_string(i) + "]" : "") + " = ";
+      if ((*gs)[i])
+        print_graph(*(*gs)[i], indent + 4, out);
+      else
+        out += "null\n";
+    }
+  }
+}
+
+void print_graph(const Graph& g, int indent, std::string& out) {
+  out += "{ lambda";
+  for (ValueId v : g.inputs()) out += " " + value_decl(g, v);
+  out += " .\n";
+  for (const Node& n : g.nodes()) print_node(g, n, indent + 2, out);
+  out += std::string(indent, ' ') + "  in (";
+  for (size_t i = 0; i < g.outputs().size(); ++i) out += (i ? ", %" : "%") + std::to_string(g.outputs()[i]);
+  out += ") }\n";
+}
+
+}  // namespace
+
+std::string to_text(const Graph& graph) {
+  std::string out;
+  print_graph(graph, 0, out);
+  return out;
+}
+
+}  // namespace graft::ir
