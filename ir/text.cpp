@@ -12,7 +12,14 @@
 namespace graft::ir {
 namespace {
 
-std::string value_decl(const Graph& g, ValueId v) { return "%" + std::to_string(v) + ":" + type_str(g.type(v)); }
+// (Appends rather than "literal" + std::string: GCC 12 warns falsely on that, -Wrestrict.)
+std::string value_decl(const Graph& g, ValueId v) {
+  std::string s = "%";
+  s += std::to_string(v);
+  s += ':';
+  s += type_str(g.type(v));
+  return s;
+}
 
 void print_graph(const Graph& g, int indent, std::string& out);
 
@@ -24,14 +31,20 @@ std::string attr_text(const AttrValue& value) {
           return std::to_string(x);
         } else if constexpr (std::is_same_v<T, Ints>) {
           std::string s = "(";
-          for (size_t i = 0; i < x.size(); ++i) s += (i ? "," : "") + std::to_string(x[i]);
+          for (size_t i = 0; i < x.size(); ++i) {
+            if (i) s += ',';
+            s += std::to_string(x[i]);
+          }
           return s + ")";
         } else if constexpr (std::is_same_v<T, double>) {
           return float_str(x);
         } else if constexpr (std::is_same_v<T, DType>) {
           return dtype_name(x);
         } else if constexpr (std::is_same_v<T, std::string>) {
-          return "'" + x + "'";
+          std::string q = "'";
+          q += x;
+          q += '\'';
+          return q;
         } else if constexpr (std::is_same_v<T, LiteralPtr>) {
           return x ? literal_str(*x) : "null";
         } else {
@@ -43,26 +56,47 @@ std::string attr_text(const AttrValue& value) {
 
 void print_node(const Graph& g, const Node& n, int indent, std::string& out) {
   std::string line(indent, ' ');
-  for (size_t i = 0; i < n.outputs.size(); ++i) line += (i ? " " : "") + value_decl(g, n.outputs[i]);
+  for (size_t i = 0; i < n.outputs.size(); ++i) {
+    if (i) line += ' ';
+    line += value_decl(g, n.outputs[i]);
+  }
   line += " = ";
   line += op_name(n.op);
   std::string attrs;
   for (const auto& [name, value] : n.attrs.items()) {
     if (attr_kind(value) == AttrKind::graphs) continue;
-    attrs += (attrs.empty() ? "" : ", ") + name + "=" + attr_text(value);
+    if (!attrs.empty()) attrs += ", ";
+    attrs += name;
+    attrs += '=';
+    attrs += attr_text(value);
   }
-  if (!attrs.empty()) line += "[" + attrs + "]";
-  for (ValueId v : n.inputs) line += " %" + std::to_string(v);
+  if (!attrs.empty()) {
+    line += '[';
+    line += attrs;
+    line += ']';
+  }
+  for (ValueId v : n.inputs) {
+    line += " %";
+    line += std::to_string(v);
+  }
   if (!n.scope.empty()) {
     if (line.size() < 60) line.resize(60, ' ');
-    line += "  # " + n.scope;
+    line += "  # ";
+    line += n.scope;
   }
   out += line + "\n";
   for (const auto& [name, value] : n.attrs.items()) {
     const Graphs* gs = std::get_if<Graphs>(&value);
     if (!gs) continue;
     for (size_t i = 0; i < gs->size(); ++i) {
-      out += std::string(indent + 2, ' ') + name + (gs->size() > 1 ? "[" + std::to_string(i) + "]" : "") + " = ";
+      out.append(indent + 2, ' ');
+      out += name;
+      if (gs->size() > 1) {
+        out += '[';
+        out += std::to_string(i);
+        out += ']';
+      }
+      out += " = ";
       if ((*gs)[i])
         print_graph(*(*gs)[i], indent + 4, out);
       else
@@ -73,11 +107,17 @@ void print_node(const Graph& g, const Node& n, int indent, std::string& out) {
 
 void print_graph(const Graph& g, int indent, std::string& out) {
   out += "{ lambda";
-  for (ValueId v : g.inputs()) out += " " + value_decl(g, v);
+  for (ValueId v : g.inputs()) {
+    out += ' ';
+    out += value_decl(g, v);
+  }
   out += " .\n";
   for (const Node& n : g.nodes()) print_node(g, n, indent + 2, out);
   out += std::string(indent, ' ') + "  in (";
-  for (size_t i = 0; i < g.outputs().size(); ++i) out += (i ? ", %" : "%") + std::to_string(g.outputs()[i]);
+  for (size_t i = 0; i < g.outputs().size(); ++i) {
+    out += i ? ", %" : "%";
+    out += std::to_string(g.outputs()[i]);
+  }
   out += ") }\n";
 }
 
