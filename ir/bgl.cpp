@@ -161,6 +161,7 @@ Graph dead_code_elimination(const Graph& g) {
     pruned.add_node(n);
   }
   pruned.set_outputs(g.outputs());
+  pruned.reserve_ids(g.value_id_bound(), g.next_node_id());
   return pruned;
 }
 

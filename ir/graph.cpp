@@ -1,5 +1,7 @@
 #include "ir/graph.h"
 
+#include <algorithm>
+
 #include "graft/errors.h"
 
 namespace graft::ir {
@@ -33,6 +35,14 @@ Node& Graph::add_node(Node node) {
   if (node.id >= next_node_id_) next_node_id_ = node.id + 1;
   nodes_.push_back(std::move(node));
   return nodes_.back();
+}
+
+void Graph::reserve_ids(ValueId value_bound, int32_t node_bound) {
+  if (value_bound > value_id_bound()) {
+    types_.resize(static_cast<size_t>(value_bound));
+    defined_.resize(static_cast<size_t>(value_bound), false);
+  }
+  next_node_id_ = std::max(next_node_id_, node_bound);
 }
 
 bool Graph::has_value(ValueId id) const {

@@ -36,6 +36,9 @@ class Graph {
   Node& add_node(Node node);                         // appended at the end
   void set_outputs(std::vector<ValueId> outputs) { outputs_ = std::move(outputs); }
   int32_t next_node_id() const { return next_node_id_; }
+  // Keeps ids below these bounds from being handed out again, so a pass that
+  // drops nodes (DCE) never lets a later node reuse a removed id.
+  void reserve_ids(ValueId value_bound, int32_t node_bound);
 
   // ---- reading
   const std::vector<ValueId>& inputs() const { return inputs_; }

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "graft/errors.h"
+#include "ir/bgl.h"
 #include "ir/builder.h"
 #include "ir/text.h"
 
@@ -64,4 +65,16 @@ TEST_CASE("text: one line per node, scopes, attributes, nested subgraphs", "[ir]
       "        in (%1) }\n"
       "  in (%3, %4) }\n";
   CHECK(to_text(*g) == expected);
+}
+
+TEST_CASE("graph: ids removed by DCE are not handed out again", "[ir][builder][bgl]") {
+  GraphBuilder b;
+  ValueId x = b.input({DType::f32, {3}});
+  ValueId live = b.add1(Op::sin, {x});
+  b.add1(Op::cos, {live});  // dead, and the highest ids
+  GraphPtr g = b.finish({live});
+  ir::Graph pruned = dead_code_elimination(*g);
+  REQUIRE(pruned.num_nodes() == 1);
+  CHECK(pruned.new_value({DType::f32, {}}) == g->value_id_bound());
+  CHECK(pruned.next_node_id() == g->next_node_id());
 }
