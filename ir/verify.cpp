@@ -11,6 +11,22 @@ namespace {
 
 constexpr int kMaxSubgraphDepth = 64;
 
+void verify_at(const Graph& g, int depth, const std::string& where);
+
+// A rule failing inside a subgraph names its op; this adds which node and
+// attribute of the enclosing graph holds it, keeping the error's class.
+void verify_subgraph(const Graph& g, int depth, const std::string& where) {
+  try {
+    verify_at(g, depth, where);
+  } catch (const ShapeError& e) {
+    if (std::string(e.what()).starts_with(where)) throw;
+    throw ShapeError(where + ": " + e.what());
+  } catch (const DTypeError& e) {
+    if (std::string(e.what()).starts_with(where)) throw;
+    throw DTypeError(where + ": " + e.what());
+  }
+}
+
 void verify_at(const Graph& g, int depth, const std::string& where) {
   if (depth > kMaxSubgraphDepth)
     throw GraphFormatError(where + ": subgraphs nested deeper than " + std::to_string(kMaxSubgraphDepth));
@@ -37,7 +53,7 @@ void verify_at(const Graph& g, int depth, const std::string& where) {
     for (const auto& [name, value] : n.attrs.items())
       if (const Graphs* gs = std::get_if<Graphs>(&value))
         for (size_t i = 0; i < gs->size(); ++i)
-          if ((*gs)[i]) verify_at(*(*gs)[i], depth + 1, where + "/" + node_where + "/" + name + "[" + std::to_string(i) + "]");
+          if ((*gs)[i]) verify_subgraph(*(*gs)[i], depth + 1, where + "/" + node_where + "/" + name + "[" + std::to_string(i) + "]");
 
     std::vector<ValueType> expected = infer_types(n.op, in_types, n.attrs, &n.loc, n.id);
     if (expected.size() != n.outputs.size())

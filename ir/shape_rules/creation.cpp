@@ -22,10 +22,11 @@ Types constant_rule(const RuleCtx& c) {
   const Literal& lit = c.attr_literal("value");
   c.check_shape(lit.type.shape, "literal shape");
   int64_t n = checked_num_elements(lit.type.shape);
-  uint64_t want = static_cast<uint64_t>(n) * dtype_size(lit.type.dtype);
-  if (lit.bytes.size() != want)
-    c.shape_error("literal " + type_str(lit.type) + " needs " + std::to_string(want) + " bytes, has " +
-                  std::to_string(lit.bytes.size()));
+  size_t size = dtype_size(lit.type.dtype);
+  // Compare element counts, not byte counts: n * size may not fit in 64 bits.
+  if (lit.bytes.size() % size != 0 || lit.bytes.size() / size != static_cast<uint64_t>(n))
+    c.shape_error("literal " + type_str(lit.type) + " needs " + std::to_string(n) + " elements of " +
+                  std::to_string(size) + " bytes, has " + std::to_string(lit.bytes.size()) + " bytes");
   return {lit.type};
 }
 

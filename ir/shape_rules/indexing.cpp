@@ -77,6 +77,8 @@ Types scatter_add_rule(const RuleCtx& c) {
   const ValueType& x = c.input(0);
   const ValueType& u = c.input(2);
   if (x.dtype == DType::bool_) c.dtype_error("needs a numeric operand, got bool");
+  if (u.dtype != x.dtype)
+    c.dtype_error(std::string("updates dtype ") + dtype_name(u.dtype) + " must equal the operand's " + dtype_name(x.dtype));
   ValueType expected{x.dtype, gather_shape(c, x, c.input(1))};
   if (u != expected) c.shape_error("updates must be " + type_str(expected) + ", got " + type_str(u));
   return {x};

@@ -69,7 +69,7 @@ Types slice_rule(const RuleCtx& c) {
     if (start[i] < 0 || start[i] > limit[i] || limit[i] > x.shape[i] || strides[i] < 1)
       c.shape_error("slice " + shape_str(start) + ":" + shape_str(limit) + ":" + shape_str(strides) +
                     " does not fit axis " + std::to_string(i) + " of " + shape_str(x.shape));
-    out[i] = (limit[i] - start[i] + strides[i] - 1) / strides[i];
+    out[i] = limit[i] == start[i] ? 0 : (limit[i] - start[i] - 1) / strides[i] + 1;  // no overflow for huge strides
   }
   return {ValueType{x.dtype, out}};
 }
@@ -108,6 +108,7 @@ Types pad_rule(const RuleCtx& c) {
     if (in[i] < 0 || in[i] > kMaxDim || lo[i] < -kMaxDim || lo[i] > kMaxDim || hi[i] < -kMaxDim || hi[i] > kMaxDim)
       c.shape_error("padding of axis " + std::to_string(i) + " is out of range");
     int64_t d = x.shape[i];
+    if (d > 1 && in[i] > kMaxDim / (d - 1)) c.shape_error("interior padding of axis " + std::to_string(i) + " is too large");
     out[i] = lo[i] + hi[i] + d + (d > 0 ? (d - 1) * in[i] : 0);
     if (out[i] < 0) c.shape_error("padding makes axis " + std::to_string(i) + " negative");
   }
