@@ -12,26 +12,43 @@
 
 namespace graft::ir {
 
+class Trace;
+using TracePtr = std::shared_ptr<Trace>;
+
 class Trace {
  public:
-  explicit Trace(Trace* parent) : parent_(parent), depth_(parent ? parent->depth_ + 1 : 0) {}
+  explicit Trace(TracePtr parent) : parent_(std::move(parent)), depth_(parent_ ? parent_->depth_ + 1 : 0) {}
 
   GraphBuilder& builder() { return builder_; }
-  Trace* parent() const { return parent_; }
+  const TracePtr& parent() const { return parent_; }
   int depth() const { return depth_; }
   bool alive() const { return alive_; }
   void end() { alive_ = false; }
 
+  // A value of an enclosing trace, seen from this one: made an implicit input
+  // of this graph on first use (and of every trace in between). Throws
+  // TracerLeakError if `owner` is not an enclosing, still active trace.
+  ValueId capture(const Trace& owner, ValueId value);
+
+  // What this graph captured, in the order of its implicit inputs (which
+  // follow the explicit ones).
+  struct Capture {
+    TracePtr owner;       // the trace the value belongs to (the parent, after propagation)
+    ValueId outer_value;  // its id there
+    ValueId input;        // the implicit input here
+  };
+  const std::vector<Capture>& captures() const { return captures_; }
+
  private:
   GraphBuilder builder_;
-  Trace* parent_;
+  TracePtr parent_;
   int depth_;
   bool alive_ = true;
+  std::vector<Capture> captures_;
 };
-using TracePtr = std::shared_ptr<Trace>;
 
-// The innermost active trace of this thread, or nullptr when running eagerly.
-Trace* current_trace();
+// The innermost active trace of this thread, or null when running eagerly.
+const TracePtr& current_trace();
 // Pushes a new trace (child of the current one) and pops it when destroyed.
 class TraceScope {
  public:

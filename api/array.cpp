@@ -1,0 +1,206 @@
+// Array: accessors, element read-back, creation functions and operators.
+#include "graft/array.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "api/array_impl.h"
+#include "api/dispatch.h"
+#include "api/lowering.h"
+#include "graft/errors.h"
+#include "interpreter/kernel.h"
+
+namespace graft {
+
+using detail::ArrayImpl;
+using detail::checked_impl;
+
+Array::Array() = default;
+Array::Array(std::shared_ptr<ArrayImpl> impl) : impl_(std::move(impl)) {}
+
+const Shape& Array::shape() const { return checked_impl(*this, "shape").type.shape; }
+DType Array::dtype() const { return checked_impl(*this, "dtype").type.dtype; }
+int Array::ndim() const { return checked_impl(*this, "ndim").type.rank(); }
+int64_t Array::size() const { return checked_impl(*this, "size").type.num_elements(); }
+int64_t Array::nbytes() const { return size() * static_cast<int64_t>(ir::dtype_size(dtype())); }
+bool Array::is_traced() const { return impl_ && impl_->traced(); }
+bool Array::is_deleted() const { return impl_ && impl_->deleted; }
+
+namespace {
+
+const ArrayImpl& concrete(const Array& a, const char* what) {
+  const ArrayImpl& impl = checked_impl(a, what);
+  if (impl.traced())
+    throw ConcretizationError(std::string(what) + " needs a concrete value, but this Array (" +
+                              ir::type_str(impl.type) +
+                              ") is traced inside a transform; its value is not known yet. Use graft::where or "
+                              "graft::cond to choose by a traced value.");
+  return impl;
+}
+
+template <class T>
+void convert_out(const ArrayImpl& impl, T* out) {
+  int64_t n = impl.type.num_elements();
+  auto copy = [&](auto* src) {
+    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(src[i]);
+  };
+  const void* p = impl.buffer->data();
+  switch (impl.type.dtype) {
+    case DType::bool_: copy(static_cast<const bool*>(p)); break;
+    case DType::i32: copy(static_cast<const int32_t*>(p)); break;
+    case DType::i64: copy(static_cast<const int64_t*>(p)); break;
+    case DType::u32: copy(static_cast<const uint32_t*>(p)); break;
+    case DType::f32: copy(static_cast<const float*>(p)); break;
+    case DType::f64: copy(static_cast<const double*>(p)); break;
+  }
+}
+
+}  // namespace
+
+template <class T>
+std::vector<T> Array::to_vector() const {
+  const ArrayImpl& impl = concrete(*this, "to_vector");
+  std::vector<T> out(static_cast<size_t>(impl.type.num_elements()));
+  if constexpr (std::is_same_v<T, bool>) {
+    std::vector<uint8_t> bytes(out.size());
+    convert_out(impl, bytes.data());
+    for (size_t i = 0; i < out.size(); ++i) out[i] = bytes[i] != 0;
+  } else {
+    convert_out(impl, out.data());
+  }
+  return out;
+}
+
+template <class T>
+T Array::item() const {
+  const ArrayImpl& impl = concrete(*this, "item");
+  if (impl.type.num_elements() != 1)
+    throw ShapeError("item: needs an array of one element, got " + ir::type_str(impl.type));
+  return to_vector<T>()[0];
+}
+
+#define GRAFT_INSTANTIATE(T)                             \
+  template std::vector<T> Array::to_vector<T>() const; \
+  template T Array::item<T>() const;
+GRAFT_INSTANTIATE(float)
+GRAFT_INSTANTIATE(double)
+GRAFT_INSTANTIATE(int32_t)
+GRAFT_INSTANTIATE(int64_t)
+GRAFT_INSTANTIATE(uint32_t)
+GRAFT_INSTANTIATE(bool)
+#undef GRAFT_INSTANTIATE
+
+const void* Array::unsafe_buffer_pointer() const { return concrete(*this, "unsafe_buffer_pointer").buffer->data(); }
+
+Array::operator bool() const {
+  const ArrayImpl& impl = concrete(*this, "bool(Array)");
+  if (impl.type.num_elements() != 1)
+    throw ShapeError("bool(Array): the truth value of an array with " + std::to_string(impl.type.num_elements()) +
+                     " elements is ambiguous");
+  return item<double>() != 0;
+}
+
+// ---- creation
+
+namespace {
+
+template <class T>
+DType dtype_of() {
+  if constexpr (std::is_same_v<T, bool>) return DType::bool_;
+  else if constexpr (std::is_same_v<T, float>) return DType::f32;
+  else if constexpr (std::is_floating_point_v<T>) return DType::f64;
+  else if constexpr (std::is_same_v<T, uint32_t>) return DType::u32;
+  else if constexpr (std::is_signed_v<T> && sizeof(T) <= 4) return DType::i32;
+  else return DType::i64;
+}
+
+// A concrete array of `dtype` filled from `count` values of any C++ type.
+template <class T>
+Array from_values(const T* values, Shape shape, DType dtype, const std::source_location& loc) {
+  ir::ValueType type{dtype, std::move(shape)};
+  int64_t n = ir::checked_num_elements(type.shape);
+  if (n < 0) throw ShapeError("array: invalid shape " + ir::shape_str(type.shape) + detail::where(loc));
+  auto impl = detail::allocate_concrete(type);
+  void* p = impl->buffer->data();
+  auto fill = [&](auto* dst) {
+    using D = std::remove_pointer_t<decltype(dst)>;
+    for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<D>(values[i]);
+  };
+  switch (dtype) {
+    case DType::bool_: fill(static_cast<bool*>(p)); break;
+    case DType::i32: fill(static_cast<int32_t*>(p)); break;
+    case DType::i64: fill(static_cast<int64_t*>(p)); break;
+    case DType::u32: fill(static_cast<uint32_t*>(p)); break;
+    case DType::f32: fill(static_cast<float*>(p)); break;
+    case DType::f64: fill(static_cast<double*>(p)); break;
+  }
+  return Array(impl);
+}
+
+Array filled(Shape shape, double value, DType dtype, const std::source_location& loc) {
+  for (int64_t d : shape)
+    if (d < 0 || d > ir::kMaxDim)
+      throw ShapeError("full: invalid shape " + ir::shape_str(shape) + detail::where(loc));
+  Array s = from_values(&value, {}, dtype, loc);
+  return detail::broadcast_to_shape(s, shape, loc);
+}
+
+}  // namespace
+
+template <Scalar T>
+Array array(std::initializer_list<T> values, std::source_location loc) {
+  return from_values(values.begin(), {static_cast<int64_t>(values.size())}, dtype_of<T>(), loc);
+}
+
+template <Scalar T>
+Array array(const std::vector<T>& values, Shape shape, std::source_location loc) {
+  if (ir::checked_num_elements(shape) != static_cast<int64_t>(values.size()))
+    throw ShapeError("array: " + std::to_string(values.size()) + " values do not fill shape " + ir::shape_str(shape) +
+                     detail::where(loc));
+  if constexpr (std::is_same_v<T, bool>) {
+    std::vector<uint8_t> bytes(values.begin(), values.end());
+    return from_values(bytes.data(), std::move(shape), DType::bool_, loc);
+  } else {
+    return from_values(values.data(), std::move(shape), dtype_of<T>(), loc);
+  }
+}
+
+#define GRAFT_INSTANTIATE(T)                                                        \
+  template Array array<T>(std::initializer_list<T>, std::source_location);        \
+  template Array array<T>(const std::vector<T>&, Shape, std::source_location);
+GRAFT_INSTANTIATE(float)
+GRAFT_INSTANTIATE(double)
+GRAFT_INSTANTIATE(int)
+GRAFT_INSTANTIATE(long)
+GRAFT_INSTANTIATE(long long)
+GRAFT_INSTANTIATE(unsigned)
+GRAFT_INSTANTIATE(bool)
+#undef GRAFT_INSTANTIATE
+
+Array scalar(double value, DType dtype, std::source_location loc) { return from_values(&value, {}, dtype, loc); }
+Array zeros(Shape shape, DType dtype, std::source_location loc) { return filled(std::move(shape), 0, dtype, loc); }
+Array ones(Shape shape, DType dtype, std::source_location loc) { return filled(std::move(shape), 1, dtype, loc); }
+Array full(Shape shape, double value, DType dtype, std::source_location loc) {
+  return filled(std::move(shape), value, dtype, loc);
+}
+
+Array arange(int64_t n, DType dtype, std::source_location loc) {
+  if (n < 0 || n > ir::kMaxDim) throw ShapeError("arange: invalid length " + std::to_string(n) + detail::where(loc));
+  return detail::bind1(ir::Op::iota, {}, {{"dtype", dtype}, {"shape", ir::Ints{n}}, {"dimension", int64_t{0}}}, loc);
+}
+
+Array linspace(double start, double stop, int64_t n, std::source_location loc) {
+  if (n < 0 || n > ir::kMaxDim) throw ShapeError("linspace: invalid length " + std::to_string(n) + detail::where(loc));
+  std::vector<double> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[i] = n == 1 ? start : start + (stop - start) * static_cast<double>(i) / static_cast<double>(n - 1);
+  return from_values(v.data(), {n}, DType::f32, loc);
+}
+
+Array eye(int64_t n, std::source_location loc) {
+  if (n < 0 || n > (int64_t{1} << 20)) throw ShapeError("eye: invalid size " + std::to_string(n) + detail::where(loc));
+  std::vector<float> v(static_cast<size_t>(n * n), 0.0f);
+  for (int64_t i = 0; i < n; ++i) v[i * n + i] = 1.0f;
+  return from_values(v.data(), {n, n}, DType::f32, loc);
+}
+
+}  // namespace graft

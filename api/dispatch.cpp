@@ -1,0 +1,105 @@
+#include "api/dispatch.h"
+
+#include <cstring>
+
+#include "api/array_impl.h"
+#include "graft/errors.h"
+#include "interpreter/kernel.h"
+#include "ir/dtype.h"
+#include "ir/shape_rules/rule.h"
+#include "ir/trace.h"
+
+namespace graft::detail {
+
+std::shared_ptr<ArrayImpl> make_concrete(ir::ValueType type, runtime::BufferPtr buffer) {
+  auto impl = std::make_shared<ArrayImpl>();
+  impl->type = std::move(type);
+  impl->buffer = std::move(buffer);
+  return impl;
+}
+
+std::shared_ptr<ArrayImpl> make_traced(ir::ValueType type, ir::TracePtr trace, ir::ValueId value) {
+  auto impl = std::make_shared<ArrayImpl>();
+  impl->type = std::move(type);
+  impl->trace = std::move(trace);
+  impl->value = value;
+  return impl;
+}
+
+std::shared_ptr<ArrayImpl> allocate_concrete(const ir::ValueType& type) {
+  size_t nbytes = static_cast<size_t>(type.num_elements()) * ir::dtype_size(type.dtype);
+  return make_concrete(type, runtime::make_buffer(nbytes));
+}
+
+ir::SourceLoc to_loc(const std::source_location& loc) {
+  return ir::SourceLoc{loc.file_name(), loc.function_name(), static_cast<int>(loc.line())};
+}
+
+const ArrayImpl& checked_impl(const Array& a, const char* what) {
+  if (!a.impl()) throw Error(std::string(what) + ": the Array is empty (default-constructed)");
+  if (a.impl()->deleted)
+    throw DonatedArrayError(std::string(what) + ": the Array's buffer was donated to a jitted call and is deleted");
+  return *a.impl();
+}
+
+namespace {
+
+// The value of `a` inside trace `t`: its own value, a capture from an
+// enclosing trace, or a constant made from a concrete array.
+ir::ValueId value_in(ir::Trace& t, const ArrayImpl& a, const ir::SourceLoc& loc) {
+  if (a.traced()) {
+    if (a.trace.get() == &t) {
+      if (!t.alive()) throw TracerLeakError("a traced value was used after its trace ended");
+      return a.value;
+    }
+    return t.capture(*a.trace, a.value);
+  }
+  ir::Literal lit{a.type, std::vector<uint8_t>(a.buffer->size())};
+  std::memcpy(lit.bytes.data(), a.buffer->data(), lit.bytes.size());
+  return t.builder().add1(ir::Op::constant, {}, {{"value", std::make_shared<const ir::Literal>(std::move(lit))}}, loc,
+                          ir::current_scope());
+}
+
+}  // namespace
+
+std::vector<Array> bind(ir::Op op, const std::vector<Array>& inputs, ir::Attrs attrs,
+                        const std::source_location& where) {
+  const std::string name(ir::op_name(op));
+  ir::SourceLoc loc = to_loc(where);
+  if (const ir::TracePtr& trace = ir::current_trace()) {
+    std::vector<ir::ValueId> ids;
+    ids.reserve(inputs.size());
+    for (const Array& a : inputs) ids.push_back(value_in(*trace, checked_impl(a, name.c_str()), loc));
+    std::vector<ir::ValueId> outs = trace->builder().add(op, std::move(ids), std::move(attrs), loc, ir::current_scope());
+    std::vector<Array> result;
+    result.reserve(outs.size());
+    for (ir::ValueId v : outs) result.emplace_back(make_traced(trace->builder().type(v), trace, v));
+    return result;
+  }
+
+  std::vector<ir::ValueType> in_types;
+  in_types.reserve(inputs.size());
+  for (const Array& a : inputs) {
+    const ArrayImpl& impl = checked_impl(a, name.c_str());
+    if (impl.traced())
+      throw TracerLeakError(name + ": a traced value was used outside the transform that traced it (at " +
+                            ir::loc_str(loc) + "); return it from the function instead of storing it");
+    in_types.push_back(impl.type);
+  }
+  std::vector<ir::ValueType> out_types = ir::infer_types(op, in_types, attrs, &loc);
+
+  interpreter::KernelCall call{op, attrs, {}, {}};
+  for (const Array& a : inputs) call.inputs.push_back({&a.impl()->type, a.impl()->buffer->data()});
+  std::vector<Array> result;
+  result.reserve(out_types.size());
+  for (const ir::ValueType& t : out_types) result.emplace_back(allocate_concrete(t));
+  for (const Array& r : result) call.outputs.push_back({&r.impl()->type, r.impl()->buffer->data()});
+  interpreter::run_kernel(call);
+  return result;
+}
+
+Array bind1(ir::Op op, const std::vector<Array>& inputs, ir::Attrs attrs, const std::source_location& loc) {
+  return bind(op, inputs, std::move(attrs), loc).at(0);
+}
+
+}  // namespace graft::detail

@@ -1,0 +1,21 @@
+// Applying a primitive to Arrays: recorded as a node when a trace is active,
+// run by the interpreter's kernel right away otherwise.
+#pragma once
+
+#include <source_location>
+#include <vector>
+
+#include "graft/array.h"
+#include "ir/attrs.h"
+#include "ir/op.h"
+
+namespace graft::detail {
+
+std::vector<Array> bind(ir::Op op, const std::vector<Array>& inputs, ir::Attrs attrs,
+                        const std::source_location& loc);
+Array bind1(ir::Op op, const std::vector<Array>& inputs, ir::Attrs attrs, const std::source_location& loc);
+
+ir::SourceLoc to_loc(const std::source_location& loc);
+const ArrayImpl& checked_impl(const Array& a, const char* what);  // throws for empty or donated arrays
+
+}  // namespace graft::detail

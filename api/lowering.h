@@ -1,0 +1,27 @@
+// Helpers that lower NumPy-style calls to strict primitives: broadcasting,
+// promotion, axis normalisation. Errors name the user-facing op and line.
+#pragma once
+
+#include <source_location>
+#include <string>
+#include <vector>
+
+#include "graft/array.h"
+#include "ir/dtype.h"
+
+namespace graft::detail {
+
+std::string where(const std::source_location& loc);  // " at file:line"
+std::string describe(const Array& a);                // "f32[3,4]"
+
+// NumPy broadcasting of shapes; ShapeError naming `op` when they do not fit.
+Shape broadcast_shapes(const char* op, const std::vector<Array>& args, const std::source_location& loc);
+Shape broadcast_shapes(const char* op, const std::vector<Shape>& shapes, const std::source_location& loc);
+Array broadcast_to_shape(const Array& x, const Shape& shape, const std::source_location& loc);
+Array convert(const Array& x, DType dtype, const std::source_location& loc);
+// Promotes to one dtype and broadcasts to one shape.
+std::vector<Array> promote_and_broadcast(const char* op, std::vector<Array> args, const std::source_location& loc);
+// axis in [-rank, rank) -> [0, rank); ShapeError naming op otherwise.
+int normalize_axis(const char* op, int64_t axis, int rank, const std::source_location& loc);
+
+}  // namespace graft::detail

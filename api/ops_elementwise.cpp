@@ -1,0 +1,161 @@
+// Elementwise operations and the arithmetic operators, lowered to primitives.
+#include <cmath>
+
+#include "api/array_impl.h"
+#include "api/dispatch.h"
+#include "api/lowering.h"
+#include "graft/errors.h"
+#include "graft/ops.h"
+
+namespace graft {
+
+using detail::bind1;
+using ir::Op;
+
+namespace {
+
+Array unary(Op op, const Array& x, const Loc& loc) { return bind1(op, {x}, {}, loc); }
+
+// Float ops on integer arrays compute in the default float dtype, as NumPy's sin(int) does.
+Array unary_float(Op op, const Array& x, const Loc& loc) {
+  DType d = detail::checked_impl(x, ir::op_name(op).data()).type.dtype;
+  return bind1(op, {ir::is_floating(d) ? x : detail::convert(x, DType::f32, loc)}, {}, loc);
+}
+
+Array binary(Op op, const char* name, const Array& a, const Array& b, const Loc& loc) {
+  std::vector<Array> args = detail::promote_and_broadcast(name, {a, b}, loc);
+  return bind1(op, args, {}, loc);
+}
+
+Array binary_float(Op op, const char* name, const Array& a, const Array& b, const Loc& loc) {
+  std::vector<Array> args = detail::promote_and_broadcast(name, {a, b}, loc);
+  if (!ir::is_floating(args[0].dtype()))
+    for (Array& x : args) x = detail::convert(x, DType::f32, loc);
+  return bind1(op, args, {}, loc);
+}
+
+Op to_op(detail::BinaryOp op) {
+  switch (op) {
+    case detail::BinaryOp::add: return Op::add;
+    case detail::BinaryOp::sub: return Op::sub;
+    case detail::BinaryOp::mul: return Op::mul;
+    case detail::BinaryOp::div: return Op::div;
+    case detail::BinaryOp::lt: return Op::lt;
+    case detail::BinaryOp::le: return Op::le;
+    case detail::BinaryOp::gt: return Op::gt;
+    case detail::BinaryOp::ge: return Op::ge;
+    case detail::BinaryOp::eq: return Op::eq;
+    case detail::BinaryOp::ne: return Op::ne;
+  }
+  return Op::add;
+}
+
+}  // namespace
+
+#define GRAFT_UNARY(name, op) \
+  Array name(const Array& x, Loc loc) { return unary(Op::op, x, loc); }
+#define GRAFT_UNARY_FLOAT(name, op) \
+  Array name(const Array& x, Loc loc) { return unary_float(Op::op, x, loc); }
+GRAFT_UNARY(neg, neg)
+GRAFT_UNARY(abs, abs)
+GRAFT_UNARY(sign, sign)
+GRAFT_UNARY(square, square)
+GRAFT_UNARY(stop_gradient, stop_gradient)
+GRAFT_UNARY_FLOAT(floor, floor)
+GRAFT_UNARY_FLOAT(ceil, ceil)
+GRAFT_UNARY_FLOAT(round, round)
+GRAFT_UNARY_FLOAT(exp, exp)
+GRAFT_UNARY_FLOAT(log, log)
+GRAFT_UNARY_FLOAT(log1p, log1p)
+GRAFT_UNARY_FLOAT(expm1, expm1)
+GRAFT_UNARY_FLOAT(sqrt, sqrt)
+GRAFT_UNARY_FLOAT(rsqrt, rsqrt)
+GRAFT_UNARY_FLOAT(sin, sin)
+GRAFT_UNARY_FLOAT(cos, cos)
+GRAFT_UNARY_FLOAT(tan, tan)
+GRAFT_UNARY_FLOAT(asin, asin)
+GRAFT_UNARY_FLOAT(acos, acos)
+GRAFT_UNARY_FLOAT(atan, atan)
+GRAFT_UNARY_FLOAT(sinh, sinh)
+GRAFT_UNARY_FLOAT(cosh, cosh)
+GRAFT_UNARY_FLOAT(tanh, tanh)
+GRAFT_UNARY_FLOAT(logistic, logistic)
+GRAFT_UNARY_FLOAT(sigmoid, logistic)
+GRAFT_UNARY_FLOAT(erf, erf)
+GRAFT_UNARY_FLOAT(reciprocal, reciprocal)
+#undef GRAFT_UNARY
+#undef GRAFT_UNARY_FLOAT
+
+Array isfinite(const Array& x, Loc loc) {
+  if (!ir::is_floating(detail::checked_impl(x, "isfinite").type.dtype)) return full(x.shape(), 1, DType::bool_, loc);
+  return bind1(Op::is_finite, {x}, {}, loc);
+}
+
+Array logical_not(const Array& x, Loc loc) { return bind1(Op::not_, {detail::convert(x, DType::bool_, loc)}, {}, loc); }
+
+Array pow(const Array& x, const Array& y, Loc loc) { return binary_float(Op::pow, "pow", x, y, loc); }
+Array maximum(const Array& x, const Array& y, Loc loc) { return binary(Op::max, "maximum", x, y, loc); }
+Array minimum(const Array& x, const Array& y, Loc loc) { return binary(Op::min, "minimum", x, y, loc); }
+Array atan2(const Array& y, const Array& x, Loc loc) { return binary_float(Op::atan2, "atan2", y, x, loc); }
+
+Array logical_and(const Array& x, const Array& y, Loc loc) {
+  return binary(Op::and_, "logical_and", detail::convert(x, DType::bool_, loc), detail::convert(y, DType::bool_, loc), loc);
+}
+Array logical_or(const Array& x, const Array& y, Loc loc) {
+  return binary(Op::or_, "logical_or", detail::convert(x, DType::bool_, loc), detail::convert(y, DType::bool_, loc), loc);
+}
+
+Array where(const Array& cond, const Array& x, const Array& y, Loc loc) {
+  std::vector<Array> branches = detail::promote_and_broadcast("where", {x, y}, loc);
+  Shape shape = detail::broadcast_shapes("where", {cond, branches[0]}, loc);
+  Array pred = detail::broadcast_to_shape(detail::convert(cond, DType::bool_, loc), shape, loc);
+  return bind1(Op::select, {pred, detail::broadcast_to_shape(branches[0], shape, loc),
+                            detail::broadcast_to_shape(branches[1], shape, loc)},
+               {}, loc);
+}
+
+Array clip(const Array& x, double lo, double hi, Loc loc) {
+  DType d = detail::checked_impl(x, "clip").type.dtype;
+  Array lo_a = detail::broadcast_to_shape(scalar(lo, d, loc), x.shape(), loc);
+  Array hi_a = detail::broadcast_to_shape(scalar(hi, d, loc), x.shape(), loc);
+  return bind1(Op::min, {bind1(Op::max, {x, lo_a}, {}, loc), hi_a}, {}, loc);
+}
+
+Array astype(const Array& x, DType dtype, Loc loc) { return detail::convert(x, dtype, loc); }
+
+// ---- operators
+
+#define GRAFT_OPERATOR(sym, op, name) \
+  Array operator sym(ArrayAt a, const Array& b) { return binary(Op::op, name, a.array, b, a.loc); }
+GRAFT_OPERATOR(+, add, "add")
+GRAFT_OPERATOR(-, sub, "sub")
+GRAFT_OPERATOR(*, mul, "mul")
+GRAFT_OPERATOR(<, lt, "lt")
+GRAFT_OPERATOR(<=, le, "le")
+GRAFT_OPERATOR(>, gt, "gt")
+GRAFT_OPERATOR(>=, ge, "ge")
+GRAFT_OPERATOR(==, eq, "eq")
+GRAFT_OPERATOR(!=, ne, "ne")
+#undef GRAFT_OPERATOR
+
+// True division, as NumPy's `/`: integers divide in the default float dtype.
+Array operator/(ArrayAt a, const Array& b) { return binary_float(Op::div, "div", a.array, b, a.loc); }
+Array operator-(ArrayAt a) { return bind1(Op::neg, {a.array}, {}, a.loc); }
+
+namespace detail {
+
+Array binary_with_scalar(BinaryOp op, const Array& x, double value, bool is_float, bool scalar_first,
+                         const std::source_location& loc) {
+  DType xd = checked_impl(x, "operator").type.dtype;
+  // The scalar is weakly typed: it takes x's dtype unless its kind is higher.
+  ir::PromotionType t = ir::promote_types(ir::PromotionType{xd}, ir::PromotionType{is_float ? DType::f32 : DType::i32, true});
+  if ((op == BinaryOp::div) && !ir::is_floating(t.dtype)) t.dtype = DType::f32;
+  Array s = scalar(value, t.dtype, loc);
+  Array xs = convert(x, t.dtype, loc);
+  Array a = scalar_first ? s : xs, b = scalar_first ? xs : s;
+  std::vector<Array> args = promote_and_broadcast(ir::op_name(to_op(op)).data(), {a, b}, loc);
+  return bind1(to_op(op), args, {}, loc);
+}
+
+}  // namespace detail
+}  // namespace graft

@@ -1,0 +1,70 @@
+// The non-template side of make_graph, evaluate and named_scope.
+#include "api/array_impl.h"
+#include "api/dispatch.h"
+#include "graft/errors.h"
+#include "graft/make_graph.h"
+#include "graft/named_scope.h"
+#include "interpreter/evaluate.h"
+#include "ir/trace.h"
+
+namespace graft {
+namespace detail {
+
+struct TraceSession::Impl {
+  ir::TraceScope scope;
+};
+
+TraceSession::TraceSession() : impl_(std::make_unique<Impl>()) {}
+TraceSession::~TraceSession() = default;
+
+Array TraceSession::input_like(const Array& like) {
+  const ArrayImpl& impl = checked_impl(like, "make_graph");
+  const ir::TracePtr& trace = impl_->scope.trace();
+  ir::ValueId v = trace->builder().input(impl.type);
+  return Array(make_traced(impl.type, trace, v));
+}
+
+Graph TraceSession::finish(const std::vector<Array>& outputs) {
+  const ir::TracePtr& trace = impl_->scope.trace();
+  std::vector<ir::ValueId> ids;
+  ids.reserve(outputs.size());
+  for (const Array& a : outputs) {
+    const ArrayImpl& impl = checked_impl(a, "make_graph output");
+    if (impl.traced() && impl.trace == trace) {
+      ids.push_back(impl.value);
+    } else {
+      // A constant or a captured value returned as is: route it through a node-free input.
+      Array same = bind1(ir::Op::copy, {a}, {}, std::source_location::current());
+      ids.push_back(same.impl()->value);
+    }
+  }
+  return Graph(trace->builder().finish(std::move(ids)));
+}
+
+}  // namespace detail
+
+std::vector<Array> evaluate(const Graph& graph, const std::vector<Array>& inputs) {
+  const ir::Graph& g = graph.ir();
+  if (inputs.size() != g.inputs().size())
+    throw ShapeError("evaluate: the graph takes " + std::to_string(g.inputs().size()) + " inputs, got " +
+                     std::to_string(inputs.size()));
+  std::vector<runtime::BufferPtr> buffers;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const detail::ArrayImpl& impl = detail::checked_impl(inputs[i], "evaluate");
+    const ir::ValueType& want = g.type(g.inputs()[i]);
+    if (impl.type != want)
+      throw ShapeError("evaluate: input " + std::to_string(i) + " must be " + ir::type_str(want) + ", got " +
+                       ir::type_str(impl.type));
+    if (impl.traced()) throw ConcretizationError("evaluate: input " + std::to_string(i) + " is traced; evaluate runs concrete arrays");
+    buffers.push_back(impl.buffer);
+  }
+  std::vector<runtime::BufferPtr> out = interpreter::evaluate(g, buffers);
+  std::vector<Array> result;
+  for (size_t i = 0; i < out.size(); ++i) result.emplace_back(detail::make_concrete(g.type(g.outputs()[i]), out[i]));
+  return result;
+}
+
+named_scope::named_scope(const std::string& name) { ir::push_scope(name); }
+named_scope::~named_scope() { ir::pop_scope(); }
+
+}  // namespace graft

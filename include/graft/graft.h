@@ -1,0 +1,11 @@
+// The one header of graft's public API (see API.md).
+#pragma once
+
+#include "graft/array.h"
+#include "graft/errors.h"
+#include "graft/graph.h"
+#include "graft/make_graph.h"
+#include "graft/named_scope.h"
+#include "graft/ops.h"
+#include "graft/tree.h"
+#include "graft/types.h"

@@ -1,0 +1,56 @@
+// make_graph(f)(args...): the graph f builds on abstract arguments, like
+// jax.make_jaxpr; evaluate(graph, inputs) runs any graph.
+#pragma once
+
+#include <memory>
+#include <tuple>
+#include <vector>
+
+#include "graft/array.h"
+#include "graft/graph.h"
+#include "graft/tree.h"
+
+namespace graft {
+
+std::vector<Array> evaluate(const Graph& graph, const std::vector<Array>& inputs);
+
+namespace detail {
+
+// A trace that lives while a transform calls the user's function. Inputs
+// come first; values the function captures from enclosing traces become
+// further (implicit) inputs after them.
+class TraceSession {
+ public:
+  TraceSession();
+  ~TraceSession();
+  TraceSession(const TraceSession&) = delete;
+  TraceSession& operator=(const TraceSession&) = delete;
+
+  Array input_like(const Array& like);  // a traced input of like's shape and dtype
+  Graph finish(const std::vector<Array>& outputs);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+template <class T>
+T abstract_like(TraceSession& session, const T& tree) {
+  std::vector<Array> leaves = tree::leaves(tree);
+  for (Array& a : leaves) a = session.input_like(a);
+  return tree::unflatten(tree, leaves);
+}
+
+}  // namespace detail
+
+template <class F>
+auto make_graph(F f) {
+  return [f](const auto&... args) -> Graph {
+    detail::TraceSession session;
+    auto traced = std::make_tuple(detail::abstract_like(session, args)...);
+    auto out = std::apply(f, traced);
+    return session.finish(tree::leaves(out));
+  };
+}
+
+}  // namespace graft

@@ -1,0 +1,45 @@
+// The interpreter's kernels: one per primitive, by family in
+// interpreter/kernels/<family>.cpp. A kernel reads typed input buffers and
+// fills preallocated output buffers whose types the shape rule inferred.
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "ir/attrs.h"
+#include "ir/op.h"
+#include "ir/value.h"
+
+namespace graft::interpreter {
+
+struct KernelIn {
+  const ir::ValueType* type;
+  const void* data;
+};
+struct KernelOut {
+  const ir::ValueType* type;
+  void* data;
+};
+struct KernelCall {
+  ir::Op op;
+  const ir::Attrs& attrs;
+  std::vector<KernelIn> inputs;
+  std::vector<KernelOut> outputs;
+};
+
+using Kernel = void (*)(const KernelCall&);
+using KernelTable = std::array<Kernel, ir::kNumOps>;
+
+void register_elementwise_kernels(KernelTable& table);
+void register_reduce_kernels(KernelTable& table);
+void register_shape_kernels(KernelTable& table);
+void register_creation_kernels(KernelTable& table);
+void register_linalg_kernels(KernelTable& table);
+
+Kernel kernel_for(ir::Op op);  // nullptr when the op has none
+void run_kernel(const KernelCall& call);  // throws UnsupportedError when the op has none
+
+// Loops above this many elements run on OpenMP threads.
+inline constexpr int64_t kParallelThreshold = 1 << 15;
+
+}  // namespace graft::interpreter

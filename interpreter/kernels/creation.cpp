@@ -1,0 +1,35 @@
+// CPU kernels of iota and constant.
+#include <cstring>
+
+#include "interpreter/kernels/layout.h"
+#include "interpreter/kernels/loops.h"
+
+namespace graft::interpreter {
+namespace {
+
+void iota_kernel(const KernelCall& call) {
+  int64_t dim = std::get<int64_t>(*call.attrs.find("dimension"));
+  const Shape& shape = call.outputs[0].type->shape;
+  int64_t stride = row_major_strides(shape)[dim], size = shape[dim];
+  visit_dtype(call.outputs[0].type->dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* y = out_ptr<T>(call, 0);
+    parallel_ranges(out_elements(call), [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) y[i] = static_cast<T>((i / stride) % size);
+    });
+  });
+}
+
+void constant_kernel(const KernelCall& call) {
+  const ir::Literal& lit = *std::get<ir::LiteralPtr>(*call.attrs.find("value"));
+  if (!lit.bytes.empty()) std::memcpy(call.outputs[0].data, lit.bytes.data(), lit.bytes.size());
+}
+
+}  // namespace
+
+void register_creation_kernels(KernelTable& t) {
+  t[static_cast<size_t>(ir::Op::iota)] = iota_kernel;
+  t[static_cast<size_t>(ir::Op::constant)] = constant_kernel;
+}
+
+}  // namespace graft::interpreter

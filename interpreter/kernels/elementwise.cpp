@@ -1,0 +1,260 @@
+// CPU kernels of the elementwise family. Float math goes through Eigen's
+// vectorised array functions; integer division follows XLA (x / 0 = -1,
+// x % 0 = x, INT_MIN / -1 = INT_MIN) so no input can trap.
+#include <Eigen/Core>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "interpreter/kernels/loops.h"
+
+namespace graft::interpreter {
+namespace {
+
+using ir::Op;
+
+template <class T>
+using EVec = Eigen::Array<T, Eigen::Dynamic, 1>;
+template <class T>
+using CMap = Eigen::Map<const EVec<T>>;
+template <class T>
+using MMap = Eigen::Map<EVec<T>>;
+
+template <class T>
+void unary_float(Op op, const T* x, T* y, int64_t n) {
+  parallel_ranges(n, [&](int64_t b, int64_t e) {
+    CMap<T> X(x + b, e - b);
+    MMap<T> Y(y + b, e - b);
+    switch (op) {
+      case Op::floor: Y = X.floor(); break;
+      case Op::ceil: Y = X.ceil(); break;
+      case Op::round: Y = X.rint(); break;  // half to even, as NumPy
+      case Op::exp: Y = X.exp(); break;
+      case Op::log: Y = X.log(); break;
+      case Op::log1p: Y = X.log1p(); break;
+      case Op::expm1: Y = X.expm1(); break;
+      case Op::sqrt: Y = X.sqrt(); break;
+      case Op::rsqrt: Y = X.rsqrt(); break;
+      case Op::sin: Y = X.sin(); break;
+      case Op::cos: Y = X.cos(); break;
+      case Op::tan: Y = X.tan(); break;
+      case Op::asin: Y = X.asin(); break;
+      case Op::acos: Y = X.acos(); break;
+      case Op::atan: Y = X.atan(); break;
+      case Op::sinh: Y = X.sinh(); break;
+      case Op::cosh: Y = X.cosh(); break;
+      case Op::tanh: Y = X.tanh(); break;
+      case Op::logistic: Y = T(1) / (T(1) + (-X).exp()); break;
+      case Op::erf:
+        for (int64_t i = b; i < e; ++i) y[i] = std::erf(x[i]);
+        break;
+      case Op::abs: Y = X.abs(); break;
+      case Op::neg: Y = -X; break;
+      case Op::sign:
+        for (int64_t i = b; i < e; ++i) y[i] = std::isnan(x[i]) ? x[i] : T((x[i] > 0) - (x[i] < 0));
+        break;
+      case Op::square: Y = X.square(); break;
+      case Op::reciprocal: Y = X.inverse(); break;
+      default: throw UnsupportedError(std::string(ir::op_name(op)) + ": no float kernel");
+    }
+  });
+}
+
+template <class T>
+T int_div(T a, T b) {
+  if (b == 0) return static_cast<T>(-1);
+  if constexpr (std::is_signed_v<T>)
+    if (a == std::numeric_limits<T>::min() && b == -1) return a;
+  return a / b;
+}
+
+template <class T>
+T int_rem(T a, T b) {
+  if (b == 0) return a;
+  if constexpr (std::is_signed_v<T>)
+    if (a == std::numeric_limits<T>::min() && b == -1) return 0;
+  return a % b;
+}
+
+template <class T>
+void unary_int(Op op, const T* x, T* y, int64_t n) {
+  if constexpr (std::is_same_v<T, bool>) {  // the shape rules admit only `not` on bool
+    if (op != Op::not_) throw UnsupportedError(std::string(ir::op_name(op)) + ": no bool kernel");
+    parallel_ranges(n, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) y[i] = !x[i];
+    });
+    return;
+  } else {
+  parallel_ranges(n, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      T v = x[i];
+      switch (op) {
+        case Op::abs: y[i] = v < 0 ? static_cast<T>(T(0) - v) : v; break;  // wraps at INT_MIN, as XLA
+        case Op::neg: y[i] = static_cast<T>(T(0) - v); break;
+        case Op::sign: y[i] = static_cast<T>((v > 0) - (v < 0)); break;
+        case Op::square: y[i] = static_cast<T>(v * v); break;
+        case Op::reciprocal: y[i] = int_div<T>(1, v); break;
+        case Op::not_: y[i] = static_cast<T>(~v); break;
+        default: throw UnsupportedError(std::string(ir::op_name(op)) + ": no integer kernel");
+      }
+    }
+  });
+  }
+}
+
+void unary_kernel(const KernelCall& call) {
+  visit_dtype(call.inputs[0].type->dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* x = in_ptr<T>(call, 0);
+    T* y = out_ptr<T>(call, 0);
+    if constexpr (std::is_floating_point_v<T>) unary_float<T>(call.op, x, y, out_elements(call));
+    else unary_int<T>(call.op, x, y, out_elements(call));
+  });
+}
+
+void copy_kernel(const KernelCall& call) {
+  size_t bytes = static_cast<size_t>(out_elements(call)) * ir::dtype_size(call.outputs[0].type->dtype);
+  if (bytes) std::memcpy(call.outputs[0].data, call.inputs[0].data, bytes);
+}
+
+void is_finite_kernel(const KernelCall& call) {
+  visit_dtype(call.inputs[0].type->dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* x = in_ptr<T>(call, 0);
+    bool* y = out_ptr<bool>(call, 0);
+    parallel_ranges(out_elements(call), [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        if constexpr (std::is_floating_point_v<T>) y[i] = std::isfinite(x[i]);
+        else y[i] = true;
+      }
+    });
+  });
+}
+
+// out[i] = f(a[i], b[i]), with the switch outside the loop so it vectorises.
+template <class T, class R, class F>
+void zip(const KernelCall& call, F f) {
+  const T* a = in_ptr<T>(call, 0);
+  const T* b = in_ptr<T>(call, 1);
+  R* out = out_ptr<R>(call, 0);
+  parallel_ranges(out_elements(call), [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) out[i] = f(a[i], b[i]);
+  });
+}
+
+template <class T>
+void binary_typed(const KernelCall& call) {
+  constexpr bool is_float = std::is_floating_point_v<T>;
+  switch (call.op) {
+    case Op::add: return zip<T, T>(call, [](T a, T b) { return static_cast<T>(a + b); });
+    case Op::sub: return zip<T, T>(call, [](T a, T b) { return static_cast<T>(a - b); });
+    case Op::mul: return zip<T, T>(call, [](T a, T b) { return static_cast<T>(a * b); });
+    case Op::div:
+      if constexpr (is_float) return zip<T, T>(call, [](T a, T b) { return a / b; });
+      else return zip<T, T>(call, int_div<T>);
+    case Op::rem:
+      if constexpr (is_float) return zip<T, T>(call, [](T a, T b) { return std::fmod(a, b); });
+      else return zip<T, T>(call, int_rem<T>);
+    case Op::pow:
+      if constexpr (is_float) return zip<T, T>(call, [](T a, T b) { return std::pow(a, b); });
+      break;
+    case Op::atan2:
+      if constexpr (is_float) return zip<T, T>(call, [](T a, T b) { return std::atan2(a, b); });
+      break;
+    // max and min propagate NaN, as XLA does.
+    case Op::max:
+      return zip<T, T>(call, [](T a, T b) {
+        if constexpr (is_float) if (std::isnan(a) || std::isnan(b)) return a + b;
+        return a > b ? a : b;
+      });
+    case Op::min:
+      return zip<T, T>(call, [](T a, T b) {
+        if constexpr (is_float) if (std::isnan(a) || std::isnan(b)) return a + b;
+        return a < b ? a : b;
+      });
+    case Op::and_:
+      if constexpr (!is_float) return zip<T, T>(call, [](T a, T b) { return static_cast<T>(a & b); });
+      break;
+    case Op::or_:
+      if constexpr (!is_float) return zip<T, T>(call, [](T a, T b) { return static_cast<T>(a | b); });
+      break;
+    case Op::xor_:
+      if constexpr (!is_float) return zip<T, T>(call, [](T a, T b) { return static_cast<T>(a ^ b); });
+      break;
+    case Op::eq: return zip<T, bool>(call, [](T a, T b) { return a == b; });
+    case Op::ne: return zip<T, bool>(call, [](T a, T b) { return a != b; });
+    case Op::lt: return zip<T, bool>(call, [](T a, T b) { return a < b; });
+    case Op::le: return zip<T, bool>(call, [](T a, T b) { return a <= b; });
+    case Op::gt: return zip<T, bool>(call, [](T a, T b) { return a > b; });
+    case Op::ge: return zip<T, bool>(call, [](T a, T b) { return a >= b; });
+    default: break;
+  }
+  throw UnsupportedError(std::string(ir::op_name(call.op)) + ": no kernel for " + dtype_name(call.inputs[0].type->dtype));
+}
+
+void binary_kernel(const KernelCall& call) {
+  visit_dtype(call.inputs[0].type->dtype, [&](auto tag) { binary_typed<typename decltype(tag)::type>(call); });
+}
+
+void select_kernel(const KernelCall& call) {
+  const bool* pred = in_ptr<bool>(call, 0);
+  bool scalar_pred = call.inputs[0].type->rank() == 0;
+  visit_dtype(call.inputs[1].type->dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* on_true = in_ptr<T>(call, 1);
+    const T* on_false = in_ptr<T>(call, 2);
+    T* out = out_ptr<T>(call, 0);
+    parallel_ranges(out_elements(call), [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) out[i] = pred[scalar_pred ? 0 : i] ? on_true[i] : on_false[i];
+    });
+  });
+}
+
+// Float to integer conversion saturates and maps NaN to 0 (C++ leaves both undefined).
+template <class To, class From>
+To convert_value(From v) {
+  if constexpr (std::is_same_v<To, bool>) {
+    return v != From(0);
+  } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
+    if (std::isnan(v)) return 0;
+    if (v <= static_cast<From>(std::numeric_limits<To>::min())) return std::numeric_limits<To>::min();
+    if (v >= static_cast<From>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
+    return static_cast<To>(v);
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
+void convert_kernel(const KernelCall& call) {
+  visit_dtype(call.inputs[0].type->dtype, [&](auto from_tag) {
+    using From = typename decltype(from_tag)::type;
+    visit_dtype(call.outputs[0].type->dtype, [&](auto to_tag) {
+      using To = typename decltype(to_tag)::type;
+      const From* x = in_ptr<From>(call, 0);
+      To* y = out_ptr<To>(call, 0);
+      parallel_ranges(out_elements(call), [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) y[i] = convert_value<To, From>(x[i]);
+      });
+    });
+  });
+}
+
+}  // namespace
+
+void register_elementwise_kernels(KernelTable& t) {
+  auto set = [&](Op op, Kernel k) { t[static_cast<size_t>(op)] = k; };
+  for (Op op : {Op::neg, Op::abs, Op::sign, Op::floor, Op::ceil, Op::round, Op::exp, Op::log, Op::log1p, Op::expm1,
+                Op::sqrt, Op::rsqrt, Op::sin, Op::cos, Op::tan, Op::asin, Op::acos, Op::atan, Op::sinh, Op::cosh,
+                Op::tanh, Op::logistic, Op::erf, Op::square, Op::reciprocal, Op::not_})
+    set(op, unary_kernel);
+  set(Op::stop_gradient, copy_kernel);
+  set(Op::copy, copy_kernel);
+  set(Op::is_finite, is_finite_kernel);
+  for (Op op : {Op::add, Op::sub, Op::mul, Op::div, Op::rem, Op::pow, Op::max, Op::min, Op::atan2, Op::and_, Op::or_,
+                Op::xor_, Op::eq, Op::ne, Op::lt, Op::le, Op::gt, Op::ge})
+    set(op, binary_kernel);
+  set(Op::select, select_kernel);
+  set(Op::convert_element_type, convert_kernel);
+}
+
+}  // namespace graft::interpreter

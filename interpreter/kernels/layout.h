@@ -1,0 +1,52 @@
+// Index arithmetic shared by kernels that move elements between layouts.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ir/value.h"
+
+namespace graft::interpreter {
+
+// Row-major element strides of a shape.
+inline std::vector<int64_t> row_major_strides(const Shape& shape) {
+  std::vector<int64_t> s(shape.size(), 1);
+  for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i) s[i] = s[i + 1] * shape[i + 1];
+  return s;
+}
+
+// Walks the indices of `shape` in row-major order while keeping a linear
+// offset into another array whose per-axis strides are `strides`.
+class StridedWalk {
+ public:
+  StridedWalk(const Shape& shape, std::vector<int64_t> strides, int64_t base = 0)
+      : shape_(shape), strides_(std::move(strides)), index_(shape.size(), 0), offset_(base) {}
+
+  // Positions the walk at row-major position `linear` of `shape`.
+  void seek(int64_t linear, int64_t base = 0) {
+    offset_ = base;
+    for (int i = static_cast<int>(shape_.size()) - 1; i >= 0; --i) {
+      int64_t d = shape_[i] ? shape_[i] : 1;
+      index_[i] = linear % d;
+      linear /= d;
+      offset_ += index_[i] * strides_[i];
+    }
+  }
+  int64_t offset() const { return offset_; }
+  void next() {
+    for (int i = static_cast<int>(shape_.size()) - 1; i >= 0; --i) {
+      offset_ += strides_[i];
+      if (++index_[i] < shape_[i]) return;
+      offset_ -= strides_[i] * shape_[i];
+      index_[i] = 0;
+    }
+  }
+
+ private:
+  Shape shape_;
+  std::vector<int64_t> strides_;
+  std::vector<int64_t> index_;
+  int64_t offset_;
+};
+
+}  // namespace graft::interpreter

@@ -1,0 +1,97 @@
+// CPU kernel of dot_general: operands are brought to [batch, free, contract]
+// / [batch, contract, free] order (a transpose only when the axes are not
+// already there), then each batch is one GEMM through Eigen.
+#include <Eigen/Core>
+#include <numeric>
+
+#include "interpreter/kernels/layout.h"
+#include "interpreter/kernels/loops.h"
+
+namespace graft::interpreter {
+namespace {
+
+using ir::Ints;
+
+// Copies x (shape `shape`) into `out` with its axes ordered as `perm`.
+template <class T>
+void permute(const T* x, const Shape& shape, const std::vector<int64_t>& perm, std::vector<T>& out) {
+  std::vector<int64_t> strides = row_major_strides(shape), pstrides(perm.size());
+  Shape pshape(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) {
+    pshape[i] = shape[perm[i]];
+    pstrides[i] = strides[perm[i]];
+  }
+  int64_t n = 1;
+  for (int64_t d : pshape) n *= d;
+  out.resize(n);
+  StridedWalk walk(pshape, pstrides);
+  for (int64_t i = 0; i < n; ++i, walk.next()) out[i] = x[walk.offset()];
+}
+
+template <class T>
+void dot_typed(const KernelCall& call) {
+  const Shape& a_shape = call.inputs[0].type->shape;
+  const Shape& b_shape = call.inputs[1].type->shape;
+  const Ints& lc = std::get<Ints>(*call.attrs.find("lhs_contracting"));
+  const Ints& rc = std::get<Ints>(*call.attrs.find("rhs_contracting"));
+  const Ints& lb = std::get<Ints>(*call.attrs.find("lhs_batch"));
+  const Ints& rb = std::get<Ints>(*call.attrs.find("rhs_batch"));
+
+  auto free_axes = [](int rank, const Ints& x, const Ints& y) {
+    std::vector<int64_t> f;
+    for (int i = 0; i < rank; ++i)
+      if (std::find(x.begin(), x.end(), i) == x.end() && std::find(y.begin(), y.end(), i) == y.end()) f.push_back(i);
+    return f;
+  };
+  std::vector<int64_t> lf = free_axes(static_cast<int>(a_shape.size()), lc, lb);
+  std::vector<int64_t> rf = free_axes(static_cast<int>(b_shape.size()), rc, rb);
+  int64_t B = 1, M = 1, N = 1, K = 1;
+  for (int64_t i : lb) B *= a_shape[i];
+  for (int64_t i : lf) M *= a_shape[i];
+  for (int64_t i : rf) N *= b_shape[i];
+  for (int64_t i : lc) K *= a_shape[i];
+
+  std::vector<int64_t> aperm(lb.begin(), lb.end()), bperm(rb.begin(), rb.end());
+  aperm.insert(aperm.end(), lf.begin(), lf.end());
+  aperm.insert(aperm.end(), lc.begin(), lc.end());
+  bperm.insert(bperm.end(), rc.begin(), rc.end());
+  bperm.insert(bperm.end(), rf.begin(), rf.end());
+
+  std::vector<T> a_buf, b_buf;
+  const T* a = in_ptr<T>(call, 0);
+  const T* b = in_ptr<T>(call, 1);
+  std::vector<int64_t> identity_a(a_shape.size()), identity_b(b_shape.size());
+  std::iota(identity_a.begin(), identity_a.end(), 0);
+  std::iota(identity_b.begin(), identity_b.end(), 0);
+  if (aperm != identity_a) {
+    permute(a, a_shape, aperm, a_buf);
+    a = a_buf.data();
+  }
+  if (bperm != identity_b) {
+    permute(b, b_shape, bperm, b_buf);
+    b = b_buf.data();
+  }
+  T* y = out_ptr<T>(call, 0);
+  using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  for (int64_t i = 0; i < B; ++i) {
+    Eigen::Map<const Mat> A(a + i * M * K, M, K);
+    Eigen::Map<const Mat> Bm(b + i * K * N, K, N);
+    Eigen::Map<Mat> Y(y + i * M * N, M, N);
+    if (K == 0) Y.setZero();
+    else Y.noalias() = A * Bm;
+  }
+}
+
+void dot_general_kernel(const KernelCall& call) {
+  visit_dtype(call.inputs[0].type->dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, bool>) throw UnsupportedError("dot_general: bool operands");
+    else dot_typed<T>(call);
+  });
+}
+
+}  // namespace
+
+void register_linalg_kernels(KernelTable& t) { t[static_cast<size_t>(ir::Op::dot_general)] = dot_general_kernel; }
+
+}  // namespace graft::interpreter

@@ -1,0 +1,191 @@
+// CPU kernels of reductions, arg-reductions and cumulative scans. Each output
+// element reduces its own slice in a fixed order, so results do not depend on
+// the number of threads.
+#include <cmath>
+#include <limits>
+
+#include "interpreter/kernels/layout.h"
+#include "interpreter/kernels/loops.h"
+
+namespace graft::interpreter {
+namespace {
+
+using ir::Op;
+
+// Splits the input's axes into kept (output) and reduced ones, with their strides.
+struct ReductionPlan {
+  Shape kept_shape, reduced_shape;
+  std::vector<int64_t> kept_strides, reduced_strides;
+  int64_t reduced_size = 1;
+};
+
+ReductionPlan plan(const Shape& in, const std::vector<bool>& reduced) {
+  ReductionPlan p;
+  std::vector<int64_t> strides = row_major_strides(in);
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (reduced[i]) {
+      p.reduced_shape.push_back(in[i]);
+      p.reduced_strides.push_back(strides[i]);
+      p.reduced_size *= in[i];
+    } else {
+      p.kept_shape.push_back(in[i]);
+      p.kept_strides.push_back(strides[i]);
+    }
+  }
+  return p;
+}
+
+std::vector<bool> reduced_axes(const KernelCall& call, const ir::Ints& axes) {
+  std::vector<bool> r(call.inputs[0].type->rank(), false);
+  for (int64_t a : axes) r[a] = true;
+  return r;
+}
+
+// Calls f(base_offset, walk_over_reduced, out_index) for each output element.
+template <class F>
+void for_each_output(const ReductionPlan& p, int64_t n_out, F&& f) {
+  parallel_ranges(n_out, [&](int64_t b, int64_t e) {
+    StridedWalk kept(p.kept_shape, p.kept_strides);
+    kept.seek(b);
+    for (int64_t o = b; o < e; ++o, kept.next()) {
+      StridedWalk red(p.reduced_shape, p.reduced_strides, kept.offset());
+      f(red, o);
+    }
+  });
+}
+
+// The value a reduction starts from (its result over an empty set).
+template <class T>
+T identity(Op op) {
+  using L = std::numeric_limits<T>;
+  switch (op) {
+    case Op::reduce_sum: case Op::reduce_or: return T(0);
+    case Op::reduce_prod: return T(1);
+    case Op::reduce_and:
+      if constexpr (std::is_same_v<T, bool>) return true;
+      else if constexpr (std::is_integral_v<T>) return static_cast<T>(~T(0));
+      else return T(0);
+    case Op::reduce_max: return L::has_infinity ? -L::infinity() : L::lowest();
+    default: return L::has_infinity ? L::infinity() : L::max();
+  }
+}
+
+template <class T>
+void reduce_typed(const KernelCall& call) {
+  ReductionPlan p = plan(call.inputs[0].type->shape, reduced_axes(call, std::get<ir::Ints>(*call.attrs.find("axes"))));
+  const T* x = in_ptr<T>(call, 0);
+  T* y = out_ptr<T>(call, 0);
+  Op op = call.op;
+  for_each_output(p, out_elements(call), [&](StridedWalk& red, int64_t o) {
+    T acc = identity<T>(op);
+    for (int64_t r = 0; r < p.reduced_size; ++r, red.next()) {
+      T v = x[red.offset()];
+      switch (op) {
+        case Op::reduce_sum: acc = static_cast<T>(acc + v); break;
+        case Op::reduce_prod: acc = static_cast<T>(acc * v); break;
+        case Op::reduce_max:
+          if constexpr (std::is_floating_point_v<T>) { if (std::isnan(v) || v > acc) acc = std::isnan(acc) ? acc : v; }
+          else if (v > acc) acc = v;
+          break;
+        case Op::reduce_min:
+          if constexpr (std::is_floating_point_v<T>) { if (std::isnan(v) || v < acc) acc = std::isnan(acc) ? acc : v; }
+          else if (v < acc) acc = v;
+          break;
+        case Op::reduce_and:
+          if constexpr (!std::is_floating_point_v<T>) acc = static_cast<T>(acc & v);
+          break;
+        case Op::reduce_or:
+          if constexpr (!std::is_floating_point_v<T>) acc = static_cast<T>(acc | v);
+          break;
+        default: break;
+      }
+    }
+    y[o] = acc;
+  });
+}
+
+void reduce_kernel(const KernelCall& call) {
+  visit_dtype(call.inputs[0].type->dtype, [&](auto tag) { reduce_typed<typename decltype(tag)::type>(call); });
+}
+
+// argmax / argmin: the first index of the extreme value; a NaN counts as the extreme.
+template <class T, class I>
+void arg_typed(const KernelCall& call) {
+  int64_t axis = std::get<int64_t>(*call.attrs.find("axis"));
+  std::vector<bool> r(call.inputs[0].type->rank(), false);
+  r[axis] = true;
+  ReductionPlan p = plan(call.inputs[0].type->shape, r);
+  const T* x = in_ptr<T>(call, 0);
+  I* y = out_ptr<I>(call, 0);
+  bool is_max = call.op == Op::argmax;
+  for_each_output(p, out_elements(call), [&](StridedWalk& red, int64_t o) {
+    T best = x[red.offset()];
+    int64_t best_i = 0;
+    red.next();
+    for (int64_t i = 1; i < p.reduced_size; ++i, red.next()) {
+      T v = x[red.offset()];
+      bool better = is_max ? v > best : v < best;
+      if constexpr (std::is_floating_point_v<T>) {
+        if (std::isnan(best)) better = false;
+        else if (std::isnan(v)) better = true;
+      }
+      if (better) {
+        best = v;
+        best_i = i;
+      }
+    }
+    y[o] = static_cast<I>(best_i);
+  });
+}
+
+void arg_kernel(const KernelCall& call) {
+  visit_dtype(call.inputs[0].type->dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if (call.outputs[0].type->dtype == DType::i32) arg_typed<T, int32_t>(call);
+    else arg_typed<T, int64_t>(call);
+  });
+}
+
+template <class T>
+void cumulative_typed(const KernelCall& call) {
+  int64_t axis = std::get<int64_t>(*call.attrs.find("axis"));
+  bool reverse = std::get<int64_t>(*call.attrs.find("reverse")) != 0;
+  const Shape& shape = call.inputs[0].type->shape;
+  std::vector<bool> r(shape.size(), false);
+  r[axis] = true;
+  ReductionPlan p = plan(shape, r);
+  const T* x = in_ptr<T>(call, 0);
+  T* y = out_ptr<T>(call, 0);
+  int64_t n = shape[axis], stride = p.reduced_strides[0];
+  Op op = call.op;
+  int64_t lines = p.reduced_size ? out_elements(call) / p.reduced_size : 0;
+  for_each_output(p, lines, [&](StridedWalk& red, int64_t) {
+    int64_t base = red.offset();
+    T acc{};
+    for (int64_t k = 0; k < n; ++k) {
+      int64_t i = base + (reverse ? n - 1 - k : k) * stride;
+      T v = x[i];
+      if (k == 0) acc = v;
+      else if (op == Op::cumsum) acc = static_cast<T>(acc + v);
+      else if (op == Op::cumprod) acc = static_cast<T>(acc * v);
+      else if (op == Op::cummax) acc = (v > acc || v != v) ? v : acc;
+      else acc = (v < acc || v != v) ? v : acc;
+      y[i] = acc;
+    }
+  });
+}
+
+void cumulative_kernel(const KernelCall& call) {
+  visit_dtype(call.inputs[0].type->dtype, [&](auto tag) { cumulative_typed<typename decltype(tag)::type>(call); });
+}
+
+}  // namespace
+
+void register_reduce_kernels(KernelTable& t) {
+  for (Op op : {Op::reduce_sum, Op::reduce_max, Op::reduce_min, Op::reduce_prod, Op::reduce_and, Op::reduce_or})
+    t[static_cast<size_t>(op)] = reduce_kernel;
+  for (Op op : {Op::argmax, Op::argmin}) t[static_cast<size_t>(op)] = arg_kernel;
+  for (Op op : {Op::cumsum, Op::cumprod, Op::cummax, Op::cummin}) t[static_cast<size_t>(op)] = cumulative_kernel;
+}
+
+}  // namespace graft::interpreter

@@ -1,0 +1,156 @@
+// CPU kernels of layout ops. They move elements without looking at them, so
+// each is written once per element size (1, 4 or 8 bytes).
+#include <cstring>
+
+#include "interpreter/kernels/layout.h"
+#include "interpreter/kernels/loops.h"
+#include "ir/dtype.h"
+
+namespace graft::interpreter {
+namespace {
+
+using ir::Ints;
+using ir::Op;
+
+const Ints& ints(const KernelCall& call, const char* name) { return std::get<Ints>(*call.attrs.find(name)); }
+int64_t int_attr(const KernelCall& call, const char* name) { return std::get<int64_t>(*call.attrs.find(name)); }
+
+// Calls f(std::type_identity<U>{}) with U an unsigned type of the dtype's size.
+template <class F>
+void visit_size(DType d, F&& f) {
+  switch (ir::dtype_size(d)) {
+    case 1: return f(std::type_identity<uint8_t>{});
+    case 4: return f(std::type_identity<uint32_t>{});
+    default: return f(std::type_identity<uint64_t>{});
+  }
+}
+
+// out[j] = in[offset of j under (strides, base)] for every output element j.
+void gather_strided(const KernelCall& call, const std::vector<int64_t>& strides, int64_t base) {
+  const Shape& out_shape = call.outputs[0].type->shape;
+  visit_size(call.outputs[0].type->dtype, [&](auto tag) {
+    using U = typename decltype(tag)::type;
+    const U* x = in_ptr<U>(call, 0);
+    U* y = out_ptr<U>(call, 0);
+    parallel_ranges(out_elements(call), [&](int64_t b, int64_t e) {
+      StridedWalk walk(out_shape, strides);
+      walk.seek(b, base);
+      for (int64_t j = b; j < e; ++j, walk.next()) y[j] = x[walk.offset()];
+    });
+  });
+}
+
+void broadcast_in_dim_kernel(const KernelCall& call) {
+  const Shape& in = call.inputs[0].type->shape;
+  std::vector<int64_t> in_strides = row_major_strides(in);
+  std::vector<int64_t> strides(call.outputs[0].type->rank(), 0);
+  const Ints& dims = ints(call, "broadcast_dimensions");
+  for (size_t i = 0; i < dims.size(); ++i)
+    if (in[i] != 1) strides[dims[i]] = in_strides[i];
+  gather_strided(call, strides, 0);
+}
+
+void reshape_kernel(const KernelCall& call) {
+  size_t bytes = static_cast<size_t>(out_elements(call)) * ir::dtype_size(call.outputs[0].type->dtype);
+  if (bytes) std::memcpy(call.outputs[0].data, call.inputs[0].data, bytes);
+}
+
+void transpose_kernel(const KernelCall& call) {
+  std::vector<int64_t> in_strides = row_major_strides(call.inputs[0].type->shape);
+  const Ints& perm = ints(call, "permutation");
+  std::vector<int64_t> strides(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) strides[i] = in_strides[perm[i]];
+  gather_strided(call, strides, 0);
+}
+
+void rev_kernel(const KernelCall& call) {
+  const Shape& shape = call.inputs[0].type->shape;
+  std::vector<int64_t> strides = row_major_strides(shape);
+  int64_t base = 0;
+  for (int64_t d : ints(call, "dimensions")) {
+    if (shape[d] == 0) return;
+    base += (shape[d] - 1) * strides[d];
+    strides[d] = -strides[d];
+  }
+  gather_strided(call, strides, base);
+}
+
+void slice_kernel(const KernelCall& call) {
+  std::vector<int64_t> in_strides = row_major_strides(call.inputs[0].type->shape);
+  const Ints& start = ints(call, "start_indices");
+  const Ints& step = ints(call, "strides");
+  std::vector<int64_t> strides(in_strides.size());
+  int64_t base = 0;
+  for (size_t i = 0; i < strides.size(); ++i) {
+    strides[i] = in_strides[i] * step[i];
+    base += start[i] * in_strides[i];
+  }
+  gather_strided(call, strides, base);
+}
+
+void concatenate_kernel(const KernelCall& call) {
+  int64_t dim = int_attr(call, "dimension");
+  std::vector<int64_t> out_strides = row_major_strides(call.outputs[0].type->shape);
+  visit_size(call.outputs[0].type->dtype, [&](auto tag) {
+    using U = typename decltype(tag)::type;
+    U* y = out_ptr<U>(call, 0);
+    int64_t offset = 0;
+    for (size_t k = 0; k < call.inputs.size(); ++k) {
+      const Shape& s = call.inputs[k].type->shape;
+      const U* x = in_ptr<U>(call, k);
+      int64_t n = call.inputs[k].type->num_elements();
+      StridedWalk walk(s, out_strides, offset * out_strides[dim]);
+      for (int64_t i = 0; i < n; ++i, walk.next()) y[walk.offset()] = x[i];
+      offset += s[dim];
+    }
+  });
+}
+
+// Fills with the padding value, then places each input element at
+// low + i * (interior + 1) along every axis, skipping those cropped away by
+// negative padding.
+void pad_kernel(const KernelCall& call) {
+  const Shape& in = call.inputs[0].type->shape;
+  const Shape& out = call.outputs[0].type->shape;
+  const Ints& lo = ints(call, "padding_low");
+  const Ints& interior = ints(call, "padding_interior");
+  std::vector<int64_t> out_strides = row_major_strides(out);
+  visit_size(call.outputs[0].type->dtype, [&](auto tag) {
+    using U = typename decltype(tag)::type;
+    const U* x = in_ptr<U>(call, 0);
+    U value = *in_ptr<U>(call, 1);
+    U* y = out_ptr<U>(call, 0);
+    int64_t n_out = out_elements(call);
+    for (int64_t j = 0; j < n_out; ++j) y[j] = value;
+    int64_t n_in = call.inputs[0].type->num_elements();
+    std::vector<int64_t> index(in.size(), 0);
+    for (int64_t i = 0; i < n_in; ++i) {
+      int64_t offset = 0;
+      bool inside = true;
+      for (size_t d = 0; d < in.size() && inside; ++d) {
+        int64_t pos = lo[d] + index[d] * (interior[d] + 1);
+        inside = pos >= 0 && pos < out[d];
+        offset += pos * out_strides[d];
+      }
+      if (inside) y[offset] = x[i];
+      for (int d = static_cast<int>(in.size()) - 1; d >= 0; --d) {
+        if (++index[d] < in[d]) break;
+        index[d] = 0;
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void register_shape_kernels(KernelTable& t) {
+  t[static_cast<size_t>(Op::broadcast_in_dim)] = broadcast_in_dim_kernel;
+  t[static_cast<size_t>(Op::reshape)] = reshape_kernel;
+  t[static_cast<size_t>(Op::transpose)] = transpose_kernel;
+  t[static_cast<size_t>(Op::rev)] = rev_kernel;
+  t[static_cast<size_t>(Op::slice)] = slice_kernel;
+  t[static_cast<size_t>(Op::concatenate)] = concatenate_kernel;
+  t[static_cast<size_t>(Op::pad)] = pad_kernel;
+}
+
+}  // namespace graft::interpreter

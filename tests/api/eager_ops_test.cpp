@@ -1,0 +1,263 @@
+// Eager operations against values computed independently in the test.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "graft/graft.h"
+
+using namespace graft;
+using Catch::Matchers::Contains;
+
+namespace {
+
+template <class T>
+void check_close(const std::vector<T>& got, const std::vector<double>& want, double tol) {
+  REQUIRE(got.size() == want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    INFO("element " << i);
+    if (std::isnan(want[i])) CHECK(std::isnan(static_cast<double>(got[i])));
+    else CHECK(static_cast<double>(got[i]) == Approx(want[i]).epsilon(tol).margin(tol));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("eager: creation functions", "[api][creation]") {
+  Array a = array({1.5f, 2.0f, -3.0f});
+  CHECK(a.shape() == Shape{3});
+  CHECK(a.dtype() == f32);
+  CHECK(a.to_vector<float>() == std::vector<float>{1.5f, 2.0f, -3.0f});
+  Array b = array<int>({1, 2, 3, 4, 5, 6}, {2, 3});
+  CHECK(b.dtype() == i32);
+  CHECK(b.shape() == Shape{2, 3});
+  CHECK(zeros({2, 2}).to_vector<float>() == std::vector<float>(4, 0.0f));
+  CHECK(ones({3}, f64).to_vector<double>() == std::vector<double>(3, 1.0));
+  CHECK(full({2}, 7.5, f64).to_vector<double>() == std::vector<double>{7.5, 7.5});
+  CHECK(arange(5).to_vector<int32_t>() == std::vector<int32_t>{0, 1, 2, 3, 4});
+  CHECK(arange(3, i64).dtype() == i64);
+  check_close(linspace(0, 1, 5).to_vector<float>(), {0, 0.25, 0.5, 0.75, 1}, 1e-7);
+  CHECK(eye(3).to_vector<float>() == std::vector<float>{1, 0, 0, 0, 1, 0, 0, 0, 1});
+  CHECK(scalar(2.5, f64).item<double>() == 2.5);
+  CHECK(scalar(3).ndim() == 0);
+  CHECK_THROWS_AS(array<float>({1, 2, 3}, {2, 2}), ShapeError);
+}
+
+TEST_CASE("eager: unary math matches <cmath> in f32 and f64", "[api][elementwise]") {
+  std::vector<double> xs = {-2.5, -1.0, -0.5, 0.0, 0.25, 0.5, 1.5, 3.0};
+  struct Case {
+    Array (*fn)(const Array&, Loc);
+    double (*ref)(double);
+    bool positive_only, unit_only;
+  };
+  std::vector<Case> cases = {
+      {graft::exp, [](double x) { return std::exp(x); }, false, false},
+      {graft::log, [](double x) { return std::log(x); }, true, false},
+      {graft::log1p, [](double x) { return std::log1p(x); }, true, false},
+      {graft::expm1, [](double x) { return std::expm1(x); }, false, false},
+      {graft::sqrt, [](double x) { return std::sqrt(x); }, true, false},
+      {graft::rsqrt, [](double x) { return 1 / std::sqrt(x); }, true, false},
+      {graft::sin, [](double x) { return std::sin(x); }, false, false},
+      {graft::cos, [](double x) { return std::cos(x); }, false, false},
+      {graft::tan, [](double x) { return std::tan(x); }, false, false},
+      {graft::asin, [](double x) { return std::asin(x); }, false, true},
+      {graft::acos, [](double x) { return std::acos(x); }, false, true},
+      {graft::atan, [](double x) { return std::atan(x); }, false, false},
+      {graft::sinh, [](double x) { return std::sinh(x); }, false, false},
+      {graft::cosh, [](double x) { return std::cosh(x); }, false, false},
+      {graft::tanh, [](double x) { return std::tanh(x); }, false, false},
+      {graft::logistic, [](double x) { return 1 / (1 + std::exp(-x)); }, false, false},
+      {graft::erf, [](double x) { return std::erf(x); }, false, false},
+      {graft::abs, [](double x) { return std::fabs(x); }, false, false},
+      {graft::neg, [](double x) { return -x; }, false, false},
+      {graft::sign, [](double x) { return double((x > 0) - (x < 0)); }, false, false},
+      {graft::floor, [](double x) { return std::floor(x); }, false, false},
+      {graft::ceil, [](double x) { return std::ceil(x); }, false, false},
+      {graft::round, [](double x) { return std::nearbyint(x); }, false, false},
+      {graft::square, [](double x) { return x * x; }, false, false},
+      {graft::reciprocal, [](double x) { return 1 / x; }, true, false},
+  };
+  for (size_t k = 0; k < cases.size(); ++k) {
+    std::vector<double> in;
+    for (double x : xs)
+      if ((!cases[k].positive_only || x > 0) && (!cases[k].unit_only || std::fabs(x) <= 1)) in.push_back(x);
+    std::vector<double> want;
+    for (double x : in) want.push_back(cases[k].ref(x));
+    INFO("case " << k);
+    Shape shape{static_cast<int64_t>(in.size())};
+    check_close(cases[k].fn(array(in, shape), Loc::current()).to_vector<double>(), want, 1e-12);
+    std::vector<float> inf(in.begin(), in.end());
+    Array r32 = cases[k].fn(array(inf, shape), Loc::current());
+    CHECK(r32.dtype() == f32);
+    check_close(r32.to_vector<float>(), want, 2e-6);
+  }
+  // round is half-to-even, as NumPy's.
+  CHECK(graft::round(array({0.5, 1.5, 2.5, -0.5})).to_vector<double>() == std::vector<double>{0, 2, 2, -0.0});
+}
+
+TEST_CASE("eager: binary ops broadcast like NumPy", "[api][elementwise][broadcast]") {
+  Array a = array<float>({1, 2, 3}, {3, 1});
+  Array b = array<float>({10, 20, 30, 40}, {4});
+  Array c = a + b;
+  CHECK(c.shape() == Shape{3, 4});
+  std::vector<float> want;
+  for (float x : {1.f, 2.f, 3.f})
+    for (float y : {10.f, 20.f, 30.f, 40.f}) want.push_back(x + y);
+  CHECK(c.to_vector<float>() == want);
+  CHECK((b - a).to_vector<float>()[0] == 9.0f);
+  CHECK((a * b).shape() == Shape{3, 4});
+  check_close((b / a).to_vector<float>(), {10, 20, 30, 40, 5, 10, 15, 20, 10.0 / 3, 20.0 / 3, 10, 40.0 / 3}, 1e-6);
+  // size-1 and 0-d operands
+  CHECK((array({2.0f}) * scalar(3)).to_vector<float>() == std::vector<float>{6});
+  CHECK((scalar(2.0, f64) + scalar(1.0, f64)).shape() == Shape{});
+  CHECK(maximum(array({1.0f, 5.0f}), array({3.0f})).to_vector<float>() == std::vector<float>{3, 5});
+  CHECK(minimum(array({1.0f, 5.0f}), array({3.0f})).to_vector<float>() == std::vector<float>{1, 3});
+  check_close(graft::pow(array({2.0, 3.0}), array({3.0, 0.5})).to_vector<double>(), {8, std::sqrt(3.0)}, 1e-12);
+  check_close(graft::atan2(array({1.0, -1.0}), array({1.0, 1.0})).to_vector<double>(), {M_PI / 4, -M_PI / 4}, 1e-12);
+  CHECK((array({1, 2, 3}) < array({2, 2, 2})).to_vector<bool>() == std::vector<bool>{true, false, false});
+  CHECK((array({1, 2, 3}) == 2).to_vector<bool>() == std::vector<bool>{false, true, false});
+  CHECK(where(array({1, 0, 1}) > 0, array({1.0f, 2.0f, 3.0f}), scalar(-1)).to_vector<float>() ==
+        std::vector<float>{1, -1, 3});
+  CHECK(clip(array({-2.0f, 0.5f, 9.0f}), 0, 1).to_vector<float>() == std::vector<float>{0, 0.5f, 1});
+  CHECK(logical_and(array({1, 0, 1}), array({1, 1, 0})).to_vector<bool>() == std::vector<bool>{true, false, false});
+  CHECK(logical_or(array({1, 0, 0}), array({0, 0, 1})).to_vector<bool>() == std::vector<bool>{true, false, true});
+  CHECK(logical_not(array({1, 0})).to_vector<bool>() == std::vector<bool>{false, true});
+  CHECK(isfinite(array<double>({1.0, INFINITY, NAN})).to_vector<bool>() == std::vector<bool>{true, false, false});
+}
+
+TEST_CASE("eager: promotion and weak scalars", "[api][promotion]") {
+  Array xf = array({1.0f, 2.0f});
+  Array xi = array({1, 2});
+  Array xd = array({1.0, 2.0});
+  CHECK((xf * 2.0).dtype() == f32);  // a C++ double does not widen f32
+  CHECK((xf * 2).dtype() == f32);
+  CHECK((xi * 2).dtype() == i32);
+  CHECK((xi * 2.5).dtype() == f32);  // int array times a double: default float
+  CHECK((xi * 2.5).to_vector<float>() == std::vector<float>{2.5f, 5.0f});
+  CHECK((xi + xf).dtype() == f32);
+  CHECK((xf + xd).dtype() == f64);
+  CHECK((xi + array({1u, 2u})).dtype() == i64);
+  CHECK((xi / 2).dtype() == f32);  // true division
+  CHECK((xi / 2).to_vector<float>() == std::vector<float>{0.5f, 1.0f});
+  CHECK((2.0 - xf).to_vector<float>() == std::vector<float>{1.0f, 0.0f});
+  CHECK((1 / xd).to_vector<double>() == std::vector<double>{1.0, 0.5});
+  CHECK(astype(xf, i32).dtype() == i32);
+  CHECK(astype(array<float>({1.7f, -1.7f, NAN, 1e20f}), i32).to_vector<int32_t>() ==
+        std::vector<int32_t>{1, -1, 0, 2147483647});
+}
+
+TEST_CASE("eager: integer division never traps", "[api][elementwise]") {
+  Array a = array({7, -7, 5, -2147483647 - 1});
+  Array b = array({2, 2, 0, -1});
+  CHECK(astype(a, i32).dtype() == i32);
+  // Integer `/` is true division; the primitive's integer path is reached through floor division later.
+  check_close((a / b).to_vector<float>(), {3.5, -3.5, INFINITY, 2147483648.0}, 1e-6);
+}
+
+TEST_CASE("eager: reductions with axes, negative axes and keepdims", "[api][reduce]") {
+  std::vector<double> v(24);
+  for (int i = 0; i < 24; ++i) v[i] = (i * 7 % 11) - 5.0;
+  Array x = array(v, {2, 3, 4});
+  auto at = [&](int i, int j, int k) { return v[i * 12 + j * 4 + k]; };
+  // sum over axis 1 (and -2), by loops
+  std::vector<double> want;
+  for (int i = 0; i < 2; ++i)
+    for (int k = 0; k < 4; ++k) want.push_back(at(i, 0, k) + at(i, 1, k) + at(i, 2, k));
+  CHECK(sum(x, {1}).to_vector<double>() == want);
+  CHECK(sum(x, {-2}).to_vector<double>() == want);
+  CHECK(sum(x, {1}, true).shape() == Shape{2, 1, 4});
+  double total = 0, mx = -1e9, mn = 1e9;
+  for (double e : v) total += e, mx = std::max(mx, e), mn = std::min(mn, e);
+  CHECK(sum(x).item<double>() == total);
+  CHECK(sum(x).ndim() == 0);
+  CHECK(max(x).item<double>() == mx);
+  CHECK(min(x).item<double>() == mn);
+  CHECK(mean(x).item<double>() == Approx(total / 24));
+  std::vector<double> maxes;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j) maxes.push_back(std::max({at(i, j, 0), at(i, j, 1), at(i, j, 2), at(i, j, 3)}));
+  CHECK(max(x, {-1}).to_vector<double>() == maxes);
+  CHECK(prod(array({1.0f, 2.0f, 3.0f, 4.0f})).item<float>() == 24.0f);
+  CHECK(sum(array({1, 2, 3})).dtype() == i32);
+  CHECK(mean(array({1, 2})).item<float>() == 1.5f);
+  CHECK(sum(zeros({0, 3}), {0}).to_vector<float>() == std::vector<float>(3, 0.0f));
+  CHECK(max(array<double>({1.0, NAN, 3.0})).to_vector<double>()[0] != max(array<double>({1.0, NAN, 3.0})).to_vector<double>()[0]);
+  CHECK_THROWS_AS(sum(x, {3}), ShapeError);
+  CHECK_THROWS_AS(sum(x, {1, -2}), ShapeError);
+  CHECK_THROWS_AS(max(zeros({0})), ShapeError);
+}
+
+TEST_CASE("eager: shape ops", "[api][shape]") {
+  Array x = array<float>({0, 1, 2, 3, 4, 5}, {2, 3});
+  CHECK(reshape(x, {3, -1}).shape() == Shape{3, 2});
+  CHECK(reshape(x, {6}).to_vector<float>() == x.to_vector<float>());
+  CHECK(transpose(x).to_vector<float>() == std::vector<float>{0, 3, 1, 4, 2, 5});
+  CHECK(x.T().shape() == Shape{3, 2});
+  CHECK(transpose(reshape(arange(24), {2, 3, 4}), {1, -1, 0}).shape() == Shape{3, 4, 2});
+  CHECK(broadcast_to(array({1.0f, 2.0f}), {2, 2}).to_vector<float>() == std::vector<float>{1, 2, 1, 2});
+  CHECK(expand_dims(x, -1).shape() == Shape{2, 3, 1});
+  CHECK(x[1].to_vector<float>() == std::vector<float>{3, 4, 5});
+  CHECK(x[-2].to_vector<float>() == std::vector<float>{0, 1, 2});
+  CHECK(x[1][2].item<float>() == 5.0f);
+  CHECK_THROWS_AS(reshape(x, {4, -1}), ShapeError);
+  CHECK_THROWS_AS(reshape(x, {-1, -1}), ShapeError);
+  CHECK_THROWS_AS(x[2], ShapeError);
+  CHECK_THROWS_AS(broadcast_to(x, {3, 3}), ShapeError);
+  CHECK_THROWS_AS(transpose(x, {0, 0}), ShapeError);
+}
+
+TEST_CASE("eager: matmul against naive loops", "[api][linalg]") {
+  auto naive = [](const std::vector<double>& a, const std::vector<double>& b, int m, int k, int n) {
+    std::vector<double> c(m * n, 0.0);
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j)
+        for (int p = 0; p < k; ++p) c[i * n + j] += a[i * k + p] * b[p * n + j];
+    return c;
+  };
+  std::vector<double> a(12), b(20);
+  for (int i = 0; i < 12; ++i) a[i] = std::sin(i + 1.0);
+  for (int i = 0; i < 20; ++i) b[i] = std::cos(i * 0.5);
+  Array A = array(a, {3, 4}), B = array(b, {4, 5});
+  check_close(matmul(A, B).to_vector<double>(), naive(a, b, 3, 4, 5), 1e-12);
+  check_close(matmul(astype(A, f32), astype(B, f32)).to_vector<float>(), naive(a, b, 3, 4, 5), 1e-5);
+  // matrix @ vector, vector @ matrix
+  std::vector<double> v(b.begin(), b.begin() + 4);
+  CHECK(matmul(A, array(v, {4})).shape() == Shape{3});
+  check_close(matmul(A, array(v, {4})).to_vector<double>(), naive(a, v, 3, 4, 1), 1e-12);
+  CHECK(matmul(array(std::vector<double>(a.begin(), a.begin() + 3), {3}), A).shape() == Shape{4});
+  // batched, with batch broadcasting: [2,3,4] @ [4,5] -> [2,3,5]
+  std::vector<double> a2 = a;
+  for (double x : a) a2.push_back(2 * x);
+  Array C = matmul(array(a2, {2, 3, 4}), B);
+  CHECK(C.shape() == Shape{2, 3, 5});
+  std::vector<double> want = naive(a, b, 3, 4, 5);
+  for (double x : naive(a, b, 3, 4, 5)) want.push_back(2 * x);
+  check_close(C.to_vector<double>(), want, 1e-12);
+  // dot_general with an explicit batch dimension
+  Array D = dot_general(array(a2, {2, 3, 4}), array(a2, {2, 3, 4}), {{2}, {2}}, {{0}, {0}});
+  CHECK(D.shape() == Shape{2, 3, 3});
+  CHECK_THROWS_AS(matmul(A, A), ShapeError);
+}
+
+TEST_CASE("eager: errors name the op, the operands and the caller's line", "[api][errors]") {
+  Array a = zeros({3}), b = zeros({4});
+  int line = __LINE__ + 2;
+  try {
+    Array c = a + b;
+    FAIL("no error");
+  } catch (const ShapeError& e) {
+    std::string m = e.what();
+    CHECK_THAT(m, Contains("add"));
+    CHECK_THAT(m, Contains("f32[3]"));
+    CHECK_THAT(m, Contains("f32[4]"));
+    CHECK_THAT(m, Contains("eager_ops_test.cpp:" + std::to_string(line)));
+  }
+  line = __LINE__ + 2;
+  try {
+    Array d = graft::neg(array({1u, 2u}));
+    FAIL("no error");
+  } catch (const DTypeError& e) {
+    CHECK_THAT(e.what(), Contains("neg"));
+    CHECK_THAT(e.what(), Contains("u32[2]"));
+    CHECK_THAT(e.what(), Contains("eager_ops_test.cpp:" + std::to_string(line)));
+  }
+  CHECK_THROWS_AS(Array().shape(), Error);
+}
