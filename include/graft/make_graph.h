@@ -47,7 +47,8 @@ template <class F>
 auto make_graph(F f) {
   return [f](const auto&... args) -> Graph {
     detail::TraceSession session;
-    auto traced = std::make_tuple(detail::abstract_like(session, args)...);
+    // Braced initialisation runs left to right, so inputs are numbered in argument order.
+    std::tuple<std::decay_t<decltype(args)>...> traced{detail::abstract_like(session, args)...};
     auto out = std::apply(f, traced);
     return session.finish(tree::leaves(out));
   };
