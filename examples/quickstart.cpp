@@ -1,41 +1,52 @@
-// quickstart: load an exported graph (a small MLP's loss), verify it, print
-// its jaxpr-like text, and write its JSON and Graphviz views.
+// quickstart: arrays and NumPy-style operations run eagerly; make_graph
+// traces the same function into a graph, which prints as text, exports to
+// JSON and Graphviz, and runs again after a JSON round trip.
 //
-//   ./build/examples/quickstart [graph.json]
-//
-// Until the Array API lands, graphs enter graft through JSON; this is also
-// what a user inspecting an exported graph does.
+//   ./build/examples/quickstart        (writes quickstart.json, quickstart.dot)
 #include <fstream>
 #include <iostream>
-#include <sstream>
 
-#include "graft/errors.h"
-#include "graft/graph.h"
+#include "graft/graft.h"
 
-int main(int argc, char** argv) {
-  std::string path = argc > 1 ? argv[1] : GRAFT_EXAMPLES_DIR "/graphs/mlp.json";
-  std::ifstream in(path);
-  if (!in) {
-    std::cerr << "cannot read " << path << "\n";
-    return 1;
+using namespace graft;
+
+// A two-layer perceptron's squared-error loss.
+Array loss(const std::vector<Array>& params, const Array& x, const Array& y) {
+  Array h;
+  {
+    named_scope scope("layer1");
+    h = graft::tanh(matmul(x, params[0]) + params[1]);
   }
-  std::stringstream text;
-  text << in.rdbuf();
+  named_scope scope("layer2");
+  Array pred = matmul(h, params[2]);
+  return mean(square(pred - y));
+}
 
-  graft::Graph g = graft::Graph::from_json(text.str());
-  g.verify();
-  std::cout << "graph with " << g.num_nodes() << " nodes:\n" << g.to_text();
+int main() {
+  // Eager: every operation runs at once.
+  Array x = reshape(linspace(-1, 1, 8), {4, 2});
+  Array y = sum(x, {1}, true);
+  std::vector<Array> params = {full({2, 3}, 0.5), zeros({3}), full({3, 1}, 0.25)};
+  std::cout << "x = " << x.shape()[0] << "x" << x.shape()[1] << " f32, loss = " << loss(params, x, y).item<float>()
+            << "\n\n";
 
+  // Traced: the same function as a graph.
+  Graph g = make_graph(loss)(params, x, y);
+  std::cout << g.to_text() << "\n";
   std::ofstream("quickstart.json") << g.to_json() << "\n";
   std::ofstream("quickstart.dot") << g.to_dot();
   std::cout << "wrote quickstart.json and quickstart.dot (render: dot -Tsvg quickstart.dot > quickstart.svg)\n";
 
-  // A malformed document is an error that says what and where, never a crash.
+  // The exported graph runs again, with the same result.
+  Graph back = Graph::from_json(g.to_json());
+  std::vector<Array> out = evaluate(back, {params[0], params[1], params[2], x, y});
+  std::cout << "loss from the JSON graph = " << out[0].item<float>() << "\n";
+
+  // Mistakes are errors that say what and where, never crashes.
   try {
-    graft::Graph::from_json(R"({"format": "graft.graph", "version": 1, "graph": {"inputs": [],
-      "nodes": [{"id": 0, "op": "frobnicate", "inputs": [], "outputs": []}], "outputs": []}})");
-  } catch (const graft::GraphFormatError& e) {
-    std::cout << "rejected as expected: " << e.what() << "\n";
+    Array bad = x + ones({3});
+  } catch (const ShapeError& e) {
+    std::cout << "error, as expected: " << e.what() << "\n";
   }
   return 0;
 }
