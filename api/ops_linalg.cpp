@@ -1,4 +1,8 @@
 // matmul and dot_general, lowered to the dot_general primitive.
+#include <algorithm>
+#include <cctype>
+#include <map>
+
 #include "api/array_impl.h"
 #include "api/dispatch.h"
 #include "api/lowering.h"
@@ -58,6 +62,129 @@ Array matmul(const Array& a, const Array& b, Loc loc) {
   if (!a_vec) out.push_back(x.shape()[nb]);
   if (!b_vec) out.push_back(y.shape()[nb + 1]);
   return reshape(r, out, loc);
+}
+
+}  // namespace graft
+
+namespace graft {
+
+// NumPy's dot: sum over the last axis of a and the second-to-last of b (the only axis of a 1-d b).
+Array dot(const Array& a, const Array& b, Loc loc) {
+  if (a.ndim() == 0 || b.ndim() == 0) return a * b;
+  if (a.ndim() <= 2 && b.ndim() <= 2) return matmul(a, b, loc);
+  int bk = b.ndim() == 1 ? 0 : b.ndim() - 2;
+  return dot_general(a, b, {{a.ndim() - 1}, {bk}}, {}, loc);
+}
+
+namespace {
+
+struct EinsumTerm {
+  std::string letters;
+  Array value;
+};
+
+// Sums out letters of `t` that appear in no other operand and not in the output.
+EinsumTerm reduce_private(EinsumTerm t, const std::string& keep, const Loc& loc) {
+  std::vector<int> axes;
+  std::string rest;
+  for (size_t i = 0; i < t.letters.size(); ++i) {
+    if (keep.find(t.letters[i]) == std::string::npos) axes.push_back(static_cast<int>(i));
+    else rest += t.letters[i];
+  }
+  if (!axes.empty()) t.value = sum(t.value, axes, false, loc);
+  t.letters = rest;
+  return t;
+}
+
+// Contracts two terms: shared letters kept later become batch dims, others are contracted.
+EinsumTerm contract(const EinsumTerm& a, const EinsumTerm& b, const std::string& keep, const Loc& loc) {
+  std::vector<int> ab, bb, ac, bc;
+  std::string batch, afree, bfree;
+  for (size_t i = 0; i < a.letters.size(); ++i) {
+    char c = a.letters[i];
+    size_t j = b.letters.find(c);
+    if (j == std::string::npos) {
+      afree += c;
+    } else if (keep.find(c) != std::string::npos) {
+      ab.push_back(static_cast<int>(i));
+      bb.push_back(static_cast<int>(j));
+      batch += c;
+    } else {
+      ac.push_back(static_cast<int>(i));
+      bc.push_back(static_cast<int>(j));
+    }
+  }
+  for (char c : b.letters)
+    if (a.letters.find(c) == std::string::npos) bfree += c;
+  return {batch + afree + bfree, dot_general(a.value, b.value, {ac, bc}, {ab, bb}, loc)};
+}
+
+}  // namespace
+
+Array einsum(const std::string& spec, const std::vector<Array>& operands, Loc loc) {
+  auto bad = [&](const std::string& what) -> ShapeError {
+    return ShapeError("einsum: " + what + " in \"" + spec + "\"" + detail::where(loc));
+  };
+  std::string s;
+  for (char c : spec)
+    if (c != ' ') s += c;
+  size_t arrow = s.find("->");
+  std::string lhs = s.substr(0, arrow);
+  std::vector<std::string> inputs(1);
+  for (char c : lhs) {
+    if (c == ',') inputs.emplace_back();
+    else if (std::isalpha(static_cast<unsigned char>(c))) inputs.back() += c;
+    else throw bad(std::string("unexpected character '") + c + "'");
+  }
+  if (inputs.size() != operands.size())
+    throw bad(std::to_string(inputs.size()) + " operand terms for " + std::to_string(operands.size()) + " arrays");
+  std::string out;
+  if (arrow == std::string::npos) {
+    for (char c = 'A'; c <= 'z'; ++c) {
+      int count = 0;
+      for (const std::string& t : inputs) count += static_cast<int>(std::count(t.begin(), t.end(), c));
+      if (count == 1) out += c;
+    }
+  } else {
+    out = s.substr(arrow + 2);
+    for (char c : out) {
+      if (!std::isalpha(static_cast<unsigned char>(c))) throw bad(std::string("unexpected character '") + c + "'");
+      if (std::count(out.begin(), out.end(), c) > 1) throw bad(std::string("output letter '") + c + "' repeated");
+      if (lhs.find(c) == std::string::npos) throw bad(std::string("output letter '") + c + "' is in no operand");
+    }
+  }
+  // Sizes must agree per letter; a letter repeated inside one operand (a diagonal) is not supported.
+  std::map<char, int64_t> sizes;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const std::string& t = inputs[k];
+    if (static_cast<int>(t.size()) != operands[k].ndim())
+      throw bad("term '" + t + "' has " + std::to_string(t.size()) + " letters for " + detail::describe(operands[k]));
+    for (size_t i = 0; i < t.size(); ++i) {
+      if (std::count(t.begin(), t.end(), t[i]) > 1)
+        throw UnsupportedError("einsum: repeated letter '" + std::string(1, t[i]) + "' within one operand (a diagonal) in \"" +
+                               spec + "\"" + detail::where(loc));
+      auto [it, fresh] = sizes.emplace(t[i], operands[k].shape()[i]);
+      if (!fresh && it->second != operands[k].shape()[i])
+        throw bad(std::string("letter '") + t[i] + "' has sizes " + std::to_string(it->second) + " and " +
+                  std::to_string(operands[k].shape()[i]));
+    }
+  }
+  // Contract left to right; a letter stays while a later operand or the output needs it.
+  auto needed_after = [&](size_t k) {
+    std::string keep = out;
+    for (size_t j = k; j < inputs.size(); ++j) keep += inputs[j];
+    return keep;
+  };
+  EinsumTerm acc = reduce_private({inputs[0], operands[0]}, needed_after(1), loc);
+  for (size_t k = 1; k < operands.size(); ++k) {
+    std::string keep = needed_after(k + 1);
+    EinsumTerm next = reduce_private({inputs[k], operands[k]}, keep + acc.letters, loc);
+    acc = contract(acc, next, keep, loc);
+  }
+  acc = reduce_private(acc, out, loc);
+  std::vector<int> perm;
+  for (char c : out) perm.push_back(static_cast<int>(acc.letters.find(c)));
+  return transpose(acc.value, perm, loc);
 }
 
 }  // namespace graft

@@ -73,3 +73,49 @@ Array mean(const Array& x, std::vector<int> axes, bool keepdims, Loc loc) {
 }
 
 }  // namespace graft
+
+namespace graft {
+
+namespace {
+
+Array arg_reduce(Op op, const char* name, const Array& x, int axis, const Loc& loc) {
+  int a = detail::normalize_axis(name, axis, x.ndim(), loc);
+  if (x.shape()[a] == 0)
+    throw ShapeError(std::string(name) + ": empty axis " + std::to_string(a) + " of " + detail::describe(x) + detail::where(loc));
+  return detail::bind1(op, {x}, {{"axis", int64_t{a}}, {"index_dtype", DType::i32}}, loc);
+}
+
+}  // namespace
+
+Array argmax(const Array& x, int axis, Loc loc) { return arg_reduce(Op::argmax, "argmax", x, axis, loc); }
+Array argmin(const Array& x, int axis, Loc loc) { return arg_reduce(Op::argmin, "argmin", x, axis, loc); }
+
+// Shifted by the (gradient-stopped) maximum so large inputs do not overflow.
+Array logsumexp(const Array& x, std::vector<int> axes, bool keepdims, Loc loc) {
+  Array xf = ir::is_floating(x.dtype()) ? x : detail::convert(x, DType::f32, loc);
+  Array m = stop_gradient(max(xf, axes, true, loc), loc);
+  Array finite_m = where(isfinite(m, loc), m, zeros({}, m.dtype(), loc), loc);
+  Array s = sum(exp(xf - finite_m, loc), axes, true, loc);
+  Array r = log(s, loc) + finite_m;
+  if (keepdims) return r;
+  return squeeze(r, axes.empty() ? std::vector<int>{} : axes, loc);
+}
+
+Array log_softmax(const Array& x, std::vector<int> axes, Loc loc) {
+  Array xf = ir::is_floating(x.dtype()) ? x : detail::convert(x, DType::f32, loc);
+  return xf - logsumexp(xf, axes, true, loc);
+}
+
+Array softmax(const Array& x, std::vector<int> axes, Loc loc) {
+  Array xf = ir::is_floating(x.dtype()) ? x : detail::convert(x, DType::f32, loc);
+  Array e = exp(xf - stop_gradient(max(xf, axes, true, loc), loc), loc);
+  return e / sum(e, axes, true, loc);
+}
+
+Array cumsum(const Array& x, int axis, Loc loc) {
+  int a = detail::normalize_axis("cumsum", axis, x.ndim(), loc);
+  Array in = x.dtype() == DType::bool_ ? detail::convert(x, DType::i32, loc) : x;
+  return detail::bind1(Op::cumsum, {in}, {{"axis", int64_t{a}}, {"reverse", int64_t{0}}}, loc);
+}
+
+}  // namespace graft

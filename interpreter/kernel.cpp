@@ -12,6 +12,9 @@ KernelTable build_table() {
   register_shape_kernels(t);
   register_creation_kernels(t);
   register_linalg_kernels(t);
+  register_indexing_kernels(t);
+  register_sort_kernels(t);
+  register_random_kernels(t);
   return t;
 }
 

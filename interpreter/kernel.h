@@ -35,6 +35,9 @@ void register_reduce_kernels(KernelTable& table);
 void register_shape_kernels(KernelTable& table);
 void register_creation_kernels(KernelTable& table);
 void register_linalg_kernels(KernelTable& table);
+void register_indexing_kernels(KernelTable& table);
+void register_sort_kernels(KernelTable& table);
+void register_random_kernels(KernelTable& table);
 
 Kernel kernel_for(ir::Op op);  // nullptr when the op has none
 void run_kernel(const KernelCall& call);  // throws UnsupportedError when the op has none

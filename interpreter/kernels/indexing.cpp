@@ -1,0 +1,135 @@
+// CPU kernels of indexing with run-time indices. Start indices are clamped
+// so a slice stays inside the operand (as XLA does); gather clamps indices,
+// scatter_add drops out-of-range ones. No index can read or write out of bounds.
+#include <algorithm>
+#include <cstring>
+
+#include "interpreter/kernels/layout.h"
+#include "interpreter/kernels/loops.h"
+
+namespace graft::interpreter {
+namespace {
+
+using ir::Ints;
+using ir::Op;
+
+int64_t read_index(const KernelIn& in, int64_t i) {
+  switch (in.type->dtype) {
+    case DType::i32: return static_cast<const int32_t*>(in.data)[i];
+    case DType::i64: return static_cast<const int64_t*>(in.data)[i];
+    case DType::u32: return static_cast<const uint32_t*>(in.data)[i];
+    default: throw Error("index operand must be an integer array");
+  }
+}
+
+// Clamped start offsets of a window of `sizes` in `shape`, from scalar operands first..first+rank.
+std::vector<int64_t> clamped_starts(const KernelCall& call, size_t first, const Shape& shape, const Shape& sizes) {
+  std::vector<int64_t> starts(shape.size());
+  for (size_t d = 0; d < shape.size(); ++d)
+    starts[d] = std::clamp<int64_t>(read_index(call.inputs[first + d], 0), 0, shape[d] - sizes[d]);
+  return starts;
+}
+
+void dynamic_slice_kernel(const KernelCall& call) {
+  const Shape& shape = call.inputs[0].type->shape;
+  const Shape& sizes = call.outputs[0].type->shape;
+  std::vector<int64_t> starts = clamped_starts(call, 1, shape, sizes);
+  std::vector<int64_t> strides = row_major_strides(shape);
+  int64_t base = 0;
+  for (size_t d = 0; d < shape.size(); ++d) base += starts[d] * strides[d];
+  size_t elem = ir::dtype_size(call.outputs[0].type->dtype);
+  const auto* x = static_cast<const uint8_t*>(call.inputs[0].data);
+  auto* y = static_cast<uint8_t*>(call.outputs[0].data);
+  StridedWalk walk(sizes, strides, base);
+  int64_t n = out_elements(call);
+  for (int64_t j = 0; j < n; ++j, walk.next()) std::memcpy(y + j * elem, x + walk.offset() * elem, elem);
+}
+
+void dynamic_update_slice_kernel(const KernelCall& call) {
+  const Shape& shape = call.inputs[0].type->shape;
+  const Shape& sizes = call.inputs[1].type->shape;
+  size_t elem = ir::dtype_size(call.outputs[0].type->dtype);
+  int64_t total = out_elements(call);
+  if (total) std::memcpy(call.outputs[0].data, call.inputs[0].data, static_cast<size_t>(total) * elem);
+  std::vector<int64_t> starts = clamped_starts(call, 2, shape, sizes);
+  std::vector<int64_t> strides = row_major_strides(shape);
+  int64_t base = 0;
+  for (size_t d = 0; d < shape.size(); ++d) base += starts[d] * strides[d];
+  const auto* u = static_cast<const uint8_t*>(call.inputs[1].data);
+  auto* y = static_cast<uint8_t*>(call.outputs[0].data);
+  StridedWalk walk(sizes, strides, base);
+  int64_t n = call.inputs[1].type->num_elements();
+  for (int64_t j = 0; j < n; ++j, walk.next()) std::memcpy(y + walk.offset() * elem, u + j * elem, elem);
+}
+
+// The gather/scatter_add index space: output = [outer, middle, inner] where
+// outer runs over x[:axis], middle over indices[batch_dims:], inner over x[axis+1:].
+struct TakeGeometry {
+  int64_t outer = 1, middle = 1, inner = 1, axis_size = 0, per_batch = 1;
+};
+
+TakeGeometry geometry(const KernelCall& call) {
+  const Shape& x = call.inputs[0].type->shape;
+  const Shape& idx = call.inputs[1].type->shape;
+  int64_t axis = std::get<int64_t>(*call.attrs.find("axis"));
+  int64_t b = std::get<int64_t>(*call.attrs.find("batch_dims"));
+  TakeGeometry g;
+  for (int64_t d = 0; d < axis; ++d) g.outer *= x[d];
+  for (int64_t d = b; d < axis; ++d) g.per_batch *= x[d];  // outer positions sharing one batch of indices
+  for (size_t d = b; d < idx.size(); ++d) g.middle *= idx[d];
+  for (size_t d = axis + 1; d < x.size(); ++d) g.inner *= x[d];
+  g.axis_size = x[axis];
+  return g;
+}
+
+void gather_kernel(const KernelCall& call) {
+  TakeGeometry g = geometry(call);
+  size_t row = static_cast<size_t>(g.inner) * ir::dtype_size(call.outputs[0].type->dtype);
+  const auto* x = static_cast<const uint8_t*>(call.inputs[0].data);
+  auto* y = static_cast<uint8_t*>(call.outputs[0].data);
+  parallel_ranges(g.outer * g.middle, [&](int64_t b, int64_t e) {
+    for (int64_t om = b; om < e; ++om) {
+      int64_t o = om / g.middle, m = om % g.middle;
+      int64_t v = std::clamp<int64_t>(read_index(call.inputs[1], (o / g.per_batch) * g.middle + m), 0, g.axis_size - 1);
+      if (row) std::memcpy(y + om * row, x + (o * g.axis_size + v) * row, row);
+    }
+  });
+}
+
+template <class T>
+void scatter_add_typed(const KernelCall& call) {
+  TakeGeometry g = geometry(call);
+  const T* x = in_ptr<T>(call, 0);
+  const T* u = in_ptr<T>(call, 2);
+  T* y = out_ptr<T>(call, 0);
+  int64_t total = out_elements(call);
+  if (total) std::memcpy(y, x, static_cast<size_t>(total) * sizeof(T));
+  // Sequential: several updates may hit one element, and the order of adds must not depend on threads.
+  for (int64_t o = 0; o < g.outer; ++o)
+    for (int64_t m = 0; m < g.middle; ++m) {
+      int64_t v = read_index(call.inputs[1], (o / g.per_batch) * g.middle + m);
+      if (v < 0 || v >= g.axis_size) continue;
+      T* dst = y + (o * g.axis_size + v) * g.inner;
+      const T* src = u + (o * g.middle + m) * g.inner;
+      for (int64_t i = 0; i < g.inner; ++i) dst[i] = static_cast<T>(dst[i] + src[i]);
+    }
+}
+
+void scatter_add_kernel(const KernelCall& call) {
+  visit_dtype(call.inputs[0].type->dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, bool>) throw UnsupportedError("scatter_add: bool operand");
+    else scatter_add_typed<T>(call);
+  });
+}
+
+}  // namespace
+
+void register_indexing_kernels(KernelTable& t) {
+  t[static_cast<size_t>(Op::dynamic_slice)] = dynamic_slice_kernel;
+  t[static_cast<size_t>(Op::dynamic_update_slice)] = dynamic_update_slice_kernel;
+  t[static_cast<size_t>(Op::gather)] = gather_kernel;
+  t[static_cast<size_t>(Op::scatter_add)] = scatter_add_kernel;
+}
+
+}  // namespace graft::interpreter
