@@ -7,5 +7,6 @@
 #include "graft/make_graph.h"
 #include "graft/named_scope.h"
 #include "graft/ops.h"
+#include "graft/random.h"
 #include "graft/tree.h"
 #include "graft/types.h"
