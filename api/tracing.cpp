@@ -68,3 +68,14 @@ named_scope::named_scope(const std::string& name) { ir::push_scope(name); }
 named_scope::~named_scope() { ir::pop_scope(); }
 
 }  // namespace graft
+
+namespace graft::tree::detail {
+
+std::string describe_leaf(const Array& a) {
+  if (!a.valid()) return "empty";
+  std::string s = a.is_traced() ? "traced " : "";
+  s += ir::type_str(a.impl()->type);
+  return s;
+}
+
+}  // namespace graft::tree::detail

@@ -6,6 +6,7 @@
 #include "graft/graph.h"
 #include "graft/make_graph.h"
 #include "graft/named_scope.h"
+#include "graft/npy.h"
 #include "graft/ops.h"
 #include "graft/random.h"
 #include "graft/tree.h"

@@ -1,11 +1,12 @@
 // Pytrees: nested containers whose leaves are Arrays. Containers are
-// std::vector, std::array, std::tuple, std::pair and std::map<std::string, T>;
-// other values (numbers, strings, enums) are static leaves: they belong to
-// the structure, never to the traced data.
+// std::vector, std::array, std::tuple, std::pair, std::map<std::string, T>
+// and structs registered with GRAFT_PYTREE; other values (numbers, strings,
+// enums) are static leaves: part of the structure, never traced.
 #pragma once
 
 #include <array>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -16,45 +17,65 @@
 
 namespace graft::tree {
 
-// Node<T> says how to take T apart and put it back together; specialise it
-// (or use GRAFT_PYTREE, coming with the pytree issue) for your own types.
+// Node<T> says how to take T apart, put it back together and describe it.
+// The primary template is a static leaf.
 template <class T, class Enable = void>
 struct Node {
-  // Static leaf: contributes no Arrays.
   static void flatten(const T&, std::vector<Array>&) {}
   static T unflatten(const T& like, const Array*&) { return like; }
+  static void describe(const T& t, std::string& out) {
+    // Appends piecewise: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string.
+    if constexpr (std::is_arithmetic_v<T>) {
+      out += std::to_string(t);
+    } else if constexpr (std::is_enum_v<T>) {
+      out += "enum ";
+      out += std::to_string(static_cast<long long>(t));
+    } else if constexpr (std::is_convertible_v<T, std::string>) {
+      out += '\'';
+      out += std::string(t);
+      out += '\'';
+    } else {
+      out += "static";
+    }
+  }
 };
+
+namespace detail {
+std::string describe_leaf(const Array& a);  // "f32[3,4]", or "traced f32[3,4]"
+}
 
 template <>
 struct Node<Array> {
   static void flatten(const Array& a, std::vector<Array>& out) { out.push_back(a); }
   static Array unflatten(const Array&, const Array*& it) { return *it++; }
+  static void describe(const Array& a, std::string& out) { out += detail::describe_leaf(a); }
 };
 
+// Sequences: std::vector and std::array.
+template <class Seq, class T>
+struct SequenceNode {
+  static void flatten(const Seq& v, std::vector<Array>& out) {
+    for (const T& x : v) Node<T>::flatten(x, out);
+  }
+  static Seq unflatten(const Seq& like, const Array*& it) {
+    Seq v = like;
+    auto dst = v.begin();
+    for (const T& x : like) *dst++ = Node<T>::unflatten(x, it);
+    return v;
+  }
+  static void describe(const Seq& v, std::string& out) {
+    out += '[';
+    for (const T& x : v) {
+      Node<T>::describe(x, out);
+      out += ',';
+    }
+    out += ']';
+  }
+};
 template <class T>
-struct Node<std::vector<T>> {
-  static void flatten(const std::vector<T>& v, std::vector<Array>& out) {
-    for (const T& x : v) Node<T>::flatten(x, out);
-  }
-  static std::vector<T> unflatten(const std::vector<T>& like, const Array*& it) {
-    std::vector<T> v;
-    v.reserve(like.size());
-    for (const T& x : like) v.push_back(Node<T>::unflatten(x, it));
-    return v;
-  }
-};
-
+struct Node<std::vector<T>> : SequenceNode<std::vector<T>, T> {};
 template <class T, size_t N>
-struct Node<std::array<T, N>> {
-  static void flatten(const std::array<T, N>& v, std::vector<Array>& out) {
-    for (const T& x : v) Node<T>::flatten(x, out);
-  }
-  static std::array<T, N> unflatten(const std::array<T, N>& like, const Array*& it) {
-    std::array<T, N> v = like;
-    for (size_t i = 0; i < N; ++i) v[i] = Node<T>::unflatten(like[i], it);
-    return v;
-  }
-};
+struct Node<std::array<T, N>> : SequenceNode<std::array<T, N>, T> {};
 
 template <class... Ts>
 struct Node<std::tuple<Ts...>> {
@@ -65,6 +86,11 @@ struct Node<std::tuple<Ts...>> {
     // Braced initialisation evaluates left to right, matching flatten's order.
     return std::apply([&](const auto&... x) { return std::tuple<Ts...>{Node<std::decay_t<decltype(x)>>::unflatten(x, it)...}; },
                       like);
+  }
+  static void describe(const std::tuple<Ts...>& t, std::string& out) {
+    out += '(';
+    std::apply([&](const auto&... x) { ((Node<std::decay_t<decltype(x)>>::describe(x, out), out += ','), ...); }, t);
+    out += ')';
   }
 };
 
@@ -79,6 +105,13 @@ struct Node<std::pair<A, B>> {
     B b = Node<B>::unflatten(like.second, it);
     return {std::move(a), std::move(b)};
   }
+  static void describe(const std::pair<A, B>& p, std::string& out) {
+    out += '(';
+    Node<A>::describe(p.first, out);
+    out += ',';
+    Node<B>::describe(p.second, out);
+    out += ')';
+  }
 };
 
 template <class T>
@@ -90,6 +123,16 @@ struct Node<std::map<std::string, T>> {
     std::map<std::string, T> m;
     for (const auto& [k, v] : like) m.emplace(k, Node<T>::unflatten(v, it));
     return m;
+  }
+  static void describe(const std::map<std::string, T>& m, std::string& out) {
+    out += '{';
+    for (const auto& [k, v] : m) {
+      out += k;
+      out += ':';
+      Node<T>::describe(v, out);
+      out += ',';
+    }
+    out += '}';
   }
 };
 
@@ -104,8 +147,92 @@ std::vector<Array> leaves(const T& t) {
 // A tree shaped like `like` whose Array leaves are `values`, in order.
 template <class T>
 T unflatten(const T& like, const std::vector<Array>& values) {
+  if (values.size() != leaves(like).size())
+    throw std::invalid_argument("tree::unflatten: " + std::to_string(values.size()) + " values for a tree of " +
+                                std::to_string(leaves(like).size()) + " leaves");
   const Array* it = values.data();
   return Node<T>::unflatten(like, it);
 }
 
+// A readable description of t's structure: containers, static leaves by
+// value, Arrays by dtype and shape. Trees with equal structure trace alike.
+template <class T>
+std::string structure(const T& t) {
+  std::string out;
+  Node<T>::describe(t, out);
+  return out;
+}
+
+namespace detail {
+template <class F, size_t N, size_t... I>
+Array apply_at(F& f, const Array& x, const std::array<std::vector<Array>, N>& others, [[maybe_unused]] size_t i,
+               std::index_sequence<I...>) {
+  return f(x, others[I][i]...);
+}
+}  // namespace detail
+
+// f applied to every Array leaf of t, together with the matching leaves of
+// ts (trees with t's structure); the result has t's structure.
+template <class F, class T, class... Ts>
+T map(F f, const T& t, const Ts&... ts) {
+  std::vector<Array> a = leaves(t);
+  std::array<std::vector<Array>, sizeof...(Ts)> others{leaves(ts)...};
+  for (const auto& o : others)
+    if (o.size() != a.size()) throw std::invalid_argument("tree::map: the trees have different numbers of leaves");
+  for (size_t i = 0; i < a.size(); ++i)
+    a[i] = detail::apply_at(f, a[i], others, i, std::index_sequence_for<Ts...>{});
+  return unflatten(t, a);
+}
+
 }  // namespace graft::tree
+
+// ---- GRAFT_PYTREE(Type, field1, field2, ...): registers a struct (up to 16
+// fields) as a pytree node. Use at namespace scope; a trailing ; is allowed.
+#define GRAFT_PT_EXPAND(x) x
+#define GRAFT_PT_FE_1(m, x) m(x)
+#define GRAFT_PT_FE_2(m, x, ...) m(x) GRAFT_PT_EXPAND(GRAFT_PT_FE_1(m, __VA_ARGS__))
+#define GRAFT_PT_FE_3(m, x, ...) m(x) GRAFT_PT_EXPAND(GRAFT_PT_FE_2(m, __VA_ARGS__))
+#define GRAFT_PT_FE_4(m, x, ...) m(x) GRAFT_PT_EXPAND(GRAFT_PT_FE_3(m, __VA_ARGS__))
+#define GRAFT_PT_FE_5(m, x, ...) m(x) GRAFT_PT_EXPAND(GRAFT_PT_FE_4(m, __VA_ARGS__))
+#define GRAFT_PT_FE_6(m, x, ...) m(x) GRAFT_PT_EXPAND(GRAFT_PT_FE_5(m, __VA_ARGS__))
+#define GRAFT_PT_FE_7(m, x, ...) m(x) GRAFT_PT_EXPAND(GRAFT_PT_FE_6(m, __VA_ARGS__))
+#define GRAFT_PT_FE_8(m, x, ...) m(x) GRAFT_PT_EXPAND(GRAFT_PT_FE_7(m, __VA_ARGS__))
+#define GRAFT_PT_FE_9(m, x, ...) m(x) GRAFT_PT_EXPAND(GRAFT_PT_FE_8(m, __VA_ARGS__))
+#define GRAFT_PT_FE_10(m, x, ...) m(x) GRAFT_PT_EXPAND(GRAFT_PT_FE_9(m, __VA_ARGS__))
+#define GRAFT_PT_FE_11(m, x, ...) m(x) GRAFT_PT_EXPAND(GRAFT_PT_FE_10(m, __VA_ARGS__))
+#define GRAFT_PT_FE_12(m, x, ...) m(x) GRAFT_PT_EXPAND(GRAFT_PT_FE_11(m, __VA_ARGS__))
+#define GRAFT_PT_FE_13(m, x, ...) m(x) GRAFT_PT_EXPAND(GRAFT_PT_FE_12(m, __VA_ARGS__))
+#define GRAFT_PT_FE_14(m, x, ...) m(x) GRAFT_PT_EXPAND(GRAFT_PT_FE_13(m, __VA_ARGS__))
+#define GRAFT_PT_FE_15(m, x, ...) m(x) GRAFT_PT_EXPAND(GRAFT_PT_FE_14(m, __VA_ARGS__))
+#define GRAFT_PT_FE_16(m, x, ...) m(x) GRAFT_PT_EXPAND(GRAFT_PT_FE_15(m, __VA_ARGS__))
+#define GRAFT_PT_PICK(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, NAME, ...) NAME
+#define GRAFT_PT_FOR_EACH(m, ...)                                                                              \
+  GRAFT_PT_EXPAND(GRAFT_PT_PICK(__VA_ARGS__, GRAFT_PT_FE_16, GRAFT_PT_FE_15, GRAFT_PT_FE_14, GRAFT_PT_FE_13,   \
+                                GRAFT_PT_FE_12, GRAFT_PT_FE_11, GRAFT_PT_FE_10, GRAFT_PT_FE_9, GRAFT_PT_FE_8,  \
+                                GRAFT_PT_FE_7, GRAFT_PT_FE_6, GRAFT_PT_FE_5, GRAFT_PT_FE_4, GRAFT_PT_FE_3,     \
+                                GRAFT_PT_FE_2, GRAFT_PT_FE_1)(m, __VA_ARGS__))
+
+#define GRAFT_PT_FLATTEN_FIELD(f) ::graft::tree::Node<std::decay_t<decltype(t.f)>>::flatten(t.f, out);
+#define GRAFT_PT_UNFLATTEN_FIELD(f) r.f = ::graft::tree::Node<std::decay_t<decltype(like.f)>>::unflatten(like.f, it);
+#define GRAFT_PT_DESCRIBE_FIELD(f)                                      \
+  out += #f "=";                                                        \
+  ::graft::tree::Node<std::decay_t<decltype(t.f)>>::describe(t.f, out); \
+  out += ',';
+
+#define GRAFT_PYTREE(Type, ...)                                                  \
+  template <>                                                                    \
+  struct graft::tree::Node<Type> {                                               \
+    static void flatten(const Type& t, std::vector<::graft::Array>& out) {       \
+      GRAFT_PT_FOR_EACH(GRAFT_PT_FLATTEN_FIELD, __VA_ARGS__)                     \
+    }                                                                            \
+    static Type unflatten(const Type& like, const ::graft::Array*& it) {         \
+      Type r = like;                                                             \
+      GRAFT_PT_FOR_EACH(GRAFT_PT_UNFLATTEN_FIELD, __VA_ARGS__)                   \
+      return r;                                                                  \
+    }                                                                            \
+    static void describe(const Type& t, std::string& out) {                      \
+      out += #Type "{";                                                          \
+      GRAFT_PT_FOR_EACH(GRAFT_PT_DESCRIBE_FIELD, __VA_ARGS__)                    \
+      out += '}';                                                                \
+    }                                                                            \
+  }
