@@ -64,12 +64,12 @@ ir::ValueId value_in(ir::Trace& t, const ArrayImpl& a, const ir::SourceLoc& loc)
 
 std::vector<Array> bind(ir::Op op, const std::vector<Array>& inputs, ir::Attrs attrs,
                         const std::source_location& where) {
-  const std::string name(ir::op_name(op));
-  ir::SourceLoc loc = to_loc(where);
+  const std::string_view name = ir::op_name(op);
   if (const ir::TracePtr& trace = ir::current_trace()) {
+    ir::SourceLoc loc = to_loc(where);
     std::vector<ir::ValueId> ids;
     ids.reserve(inputs.size());
-    for (const Array& a : inputs) ids.push_back(value_in(*trace, checked_impl(a, name.c_str()), loc));
+    for (const Array& a : inputs) ids.push_back(value_in(*trace, checked_impl(a, name.data()), loc));
     std::vector<ir::ValueId> outs = trace->builder().add(op, std::move(ids), std::move(attrs), loc, ir::current_scope());
     std::vector<Array> result;
     result.reserve(outs.size());
@@ -80,13 +80,22 @@ std::vector<Array> bind(ir::Op op, const std::vector<Array>& inputs, ir::Attrs a
   std::vector<ir::ValueType> in_types;
   in_types.reserve(inputs.size());
   for (const Array& a : inputs) {
-    const ArrayImpl& impl = checked_impl(a, name.c_str());
+    const ArrayImpl& impl = checked_impl(a, name.data());
     if (impl.traced())
-      throw TracerLeakError(name + ": a traced value was used outside the transform that traced it (at " +
-                            ir::loc_str(loc) + "); return it from the function instead of storing it");
+      throw TracerLeakError(std::string(name) + ": a traced value was used outside the transform that traced it (at " +
+                            ir::loc_str(to_loc(where)) + "); return it from the function instead of storing it");
     in_types.push_back(impl.type);
   }
-  std::vector<ir::ValueType> out_types = ir::infer_types(op, in_types, attrs, &loc);
+  // The caller's location only matters for an error message, so the common
+  // path skips building it; a failing rule is run again with it.
+  std::vector<ir::ValueType> out_types;
+  try {
+    out_types = ir::infer_types(op, in_types, attrs);
+  } catch (const Error&) {
+    ir::SourceLoc loc = to_loc(where);
+    ir::infer_types(op, in_types, attrs, &loc);
+    throw;
+  }
 
   interpreter::KernelCall call{op, attrs, {}, {}};
   for (const Array& a : inputs) call.inputs.push_back({&a.impl()->type, a.impl()->buffer->data()});

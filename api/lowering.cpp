@@ -67,7 +67,12 @@ Array convert(const Array& x, DType dtype, const std::source_location& loc) {
 
 std::vector<Array> promote_and_broadcast(const char* op, std::vector<Array> args, const std::source_location& loc) {
   if (args.empty()) return args;
-  DType d = checked_impl(args[0], op).type.dtype;
+  // Fast path: operands that already agree (the common case) pass through untouched.
+  const ir::ValueType& first = checked_impl(args[0], op).type;
+  bool same = true;
+  for (size_t i = 1; i < args.size() && same; ++i) same = checked_impl(args[i], op).type == first;
+  if (same) return args;
+  DType d = first.dtype;
   for (const Array& a : args) d = ir::promote_types(d, checked_impl(a, op).type.dtype);
   Shape shape = broadcast_shapes(op, args, loc);
   for (Array& a : args) a = broadcast_to_shape(convert(a, d, loc), shape, loc);

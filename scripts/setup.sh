@@ -10,7 +10,7 @@ packages=(
   nlohmann-json3-dev      # nlohmann/json: graph JSON schema
   catch2                  # Catch2 v2: the test suite
   zlib1g-dev              # zlib: gzipped pprof profiles
-  libopenblas-dev         # OpenBLAS: dot_general
+  libopenblas-openmp-dev  # OpenBLAS built on OpenMP (one thread pool with graft's kernels): dot_general
   graphviz                # dot: tests check that DOT output renders
   python3-numpy           # tests: .npy files written and read by NumPy
 )

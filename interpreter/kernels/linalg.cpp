@@ -4,6 +4,10 @@
 #include <Eigen/Core>
 #include <numeric>
 
+#ifdef GRAFT_HAVE_OPENBLAS
+#include <cblas.h>
+#endif
+
 #include "interpreter/kernels/layout.h"
 #include "interpreter/kernels/loops.h"
 
@@ -16,6 +20,22 @@ namespace graft::interpreter {
 namespace {
 
 using ir::Ints;
+
+#ifdef GRAFT_HAVE_OPENBLAS
+constexpr int64_t kBlasMinWork = 32 * 32 * 32;
+
+// C[M,N] = A[M,K] B[K,N], all row-major and contiguous.
+void gemm(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k) {
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(m), static_cast<blasint>(n),
+              static_cast<blasint>(k), 1.0f, a, static_cast<blasint>(k), b, static_cast<blasint>(n), 0.0f, c,
+              static_cast<blasint>(n));
+}
+void gemm(const double* a, const double* b, double* c, int64_t m, int64_t n, int64_t k) {
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(m), static_cast<blasint>(n),
+              static_cast<blasint>(k), 1.0, a, static_cast<blasint>(k), b, static_cast<blasint>(n), 0.0, c,
+              static_cast<blasint>(n));
+}
+#endif
 
 // Copies x (shape `shape`) into `out` with its axes ordered as `perm`.
 template <class T>
@@ -79,6 +99,15 @@ void dot_typed(const KernelCall& call) {
     b = b_buf.data();
   }
   T* y = out_ptr<T>(call, 0);
+#ifdef GRAFT_HAVE_OPENBLAS
+  // BLAS for float GEMMs big enough to amortise its call; Eigen for the rest.
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    if (M * N * K >= kBlasMinWork && K > 0) {
+      for (int64_t i = 0; i < B; ++i) gemm(a + i * M * K, b + i * K * N, y + i * M * N, M, N, K);
+      return;
+    }
+  }
+#endif
   using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   for (int64_t i = 0; i < B; ++i) {
     Eigen::Map<const Mat> A(a + i * M * K, M, K);

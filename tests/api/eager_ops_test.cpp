@@ -261,3 +261,21 @@ TEST_CASE("eager: errors name the op, the operands and the caller's line", "[api
   }
   CHECK_THROWS_AS(Array().shape(), Error);
 }
+
+TEST_CASE("eager: large matmuls (the BLAS path) against naive loops", "[api][linalg]") {
+  const int m = 64, k = 48, n = 40, batch = 3;
+  std::vector<double> a(batch * m * k), b(k * n);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = std::sin(0.37 * i);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = std::cos(0.11 * i);
+  std::vector<double> want(batch * m * n, 0.0);
+  for (int t = 0; t < batch; ++t)
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j)
+        for (int p = 0; p < k; ++p) want[(t * m + i) * n + j] += a[(t * m + i) * k + p] * b[p * n + j];
+  Array A = array(a, {batch, m, k}), B = array(b, {k, n});
+  check_close(matmul(A, B).to_vector<double>(), want, 1e-12);
+  check_close(matmul(astype(A, f32), astype(B, f32)).to_vector<float>(), want, 1e-4);
+  // A transposed operand goes through the permuting path first.
+  Array Bt = transpose(B);
+  check_close(dot_general(A, Bt, {{2}, {1}}).to_vector<double>(), want, 1e-12);
+}
