@@ -77,14 +77,17 @@ std::vector<Array> bind(ir::Op op, const std::vector<Array>& inputs, ir::Attrs a
     return result;
   }
 
-  std::vector<ir::ValueType> in_types;
-  in_types.reserve(inputs.size());
-  for (const Array& a : inputs) {
-    const ArrayImpl& impl = checked_impl(a, name.data());
+  // Reused per thread: copying a type into a slot that already holds one
+  // reuses its shape's storage, so a steady stream of eager ops allocates
+  // nothing here.
+  thread_local std::vector<ir::ValueType> in_types;
+  in_types.resize(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const ArrayImpl& impl = checked_impl(inputs[i], name.data());
     if (impl.traced())
       throw TracerLeakError(std::string(name) + ": a traced value was used outside the transform that traced it (at " +
                             ir::loc_str(to_loc(where)) + "); return it from the function instead of storing it");
-    in_types.push_back(impl.type);
+    in_types[i] = impl.type;
   }
   // The caller's location only matters for an error message, so the common
   // path skips building it; a failing rule is run again with it.
