@@ -23,6 +23,10 @@ DType Array::dtype() const { return checked_impl(*this, "dtype").type.dtype; }
 int Array::ndim() const { return checked_impl(*this, "ndim").type.rank(); }
 int64_t Array::size() const { return checked_impl(*this, "size").type.num_elements(); }
 int64_t Array::nbytes() const { return size() * static_cast<int64_t>(ir::dtype_size(dtype())); }
+Device Array::device() const {
+  checked_impl(*this, "device");
+  return Device("cpu", 0);
+}
 bool Array::is_traced() const { return impl_ && impl_->traced(); }
 bool Array::is_deleted() const { return impl_ && impl_->deleted; }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "graft/device.h"
 #include "graft/types.h"
 
 namespace graft {
@@ -28,6 +29,7 @@ class Array {
   int ndim() const;
   int64_t size() const;    // number of elements
   int64_t nbytes() const;
+  Device device() const;  // where the buffer lives (traced arrays: where they will run)
 
   bool is_traced() const;
   bool is_deleted() const;  // true after its buffer was donated

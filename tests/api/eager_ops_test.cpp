@@ -38,6 +38,13 @@ TEST_CASE("eager: creation functions", "[api][creation]") {
   CHECK(eye(3).to_vector<float>() == std::vector<float>{1, 0, 0, 0, 1, 0, 0, 0, 1});
   CHECK(scalar(2.5, f64).item<double>() == 2.5);
   CHECK(scalar(3).ndim() == 0);
+  CHECK(a.device().kind() == "cpu");
+  CHECK(a.device().id() == 0);
+  CHECK(a.nbytes() == 12);
+  CHECK(b.size() == 6);
+  CHECK_FALSE(a.is_traced());
+  CHECK_FALSE(a.is_deleted());
+  CHECK(a.unsafe_buffer_pointer() != nullptr);
   CHECK_THROWS_AS(array<float>({1, 2, 3}, {2, 2}), ShapeError);
 }
 
@@ -278,4 +285,22 @@ TEST_CASE("eager: large matmuls (the BLAS path) against naive loops", "[api][lin
   // A transposed operand goes through the permuting path first.
   Array Bt = transpose(B);
   check_close(dot_general(A, Bt, {{2}, {1}}).to_vector<double>(), want, 1e-12);
+}
+
+TEST_CASE("eager: reductions in f32 agree with f64", "[api][reduce]") {
+  std::vector<double> v(60);
+  for (int k = 0; k < 60; ++k) v[k] = std::sin(0.7 * k) * 3;
+  Array x64 = array(v, {3, 4, 5});
+  Array x32 = astype(x64, f32);
+  for (std::vector<int> axes : {std::vector<int>{}, {0}, {-1}, {0, 2}, {1, -1}}) {
+    INFO("axes " << axes.size());
+    check_close(sum(x32, axes).to_vector<float>(), sum(x64, axes).to_vector<double>(), 1e-5);
+    check_close(mean(x32, axes).to_vector<float>(), mean(x64, axes).to_vector<double>(), 1e-5);
+    check_close(max(x32, axes).to_vector<float>(), max(x64, axes).to_vector<double>(), 1e-6);
+    check_close(min(x32, axes, true).to_vector<float>(), min(x64, axes, true).to_vector<double>(), 1e-6);
+    check_close(logsumexp(x32, axes).to_vector<float>(), logsumexp(x64, axes).to_vector<double>(), 1e-5);
+  }
+  check_close(prod(x32, {2}).to_vector<float>(), prod(x64, {2}).to_vector<double>(), 1e-4);
+  CHECK(argmax(x32, 1).to_vector<int32_t>() == argmax(x64, 1).to_vector<int32_t>());
+  check_close(cumsum(x32, -1).to_vector<float>(), cumsum(x64, -1).to_vector<double>(), 1e-5);
 }
