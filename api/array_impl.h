@@ -22,6 +22,6 @@ struct ArrayImpl {
 std::shared_ptr<ArrayImpl> make_concrete(ir::ValueType type, runtime::BufferPtr buffer);
 std::shared_ptr<ArrayImpl> make_traced(ir::ValueType type, ir::TracePtr trace, ir::ValueId value);
 // A fresh, uninitialised concrete array of the given type.
-std::shared_ptr<ArrayImpl> allocate_concrete(const ir::ValueType& type);
+std::shared_ptr<ArrayImpl> allocate_concrete(ir::ValueType type);
 
 }  // namespace graft::detail

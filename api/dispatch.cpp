@@ -26,9 +26,9 @@ std::shared_ptr<ArrayImpl> make_traced(ir::ValueType type, ir::TracePtr trace, i
   return impl;
 }
 
-std::shared_ptr<ArrayImpl> allocate_concrete(const ir::ValueType& type) {
+std::shared_ptr<ArrayImpl> allocate_concrete(ir::ValueType type) {
   size_t nbytes = static_cast<size_t>(type.num_elements()) * ir::dtype_size(type.dtype);
-  return make_concrete(type, runtime::make_buffer(nbytes));
+  return make_concrete(std::move(type), runtime::make_buffer(nbytes));
 }
 
 ir::SourceLoc to_loc(const std::source_location& loc) {
@@ -100,13 +100,20 @@ std::vector<Array> bind(ir::Op op, const std::vector<Array>& inputs, ir::Attrs a
     throw;
   }
 
-  interpreter::KernelCall call{op, attrs, {}, {}};
+  // The operand lists' storage is kept per thread and lent to each call.
+  thread_local std::vector<interpreter::KernelIn> kernel_ins;
+  thread_local std::vector<interpreter::KernelOut> kernel_outs;
+  kernel_ins.clear();
+  kernel_outs.clear();
+  interpreter::KernelCall call{op, attrs, std::move(kernel_ins), std::move(kernel_outs)};
   for (const Array& a : inputs) call.inputs.push_back({&a.impl()->type, a.impl()->buffer->data()});
   std::vector<Array> result;
   result.reserve(out_types.size());
-  for (const ir::ValueType& t : out_types) result.emplace_back(allocate_concrete(t));
+  for (ir::ValueType& t : out_types) result.emplace_back(allocate_concrete(std::move(t)));
   for (const Array& r : result) call.outputs.push_back({&r.impl()->type, r.impl()->buffer->data()});
   interpreter::run_kernel(call);
+  kernel_ins = std::move(call.inputs);
+  kernel_outs = std::move(call.outputs);
   return result;
 }
 
