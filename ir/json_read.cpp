@@ -129,7 +129,9 @@ ValueId Reader::define(Graph& g, const json& j, const std::string& path, ValueId
 AttrValue Reader::attr(const json& j, const std::string& path, int depth) {
   if (!j.is_object() || j.size() != 1)
     fail(path, "an attribute must be an object with one field naming its kind (int, ints, float, dtype, string, graphs, literal)");
-  const auto& [kind, v] = *j.items().begin();
+  auto first = j.begin();  // (not items(): its proxy would dangle once the statement ends)
+  const std::string kind = first.key();
+  const json& v = first.value();
   std::string p = path + "." + kind;
   if (kind == "int") return get_int(v, p);
   if (kind == "ints") return get_ints(v, p);
