@@ -4,7 +4,9 @@
 
 #include "api/array_impl.h"
 #include "graft/errors.h"
+#include "interpreter/evaluate.h"
 #include "interpreter/kernel.h"
+#include "ir/inline.h"
 #include "ir/dtype.h"
 #include "ir/shape_rules/rule.h"
 #include "ir/trace.h"
@@ -114,6 +116,30 @@ std::vector<Array> bind(ir::Op op, const std::vector<Array>& inputs, ir::Attrs a
   interpreter::run_kernel(call);
   kernel_ins = std::move(call.inputs);
   kernel_outs = std::move(call.outputs);
+  return result;
+}
+
+std::vector<Array> call_graph(const ir::Graph& graph, const std::vector<Array>& inputs) {
+  if (inputs.size() != graph.inputs().size())
+    throw Error("call_graph: the graph takes " + std::to_string(graph.inputs().size()) + " inputs, got " +
+                std::to_string(inputs.size()));
+  if (const ir::TracePtr& trace = ir::current_trace()) {
+    std::vector<ir::ValueId> ids;
+    for (const Array& a : inputs) ids.push_back(value_in(*trace, checked_impl(a, "call"), {}));
+    std::vector<ir::ValueId> outs = ir::inline_graph(trace->builder(), graph, ids);
+    std::vector<Array> result;
+    for (ir::ValueId v : outs) result.emplace_back(make_traced(trace->builder().type(v), trace, v));
+    return result;
+  }
+  std::vector<runtime::BufferPtr> buffers;
+  for (const Array& a : inputs) {
+    const ArrayImpl& impl = checked_impl(a, "call");
+    if (impl.traced()) throw TracerLeakError("a traced value was used outside the transform that traced it");
+    buffers.push_back(impl.buffer);
+  }
+  std::vector<runtime::BufferPtr> out = interpreter::evaluate(graph, buffers);
+  std::vector<Array> result;
+  for (size_t i = 0; i < out.size(); ++i) result.emplace_back(make_concrete(graph.type(graph.outputs()[i]), out[i]));
   return result;
 }
 

@@ -16,6 +16,10 @@ std::vector<Array> bind(ir::Op op, const std::vector<Array>& inputs, ir::Attrs a
 Array bind1(ir::Op op, const std::vector<Array>& inputs, ir::Attrs attrs, const std::source_location& loc);
 
 ir::SourceLoc to_loc(const std::source_location& loc);
+
+// Runs a graph on Arrays: inlined into the active trace (so transforms
+// compose), or evaluated by the interpreter when no trace is active.
+std::vector<Array> call_graph(const ir::Graph& graph, const std::vector<Array>& inputs);
 const ArrayImpl& checked_impl(const Array& a, const char* what);  // throws for empty or donated arrays
 
 }  // namespace graft::detail

@@ -41,6 +41,13 @@ Graph TraceSession::finish(const std::vector<Array>& outputs) {
   return Graph(trace->builder().finish(std::move(ids)));
 }
 
+std::vector<Array> TraceSession::captured() const {
+  std::vector<Array> out;
+  for (const ir::Trace::Capture& c : impl_->scope.trace()->captures())
+    out.emplace_back(make_traced(c.owner->builder().type(c.outer_value), c.owner, c.outer_value));
+  return out;
+}
+
 }  // namespace detail
 
 std::vector<Array> evaluate(const Graph& graph, const std::vector<Array>& inputs) {

@@ -23,6 +23,7 @@ class GraphBuilder {
   // For single-output ops.
   ValueId add1(Op op, std::vector<ValueId> inputs, Attrs attrs = {}, SourceLoc loc = {}, std::string scope = {});
 
+  // Valid until the next add: adding values may move the table; copy to keep.
   const ValueType& type(ValueId id) const { return graph_.type(id); }
   const Graph& graph() const { return graph_; }
   int64_t num_shared() const { return num_shared_; }  // nodes not added because an identical one existed

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "graft/array.h"
+#include "graft/autodiff.h"
 #include "graft/device.h"
 #include "graft/errors.h"
 #include "graft/graph.h"

@@ -28,6 +28,9 @@ class TraceSession {
 
   Array input_like(const Array& like);  // a traced input of like's shape and dtype
   Graph finish(const std::vector<Array>& outputs);
+  // Values of enclosing traces the function captured, in the order of the
+  // graph's implicit inputs (after the explicit ones). Call after finish().
+  std::vector<Array> captured() const;
 
  private:
   struct Impl;

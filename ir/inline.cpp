@@ -1,0 +1,25 @@
+#include "ir/inline.h"
+
+#include "graft/errors.h"
+
+namespace graft::ir {
+
+std::vector<ValueId> inline_graph(GraphBuilder& b, const Graph& g, const std::vector<ValueId>& inputs) {
+  if (inputs.size() != g.inputs().size())
+    throw Error("inline_graph: the graph takes " + std::to_string(g.inputs().size()) + " inputs, got " +
+                std::to_string(inputs.size()));
+  std::vector<ValueId> map(g.value_id_bound(), -1);
+  for (size_t i = 0; i < inputs.size(); ++i) map[g.inputs()[i]] = inputs[i];
+  for (const Node& n : g.nodes()) {
+    std::vector<ValueId> in;
+    in.reserve(n.inputs.size());
+    for (ValueId v : n.inputs) in.push_back(map[v]);
+    std::vector<ValueId> out = b.add(n.op, std::move(in), n.attrs, n.loc, n.scope);
+    for (size_t k = 0; k < out.size(); ++k) map[n.outputs[k]] = out[k];
+  }
+  std::vector<ValueId> outs;
+  for (ValueId v : g.outputs()) outs.push_back(map[v]);
+  return outs;
+}
+
+}  // namespace graft::ir

@@ -1,0 +1,67 @@
+#include "transforms/jvp.h"
+
+#include "graft/errors.h"
+#include "ir/builder.h"
+#include "ir/dtype.h"
+#include "transforms/rules/jvp_rule.h"
+
+namespace graft::transforms {
+
+using ir::Op;
+
+ir::GraphPtr jvp_graph(const ir::Graph& g, const std::vector<bool>& has_tangent) {
+  if (has_tangent.size() != g.inputs().size())
+    throw Error("jvp: " + std::to_string(has_tangent.size()) + " tangent flags for " +
+                std::to_string(g.inputs().size()) + " inputs");
+  ir::GraphBuilder b;
+  std::vector<ValueId> primal(g.value_id_bound(), kZero), tangent(g.value_id_bound(), kZero);
+  for (ValueId v : g.inputs()) primal[v] = b.input(g.type(v));
+  for (size_t i = 0; i < g.inputs().size(); ++i) {
+    if (!has_tangent[i]) continue;
+    const ir::ValueType& t = g.type(g.inputs()[i]);
+    if (!ir::is_floating(t.dtype))
+      throw DTypeError("jvp: input " + std::to_string(i) + " is " + ir::type_str(t) +
+                       "; only float inputs can be differentiated");
+    tangent[g.inputs()[i]] = b.input(t);
+  }
+
+  for (const ir::Node& n : g.nodes()) {
+    std::vector<ValueId> ins, tins;
+    bool any_tangent = false;
+    for (ValueId v : n.inputs) {
+      ins.push_back(primal[v]);
+      tins.push_back(tangent[v]);
+      any_tangent = any_tangent || tangent[v] != kZero;
+    }
+    std::vector<ValueId> outs = b.add(n.op, ins, n.attrs, n.loc, n.scope);
+    for (size_t k = 0; k < outs.size(); ++k) primal[n.outputs[k]] = outs[k];
+
+    bool float_out = false;
+    for (ValueId v : outs) float_out = float_out || ir::is_floating(b.type(v).dtype);
+    if (!any_tangent || !float_out || is_non_differentiable(n.op)) continue;
+    JvpRule rule = jvp_rule(n.op);
+    if (!rule)
+      throw UnsupportedError("jvp: " + std::string(ir::op_name(n.op)) + " has no JVP rule yet" +
+                             (n.loc.empty() ? "" : " (at " + ir::loc_str(n.loc) + ")"));
+    JvpCtx ctx(b, n, ins, tins, outs);
+    std::vector<ValueId> touts = rule(ctx);
+    for (size_t k = 0; k < touts.size(); ++k) tangent[n.outputs[k]] = touts[k];
+  }
+
+  std::vector<ValueId> outputs;
+  for (ValueId v : g.outputs()) outputs.push_back(primal[v]);
+  for (ValueId v : g.outputs()) {
+    if (tangent[v] != kZero) {
+      outputs.push_back(tangent[v]);
+      continue;
+    }
+    // A zero tangent leaves as an array of zeros (the caller needs a value).
+    ir::Node anchor;
+    anchor.op = Op::constant;
+    JvpCtx ctx(b, anchor, {}, {}, {});
+    outputs.push_back(ctx.zeros_like(primal[v]));
+  }
+  return b.finish(std::move(outputs));
+}
+
+}  // namespace graft::transforms

@@ -1,0 +1,168 @@
+// Transform rules of the elementwise family. JVP rules below; each is the
+// derivative written with graft's own ops, so higher derivatives come free.
+#include <cmath>
+
+#include "ir/dtype.h"
+#include "transforms/rules/jvp_rule.h"
+
+namespace graft::transforms {
+namespace {
+
+using ir::Op;
+using Out = std::vector<ValueId>;
+
+// Tangent of a unary op whose derivative is a function of x and y = f(x).
+template <ValueId (*Derivative)(JvpCtx&, ValueId x, ValueId y)>
+Out unary(JvpCtx& c) {
+  if (c.tangents[0] == kZero) return {kZero};
+  return {c.tmul(c.tangents[0], Derivative(c, c.primals[0], c.outputs[0]))};
+}
+
+ValueId d_abs(JvpCtx& c, ValueId x, ValueId) { return c.add(Op::sign, {x}); }
+ValueId d_exp(JvpCtx&, ValueId, ValueId y) { return y; }
+ValueId d_log(JvpCtx& c, ValueId x, ValueId) { return c.add(Op::reciprocal, {x}); }
+ValueId d_log1p(JvpCtx& c, ValueId x, ValueId) {
+  return c.add(Op::reciprocal, {c.add(Op::add, {x, c.scalar_like(1, x)})});
+}
+ValueId d_expm1(JvpCtx& c, ValueId, ValueId y) { return c.add(Op::add, {y, c.scalar_like(1, y)}); }
+ValueId d_sqrt(JvpCtx& c, ValueId, ValueId y) { return c.add(Op::div, {c.scalar_like(0.5, y), y}); }
+ValueId d_rsqrt(JvpCtx& c, ValueId x, ValueId y) {  // -y / (2x)
+  return c.add(Op::div, {c.add(Op::mul, {y, c.scalar_like(-0.5, y)}), x});
+}
+ValueId d_sin(JvpCtx& c, ValueId x, ValueId) { return c.add(Op::cos, {x}); }
+ValueId d_cos(JvpCtx& c, ValueId x, ValueId) { return c.add(Op::neg, {c.add(Op::sin, {x})}); }
+ValueId d_tan(JvpCtx& c, ValueId, ValueId y) { return c.add(Op::add, {c.scalar_like(1, y), c.add(Op::square, {y})}); }
+ValueId one_minus_square(JvpCtx& c, ValueId v) { return c.add(Op::sub, {c.scalar_like(1, v), c.add(Op::square, {v})}); }
+ValueId d_asin(JvpCtx& c, ValueId x, ValueId) { return c.add(Op::rsqrt, {one_minus_square(c, x)}); }
+ValueId d_acos(JvpCtx& c, ValueId x, ValueId) { return c.add(Op::neg, {c.add(Op::rsqrt, {one_minus_square(c, x)})}); }
+ValueId d_atan(JvpCtx& c, ValueId x, ValueId) {
+  return c.add(Op::reciprocal, {c.add(Op::add, {c.scalar_like(1, x), c.add(Op::square, {x})})});
+}
+ValueId d_sinh(JvpCtx& c, ValueId x, ValueId) { return c.add(Op::cosh, {x}); }
+ValueId d_cosh(JvpCtx& c, ValueId x, ValueId) { return c.add(Op::sinh, {x}); }
+ValueId d_tanh(JvpCtx& c, ValueId, ValueId y) { return one_minus_square(c, y); }
+ValueId d_logistic(JvpCtx& c, ValueId, ValueId y) { return c.add(Op::mul, {y, c.add(Op::sub, {c.scalar_like(1, y), y})}); }
+ValueId d_erf(JvpCtx& c, ValueId x, ValueId) {  // 2/sqrt(pi) exp(-x^2)
+  return c.add(Op::mul, {c.scalar_like(2.0 / std::sqrt(M_PI), x), c.add(Op::exp, {c.add(Op::neg, {c.add(Op::square, {x})})})});
+}
+ValueId d_square(JvpCtx& c, ValueId x, ValueId) { return c.add(Op::mul, {x, c.scalar_like(2, x)}); }
+ValueId d_reciprocal(JvpCtx& c, ValueId, ValueId y) { return c.add(Op::neg, {c.add(Op::square, {y})}); }
+
+Out copy_rule(JvpCtx& c) { return {c.linear({0})}; }
+Out neg_rule(JvpCtx& c) { return {c.tneg(c.tangents[0])}; }
+
+Out add_rule(JvpCtx& c) { return {c.tadd(c.tangents[0], c.tangents[1])}; }
+Out sub_rule(JvpCtx& c) { return {c.tsub(c.tangents[0], c.tangents[1])}; }
+
+Out mul_rule(JvpCtx& c) {
+  return {c.tadd(c.tmul(c.tangents[0], c.primals[1]), c.tmul(c.tangents[1], c.primals[0]))};
+}
+
+// d(a/b) = da/b - db*y/b
+Out div_rule(JvpCtx& c) {
+  ValueId a = c.tangents[0] == kZero ? kZero : c.add(Op::div, {c.tangents[0], c.primals[1]});
+  ValueId b = c.tangents[1] == kZero ? kZero
+                                     : c.add(Op::div, {c.add(Op::mul, {c.tangents[1], c.outputs[0]}), c.primals[1]});
+  return {c.tsub(a, b)};
+}
+
+// rem(a, b) = a - b * trunc(a / b): da - db * trunc(a/b)
+Out rem_rule(JvpCtx& c) {
+  ValueId q = kZero;
+  if (c.tangents[1] != kZero) {
+    ValueId ratio = c.add(Op::div, {c.primals[0], c.primals[1]});
+    ValueId trunc = c.add(Op::mul, {c.add(Op::sign, {ratio}), c.add(Op::floor, {c.add(Op::abs, {ratio})})});
+    q = c.tmul(c.tangents[1], trunc);
+  }
+  return {c.tsub(c.tangents[0], q)};
+}
+
+// pow(a, b): da * b * a^(b-1) + db * log(a) * y, with log taken of 1 where a == 0
+// so that 0^b contributes no NaN when b carries no tangent (as JAX does).
+Out pow_rule(JvpCtx& c) {
+  ValueId a = c.primals[0], b = c.primals[1], y = c.outputs[0];
+  ValueId da = kZero, db = kZero;
+  if (c.tangents[0] != kZero) {
+    ValueId bm1 = c.add(Op::sub, {b, c.scalar_like(1, b)});
+    da = c.tmul(c.tangents[0], c.add(Op::mul, {b, c.add(Op::pow, {a, bm1})}));
+  }
+  if (c.tangents[1] != kZero) {
+    ValueId is_zero = c.add(Op::eq, {a, c.zeros_like(a)});
+    ValueId safe = c.add(Op::select, {is_zero, c.scalar_like(1, a), a});
+    db = c.tmul(c.tangents[1], c.add(Op::mul, {c.add(Op::log, {safe}), y}));
+  }
+  return {c.tadd(da, db)};
+}
+
+// max/min: the tangent of the chosen operand; ties split evenly, as JAX does.
+template <Op Compare>
+Out minmax_rule(JvpCtx& c) {
+  ValueId a = c.primals[0], b = c.primals[1];
+  ValueId ta = c.instantiate(c.tangents[0], a), tb = c.instantiate(c.tangents[1], b);
+  ValueId a_wins = c.add(Compare, {a, b});
+  ValueId tie = c.add(Op::eq, {a, b});
+  ValueId half = c.add(Op::mul, {c.add(Op::add, {ta, tb}), c.scalar_like(0.5, a)});
+  return {c.add(Op::select, {tie, half, c.add(Op::select, {a_wins, ta, tb})})};
+}
+
+// atan2(a, b): (b da - a db) / (a^2 + b^2)
+Out atan2_rule(JvpCtx& c) {
+  ValueId a = c.primals[0], b = c.primals[1];
+  ValueId denom = c.add(Op::add, {c.add(Op::square, {a}), c.add(Op::square, {b})});
+  ValueId num = c.tsub(c.tmul(c.tangents[0], b), c.tmul(c.tangents[1], a));
+  return {num == kZero ? kZero : c.add(Op::div, {num, denom})};
+}
+
+Out select_rule(JvpCtx& c) {
+  if (c.tangents[1] == kZero && c.tangents[2] == kZero) return {kZero};
+  return {c.add(Op::select, {c.primals[0], c.instantiate(c.tangents[1], c.primals[1]),
+                             c.instantiate(c.tangents[2], c.primals[2])})};
+}
+
+Out convert_rule(JvpCtx& c) {
+  bool float_in = ir::is_floating(c.type(c.primals[0]).dtype);
+  bool float_out = ir::is_floating(c.type(c.outputs[0]).dtype);
+  if (!float_in || !float_out) return {kZero};
+  return {c.linear({0})};
+}
+
+}  // namespace
+
+void register_elementwise_jvp_rules(JvpRuleTable& t) {
+  auto set = [&](Op op, JvpRule r) { t[static_cast<size_t>(op)] = r; };
+  set(Op::neg, neg_rule);
+  set(Op::abs, unary<d_abs>);
+  set(Op::exp, unary<d_exp>);
+  set(Op::log, unary<d_log>);
+  set(Op::log1p, unary<d_log1p>);
+  set(Op::expm1, unary<d_expm1>);
+  set(Op::sqrt, unary<d_sqrt>);
+  set(Op::rsqrt, unary<d_rsqrt>);
+  set(Op::sin, unary<d_sin>);
+  set(Op::cos, unary<d_cos>);
+  set(Op::tan, unary<d_tan>);
+  set(Op::asin, unary<d_asin>);
+  set(Op::acos, unary<d_acos>);
+  set(Op::atan, unary<d_atan>);
+  set(Op::sinh, unary<d_sinh>);
+  set(Op::cosh, unary<d_cosh>);
+  set(Op::tanh, unary<d_tanh>);
+  set(Op::logistic, unary<d_logistic>);
+  set(Op::erf, unary<d_erf>);
+  set(Op::square, unary<d_square>);
+  set(Op::reciprocal, unary<d_reciprocal>);
+  set(Op::copy, copy_rule);
+  set(Op::add, add_rule);
+  set(Op::sub, sub_rule);
+  set(Op::mul, mul_rule);
+  set(Op::div, div_rule);
+  set(Op::rem, rem_rule);
+  set(Op::pow, pow_rule);
+  set(Op::max, minmax_rule<Op::gt>);
+  set(Op::min, minmax_rule<Op::lt>);
+  set(Op::atan2, atan2_rule);
+  set(Op::select, select_rule);
+  set(Op::convert_element_type, convert_rule);
+}
+
+}  // namespace graft::transforms

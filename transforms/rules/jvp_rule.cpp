@@ -1,0 +1,92 @@
+#include "transforms/rules/jvp_rule.h"
+
+#include <cstring>
+
+#include "ir/dtype.h"
+
+namespace graft::transforms {
+
+using ir::Op;
+
+ValueId JvpCtx::add(Op op, std::vector<ValueId> inputs, ir::Attrs attrs) {
+  return b_.add1(op, std::move(inputs), std::move(attrs), node_.loc, node_.scope);
+}
+
+std::vector<ValueId> JvpCtx::add_multi(Op op, std::vector<ValueId> inputs, ir::Attrs attrs) {
+  return b_.add(op, std::move(inputs), std::move(attrs), node_.loc, node_.scope);
+}
+
+ValueId JvpCtx::scalar_like(double value, ValueId like) {
+  const ir::ValueType t = type(like);  // a copy: adding nodes may move the builder's type table
+  ir::Literal lit{ir::ValueType{t.dtype, {}}, std::vector<uint8_t>(ir::dtype_size(t.dtype))};
+  auto store = [&](auto v) { std::memcpy(lit.bytes.data(), &v, sizeof v); };
+  switch (t.dtype) {
+    case DType::f32: store(static_cast<float>(value)); break;
+    case DType::f64: store(value); break;
+    case DType::i32: store(static_cast<int32_t>(value)); break;
+    case DType::i64: store(static_cast<int64_t>(value)); break;
+    case DType::u32: store(static_cast<uint32_t>(value)); break;
+    case DType::bool_: lit.bytes[0] = value != 0; break;
+  }
+  ValueId s = add(Op::constant, {}, {{"value", std::make_shared<const ir::Literal>(std::move(lit))}});
+  if (t.rank() == 0) return s;
+  return add(Op::broadcast_in_dim, {s}, {{"shape", ir::Ints(t.shape)}, {"broadcast_dimensions", ir::Ints{}}});
+}
+
+ValueId JvpCtx::instantiate(ValueId tangent, ValueId primal) {
+  return tangent == kZero ? zeros_like(primal) : tangent;
+}
+
+ValueId JvpCtx::tmul(ValueId tangent, ValueId factor) {
+  return tangent == kZero ? kZero : add(Op::mul, {tangent, factor});
+}
+
+ValueId JvpCtx::tadd(ValueId a, ValueId b) {
+  if (a == kZero) return b;
+  if (b == kZero) return a;
+  return add(Op::add, {a, b});
+}
+
+ValueId JvpCtx::tneg(ValueId a) { return a == kZero ? kZero : add(Op::neg, {a}); }
+
+ValueId JvpCtx::linear(const std::vector<size_t>& linear_operands) {
+  bool any = false;
+  for (size_t i : linear_operands) any = any || tangents[i] != kZero;
+  if (!any) return kZero;
+  std::vector<ValueId> args = primals;
+  for (size_t i : linear_operands) args[i] = instantiate(tangents[i], primals[i]);
+  return add(node_.op, std::move(args), node_.attrs);
+}
+
+bool is_non_differentiable(Op op) {
+  switch (op) {
+    case Op::sign: case Op::floor: case Op::ceil: case Op::round: case Op::is_finite: case Op::not_:
+    case Op::and_: case Op::or_: case Op::xor_: case Op::eq: case Op::ne: case Op::lt: case Op::le: case Op::gt:
+    case Op::ge: case Op::stop_gradient: case Op::argmax: case Op::argmin: case Op::reduce_and: case Op::reduce_or:
+    case Op::iota: case Op::constant: case Op::random_bits: case Op::axis_index:
+      return true;
+    default:
+      return false;
+  }
+}
+
+namespace {
+
+JvpRuleTable build_table() {
+  JvpRuleTable t{};
+  register_elementwise_jvp_rules(t);
+  register_reduce_jvp_rules(t);
+  register_shape_jvp_rules(t);
+  register_indexing_jvp_rules(t);
+  register_linalg_jvp_rules(t);
+  return t;
+}
+
+}  // namespace
+
+JvpRule jvp_rule(Op op) {
+  static const JvpRuleTable table = build_table();
+  return table[static_cast<size_t>(op)];
+}
+
+}  // namespace graft::transforms

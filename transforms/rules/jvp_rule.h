@@ -1,0 +1,72 @@
+// The interface of JVP rules: given a node's primal operands (already in the
+// new graph) and their tangents, emit the tangents of its outputs. Rules live
+// beside the op's other transform rules, in transforms/rules/<family>.cpp.
+//
+// A tangent is a value id or kZero, a symbolic zero that is never
+// materialised: rules skip the terms it would contribute, and an output whose
+// tangent depends only on zeros is itself kZero.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "ir/builder.h"
+
+namespace graft::transforms {
+
+using ir::ValueId;
+inline constexpr ValueId kZero = -1;
+
+class JvpCtx {
+ public:
+  JvpCtx(ir::GraphBuilder& b, const ir::Node& node, std::vector<ValueId> primals, std::vector<ValueId> tangents,
+         std::vector<ValueId> outputs)
+      : primals(std::move(primals)), tangents(std::move(tangents)), outputs(std::move(outputs)), b_(b), node_(node) {}
+
+  const ir::Node& node() const { return node_; }
+  const ir::Attrs& attrs() const { return node_.attrs; }
+  const ir::ValueType& type(ValueId v) const { return b_.type(v); }
+
+  // Emitting nodes: located at, and scoped like, the node being differentiated.
+  ValueId add(ir::Op op, std::vector<ValueId> inputs, ir::Attrs attrs = {});
+  std::vector<ValueId> add_multi(ir::Op op, std::vector<ValueId> inputs, ir::Attrs attrs = {});
+  ValueId scalar_like(double value, ValueId like);  // a constant broadcast to like's type
+  ValueId zeros_like(ValueId like) { return scalar_like(0.0, like); }
+  ValueId instantiate(ValueId tangent, ValueId primal);  // a zero tangent made concrete
+
+  // Arithmetic that propagates symbolic zeros.
+  ValueId tmul(ValueId tangent, ValueId factor);  // tangent * factor
+  ValueId tadd(ValueId a, ValueId b);
+  ValueId tneg(ValueId a);
+  ValueId tsub(ValueId a, ValueId b) { return tadd(a, tneg(b)); }
+  // The same op applied to the tangents in place of the primals (for ops
+  // linear in the operands listed in `linear`); zero if they are all zero.
+  ValueId linear(const std::vector<size_t>& linear_operands);
+
+  std::vector<ValueId> primals;   // operands, as values of the new graph
+  std::vector<ValueId> tangents;  // per operand: a value or kZero
+  std::vector<ValueId> outputs;   // the node's outputs in the new graph
+
+ private:
+  ir::GraphBuilder& b_;
+  const ir::Node& node_;
+};
+
+// Tangents of the node's outputs, one per output (kZero allowed).
+using JvpRule = std::vector<ValueId> (*)(JvpCtx&);
+using JvpRuleTable = std::array<JvpRule, ir::kNumOps>;
+
+// Ops whose outputs never carry a tangent (integer, boolean or piecewise
+// constant results); they get zero tangents without a rule.
+bool is_non_differentiable(ir::Op op);
+
+void register_elementwise_jvp_rules(JvpRuleTable& t);
+void register_reduce_jvp_rules(JvpRuleTable& t);
+void register_shape_jvp_rules(JvpRuleTable& t);
+void register_indexing_jvp_rules(JvpRuleTable& t);
+void register_linalg_jvp_rules(JvpRuleTable& t);
+
+JvpRule jvp_rule(ir::Op op);  // nullptr if the op has none
+
+}  // namespace graft::transforms
