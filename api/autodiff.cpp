@@ -6,6 +6,7 @@
 #include "graft/errors.h"
 #include "ir/dtype.h"
 #include "transforms/jvp.h"
+#include "transforms/vjp.h"
 
 namespace graft::detail {
 
@@ -31,6 +32,28 @@ std::vector<Array> jvp_call(const Graph& graph, const std::vector<Array>& captur
   inputs.insert(inputs.end(), captured.begin(), captured.end());
   inputs.insert(inputs.end(), tangents.begin(), tangents.end());
   return call_graph(*jg, inputs);
+}
+
+std::vector<Array> grad_call(const Graph& graph, const std::vector<Array>& captured, const std::vector<Array>& leaves,
+                             const std::vector<bool>& wrt) {
+  const ir::Graph& g = graph.ir();
+  if (g.outputs().size() != 1)
+    throw ShapeError("grad: the function must return one scalar float Array, it returns " +
+                     std::to_string(g.outputs().size()) + " arrays");
+  const ir::ValueType& out = g.type(g.outputs()[0]);
+  if (out.rank() != 0) throw ShapeError("grad: the function must return a scalar, it returns " + ir::type_str(out));
+  if (!ir::is_floating(out.dtype)) throw DTypeError("grad: the function must return a float, it returns " + ir::type_str(out));
+  for (size_t i = 0; i < leaves.size(); ++i)
+    if (wrt[i] && !ir::is_floating(checked_impl(leaves[i], "grad").type.dtype))
+      throw DTypeError("grad: cannot differentiate with respect to " + ir::type_str(leaves[i].impl()->type) +
+                       " (argument leaf " + std::to_string(i) + "); only float arrays have gradients");
+  std::vector<bool> flags = wrt;
+  flags.resize(leaves.size() + captured.size(), false);  // closed-over values are constants
+  ir::GraphPtr vg = transforms::vjp_graph(g, flags);
+  std::vector<Array> inputs = leaves;
+  inputs.insert(inputs.end(), captured.begin(), captured.end());
+  inputs.push_back(scalar(1.0, out.dtype));
+  return call_graph(*vg, inputs);
 }
 
 }  // namespace graft::detail

@@ -3,7 +3,11 @@
 #include <cmath>
 
 #include "ir/dtype.h"
+#include <algorithm>
+
+#include "graft/errors.h"
 #include "transforms/rules/jvp_rule.h"
+#include "transforms/rules/transpose_rule.h"
 
 namespace graft::transforms {
 namespace {
@@ -163,6 +167,71 @@ void register_elementwise_jvp_rules(JvpRuleTable& t) {
   set(Op::atan2, atan2_rule);
   set(Op::select, select_rule);
   set(Op::convert_element_type, convert_rule);
+}
+
+
+// ---- transpose rules (linear ops only)
+namespace {
+
+using Cts = std::vector<ValueId>;
+
+Cts neg_transpose(TransposeCtx& c) { return {c.cotangents[0] == kZero ? kZero : c.add(Op::neg, {c.cotangents[0]})}; }
+Cts copy_transpose(TransposeCtx& c) { return {c.cotangents[0]}; }
+
+Cts add_transpose(TransposeCtx& c) {
+  ValueId ct = c.cotangents[0];
+  return {c.unknown[0] ? ct : kZero, c.unknown[1] ? ct : kZero};
+}
+
+Cts sub_transpose(TransposeCtx& c) {
+  ValueId ct = c.cotangents[0];
+  ValueId neg = (c.unknown[1] && ct != kZero) ? c.add(Op::neg, {ct}) : kZero;
+  return {c.unknown[0] ? ct : kZero, c.unknown[1] ? neg : kZero};
+}
+
+// mul is linear in one operand when the other is known.
+Cts mul_transpose(TransposeCtx& c) {
+  ValueId ct = c.cotangents[0];
+  if (c.unknown[0] && c.unknown[1]) throw UnsupportedError("transpose: mul of two tangents is not linear");
+  if (ct == kZero) return {kZero, kZero};
+  if (c.unknown[0]) return {c.add(Op::mul, {ct, c.operands[1]}), kZero};
+  return {kZero, c.add(Op::mul, {c.operands[0], ct})};
+}
+
+Cts div_transpose(TransposeCtx& c) {
+  if (c.unknown[1]) throw UnsupportedError("transpose: div is linear only in its numerator");
+  ValueId ct = c.cotangents[0];
+  return {ct == kZero ? kZero : c.add(Op::div, {ct, c.operands[1]}), kZero};
+}
+
+Cts select_transpose(TransposeCtx& c) {
+  if (c.unknown[0]) throw UnsupportedError("transpose: select's predicate cannot carry a tangent");
+  ValueId ct = c.cotangents[0];
+  if (ct == kZero) return {kZero, kZero, kZero};
+  ValueId zero = c.zeros(c.operand_types[1]);
+  ValueId p = c.operands[0];
+  return {kZero, c.unknown[1] ? c.add(Op::select, {p, ct, zero}) : kZero,
+          c.unknown[2] ? c.add(Op::select, {p, zero, ct}) : kZero};
+}
+
+Cts convert_transpose(TransposeCtx& c) {
+  ValueId ct = c.cotangents[0];
+  if (ct == kZero) return {kZero};
+  return {c.add(Op::convert_element_type, {ct}, {{"new_dtype", c.operand_types[0].dtype}})};
+}
+
+}  // namespace
+
+void register_elementwise_transpose_rules(TransposeRuleTable& t) {
+  auto set = [&](Op op, TransposeRule r) { t[static_cast<size_t>(op)] = r; };
+  set(Op::neg, neg_transpose);
+  set(Op::copy, copy_transpose);
+  set(Op::add, add_transpose);
+  set(Op::sub, sub_transpose);
+  set(Op::mul, mul_transpose);
+  set(Op::div, div_transpose);
+  set(Op::select, select_transpose);
+  set(Op::convert_element_type, convert_transpose);
 }
 
 }  // namespace graft::transforms

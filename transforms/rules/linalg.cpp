@@ -1,5 +1,9 @@
 // Transform rules of dot_general. JVP: bilinear, d(a.b) = da.b + a.db.
+#include <algorithm>
+
+#include "graft/errors.h"
 #include "transforms/rules/jvp_rule.h"
+#include "transforms/rules/transpose_rule.h"
 
 namespace graft::transforms {
 namespace {
@@ -16,5 +20,76 @@ Out dot_general_rule(JvpCtx& c) {
 }  // namespace
 
 void register_linalg_jvp_rules(JvpRuleTable& t) { t[static_cast<size_t>(Op::dot_general)] = dot_general_rule; }
+
+
+// ---- transpose rules
+namespace {
+
+ir::Ints free_axes(int rank, const ir::Ints& a, const ir::Ints& b) {
+  ir::Ints f;
+  for (int64_t i = 0; i < rank; ++i)
+    if (std::find(a.begin(), a.end(), i) == a.end() && std::find(b.begin(), b.end(), i) == b.end()) f.push_back(i);
+  return f;
+}
+
+// Positions, in order, of `which` among the entries of `order`.
+ir::Ints argsort(const ir::Ints& keys) {
+  ir::Ints idx(keys.size());
+  for (size_t i = 0; i < idx.size(); ++i) idx[i] = static_cast<int64_t>(i);
+  std::sort(idx.begin(), idx.end(), [&](int64_t p, int64_t q) { return keys[p] < keys[q]; });
+  return idx;
+}
+
+// The cotangent of one operand (`mine`) given the other (`other`), written
+// for the lhs; the rhs case swaps roles. ct has axes [batch, lhs free, rhs free].
+// Contracting ct's other-free axes with other's free axes (batch with batch)
+// gives [batch, my free, my contracting (in other's contracting order)];
+// a transpose puts those back in my axis order.
+ValueId operand_cotangent(TransposeCtx& c, ValueId ct, ValueId other, const ir::ValueType& mine_t,
+                          const ir::ValueType& other_t, const ir::Ints& my_c, const ir::Ints& other_c,
+                          const ir::Ints& my_b, const ir::Ints& other_b, bool mine_is_lhs) {
+  ir::Ints my_free = free_axes(mine_t.rank(), my_c, my_b);
+  ir::Ints other_free = free_axes(other_t.rank(), other_c, other_b);
+  int64_t nb = static_cast<int64_t>(my_b.size());
+  int64_t n_my_free = static_cast<int64_t>(my_free.size());
+  // ct axes: batch [0, nb), lhs free, rhs free.
+  ir::Ints ct_other_free, ct_batch;
+  int64_t other_free_start = mine_is_lhs ? nb + n_my_free : nb;
+  for (size_t i = 0; i < other_free.size(); ++i) ct_other_free.push_back(other_free_start + static_cast<int64_t>(i));
+  for (int64_t i = 0; i < nb; ++i) ct_batch.push_back(i);
+  // dot_general(ct, other): result [batch, ct's remaining (my free), other's remaining (its contracting, ascending)].
+  ValueId r = c.add(Op::dot_general, {ct, other},
+                    {{"lhs_contracting", ct_other_free}, {"rhs_contracting", other_free},
+                     {"lhs_batch", ct_batch}, {"rhs_batch", other_b}});
+  // Which of my axes each result axis is.
+  ir::Ints result_axes(my_b.begin(), my_b.end());
+  result_axes.insert(result_axes.end(), my_free.begin(), my_free.end());
+  ir::Ints other_c_sorted_pos = argsort(other_c);  // other's contracting axes in ascending order
+  for (int64_t j : other_c_sorted_pos) result_axes.push_back(my_c[j]);
+  ir::Ints perm(result_axes.size());
+  for (size_t pos = 0; pos < result_axes.size(); ++pos) perm[result_axes[pos]] = static_cast<int64_t>(pos);
+  bool identity = true;
+  for (size_t i = 0; i < perm.size(); ++i) identity = identity && perm[i] == static_cast<int64_t>(i);
+  return identity ? r : c.add(Op::transpose, {r}, {{"permutation", perm}});
+}
+
+std::vector<ValueId> dot_general_transpose(TransposeCtx& c) {
+  ValueId ct = c.cotangents[0];
+  if (c.unknown[0] && c.unknown[1]) throw UnsupportedError("transpose: dot_general of two tangents is not linear");
+  if (ct == kZero) return {kZero, kZero};
+  const ir::Ints& lc = std::get<ir::Ints>(*c.attrs().find("lhs_contracting"));
+  const ir::Ints& rc = std::get<ir::Ints>(*c.attrs().find("rhs_contracting"));
+  const ir::Ints& lb = std::get<ir::Ints>(*c.attrs().find("lhs_batch"));
+  const ir::Ints& rb = std::get<ir::Ints>(*c.attrs().find("rhs_batch"));
+  const ir::ValueType a = c.operand_types[0], b = c.operand_types[1];
+  if (c.unknown[0]) return {operand_cotangent(c, ct, c.operands[1], a, b, lc, rc, lb, rb, true), kZero};
+  return {kZero, operand_cotangent(c, ct, c.operands[0], b, a, rc, lc, rb, lb, false)};
+}
+
+}  // namespace
+
+void register_linalg_transpose_rules(TransposeRuleTable& t) {
+  t[static_cast<size_t>(Op::dot_general)] = dot_general_transpose;
+}
 
 }  // namespace graft::transforms

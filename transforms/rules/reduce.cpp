@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "transforms/rules/jvp_rule.h"
+#include "transforms/rules/transpose_rule.h"
 
 namespace graft::transforms {
 namespace {
@@ -39,6 +40,37 @@ void register_reduce_jvp_rules(JvpRuleTable& t) {
   t[static_cast<size_t>(Op::cumsum)] = linear_rule;
   t[static_cast<size_t>(Op::reduce_max)] = extreme_rule;
   t[static_cast<size_t>(Op::reduce_min)] = extreme_rule;
+}
+
+
+// ---- transpose rules
+namespace {
+
+std::vector<ValueId> reduce_sum_transpose(TransposeCtx& c) {
+  ValueId ct = c.cotangents[0];
+  if (ct == kZero) return {kZero};
+  const ir::ValueType& x = c.operand_types[0];
+  const ir::Ints& axes = std::get<ir::Ints>(*c.attrs().find("axes"));
+  ir::Ints kept;
+  for (int64_t d = 0; d < x.rank(); ++d)
+    if (std::find(axes.begin(), axes.end(), d) == axes.end()) kept.push_back(d);
+  return {c.add(Op::broadcast_in_dim, {ct}, {{"shape", ir::Ints(x.shape)}, {"broadcast_dimensions", kept}})};
+}
+
+// cumsum's transpose is the cumulative sum running the other way.
+std::vector<ValueId> cumsum_transpose(TransposeCtx& c) {
+  ValueId ct = c.cotangents[0];
+  if (ct == kZero) return {kZero};
+  ir::Attrs attrs = c.attrs();
+  attrs.set("reverse", int64_t{1 - std::get<int64_t>(*attrs.find("reverse"))});
+  return {c.add(Op::cumsum, {ct}, attrs)};
+}
+
+}  // namespace
+
+void register_reduce_transpose_rules(TransposeRuleTable& t) {
+  t[static_cast<size_t>(Op::reduce_sum)] = reduce_sum_transpose;
+  t[static_cast<size_t>(Op::cumsum)] = cumsum_transpose;
 }
 
 }  // namespace graft::transforms

@@ -1,0 +1,51 @@
+// The interface of transpose rules: for a node that is linear in its
+// "unknown" operands (those that carry tangents), given the cotangents of its
+// outputs, emit the cotangents of those operands. Known operands are
+// available as values of the new graph. Rules live beside the op's JVP rule
+// in transforms/rules/<family>.cpp.
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "transforms/rules/jvp_rule.h"
+
+namespace graft::transforms {
+
+class TransposeCtx {
+ public:
+  TransposeCtx(ir::GraphBuilder& b, const ir::Node& node, std::vector<ValueId> operands, std::vector<bool> unknown,
+               std::vector<ir::ValueType> operand_types, std::vector<ValueId> cotangents)
+      : operands(std::move(operands)), unknown(std::move(unknown)), operand_types(std::move(operand_types)),
+        cotangents(std::move(cotangents)), emit_(b, node, {}, {}, {}) {}
+
+  const ir::Attrs& attrs() const { return emit_.attrs(); }
+  const ir::Node& node() const { return emit_.node(); }
+  JvpCtx& emit() { return emit_; }  // node-emitting helpers (add, scalar_like, ...)
+  ValueId add(ir::Op op, std::vector<ValueId> inputs, ir::Attrs attrs = {}) {
+    return emit_.add(op, std::move(inputs), std::move(attrs));
+  }
+  ValueId zeros(const ir::ValueType& type);  // an array of zeros of this type
+
+  std::vector<ValueId> operands;              // known operands' values; kZero for unknown ones
+  std::vector<bool> unknown;                  // which operands are linear (carry tangents)
+  std::vector<ir::ValueType> operand_types;   // every operand's type
+  std::vector<ValueId> cotangents;            // one per output (kZero if none reached it)
+
+ private:
+  JvpCtx emit_;
+};
+
+// Cotangents per operand (kZero for known operands or none).
+using TransposeRule = std::vector<ValueId> (*)(TransposeCtx&);
+using TransposeRuleTable = std::array<TransposeRule, ir::kNumOps>;
+
+void register_elementwise_transpose_rules(TransposeRuleTable& t);
+void register_reduce_transpose_rules(TransposeRuleTable& t);
+void register_shape_transpose_rules(TransposeRuleTable& t);
+void register_indexing_transpose_rules(TransposeRuleTable& t);
+void register_linalg_transpose_rules(TransposeRuleTable& t);
+
+TransposeRule transpose_rule(ir::Op op);  // nullptr if the op has none
+
+}  // namespace graft::transforms
