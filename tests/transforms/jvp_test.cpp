@@ -8,6 +8,7 @@
 #include "graft/graft.h"
 #include "ir/graph.h"
 #include "transforms/rules/jvp_rule.h"
+#include "transforms/rules/transpose_rule.h"
 
 using namespace graft;
 
@@ -210,5 +211,23 @@ TEST_CASE("jvp: every differentiable op has a rule or is listed as pending", "[t
   INFO("ops with neither a JVP rule nor a reason: " << Catch::Detail::stringify(missing));
   CHECK(missing.empty());
   INFO("ops with a rule still listed as pending: " << Catch::Detail::stringify(stale));
+  CHECK(stale.empty());
+}
+
+TEST_CASE("transpose: every linear op has a transpose rule or is listed as pending", "[transforms][grad][coverage]") {
+  using namespace graft::ir;
+  const std::set<std::string> pending = {"cond", "scan", "psum", "all_gather", "psum_scatter", "ppermute"};
+  std::vector<std::string> missing, stale;
+  for (int i = 0; i < kNumOps; ++i) {
+    Op op = static_cast<Op>(i);
+    if (!op_info(op).linear) continue;
+    std::string name(op_name(op));
+    bool has = transforms::transpose_rule(op) != nullptr;
+    if (!has && !pending.count(name)) missing.push_back(name);
+    if (has && pending.count(name)) stale.push_back(name);
+  }
+  INFO("linear ops without a transpose rule: " << Catch::Detail::stringify(missing));
+  CHECK(missing.empty());
+  INFO("ops with a transpose rule still listed as pending: " << Catch::Detail::stringify(stale));
   CHECK(stale.empty());
 }
