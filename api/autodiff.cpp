@@ -1,5 +1,6 @@
 // The non-template side of the autodiff wrappers.
 #include "graft/autodiff.h"
+#include "graft/ops.h"
 
 #include "api/array_impl.h"
 #include "api/dispatch.h"
@@ -54,6 +55,43 @@ std::vector<Array> grad_call(const Graph& graph, const std::vector<Array>& captu
   inputs.insert(inputs.end(), captured.begin(), captured.end());
   inputs.push_back(scalar(1.0, out.dtype));
   return call_graph(*vg, inputs);
+}
+
+std::vector<Array> run_graph(const Graph& graph, const std::vector<Array>& inputs) {
+  return call_graph(graph.ir(), inputs);
+}
+
+std::vector<Array> vjp_call(const Graph& graph, const std::vector<Array>& captured, const std::vector<Array>& leaves,
+                            const std::vector<Array>& out_cotangents) {
+  const ir::Graph& g = graph.ir();
+  if (out_cotangents.size() != g.outputs().size())
+    throw ShapeError("vjp: " + std::to_string(out_cotangents.size()) + " cotangent arrays for " +
+                     std::to_string(g.outputs().size()) + " outputs; they must have the output's structure");
+  for (size_t k = 0; k < out_cotangents.size(); ++k) {
+    const ir::ValueType& want = g.type(g.outputs()[k]);
+    const ir::ValueType& got = checked_impl(out_cotangents[k], "vjp").type;
+    if (got != want)
+      throw ShapeError("vjp: cotangent " + std::to_string(k) + " is " + ir::type_str(got) + " but the output is " +
+                       ir::type_str(want));
+  }
+  std::vector<bool> flags;
+  for (const Array& a : leaves) flags.push_back(ir::is_floating(checked_impl(a, "vjp").type.dtype));
+  flags.resize(leaves.size() + captured.size(), false);
+  ir::GraphPtr vg = transforms::vjp_graph(g, flags);
+  std::vector<Array> inputs = leaves;
+  inputs.insert(inputs.end(), captured.begin(), captured.end());
+  inputs.insert(inputs.end(), out_cotangents.begin(), out_cotangents.end());
+  std::vector<Array> res = call_graph(*vg, inputs);
+  std::vector<Array> grads;
+  size_t next = g.outputs().size();
+  for (size_t i = 0; i < leaves.size(); ++i)
+    grads.push_back(flags[i] ? res[next++] : zeros(leaves[i].shape(), leaves[i].dtype()));
+  return grads;
+}
+
+Array basis_vector(const Array& like, int64_t i) {
+  Array flat = one_hot(scalar(static_cast<double>(i), DType::i32), like.size(), like.dtype());
+  return reshape(flat, like.shape());
 }
 
 }  // namespace graft::detail

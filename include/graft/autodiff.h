@@ -10,6 +10,7 @@
 #include "graft/array.h"
 #include "graft/graph.h"
 #include "graft/make_graph.h"
+#include "graft/ops.h"
 #include "graft/tree.h"
 
 namespace graft {
@@ -74,7 +75,101 @@ auto regroup(const Tuple& args, const std::vector<Array>& grads) {
   return std::tuple{take(std::get<Is>(args))...};
 }
 
+// The cotangents of every leaf given cotangents of the outputs (zeros for
+// integer leaves). The forward pass is recomputed inside.
+std::vector<Array> vjp_call(const Graph& graph, const std::vector<Array>& captured, const std::vector<Array>& leaves,
+                            const std::vector<Array>& out_cotangents);
+std::vector<Array> run_graph(const Graph& graph, const std::vector<Array>& inputs);
+
+template <class... Args>
+std::vector<Array> all_leaves(const Args&... args) {
+  std::vector<Array> out;
+  (
+      [&] {
+        for (Array& a : tree::leaves(args)) out.push_back(a);
+      }(),
+      ...);
+  return out;
+}
+
+// Flat cotangents regrouped as one tree per argument.
+template <class Tuple>
+auto regroup_all(const Tuple& args, const std::vector<Array>& flat) {
+  size_t pos = 0;
+  auto take = [&](const auto& like) {
+    size_t n = tree::leaves(like).size();
+    auto t = tree::unflatten(like, std::vector<Array>(flat.begin() + pos, flat.begin() + pos + n));
+    pos += n;
+    return t;
+  };
+  return std::apply([&](const auto&... a) { return std::tuple{take(a)...}; }, args);
+}
+
+Array basis_vector(const Array& like, int64_t i);  // one-hot at flat position i, like's shape and dtype
+
 }  // namespace detail
+
+// vjp(f, args...) -> (f(args...), vjp_fn): vjp_fn(cotangent) returns a
+// std::tuple with the cotangent of every argument (zeros for integers).
+// Each vjp_fn call re-runs the forward pass; saving residuals comes with jit.
+template <class F, class... Args>
+auto vjp(F f, const Args&... args) {
+  auto traced = detail::trace_function(f, args...);
+  std::vector<Array> leaves = detail::all_leaves(args...);
+  std::vector<Array> inputs = leaves;
+  inputs.insert(inputs.end(), traced.captured.begin(), traced.captured.end());
+  auto out = tree::unflatten(traced.out, detail::run_graph(traced.graph, inputs));
+  auto fn = [graph = traced.graph, captured = traced.captured, leaves, args_like = std::make_tuple(args...)](
+                const auto& cotangent) {
+    return detail::regroup_all(args_like, detail::vjp_call(graph, captured, leaves, tree::leaves(cotangent)));
+  };
+  return std::make_pair(out, fn);
+}
+
+// Jacobians w.r.t. argument 0 (an Array): shape f(x).shape + x.shape.
+// jacfwd pushes one basis tangent per input element, jacrev pulls one basis
+// cotangent per output element (vmap will batch these loops).
+template <class F>
+auto jacfwd(F f) {
+  return [f](const Array& x, const auto&... rest) {
+    auto g = [&](const Array& a) -> Array { return f(a, rest...); };
+    std::vector<Array> columns;
+    Shape out_shape;
+    for (int64_t i = 0; i < x.size(); ++i) {
+      auto [y, t] = jvp(g, std::make_tuple(x), std::make_tuple(detail::basis_vector(x, i)));
+      out_shape = y.shape();
+      columns.push_back(t);
+    }
+    if (columns.empty()) {
+      out_shape = g(x).shape();
+      Shape s = out_shape;
+      s.insert(s.end(), x.shape().begin(), x.shape().end());
+      return zeros(s, x.dtype());
+    }
+    Shape s = out_shape;
+    s.insert(s.end(), x.shape().begin(), x.shape().end());
+    return reshape(stack(columns, -1), s);
+  };
+}
+
+template <class F>
+auto jacrev(F f) {
+  return [f](const Array& x, const auto&... rest) {
+    auto g = [&](const Array& a) -> Array { return f(a, rest...); };
+    auto [y, pullback] = vjp(g, x);
+    std::vector<Array> rows;
+    for (int64_t j = 0; j < y.size(); ++j) rows.push_back(std::get<0>(pullback(detail::basis_vector(y, j))));
+    Shape s = y.shape();
+    s.insert(s.end(), x.shape().begin(), x.shape().end());
+    if (rows.empty()) return zeros(s, x.dtype());
+    return reshape(stack(rows, 0), s);
+  };
+}
+
+template <class F>
+auto hessian(F f) {
+  return jacfwd(jacrev(f));
+}
 
 // value_and_grad<I...>(f)(args...): (f(args...), gradients w.r.t. arguments
 // I...). f must return a scalar float Array. With one index the gradient
