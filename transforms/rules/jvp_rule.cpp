@@ -79,6 +79,7 @@ JvpRuleTable build_table() {
   register_shape_jvp_rules(t);
   register_indexing_jvp_rules(t);
   register_linalg_jvp_rules(t);
+  register_sort_jvp_rules(t);
   return t;
 }
 

@@ -66,6 +66,7 @@ void register_reduce_jvp_rules(JvpRuleTable& t);
 void register_shape_jvp_rules(JvpRuleTable& t);
 void register_indexing_jvp_rules(JvpRuleTable& t);
 void register_linalg_jvp_rules(JvpRuleTable& t);
+void register_sort_jvp_rules(JvpRuleTable& t);
 
 JvpRule jvp_rule(ir::Op op);  // nullptr if the op has none
 

@@ -33,6 +33,47 @@ Out extreme_rule(JvpCtx& c) {
   return {c.add(Op::div, {picked, count})};
 }
 
+// prod: the tangent is sum_i t_i * prod_{j != i} x_j. The exclusive products
+// come from cumulative products from the left and the right (no division,
+// so zeros in x are handled exactly): the reduced axes are moved last and
+// flattened to one axis of length n.
+Out prod_rule(JvpCtx& c) {
+  if (c.tangents[0] == kZero) return {kZero};
+  ValueId x = c.primals[0];
+  const ir::ValueType xt = c.type(x);
+  const ir::Ints axes = std::get<ir::Ints>(*c.attrs().find("axes"));
+  ir::Ints perm, kept_shape;
+  int64_t n = 1;
+  for (int64_t d = 0; d < xt.rank(); ++d)
+    if (std::find(axes.begin(), axes.end(), d) == axes.end()) {
+      perm.push_back(d);
+      kept_shape.push_back(xt.shape[d]);
+    }
+  for (int64_t a : axes) {
+    perm.push_back(a);
+    n *= xt.shape[a];
+  }
+  if (n == 0) return {kZero};
+  int64_t k = 1;
+  for (int64_t d : kept_shape) k *= d;
+  auto flat = [&](ValueId v) {
+    return c.add(Op::reshape, {c.add(Op::transpose, {v}, {{"permutation", perm}})}, {{"new_sizes", ir::Ints{k, n}}});
+  };
+  ValueId x2 = flat(x), t2 = flat(c.tangents[0]);
+  auto cumprod = [&](ValueId v, int64_t reverse) {
+    return c.add(Op::cumprod, {v}, {{"axis", int64_t{1}}, {"reverse", reverse}});
+  };
+  auto cols = [&](ValueId v, int64_t lo, int64_t hi) {
+    return c.add(Op::slice, {v}, {{"start_indices", ir::Ints{0, lo}}, {"limit_indices", ir::Ints{k, hi}}, {"strides", ir::Ints{1, 1}}});
+  };
+  ValueId ones_col = cols(c.scalar_like(1, x2), 0, 1);
+  ValueId left = c.add(Op::concatenate, {ones_col, cols(cumprod(x2, 0), 0, n - 1)}, {{"dimension", int64_t{1}}});
+  ValueId right = c.add(Op::concatenate, {cols(cumprod(x2, 1), 1, n), ones_col}, {{"dimension", int64_t{1}}});
+  ValueId others = c.add(Op::mul, {left, right});
+  ValueId summed = c.add(Op::reduce_sum, {c.add(Op::mul, {t2, others})}, {{"axes", ir::Ints{1}}});
+  return {c.add(Op::reshape, {summed}, {{"new_sizes", kept_shape}})};
+}
+
 }  // namespace
 
 void register_reduce_jvp_rules(JvpRuleTable& t) {
@@ -40,6 +81,7 @@ void register_reduce_jvp_rules(JvpRuleTable& t) {
   t[static_cast<size_t>(Op::cumsum)] = linear_rule;
   t[static_cast<size_t>(Op::reduce_max)] = extreme_rule;
   t[static_cast<size_t>(Op::reduce_min)] = extreme_rule;
+  t[static_cast<size_t>(Op::reduce_prod)] = prod_rule;
 }
 
 
