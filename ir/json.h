@@ -14,5 +14,8 @@ std::string to_json(const Graph& graph, int indent = 2);
 // Parses, checks and verifies; anything malformed throws GraphFormatError
 // naming the problem and its JSON path (e.g. "$.graph.nodes[3].inputs[1]").
 GraphPtr from_json(const std::string& text);
+// Attributes alone, in the same encoding as a node's "attrs" object
+// ({"axes": {"ints": [0]}, ...}); the transformation corpus uses it.
+Attrs attrs_from_json(const std::string& object_text);
 
 }  // namespace graft::ir

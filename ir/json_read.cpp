@@ -111,9 +111,9 @@ std::vector<uint8_t> get_hex(const std::string& s, const std::string& path) {
 class Reader {
  public:
   GraphPtr graph(const json& j, const std::string& path, int depth);
+  AttrValue attr(const json& j, const std::string& path, int depth);
 
  private:
-  AttrValue attr(const json& j, const std::string& path, int depth);
   ValueId define(Graph& g, const json& j, const std::string& path, ValueId bound);
 };
 
@@ -259,6 +259,20 @@ GraphPtr Reader::graph(const json& j, const std::string& path, int depth) {
 }
 
 }  // namespace
+
+Attrs attrs_from_json(const std::string& object_text) {
+  json doc;
+  try {
+    doc = json::parse(object_text);
+  } catch (const json::exception& e) {
+    throw GraphFormatError(std::string("attributes JSON: not valid JSON: ") + e.what());
+  }
+  if (!doc.is_object()) fail("$", std::string("expected an object of attributes, found ") + type_name(doc));
+  Attrs attrs;
+  Reader reader;
+  for (auto it = doc.begin(); it != doc.end(); ++it) attrs.set(it.key(), reader.attr(it.value(), "$." + it.key(), 0));
+  return attrs;
+}
 
 GraphPtr from_json(const std::string& text) {
   json doc;
