@@ -36,11 +36,12 @@ std::vector<Array> jvp_call(const Graph& graph, const std::vector<Array>& captur
 }
 
 std::vector<Array> grad_call(const Graph& graph, const std::vector<Array>& captured, const std::vector<Array>& leaves,
-                             const std::vector<bool>& wrt) {
+                             const std::vector<bool>& wrt, bool with_aux) {
   const ir::Graph& g = graph.ir();
-  if (g.outputs().size() != 1)
+  if (g.outputs().empty() || (!with_aux && g.outputs().size() != 1))
     throw ShapeError("grad: the function must return one scalar float Array, it returns " +
-                     std::to_string(g.outputs().size()) + " arrays");
+                     std::to_string(g.outputs().size()) + " arrays" +
+                     (with_aux ? "" : " (use has_aux to return auxiliary values beside the loss)"));
   const ir::ValueType& out = g.type(g.outputs()[0]);
   if (out.rank() != 0) throw ShapeError("grad: the function must return a scalar, it returns " + ir::type_str(out));
   if (!ir::is_floating(out.dtype)) throw DTypeError("grad: the function must return a float, it returns " + ir::type_str(out));
@@ -54,6 +55,11 @@ std::vector<Array> grad_call(const Graph& graph, const std::vector<Array>& captu
   std::vector<Array> inputs = leaves;
   inputs.insert(inputs.end(), captured.begin(), captured.end());
   inputs.push_back(scalar(1.0, out.dtype));
+  // Auxiliary outputs are carried along, not differentiated: zero cotangents.
+  for (size_t k = 1; k < g.outputs().size(); ++k) {
+    const ir::ValueType& t = g.type(g.outputs()[k]);
+    inputs.push_back(zeros(t.shape, t.dtype));
+  }
   return call_graph(*vg, inputs);
 }
 

@@ -39,10 +39,11 @@ auto trace_function(F& f, const Args&... args) {
 std::vector<Array> jvp_call(const Graph& graph, const std::vector<Array>& captured, const std::vector<Array>& primals,
                             const std::vector<Array>& tangents);
 
-// Runs the VJP of a traced scalar function with cotangent 1: returns the
-// value, then the gradient of each leaf flagged in wrt.
+// Runs the VJP of a traced scalar function with cotangent 1: returns every
+// output (the value, then auxiliary outputs when with_aux), then the
+// gradient of each leaf flagged in wrt.
 std::vector<Array> grad_call(const Graph& graph, const std::vector<Array>& captured, const std::vector<Array>& leaves,
-                             const std::vector<bool>& wrt);
+                             const std::vector<bool>& wrt, bool with_aux = false);
 
 // Leaves of every argument, with those of the arguments in Is flagged.
 template <size_t... Is, class... Args>
@@ -198,6 +199,41 @@ auto value_and_grad(F f) {
 template <size_t... Is, class F>
 auto grad(F f) {
   return [f](const auto&... args) { return value_and_grad<Is...>(f)(args...).second; };
+}
+
+// The has_aux tag: f returns std::pair<Array loss, Aux> and only the loss is
+// differentiated. value_and_grad(f, has_aux) gives ((loss, aux), grads);
+// grad(f, has_aux) gives (grads, aux), as JAX's.
+struct HasAux {};
+inline constexpr HasAux has_aux{};
+
+template <size_t... Is, class F>
+auto value_and_grad(F f, HasAux) {
+  return [f](const auto&... args) {
+    auto traced = detail::trace_function(f, args...);
+    constexpr bool default_arg = sizeof...(Is) == 0;
+    auto [leaves, wrt] = default_arg ? detail::leaves_with_flags<0>(args...) : detail::leaves_with_flags<Is...>(args...);
+    std::vector<Array> res = detail::grad_call(traced.graph, traced.captured, leaves, wrt, true);
+    size_t n_out = tree::leaves(traced.out).size();
+    auto value = tree::unflatten(traced.out, std::vector<Array>(res.begin(), res.begin() + n_out));
+    std::vector<Array> grads(res.begin() + n_out, res.end());
+    auto packed = std::forward_as_tuple(args...);
+    if constexpr (default_arg) {
+      return std::make_pair(value, std::get<0>(detail::regroup<0>(packed, grads)));
+    } else if constexpr (sizeof...(Is) == 1) {
+      return std::make_pair(value, std::get<0>(detail::regroup<Is...>(packed, grads)));
+    } else {
+      return std::make_pair(value, detail::regroup<Is...>(packed, grads));
+    }
+  };
+}
+
+template <size_t... Is, class F>
+auto grad(F f, HasAux) {
+  return [f](const auto&... args) {
+    auto [value, grads] = value_and_grad<Is...>(f, has_aux)(args...);
+    return std::make_pair(grads, value.second);
+  };
 }
 
 // (f(primals...), the directional derivative of f at primals along tangents).

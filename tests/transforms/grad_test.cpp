@@ -185,3 +185,20 @@ TEST_CASE("grad: prod (with zeros) and sort", "[transforms][grad]") {
   std::vector<double> g2 = grad([&](const Array& a) { return sum(sort(a, 0) * reshape(astype(arange(6), f64), {2, 3})); })(s2).to_vector<double>();
   CHECK(g2 == std::vector<double>{3, 1, 2, 0, 4, 5});  // by hand: column 0 swaps, columns 1 and 2 stay
 }
+
+TEST_CASE("grad: has_aux carries auxiliary outputs along", "[transforms][grad]") {
+  auto loss = [](const Array& w, const Array& x) {
+    Array pred = w * x;
+    return std::make_pair(sum(graft::square(pred)), std::make_pair(pred, argmax(pred, 0)));
+  };
+  Array w = points({1.0, 2.0}), x = points({3.0, -1.0});
+  auto [value, g] = value_and_grad(loss, has_aux)(w, x);
+  CHECK(value.first.item<double>() == Approx(9.0 + 4.0));
+  CHECK(value.second.first.to_vector<double>() == std::vector<double>{3.0, -2.0});
+  CHECK(value.second.second.item<int32_t>() == 0);
+  CHECK(g.to_vector<double>() == std::vector<double>{2 * 3.0 * 3.0, 2 * -2.0 * -1.0});
+  auto [g2, aux] = grad<1>(loss, has_aux)(w, x);
+  CHECK(g2.to_vector<double>() == std::vector<double>{2 * 3.0 * 1.0, 2 * -2.0 * 2.0});
+  CHECK(aux.first.to_vector<double>() == std::vector<double>{3.0, -2.0});
+  CHECK_THROWS_AS(grad([](const Array& a) { return std::make_pair(sum(a), a); })(w), ShapeError);
+}
