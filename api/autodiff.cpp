@@ -95,6 +95,15 @@ std::vector<Array> vjp_call(const Graph& graph, const std::vector<Array>& captur
   return grads;
 }
 
+std::vector<Array> custom_jvp_bind(const Graph& call, const std::vector<Array>& call_captured, const Graph& rule,
+                                   const std::vector<Array>& rule_captured, const std::vector<Array>& args) {
+  if (!call_captured.empty() || !rule_captured.empty())
+    throw UnsupportedError("custom_jvp: the function and its rule may close over concrete arrays only, not over values "
+                           "traced by an enclosing transform; pass those as arguments");
+  ir::Attrs attrs{{"call", ir::Graphs{call.ir_ptr()}}, {"jvp", ir::Graphs{rule.ir_ptr()}}};
+  return bind(ir::Op::custom_jvp_call, args, attrs, std::source_location::current());
+}
+
 Array basis_vector(const Array& like, int64_t i) {
   Array flat = one_hot(scalar(static_cast<double>(i), DType::i32), like.size(), like.dtype());
   return reshape(flat, like.shape());

@@ -15,6 +15,7 @@ KernelTable build_table() {
   register_indexing_kernels(t);
   register_sort_kernels(t);
   register_random_kernels(t);
+  register_custom_kernels(t);
   return t;
 }
 

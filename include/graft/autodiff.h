@@ -108,7 +108,28 @@ auto regroup_all(const Tuple& args, const std::vector<Array>& flat) {
 
 Array basis_vector(const Array& like, int64_t i);  // one-hot at flat position i, like's shape and dtype
 
+// Emits a custom_jvp_call node (or runs it eagerly).
+std::vector<Array> custom_jvp_bind(const Graph& call, const std::vector<Array>& call_captured, const Graph& rule,
+                                   const std::vector<Array>& rule_captured, const std::vector<Array>& args);
+
 }  // namespace detail
+
+// custom_jvp(f, rule): f with its derivative given by the user.
+// rule(std::tuple primals, std::tuple tangents) returns (f(primals...),
+// tangent of the output), written with graft ops, linear in the tangents;
+// reverse mode transposes it. Useful for numerically stable derivatives.
+// f and rule may close over concrete arrays, not over traced ones.
+template <class F, class R>
+auto custom_jvp(F f, R rule) {
+  return [f, rule](const auto&... args) {
+    auto call = detail::trace_function(f, args...);
+    auto rule_fn = [&rule](const auto& primals, const auto& tangents) { return rule(primals, tangents); };
+    auto traced_rule = detail::trace_function(rule_fn, std::make_tuple(args...), std::make_tuple(args...));
+    std::vector<Array> outs = detail::custom_jvp_bind(call.graph, call.captured, traced_rule.graph, traced_rule.captured,
+                                                      detail::all_leaves(args...));
+    return tree::unflatten(call.out, outs);
+  };
+}
 
 // vjp(f, args...) -> (f(args...), vjp_fn): vjp_fn(cotangent) returns a
 // std::tuple with the cotangent of every argument (zeros for integers).

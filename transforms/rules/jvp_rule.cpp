@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "ir/dtype.h"
+#include "ir/inline.h"
 
 namespace graft::transforms {
 
@@ -58,6 +59,10 @@ ValueId JvpCtx::linear(const std::vector<size_t>& linear_operands) {
   return add(node_.op, std::move(args), node_.attrs);
 }
 
+std::vector<ValueId> JvpCtx::inline_graph(const ir::Graph& g, const std::vector<ValueId>& inputs) {
+  return ir::inline_graph(b_, g, inputs);
+}
+
 bool is_non_differentiable(Op op) {
   switch (op) {
     case Op::sign: case Op::floor: case Op::ceil: case Op::round: case Op::is_finite: case Op::not_:
@@ -80,6 +85,7 @@ JvpRuleTable build_table() {
   register_indexing_jvp_rules(t);
   register_linalg_jvp_rules(t);
   register_sort_jvp_rules(t);
+  register_custom_jvp_rules(t);
   return t;
 }
 

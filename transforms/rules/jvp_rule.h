@@ -43,6 +43,8 @@ class JvpCtx {
   // The same op applied to the tangents in place of the primals (for ops
   // linear in the operands listed in `linear`); zero if they are all zero.
   ValueId linear(const std::vector<size_t>& linear_operands);
+  // A graph's nodes copied in, its inputs bound to `inputs`; its outputs.
+  std::vector<ValueId> inline_graph(const ir::Graph& g, const std::vector<ValueId>& inputs);
 
   std::vector<ValueId> primals;   // operands, as values of the new graph
   std::vector<ValueId> tangents;  // per operand: a value or kZero
@@ -67,6 +69,7 @@ void register_shape_jvp_rules(JvpRuleTable& t);
 void register_indexing_jvp_rules(JvpRuleTable& t);
 void register_linalg_jvp_rules(JvpRuleTable& t);
 void register_sort_jvp_rules(JvpRuleTable& t);
+void register_custom_jvp_rules(JvpRuleTable& t);
 
 JvpRule jvp_rule(ir::Op op);  // nullptr if the op has none
 
