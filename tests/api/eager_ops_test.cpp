@@ -2,7 +2,9 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "api/dispatch.h"
 #include "graft/graft.h"
+#include "ir/op.h"
 
 using namespace graft;
 using Catch::Matchers::Contains;
@@ -152,11 +154,13 @@ TEST_CASE("eager: promotion and weak scalars", "[api][promotion]") {
 }
 
 TEST_CASE("eager: integer division never traps", "[api][elementwise]") {
-  Array a = array({7, -7, 5, -2147483647 - 1});
-  Array b = array({2, 2, 0, -1});
-  CHECK(astype(a, i32).dtype() == i32);
-  // Integer `/` is true division; the primitive's integer path is reached through floor division later.
-  check_close((a / b).to_vector<float>(), {3.5, -3.5, INFINITY, 2147483648.0}, 1e-6);
+  Array a = array({7, -7, 5, -2147483647 - 1, 9});
+  Array b = array({2, 2, 0, -1, -4});
+  // `/` is true division (f32); the integer primitives follow XLA: x/0 = -1, x%0 = x, INT_MIN/-1 = INT_MIN.
+  check_close((a / b).to_vector<float>(), {3.5, -3.5, INFINITY, 2147483648.0, -2.25}, 1e-6);
+  auto int_op = [&](ir::Op op) { return detail::bind1(op, {a, b}, {}, std::source_location::current()).to_vector<int32_t>(); };
+  CHECK(int_op(ir::Op::div) == std::vector<int32_t>{3, -3, -1, -2147483647 - 1, -2});
+  CHECK(int_op(ir::Op::rem) == std::vector<int32_t>{1, -1, 5, 0, 1});
 }
 
 TEST_CASE("eager: reductions with axes, negative axes and keepdims", "[api][reduce]") {
