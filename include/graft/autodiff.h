@@ -193,27 +193,37 @@ auto hessian(F f) {
   return jacfwd(jacrev(f));
 }
 
+namespace detail {
+
+// value_and_grad with or without auxiliary outputs: the loss (and aux) as f
+// returned them, then the gradients of the arguments Is (argument 0 if none).
+template <bool WithAux, size_t... Is, class F, class... Args>
+auto value_and_grad_impl(F& f, const Args&... args) {
+  auto traced = trace_function(f, args...);
+  constexpr bool default_arg = sizeof...(Is) == 0;
+  auto [leaves, wrt] = default_arg ? leaves_with_flags<0>(args...) : leaves_with_flags<Is...>(args...);
+  std::vector<Array> res = grad_call(traced.graph, traced.captured, leaves, wrt, WithAux);
+  size_t n_out = tree::leaves(traced.out).size();
+  auto value = tree::unflatten(traced.out, std::vector<Array>(res.begin(), res.begin() + n_out));
+  std::vector<Array> grads(res.begin() + n_out, res.end());
+  auto packed = std::forward_as_tuple(args...);
+  if constexpr (default_arg) {
+    return std::make_pair(value, std::get<0>(regroup<0>(packed, grads)));
+  } else if constexpr (sizeof...(Is) == 1) {
+    return std::make_pair(value, std::get<0>(regroup<Is...>(packed, grads)));
+  } else {
+    return std::make_pair(value, regroup<Is...>(packed, grads));
+  }
+}
+
+}  // namespace detail
+
 // value_and_grad<I...>(f)(args...): (f(args...), gradients w.r.t. arguments
 // I...). f must return a scalar float Array. With one index the gradient
 // has that argument's structure; with several it is a std::tuple of them.
 template <size_t... Is, class F>
 auto value_and_grad(F f) {
-  return [f](const auto&... args) {
-    auto traced = detail::trace_function(f, args...);
-    constexpr bool default_arg = sizeof...(Is) == 0;
-    auto [leaves, wrt] = default_arg ? detail::leaves_with_flags<0>(args...) : detail::leaves_with_flags<Is...>(args...);
-    std::vector<Array> res = detail::grad_call(traced.graph, traced.captured, leaves, wrt);
-    Array value = res[0];
-    std::vector<Array> grads(res.begin() + 1, res.end());
-    auto packed = std::forward_as_tuple(args...);
-    if constexpr (default_arg) {
-      return std::make_pair(value, std::get<0>(detail::regroup<0>(packed, grads)));
-    } else if constexpr (sizeof...(Is) == 1) {
-      return std::make_pair(value, std::get<0>(detail::regroup<Is...>(packed, grads)));
-    } else {
-      return std::make_pair(value, detail::regroup<Is...>(packed, grads));
-    }
-  };
+  return [f](const auto&... args) { return detail::value_and_grad_impl<false, Is...>(f, args...); };
 }
 
 // grad<I...>(f)(args...): the gradient part of value_and_grad.
@@ -230,23 +240,7 @@ inline constexpr HasAux has_aux{};
 
 template <size_t... Is, class F>
 auto value_and_grad(F f, HasAux) {
-  return [f](const auto&... args) {
-    auto traced = detail::trace_function(f, args...);
-    constexpr bool default_arg = sizeof...(Is) == 0;
-    auto [leaves, wrt] = default_arg ? detail::leaves_with_flags<0>(args...) : detail::leaves_with_flags<Is...>(args...);
-    std::vector<Array> res = detail::grad_call(traced.graph, traced.captured, leaves, wrt, true);
-    size_t n_out = tree::leaves(traced.out).size();
-    auto value = tree::unflatten(traced.out, std::vector<Array>(res.begin(), res.begin() + n_out));
-    std::vector<Array> grads(res.begin() + n_out, res.end());
-    auto packed = std::forward_as_tuple(args...);
-    if constexpr (default_arg) {
-      return std::make_pair(value, std::get<0>(detail::regroup<0>(packed, grads)));
-    } else if constexpr (sizeof...(Is) == 1) {
-      return std::make_pair(value, std::get<0>(detail::regroup<Is...>(packed, grads)));
-    } else {
-      return std::make_pair(value, detail::regroup<Is...>(packed, grads));
-    }
-  };
+  return [f](const auto&... args) { return detail::value_and_grad_impl<true, Is...>(f, args...); };
 }
 
 template <size_t... Is, class F>
