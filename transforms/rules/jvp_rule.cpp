@@ -63,6 +63,25 @@ std::vector<ValueId> JvpCtx::inline_graph(const ir::Graph& g, const std::vector<
   return ir::inline_graph(b_, g, inputs);
 }
 
+// A gather with every other axis as a batch axis, after moving `axis` last:
+// out[b..., i] = x[b..., perm[b..., i]].
+ValueId JvpCtx::take_along_axis(ValueId x, ValueId perm, int64_t axis) {
+  const ir::ValueType t = type(x);
+  int64_t r = t.rank();
+  ir::Ints to_last, from_last(r);
+  for (int64_t d = 0; d < r; ++d)
+    if (d != axis) to_last.push_back(d);
+  to_last.push_back(axis);
+  for (int64_t d = 0; d < r; ++d) from_last[to_last[d]] = d;
+  auto move = [&](ValueId v, const ir::Ints& p) {
+    bool identity = true;
+    for (int64_t d = 0; d < r; ++d) identity = identity && p[d] == d;
+    return identity ? v : add(Op::transpose, {v}, {{"permutation", p}});
+  };
+  ValueId g = add(Op::gather, {move(x, to_last), move(perm, to_last)}, {{"axis", r - 1}, {"batch_dims", r - 1}});
+  return move(g, from_last);
+}
+
 bool is_non_differentiable(Op op) {
   switch (op) {
     case Op::sign: case Op::floor: case Op::ceil: case Op::round: case Op::is_finite: case Op::not_:

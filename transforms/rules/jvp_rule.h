@@ -43,6 +43,8 @@ class JvpCtx {
   // The same op applied to the tangents in place of the primals (for ops
   // linear in the operands listed in `linear`); zero if they are all zero.
   ValueId linear(const std::vector<size_t>& linear_operands);
+  // x's entries reordered along `axis` by integer positions `perm` (x's shape).
+  ValueId take_along_axis(ValueId x, ValueId perm, int64_t axis);
   // A graph's nodes copied in, its inputs bound to `inputs`; its outputs.
   std::vector<ValueId> inline_graph(const ir::Graph& g, const std::vector<ValueId>& inputs);
 

@@ -74,6 +74,24 @@ Out prod_rule(JvpCtx& c) {
   return {c.add(Op::reshape, {summed}, {{"new_sizes", kept_shape}})};
 }
 
+// cummax/cummin: each output is the input at the latest position so far
+// that set the running extreme (where x equals the running result); its
+// tangent is the tangent there.
+Out cumulative_extreme_rule(JvpCtx& c) {
+  if (c.tangents[0] == kZero) return {kZero};
+  ValueId x = c.primals[0], y = c.outputs[0];
+  int64_t axis = std::get<int64_t>(*c.attrs().find("axis"));
+  int64_t reverse = std::get<int64_t>(*c.attrs().find("reverse"));
+  const ir::ValueType xt = c.type(x);
+  ValueId iota = c.add(Op::iota, {}, {{"dtype", DType::i32}, {"shape", ir::Ints(xt.shape)}, {"dimension", axis}});
+  ValueId record = c.add(Op::eq, {x, y});
+  // Forward scans take the largest such position so far, reverse scans the smallest.
+  ValueId none = c.scalar_like(reverse ? static_cast<double>(xt.shape[axis]) : -1.0, iota);
+  ValueId positions = c.add(Op::select, {record, iota, none});
+  ValueId latest = c.add(reverse ? Op::cummin : Op::cummax, {positions}, {{"axis", axis}, {"reverse", reverse}});
+  return {c.take_along_axis(c.tangents[0], latest, axis)};
+}
+
 }  // namespace
 
 void register_reduce_jvp_rules(JvpRuleTable& t) {
@@ -82,6 +100,8 @@ void register_reduce_jvp_rules(JvpRuleTable& t) {
   t[static_cast<size_t>(Op::reduce_max)] = extreme_rule;
   t[static_cast<size_t>(Op::reduce_min)] = extreme_rule;
   t[static_cast<size_t>(Op::reduce_prod)] = prod_rule;
+  t[static_cast<size_t>(Op::cummax)] = cumulative_extreme_rule;
+  t[static_cast<size_t>(Op::cummin)] = cumulative_extreme_rule;
 }
 
 
