@@ -104,6 +104,19 @@ std::vector<Array> custom_jvp_bind(const Graph& call, const std::vector<Array>& 
   return bind(ir::Op::custom_jvp_call, args, attrs, std::source_location::current());
 }
 
+std::vector<Array> custom_vjp_bind(const std::vector<const Graph*>& graphs, const std::vector<std::vector<Array>>& captured,
+                                   int64_t num_residuals, const std::vector<Array>& args) {
+  for (const auto& c : captured)
+    if (!c.empty())
+      throw UnsupportedError("custom_vjp: f, fwd and bwd may close over concrete arrays only, not over values traced "
+                             "by an enclosing transform; pass those as arguments");
+  ir::Attrs attrs{{"call", ir::Graphs{graphs[0]->ir_ptr()}},
+                  {"fwd", ir::Graphs{graphs[1]->ir_ptr()}},
+                  {"bwd", ir::Graphs{graphs[2]->ir_ptr()}},
+                  {"num_residuals", num_residuals}};
+  return bind(ir::Op::custom_vjp_call, args, attrs, std::source_location::current());
+}
+
 Array basis_vector(const Array& like, int64_t i) {
   Array flat = one_hot(scalar(static_cast<double>(i), DType::i32), like.size(), like.dtype());
   return reshape(flat, like.shape());

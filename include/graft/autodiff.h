@@ -108,6 +108,10 @@ auto regroup_all(const Tuple& args, const std::vector<Array>& flat) {
 
 Array basis_vector(const Array& like, int64_t i);  // one-hot at flat position i, like's shape and dtype
 
+// Emits a custom_vjp_call node (or runs it eagerly).
+std::vector<Array> custom_vjp_bind(const std::vector<const Graph*>& graphs, const std::vector<std::vector<Array>>& captured,
+                                   int64_t num_residuals, const std::vector<Array>& args);
+
 // Emits a custom_jvp_call node (or runs it eagerly).
 std::vector<Array> custom_jvp_bind(const Graph& call, const std::vector<Array>& call_captured, const Graph& rule,
                                    const std::vector<Array>& rule_captured, const std::vector<Array>& args);
@@ -126,6 +130,25 @@ auto custom_jvp(F f, R rule) {
     auto rule_fn = [&rule](const auto& primals, const auto& tangents) { return rule(primals, tangents); };
     auto traced_rule = detail::trace_function(rule_fn, std::make_tuple(args...), std::make_tuple(args...));
     std::vector<Array> outs = detail::custom_jvp_bind(call.graph, call.captured, traced_rule.graph, traced_rule.captured,
+                                                      detail::all_leaves(args...));
+    return tree::unflatten(call.out, outs);
+  };
+}
+
+// custom_vjp(f, fwd, bwd): f with its reverse-mode derivative given by the
+// user. fwd(args...) returns (f(args...), residuals) with residuals a pytree
+// of Arrays; bwd(residuals, output cotangent) returns a std::tuple with one
+// cotangent per argument. Reverse mode (grad, vjp) calls bwd; forward mode
+// (jvp) of such a function is an UnsupportedError, as in JAX.
+template <class F, class Fwd, class Bwd>
+auto custom_vjp(F f, Fwd fwd, Bwd bwd) {
+  return [f, fwd, bwd](const auto&... args) {
+    auto call = detail::trace_function(f, args...);
+    auto fw = detail::trace_function(fwd, args...);
+    auto bw = detail::trace_function(bwd, fw.out.second, call.out);
+    int64_t num_residuals = static_cast<int64_t>(tree::leaves(fw.out.second).size());
+    std::vector<Array> outs = detail::custom_vjp_bind({&call.graph, &fw.graph, &bw.graph},
+                                                      {call.captured, fw.captured, bw.captured}, num_residuals,
                                                       detail::all_leaves(args...));
     return tree::unflatten(call.out, outs);
   };

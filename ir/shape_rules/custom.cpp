@@ -6,6 +6,9 @@
 //                          bwd: (residuals.., out cotangents..) -> arg cotangents;
 //                          attr num_residuals.
 // remat(args..)            body: args -> outs, recomputed in the backward pass.
+// custom_lin(residuals.., tangents..)  bwd: (residuals.., out cotangents..) ->
+//                          tangent-typed cotangents; attr num_residuals; the
+//                          outputs are typed as bwd's cotangent inputs.
 #include "ir/shape_rules/rule.h"
 
 namespace graft::ir {
@@ -50,12 +53,28 @@ Types remat_rule(const RuleCtx& c) {
   return body.output_types();
 }
 
+Types custom_lin_rule(const RuleCtx& c) {
+  const Graph& bwd = c.attr_graph("bwd");
+  int64_t nres = c.attr_int("num_residuals");
+  if (nres < 0 || nres > static_cast<int64_t>(c.num_inputs()))
+    c.shape_error("num_residuals " + std::to_string(nres) + " is out of range");
+  Types residuals(c.inputs().begin(), c.inputs().begin() + nres);
+  Types tangents(c.inputs().begin() + nres, c.inputs().end());
+  Types bwd_in = bwd.input_types();
+  if (bwd_in.size() < residuals.size() || Types(bwd_in.begin(), bwd_in.begin() + nres) != residuals)
+    c.shape_error("bwd must take the residuals first");
+  Types outs(bwd_in.begin() + nres, bwd_in.end());
+  c.check_signature(bwd, "bwd", concat(residuals, outs), &tangents);
+  return outs;
+}
+
 }  // namespace
 
 void register_custom_shape_rules(ShapeRuleTable& t) {
   t[static_cast<size_t>(Op::custom_jvp_call)] = custom_jvp_rule;
   t[static_cast<size_t>(Op::custom_vjp_call)] = custom_vjp_rule;
   t[static_cast<size_t>(Op::remat)] = remat_rule;
+  t[static_cast<size_t>(Op::custom_lin)] = custom_lin_rule;
 }
 
 }  // namespace graft::ir

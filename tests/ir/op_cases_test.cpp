@@ -729,6 +729,14 @@ void add_custom_cases(Catalogue& c) {
   }
 
   c.ok(Op::remat, {f32_3, {i32, {}}}, {{"body", Graphs{two_output_graph()}}}, {f32_3, {i32, {}}});
+  // custom_lin(residual, tangent) with bwd (residual, cotangent) -> cotangent * residual.
+  c.ok(Op::custom_lin, {f32_3, f32_3}, {{"bwd", Graphs{binary_graph(Op::mul, f32_3)}}, {"num_residuals", int64_t{1}}},
+       {f32_3});
+  c.bad_shape(Op::custom_lin, {{f64, {3}}, f32_3},
+              {{"bwd", Graphs{binary_graph(Op::mul, f32_3)}}, {"num_residuals", int64_t{1}}},
+              "bwd must take the residuals first");
+  c.bad_shape(Op::custom_lin, {f32_3, f32_3}, {{"bwd", Graphs{binary_graph(Op::mul, f32_3)}}, {"num_residuals", int64_t{3}}},
+              "num_residuals 3 is out of range");
   c.ok(Op::remat, {{f64, {2, 2}}}, {{"body", Graphs{unary_graph(Op::tanh, {f64, {2, 2}})}}}, {{f64, {2, 2}}});
   c.bad_shape(Op::remat, {{f32, {4}}, {i32, {}}}, {{"body", Graphs{two_output_graph()}}},
               "body takes (f32[3], i32[]) but is given (f32[4], i32[])");

@@ -21,6 +21,7 @@ TransposeRuleTable build_table() {
   register_shape_transpose_rules(t);
   register_indexing_transpose_rules(t);
   register_linalg_transpose_rules(t);
+  register_custom_transpose_rules(t);
   return t;
 }
 
