@@ -117,6 +117,13 @@ std::vector<Array> custom_vjp_bind(const std::vector<const Graph*>& graphs, cons
   return bind(ir::Op::custom_vjp_call, args, attrs, std::source_location::current());
 }
 
+std::vector<Array> remat_bind(const Graph& body, const std::vector<Array>& captured, const std::vector<Array>& args) {
+  if (!captured.empty())
+    throw UnsupportedError("checkpoint: the function may close over concrete arrays only, not over values traced by an "
+                           "enclosing transform; pass those as arguments");
+  return bind(ir::Op::remat, args, {{"body", ir::Graphs{body.ir_ptr()}}}, std::source_location::current());
+}
+
 Array basis_vector(const Array& like, int64_t i) {
   Array flat = one_hot(scalar(static_cast<double>(i), DType::i32), like.size(), like.dtype());
   return reshape(flat, like.shape());

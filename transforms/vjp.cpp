@@ -1,5 +1,7 @@
 #include "transforms/vjp.h"
 
+#include <set>
+
 #include "ir/bgl.h"
 #include "transforms/jvp.h"
 #include "transforms/partial_eval.h"
@@ -38,6 +40,19 @@ ir::GraphPtr vjp_graph(const ir::Graph& g, const std::vector<bool>& wrt) {
   }
   ir::GraphPtr result = b.finish(std::move(outputs));
   return std::make_shared<const ir::Graph>(ir::dead_code_elimination(*result));
+}
+
+size_t count_residuals(const ir::Graph& g, const std::vector<bool>& wrt) {
+  ir::GraphPtr jp = jvp_graph(g, wrt);
+  ir::GraphBuilder b;
+  std::vector<ValueId> primals;
+  for (size_t i = 0; i < g.inputs().size(); ++i) primals.push_back(b.input(jp->type(jp->inputs()[i])));
+  PartialEval pe = partial_eval(*jp, b, primals);
+  std::set<ValueId> read;
+  for (size_t idx : pe.linear_nodes)
+    for (ValueId v : jp->nodes()[idx].inputs)
+      if (!pe.unknown[v]) read.insert(pe.known[v]);
+  return read.size();
 }
 
 }  // namespace graft::transforms

@@ -14,4 +14,8 @@ namespace graft::transforms {
 // are g's outputs, then the cotangent of each flagged input.
 ir::GraphPtr vjp_graph(const ir::Graph& g, const std::vector<bool>& wrt);
 
+// How many primal values the backward pass reads from the forward pass (the
+// residuals a reverse-mode step must keep alive); checkpoint lowers it.
+size_t count_residuals(const ir::Graph& g, const std::vector<bool>& wrt);
+
 }  // namespace graft::transforms

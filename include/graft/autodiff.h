@@ -112,11 +112,26 @@ Array basis_vector(const Array& like, int64_t i);  // one-hot at flat position i
 std::vector<Array> custom_vjp_bind(const std::vector<const Graph*>& graphs, const std::vector<std::vector<Array>>& captured,
                                    int64_t num_residuals, const std::vector<Array>& args);
 
+// Emits a remat node (or runs it eagerly).
+std::vector<Array> remat_bind(const Graph& body, const std::vector<Array>& captured, const std::vector<Array>& args);
+
 // Emits a custom_jvp_call node (or runs it eagerly).
 std::vector<Array> custom_jvp_bind(const Graph& call, const std::vector<Array>& call_captured, const Graph& rule,
                                    const std::vector<Array>& rule_captured, const std::vector<Array>& args);
 
 }  // namespace detail
+
+// checkpoint(f): the same function, but reverse mode recomputes its
+// intermediate values in the backward pass instead of keeping them from the
+// forward pass (rematerialisation): less memory for more compute.
+template <class F>
+auto checkpoint(F f) {
+  return [f](const auto&... args) {
+    auto call = detail::trace_function(f, args...);
+    std::vector<Array> outs = detail::remat_bind(call.graph, call.captured, detail::all_leaves(args...));
+    return tree::unflatten(call.out, outs);
+  };
+}
 
 // custom_jvp(f, rule): f with its derivative given by the user.
 // rule(std::tuple primals, std::tuple tangents) returns (f(primals...),

@@ -3,6 +3,11 @@
 // with graft's ops, so it is differentiable and transposable in turn.
 #include "ir/inline.h"
 #include "graft/errors.h"
+#include "ir/bgl.h"
+#include "ir/dtype.h"
+#include "transforms/jvp.h"
+#include "transforms/partial_eval.h"
+#include "transforms/transpose.h"
 #include "transforms/rules/jvp_rule.h"
 #include "transforms/rules/transpose_rule.h"
 
@@ -33,9 +38,31 @@ std::vector<ValueId> custom_vjp_rule(JvpCtx& c) {
   return c.add_multi(Op::custom_lin, args, {{"bwd", ir::Graphs{bwd}}, {"num_residuals", nres}});
 }
 
+// remat (checkpoint): the primal node stays as it is; the tangents come from
+// a second remat whose body is the body's JVP restricted to its tangents.
+// That body is linear in the tangents, and its transpose (below) recomputes
+// the body's primal values inside the backward pass instead of saving them.
+std::vector<ValueId> remat_rule(JvpCtx& c) {
+  const ir::Graph& body = *std::get<ir::Graphs>(*c.attrs().find("body")).at(0);
+  std::vector<bool> has_tangent;
+  std::vector<ValueId> args = c.primals;
+  for (size_t i = 0; i < c.primals.size(); ++i) {
+    bool is_float = ir::is_floating(c.type(c.primals[i]).dtype);
+    has_tangent.push_back(is_float);
+    if (is_float) args.push_back(c.instantiate(c.tangents[i], c.primals[i]));
+  }
+  ir::GraphPtr full = jvp_graph(body, has_tangent);
+  ir::Graph tangent_body = *full;
+  size_t n_out = body.outputs().size();
+  tangent_body.set_outputs(std::vector<ValueId>(full->outputs().begin() + static_cast<long>(n_out), full->outputs().end()));
+  auto pruned = std::make_shared<const ir::Graph>(ir::dead_code_elimination(tangent_body));
+  return c.add_multi(Op::remat, args, {{"body", ir::Graphs{pruned}}});
+}
+
 }  // namespace
 
 void register_custom_jvp_rules(JvpRuleTable& t) {
+  t[static_cast<size_t>(Op::remat)] = remat_rule;
   t[static_cast<size_t>(Op::custom_jvp_call)] = custom_jvp_rule;
   t[static_cast<size_t>(Op::custom_vjp_call)] = custom_vjp_rule;
 }
@@ -59,9 +86,30 @@ std::vector<ValueId> custom_lin_transpose(TransposeCtx& c) {
   return out;
 }
 
+// The transpose of a tangent remat: its body's primal part is recomputed
+// here, in the backward pass, then its linear part is transposed.
+std::vector<ValueId> remat_transpose(TransposeCtx& c) {
+  const ir::Graph& body = *std::get<ir::Graphs>(*c.attrs().find("body")).at(0);
+  size_t n_primal = 0;
+  while (n_primal < c.unknown.size() && !c.unknown[n_primal]) ++n_primal;
+  for (size_t i = n_primal; i < c.unknown.size(); ++i)
+    if (!c.unknown[i]) throw UnsupportedError("transpose: remat operands must be primals then tangents");
+  std::vector<ValueId> primals(c.operands.begin(), c.operands.begin() + static_cast<long>(n_primal));
+  ir::GraphBuilder& b = c.emit().builder();
+  PartialEval pe = partial_eval(body, b, primals);
+  std::vector<std::pair<ValueId, ValueId>> seeds;
+  for (size_t k = 0; k < body.outputs().size(); ++k)
+    if (c.cotangents[k] != kZero) seeds.emplace_back(body.outputs()[k], c.cotangents[k]);
+  std::vector<ValueId> ct = transpose_linear(body, pe, b, seeds);
+  std::vector<ValueId> out(n_primal, kZero);
+  for (size_t i = n_primal; i < body.inputs().size(); ++i) out.push_back(ct[body.inputs()[i]]);
+  return out;
+}
+
 }  // namespace
 
 void register_custom_transpose_rules(TransposeRuleTable& t) {
+  t[static_cast<size_t>(Op::remat)] = remat_transpose;
   t[static_cast<size_t>(Op::custom_lin)] = custom_lin_transpose;
 }
 

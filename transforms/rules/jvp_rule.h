@@ -45,6 +45,7 @@ class JvpCtx {
   ValueId linear(const std::vector<size_t>& linear_operands);
   // x's entries reordered along `axis` by integer positions `perm` (x's shape).
   ValueId take_along_axis(ValueId x, ValueId perm, int64_t axis);
+  ir::GraphBuilder& builder() { return b_; }  // for rules that run whole passes (remat)
   // A graph's nodes copied in, its inputs bound to `inputs`; its outputs.
   std::vector<ValueId> inline_graph(const ir::Graph& g, const std::vector<ValueId>& inputs);
 
