@@ -56,10 +56,8 @@ ir::GraphPtr jvp_graph(const ir::Graph& g, const std::vector<bool>& has_tangent)
       continue;
     }
     // A zero tangent leaves as an array of zeros (the caller needs a value).
-    ir::Node anchor;
-    anchor.op = Op::constant;
-    JvpCtx ctx(b, anchor, {}, {}, {});
-    outputs.push_back(ctx.zeros_like(primal[v]));
+    const ir::ValueType t = b.type(primal[v]);
+    outputs.push_back(emit_full(b, 0.0, t));
   }
   return b.finish(std::move(outputs));
 }

@@ -33,9 +33,7 @@ ir::GraphPtr vjp_graph(const ir::Graph& g, const std::vector<bool>& wrt) {
     if (ct[t] != kZero) {
       outputs.push_back(ct[t]);
     } else {
-      ir::Node anchor;
-      TransposeCtx zeros(b, anchor, {}, {}, {}, {});
-      outputs.push_back(zeros.zeros(j.type(t)));
+      outputs.push_back(emit_full(b, 0.0, j.type(t)));
     }
   }
   ir::GraphPtr result = b.finish(std::move(outputs));

@@ -17,11 +17,12 @@ std::vector<ValueId> JvpCtx::add_multi(Op op, std::vector<ValueId> inputs, ir::A
   return b_.add(op, std::move(inputs), std::move(attrs), node_.loc, node_.scope);
 }
 
-ValueId JvpCtx::scalar_like(double value, ValueId like) {
-  const ir::ValueType t = type(like);  // a copy: adding nodes may move the builder's type table
-  ir::Literal lit{ir::ValueType{t.dtype, {}}, std::vector<uint8_t>(ir::dtype_size(t.dtype))};
+ValueId emit_full(ir::GraphBuilder& b, double value, const ir::ValueType& type, const ir::Node* at) {
+  ir::SourceLoc loc = at ? at->loc : ir::SourceLoc{};
+  std::string scope = at ? at->scope : std::string{};
+  ir::Literal lit{ir::ValueType{type.dtype, {}}, std::vector<uint8_t>(ir::dtype_size(type.dtype))};
   auto store = [&](auto v) { std::memcpy(lit.bytes.data(), &v, sizeof v); };
-  switch (t.dtype) {
+  switch (type.dtype) {
     case DType::f32: store(static_cast<float>(value)); break;
     case DType::f64: store(value); break;
     case DType::i32: store(static_cast<int32_t>(value)); break;
@@ -29,9 +30,15 @@ ValueId JvpCtx::scalar_like(double value, ValueId like) {
     case DType::u32: store(static_cast<uint32_t>(value)); break;
     case DType::bool_: lit.bytes[0] = value != 0; break;
   }
-  ValueId s = add(Op::constant, {}, {{"value", std::make_shared<const ir::Literal>(std::move(lit))}});
-  if (t.rank() == 0) return s;
-  return add(Op::broadcast_in_dim, {s}, {{"shape", ir::Ints(t.shape)}, {"broadcast_dimensions", ir::Ints{}}});
+  ValueId s = b.add1(Op::constant, {}, {{"value", std::make_shared<const ir::Literal>(std::move(lit))}}, loc, scope);
+  if (type.rank() == 0) return s;
+  return b.add1(Op::broadcast_in_dim, {s}, {{"shape", ir::Ints(type.shape)}, {"broadcast_dimensions", ir::Ints{}}},
+                loc, scope);
+}
+
+ValueId JvpCtx::scalar_like(double value, ValueId like) {
+  const ir::ValueType t = type(like);  // a copy: adding nodes may move the builder's type table
+  return emit_full(b_, value, t, &node_);
 }
 
 ValueId JvpCtx::instantiate(ValueId tangent, ValueId primal) {

@@ -18,6 +18,10 @@ namespace graft::transforms {
 using ir::ValueId;
 inline constexpr ValueId kZero = -1;
 
+// A constant `value` of `type` (a scalar literal, broadcast when needed),
+// emitted at `at`'s location and scope when given.
+ValueId emit_full(ir::GraphBuilder& b, double value, const ir::ValueType& type, const ir::Node* at = nullptr);
+
 class JvpCtx {
  public:
   JvpCtx(ir::GraphBuilder& b, const ir::Node& node, std::vector<ValueId> primals, std::vector<ValueId> tangents,

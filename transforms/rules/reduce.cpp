@@ -10,15 +10,20 @@ namespace {
 using ir::Op;
 using Out = std::vector<ValueId>;
 
+// The axes of a rank-`rank` operand that a reduction over `axes` keeps.
+ir::Ints kept_axes(int64_t rank, const ir::Ints& axes) {
+  ir::Ints kept;
+  for (int64_t d = 0; d < rank; ++d)
+    if (std::find(axes.begin(), axes.end(), d) == axes.end()) kept.push_back(d);
+  return kept;
+}
+
 Out linear_rule(JvpCtx& c) { return {c.linear({0})}; }
 
 // The result broadcast back over the reduced axes (for comparisons with x).
 ValueId broadcast_back(JvpCtx& c, ValueId reduced, ValueId x) {
   const ir::ValueType xt = c.type(x);  // a copy: adding nodes may move the builder's type table
-  const ir::Ints& axes = std::get<ir::Ints>(*c.attrs().find("axes"));
-  ir::Ints kept;
-  for (int64_t d = 0; d < xt.rank(); ++d)
-    if (std::find(axes.begin(), axes.end(), d) == axes.end()) kept.push_back(d);
+  ir::Ints kept = kept_axes(xt.rank(), std::get<ir::Ints>(*c.attrs().find("axes")));
   return c.add(Op::broadcast_in_dim, {reduced}, {{"shape", ir::Ints(xt.shape)}, {"broadcast_dimensions", kept}});
 }
 
@@ -112,10 +117,7 @@ std::vector<ValueId> reduce_sum_transpose(TransposeCtx& c) {
   ValueId ct = c.cotangents[0];
   if (ct == kZero) return {kZero};
   const ir::ValueType& x = c.operand_types[0];
-  const ir::Ints& axes = std::get<ir::Ints>(*c.attrs().find("axes"));
-  ir::Ints kept;
-  for (int64_t d = 0; d < x.rank(); ++d)
-    if (std::find(axes.begin(), axes.end(), d) == axes.end()) kept.push_back(d);
+  ir::Ints kept = kept_axes(x.rank(), std::get<ir::Ints>(*c.attrs().find("axes")));
   return {c.add(Op::broadcast_in_dim, {ct}, {{"shape", ir::Ints(x.shape)}, {"broadcast_dimensions", kept}})};
 }
 

@@ -1,16 +1,9 @@
 #include "transforms/rules/transpose_rule.h"
 
-#include "ir/dtype.h"
 
 namespace graft::transforms {
 
-ValueId TransposeCtx::zeros(const ir::ValueType& type) {
-  // A scalar zero of the dtype, broadcast: built through a scalar stand-in.
-  ir::Literal lit{ir::ValueType{type.dtype, {}}, std::vector<uint8_t>(ir::dtype_size(type.dtype), 0)};
-  ValueId s = add(ir::Op::constant, {}, {{"value", std::make_shared<const ir::Literal>(std::move(lit))}});
-  if (type.rank() == 0) return s;
-  return add(ir::Op::broadcast_in_dim, {s}, {{"shape", ir::Ints(type.shape)}, {"broadcast_dimensions", ir::Ints{}}});
-}
+ValueId TransposeCtx::zeros(const ir::ValueType& type) { return emit_full(emit_.builder(), 0.0, type, &node()); }
 
 namespace {
 
