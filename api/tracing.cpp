@@ -33,7 +33,7 @@ Graph TraceSession::finish(const std::vector<Array>& outputs) {
     if (impl.traced() && impl.trace == trace) {
       ids.push_back(impl.value);
     } else {
-      // A constant or a captured value returned as is: route it through a node-free input.
+      // A constant or a captured value returned as is: a copy node makes it a value of this graph.
       Array same = bind1(ir::Op::copy, {a}, {}, std::source_location::current());
       ids.push_back(same.impl()->value);
     }
