@@ -112,10 +112,26 @@ Array softmax(const Array& x, std::vector<int> axes, Loc loc) {
   return e / sum(e, axes, true, loc);
 }
 
-Array cumsum(const Array& x, int axis, Loc loc) {
-  int a = detail::normalize_axis("cumsum", axis, x.ndim(), loc);
+namespace {
+
+// Cumulative scans along one axis; booleans count (or multiply) as i32, like NumPy.
+Array cumulative(Op op, const char* name, const Array& x, int axis, bool reverse, Loc loc) {
+  int a = detail::normalize_axis(name, axis, x.ndim(), loc);
   Array in = x.dtype() == DType::bool_ ? detail::convert(x, DType::i32, loc) : x;
-  return detail::bind1(Op::cumsum, {in}, {{"axis", int64_t{a}}, {"reverse", int64_t{0}}}, loc);
+  return detail::bind1(op, {in}, {{"axis", int64_t{a}}, {"reverse", int64_t{reverse}}}, loc);
+}
+
+}  // namespace
+
+Array cumsum(const Array& x, int axis, Loc loc) { return cumulative(Op::cumsum, "cumsum", x, axis, false, loc); }
+Array cumprod(const Array& x, int axis, bool reverse, Loc loc) {
+  return cumulative(Op::cumprod, "cumprod", x, axis, reverse, loc);
+}
+Array cummax(const Array& x, int axis, bool reverse, Loc loc) {
+  return cumulative(Op::cummax, "cummax", x, axis, reverse, loc);
+}
+Array cummin(const Array& x, int axis, bool reverse, Loc loc) {
+  return cumulative(Op::cummin, "cummin", x, axis, reverse, loc);
 }
 
 }  // namespace graft

@@ -65,6 +65,10 @@ Array logsumexp(const Array& x, std::vector<int> axes = {}, bool keepdims = fals
 Array softmax(const Array& x, std::vector<int> axes = {-1}, Loc loc = Loc::current());
 Array log_softmax(const Array& x, std::vector<int> axes = {-1}, Loc loc = Loc::current());
 Array cumsum(const Array& x, int axis, Loc loc = Loc::current());
+// Running product / maximum / minimum along axis (from the end when reverse), as lax.cumprod etc.
+Array cumprod(const Array& x, int axis, bool reverse = false, Loc loc = Loc::current());
+Array cummax(const Array& x, int axis, bool reverse = false, Loc loc = Loc::current());
+Array cummin(const Array& x, int axis, bool reverse = false, Loc loc = Loc::current());
 Array sum(const Array& x, std::vector<int> axes = {}, bool keepdims = false, Loc loc = Loc::current());
 Array mean(const Array& x, std::vector<int> axes = {}, bool keepdims = false, Loc loc = Loc::current());
 Array max(const Array& x, std::vector<int> axes = {}, bool keepdims = false, Loc loc = Loc::current());

@@ -59,9 +59,19 @@ std::vector<ValueId> remat_rule(JvpCtx& c) {
   return c.add_multi(Op::remat, args, {{"body", ir::Graphs{pruned}}});
 }
 
+// custom_lin exists only between a JVP and its transpose. Differentiating it
+// again in forward mode would need the JVP of the user's bwd with respect to
+// the residuals, which a custom_vjp does not define; JAX refuses it too.
+std::vector<ValueId> custom_lin_rule(JvpCtx&) {
+  throw UnsupportedError(
+      "custom_lin: forward-mode differentiation of a custom_vjp function's tangent is not defined (its rule is a "
+      "VJP); use reverse mode (grad, vjp, jacrev) over it, or custom_jvp");
+}
+
 }  // namespace
 
 void register_custom_jvp_rules(JvpRuleTable& t) {
+  t[static_cast<size_t>(Op::custom_lin)] = custom_lin_rule;
   t[static_cast<size_t>(Op::remat)] = remat_rule;
   t[static_cast<size_t>(Op::custom_jvp_call)] = custom_jvp_rule;
   t[static_cast<size_t>(Op::custom_vjp_call)] = custom_vjp_rule;

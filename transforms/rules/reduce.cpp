@@ -79,6 +79,53 @@ Out prod_rule(JvpCtx& c) {
   return {c.add(Op::reshape, {summed}, {{"new_sizes", kept_shape}})};
 }
 
+// cumprod: y_i = prod_{j<=i} x_j, so dy_i = sum_{j<=i} t_j * prod_{k<=i, k!=j} x_k
+// (j >= i when reversed). The exclusive products come from one cumprod over
+// an n x n copy of x with the diagonal set to one: exact where x has zeros
+// (no division), at O(n^2) work per scanned row. The scanned axis is moved
+// last and the others flattened, so the rule works on [k, n].
+Out cumprod_rule(JvpCtx& c) {
+  if (c.tangents[0] == kZero) return {kZero};
+  ValueId x = c.primals[0];
+  const ir::ValueType xt = c.type(x);
+  const int64_t axis = std::get<int64_t>(*c.attrs().find("axis"));
+  const int64_t reverse = std::get<int64_t>(*c.attrs().find("reverse"));
+  const int64_t n = xt.shape[axis];
+  if (n == 0) return {kZero};
+  ir::Ints perm, moved_shape;
+  int64_t k = 1;
+  for (int64_t d = 0; d < xt.rank(); ++d)
+    if (d != axis) {
+      perm.push_back(d);
+      moved_shape.push_back(xt.shape[d]);
+      k *= xt.shape[d];
+    }
+  perm.push_back(axis);
+  moved_shape.push_back(n);
+  auto flat = [&](ValueId v) {
+    return c.add(Op::reshape, {c.add(Op::transpose, {v}, {{"permutation", perm}})}, {{"new_sizes", ir::Ints{k, n}}});
+  };
+  const ir::Ints cube{k, n, n};  // [row, j (the factor left out), i (the output position)]
+  auto spread = [&](ValueId v, ir::Ints dims) {
+    return c.add(Op::broadcast_in_dim, {v}, {{"shape", cube}, {"broadcast_dimensions", std::move(dims)}});
+  };
+  auto iota = [&](int64_t dim) {
+    return c.add(Op::iota, {}, {{"dtype", DType::i32}, {"shape", cube}, {"dimension", dim}});
+  };
+  ValueId x3 = spread(flat(x), {0, 2});
+  ValueId j = iota(1), i = iota(2);
+  ValueId factors = c.add(Op::select, {c.add(Op::eq, {j, i}), c.scalar_like(1, x3), x3});
+  ValueId others = c.add(Op::cumprod, {factors}, {{"axis", int64_t{2}}, {"reverse", reverse}});
+  ValueId in_prefix = c.add(reverse ? Op::ge : Op::le, {j, i});
+  ValueId weights = c.add(Op::select, {in_prefix, others, c.zeros_like(others)});
+  ValueId t3 = spread(flat(c.tangents[0]), {0, 1});
+  ValueId summed = c.add(Op::reduce_sum, {c.add(Op::mul, {t3, weights})}, {{"axes", ir::Ints{1}}});
+  ir::Ints back(perm.size());
+  for (size_t d = 0; d < perm.size(); ++d) back[perm[d]] = static_cast<int64_t>(d);
+  ValueId moved = c.add(Op::reshape, {summed}, {{"new_sizes", moved_shape}});
+  return {c.add(Op::transpose, {moved}, {{"permutation", back}})};
+}
+
 // cummax/cummin: each output is the input at the latest position so far
 // that set the running extreme (where x equals the running result); its
 // tangent is the tangent there.
@@ -105,6 +152,7 @@ void register_reduce_jvp_rules(JvpRuleTable& t) {
   t[static_cast<size_t>(Op::reduce_max)] = extreme_rule;
   t[static_cast<size_t>(Op::reduce_min)] = extreme_rule;
   t[static_cast<size_t>(Op::reduce_prod)] = prod_rule;
+  t[static_cast<size_t>(Op::cumprod)] = cumprod_rule;
   t[static_cast<size_t>(Op::cummax)] = cumulative_extreme_rule;
   t[static_cast<size_t>(Op::cummin)] = cumulative_extreme_rule;
 }
