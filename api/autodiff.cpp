@@ -35,8 +35,8 @@ std::vector<Array> jvp_call(const Graph& graph, const std::vector<Array>& captur
   return call_graph(*jg, inputs);
 }
 
-std::vector<Array> grad_call(const Graph& graph, const std::vector<Array>& captured, const std::vector<Array>& leaves,
-                             const std::vector<bool>& wrt, bool with_aux) {
+Graph grad_graph(const Graph& graph, size_t num_captured, const std::vector<Array>& leaves,
+                 const std::vector<bool>& wrt, bool with_aux) {
   const ir::Graph& g = graph.ir();
   if (g.outputs().empty() || (!with_aux && g.outputs().size() != 1))
     throw ShapeError("grad: the function must return one scalar float Array, it returns " +
@@ -50,17 +50,22 @@ std::vector<Array> grad_call(const Graph& graph, const std::vector<Array>& captu
       throw DTypeError("grad: cannot differentiate with respect to " + ir::type_str(leaves[i].impl()->type) +
                        " (argument leaf " + std::to_string(i) + "); only float arrays have gradients");
   std::vector<bool> flags = wrt;
-  flags.resize(leaves.size() + captured.size(), false);  // closed-over values are constants
-  ir::GraphPtr vg = transforms::vjp_graph(g, flags);
+  flags.resize(leaves.size() + num_captured, false);  // closed-over values are constants
+  return Graph(transforms::vjp_graph(g, flags));
+}
+
+std::vector<Array> run_grad_graph(const Graph& vjp, const std::vector<Array>& leaves, const std::vector<Array>& captured,
+                                  size_t num_outputs) {
+  const ir::Graph& vg = vjp.ir();
   std::vector<Array> inputs = leaves;
   inputs.insert(inputs.end(), captured.begin(), captured.end());
-  inputs.push_back(scalar(1.0, out.dtype));
-  // Auxiliary outputs are carried along, not differentiated: zero cotangents.
-  for (size_t k = 1; k < g.outputs().size(); ++k) {
-    const ir::ValueType& t = g.type(g.outputs()[k]);
-    inputs.push_back(zeros(t.shape, t.dtype));
+  // The value's cotangent is one; auxiliary outputs are carried along, not differentiated.
+  const auto& in = vg.inputs();
+  for (size_t k = 0; k < num_outputs; ++k) {
+    const ir::ValueType& t = vg.type(in[in.size() - num_outputs + k]);
+    inputs.push_back(k == 0 ? scalar(1.0, t.dtype) : zeros(t.shape, t.dtype));
   }
-  return call_graph(*vg, inputs);
+  return call_graph(vg, inputs);
 }
 
 std::vector<Array> run_graph(const Graph& graph, const std::vector<Array>& inputs) {

@@ -44,7 +44,15 @@ ir::GraphPtr jvp_graph(const ir::Graph& g, const std::vector<bool>& has_tangent)
       throw UnsupportedError("jvp: " + std::string(ir::op_name(n.op)) + " has no JVP rule yet" +
                              (n.loc.empty() ? "" : " (at " + ir::loc_str(n.loc) + ")"));
     JvpCtx ctx(b, n, ins, tins, outs);
-    std::vector<ValueId> touts = rule(ctx);
+    std::vector<ValueId> touts;
+    try {
+      touts = rule(ctx);
+    } catch (const UnsupportedError& e) {
+      // A rule that refuses names the op; the user needs the line too (the innermost one wins).
+      std::string what = e.what();
+      if (n.loc.empty() || what.find(" (at ") != std::string::npos) throw;
+      throw UnsupportedError(what + " (at " + ir::loc_str(n.loc) + ")");
+    }
     for (size_t k = 0; k < touts.size(); ++k) tangent[n.outputs[k]] = touts[k];
   }
 

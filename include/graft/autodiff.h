@@ -3,12 +3,15 @@
 // jacobians, custom rules and checkpointing follow with the autodiff issue.
 #pragma once
 
+#include <memory>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 #include "graft/array.h"
 #include "graft/graph.h"
+#include "graft/graph_cache.h"
 #include "graft/make_graph.h"
 #include "graft/ops.h"
 #include "graft/tree.h"
@@ -39,11 +42,15 @@ auto trace_function(F& f, const Args&... args) {
 std::vector<Array> jvp_call(const Graph& graph, const std::vector<Array>& captured, const std::vector<Array>& primals,
                             const std::vector<Array>& tangents);
 
-// Runs the VJP of a traced scalar function with cotangent 1: returns every
-// output (the value, then auxiliary outputs when with_aux), then the
-// gradient of each leaf flagged in wrt.
-std::vector<Array> grad_call(const Graph& graph, const std::vector<Array>& captured, const std::vector<Array>& leaves,
-                             const std::vector<bool>& wrt, bool with_aux = false);
+// The VJP graph of a traced scalar function (checked to be one) w.r.t. the
+// leaves flagged in wrt. Its inputs: the leaves, the captured values, then
+// the output cotangents; its outputs: f's outputs, then the gradients.
+Graph grad_graph(const Graph& graph, size_t num_captured, const std::vector<Array>& leaves, const std::vector<bool>& wrt,
+                 bool with_aux);
+// Runs a grad_graph with cotangent 1 for the value (zeros for auxiliary
+// outputs): returns every output, then the gradient of each flagged leaf.
+std::vector<Array> run_grad_graph(const Graph& vjp, const std::vector<Array>& leaves, const std::vector<Array>& captured,
+                                  size_t num_outputs);
 
 // Leaves of every argument, with those of the arguments in Is flagged.
 template <size_t... Is, class... Args>
@@ -235,14 +242,32 @@ namespace detail {
 
 // value_and_grad with or without auxiliary outputs: the loss (and aux) as f
 // returned them, then the gradients of the arguments Is (argument 0 if none).
+// The VJP graph is reused from `cache` when this signature was seen before.
 template <bool WithAux, size_t... Is, class F, class... Args>
-auto value_and_grad_impl(F& f, const Args&... args) {
-  auto traced = trace_function(f, args...);
+auto value_and_grad_impl(F& f, GraphCache& cache, const Args&... args) {
+  using Out = std::decay_t<decltype(f(args...))>;
+  struct Entry {
+    Graph vjp;
+    Out out_like;  // the result tree's structure (its leaves are dead tracers)
+  };
   constexpr bool default_arg = sizeof...(Is) == 0;
   auto [leaves, wrt] = default_arg ? leaves_with_flags<0>(args...) : leaves_with_flags<Is...>(args...);
-  std::vector<Array> res = grad_call(traced.graph, traced.captured, leaves, wrt, WithAux);
-  size_t n_out = tree::leaves(traced.out).size();
-  auto value = tree::unflatten(traced.out, std::vector<Array>(res.begin(), res.begin() + n_out));
+  std::string key = signature_key(WithAux ? "value_and_grad+aux" : "value_and_grad", args...);
+  std::shared_ptr<const Entry> entry;
+  if (!key.empty()) entry = std::static_pointer_cast<const Entry>(cache.find(key));
+  std::vector<Array> captured;
+  if (!entry) {
+    cache.count_trace();
+    auto traced = trace_function(f, args...);
+    captured = traced.captured;
+    entry = std::make_shared<const Entry>(
+        Entry{grad_graph(traced.graph, captured.size(), leaves, wrt, WithAux), traced.out});
+    // A graph that takes values of an enclosing trace is only good for that trace.
+    if (!key.empty() && captured.empty()) cache.insert(key, entry);
+  }
+  size_t n_out = tree::leaves(entry->out_like).size();
+  std::vector<Array> res = run_grad_graph(entry->vjp, leaves, captured, n_out);
+  auto value = tree::unflatten(entry->out_like, std::vector<Array>(res.begin(), res.begin() + n_out));
   std::vector<Array> grads(res.begin() + n_out, res.end());
   auto packed = std::forward_as_tuple(args...);
   if constexpr (default_arg) {
@@ -259,15 +284,19 @@ auto value_and_grad_impl(F& f, const Args&... args) {
 // value_and_grad<I...>(f)(args...): (f(args...), gradients w.r.t. arguments
 // I...). f must return a scalar float Array. With one index the gradient
 // has that argument's structure; with several it is a std::tuple of them.
+// The wrapper traces f once per abstract signature of its arguments (see
+// graft/graph_cache.h); copies of it share what it cached.
 template <size_t... Is, class F>
 auto value_and_grad(F f) {
-  return [f](const auto&... args) { return detail::value_and_grad_impl<false, Is...>(f, args...); };
+  return [f, cache = std::make_shared<detail::GraphCache>()](const auto&... args) {
+    return detail::value_and_grad_impl<false, Is...>(f, *cache, args...);
+  };
 }
 
 // grad<I...>(f)(args...): the gradient part of value_and_grad.
 template <size_t... Is, class F>
 auto grad(F f) {
-  return [f](const auto&... args) { return value_and_grad<Is...>(f)(args...).second; };
+  return [vg = value_and_grad<Is...>(f)](const auto&... args) { return vg(args...).second; };
 }
 
 // The has_aux tag: f returns std::pair<Array loss, Aux> and only the loss is
@@ -278,13 +307,15 @@ inline constexpr HasAux has_aux{};
 
 template <size_t... Is, class F>
 auto value_and_grad(F f, HasAux) {
-  return [f](const auto&... args) { return detail::value_and_grad_impl<true, Is...>(f, args...); };
+  return [f, cache = std::make_shared<detail::GraphCache>()](const auto&... args) {
+    return detail::value_and_grad_impl<true, Is...>(f, *cache, args...);
+  };
 }
 
 template <size_t... Is, class F>
 auto grad(F f, HasAux) {
-  return [f](const auto&... args) {
-    auto [value, grads] = value_and_grad<Is...>(f, has_aux)(args...);
+  return [vg = value_and_grad<Is...>(f, has_aux)](const auto&... args) {
+    auto [value, grads] = vg(args...);
     return std::make_pair(grads, value.second);
   };
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <charconv>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -17,6 +18,10 @@
 
 namespace graft::tree {
 
+// How a static leaf that cannot be described by value (not a number, enum or
+// string) appears in a structure description.
+inline constexpr const char* kOpaqueStatic = "<opaque static>";
+
 // Node<T> says how to take T apart, put it back together and describe it.
 // The primary template is a static leaf.
 template <class T, class Enable = void>
@@ -25,7 +30,13 @@ struct Node {
   static T unflatten(const T& like, const Array*&) { return like; }
   static void describe(const T& t, std::string& out) {
     // Appends piecewise: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string.
-    if constexpr (std::is_arithmetic_v<T>) {
+    if constexpr (std::is_floating_point_v<T>) {
+      // Shortest round-trip form: distinct values must describe distinctly,
+      // since transforms cache their graphs by this description.
+      char buf[64];
+      auto res = std::to_chars(buf, buf + sizeof buf, t);
+      out.append(buf, res.ptr);
+    } else if constexpr (std::is_arithmetic_v<T>) {
       out += std::to_string(t);
     } else if constexpr (std::is_enum_v<T>) {
       out += "enum ";
@@ -35,7 +46,7 @@ struct Node {
       out += std::string(t);
       out += '\'';
     } else {
-      out += "static";
+      out += kOpaqueStatic;  // not comparable: transforms never reuse a graph traced with one
     }
   }
 };
