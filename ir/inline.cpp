@@ -22,4 +22,18 @@ std::vector<ValueId> inline_graph(GraphBuilder& b, const Graph& g, const std::ve
   return outs;
 }
 
+GraphPtr rebind_graph(const Graph& g, const std::vector<ValueType>& input_types, const std::vector<size_t>& bind,
+                      const std::vector<size_t>& outputs) {
+  GraphBuilder b;
+  std::vector<ValueId> ins;
+  for (const ValueType& t : input_types) ins.push_back(b.input(t));
+  if (bind.size() != g.inputs().size()) throw Error("rebind_graph: one binding per input of the graph is needed");
+  std::vector<ValueId> bound;
+  for (size_t i : bind) bound.push_back(ins.at(i));
+  std::vector<ValueId> outs = inline_graph(b, g, bound);
+  std::vector<ValueId> picked;
+  for (size_t k : outputs) picked.push_back(k < outs.size() ? outs[k] : ins.at(k - outs.size()));
+  return b.finish(std::move(picked));
+}
+
 }  // namespace graft::ir

@@ -1,6 +1,7 @@
 #include "transforms/jvp.h"
 
 #include "graft/errors.h"
+#include "ir/bgl.h"
 #include "ir/builder.h"
 #include "ir/dtype.h"
 #include "transforms/rules/jvp_rule.h"
@@ -54,6 +55,9 @@ ir::GraphPtr jvp_graph(const ir::Graph& g, const std::vector<bool>& has_tangent)
       throw UnsupportedError(what + " (at " + ir::loc_str(n.loc) + ")");
     }
     for (size_t k = 0; k < touts.size(); ++k) tangent[n.outputs[k]] = touts[k];
+    // A rule may compute the primal outputs anew beside the tangents (loops
+    // do, so as to run once); the node emitted above then dies.
+    for (size_t k = 0; k < outs.size(); ++k) primal[n.outputs[k]] = ctx.outputs[k];
   }
 
   std::vector<ValueId> outputs;
@@ -67,7 +71,8 @@ ir::GraphPtr jvp_graph(const ir::Graph& g, const std::vector<bool>& has_tangent)
     const ir::ValueType t = b.type(primal[v]);
     outputs.push_back(emit_full(b, 0.0, t));
   }
-  return b.finish(std::move(outputs));
+  ir::GraphPtr result = b.finish(std::move(outputs));
+  return std::make_shared<const ir::Graph>(ir::dead_code_elimination(*result));
 }
 
 }  // namespace graft::transforms

@@ -1,6 +1,9 @@
 #include "transforms/transpose.h"
 
 #include "graft/errors.h"
+#include "ir/bgl.h"
+#include "ir/inline.h"
+#include "transforms/partial_eval.h"
 #include "transforms/rules/transpose_rule.h"
 
 namespace graft::transforms {
@@ -47,6 +50,44 @@ std::vector<ValueId> transpose_linear(const ir::Graph& j, const PartialEval& pe,
       if (operand_unknown[i]) accumulate(n.inputs[i], in_cts[i], &n);
   }
   return ct;
+}
+
+ir::GraphPtr transpose_graph(const ir::Graph& g, const std::vector<bool>& unknown) {
+  const size_t n_in = g.inputs().size();
+  // Known inputs first: partial evaluation takes the primals as a prefix.
+  std::vector<size_t> order;
+  for (size_t i = 0; i < n_in; ++i)
+    if (!unknown[i]) order.push_back(i);
+  const size_t n_known = order.size();
+  for (size_t i = 0; i < n_in; ++i)
+    if (unknown[i]) order.push_back(i);
+  std::vector<ir::ValueType> types;
+  std::vector<size_t> bind(n_in);
+  for (size_t pos = 0; pos < n_in; ++pos) {
+    types.push_back(g.type(g.inputs()[order[pos]]));
+    bind[order[pos]] = pos;
+  }
+  std::vector<size_t> all_outputs(g.outputs().size());
+  for (size_t k = 0; k < all_outputs.size(); ++k) all_outputs[k] = k;
+  ir::GraphPtr sorted = ir::rebind_graph(g, types, bind, all_outputs);
+
+  ir::GraphBuilder b;
+  std::vector<ValueId> known;
+  for (size_t pos = 0; pos < n_known; ++pos) known.push_back(b.input(types[pos]));
+  std::vector<std::pair<ValueId, ValueId>> seeds;
+  for (ValueId out : sorted->outputs()) {
+    const ir::ValueType t = sorted->type(out);
+    seeds.emplace_back(out, b.input(t));
+  }
+  PartialEval pe = partial_eval(*sorted, b, known);
+  std::vector<ValueId> ct = transpose_linear(*sorted, pe, b, seeds);
+  std::vector<ValueId> outputs;
+  for (size_t pos = n_known; pos < n_in; ++pos) {
+    ValueId v = sorted->inputs()[pos];
+    outputs.push_back(ct[v] != kZero ? ct[v] : emit_full(b, 0.0, types[pos]));
+  }
+  ir::GraphPtr result = b.finish(std::move(outputs));
+  return std::make_shared<const ir::Graph>(ir::dead_code_elimination(*result));
 }
 
 }  // namespace graft::transforms

@@ -112,6 +112,7 @@ JvpRuleTable build_table() {
   register_linalg_jvp_rules(t);
   register_sort_jvp_rules(t);
   register_custom_jvp_rules(t);
+  register_control_flow_jvp_rules(t);
   return t;
 }
 

@@ -15,6 +15,7 @@ TransposeRuleTable build_table() {
   register_indexing_transpose_rules(t);
   register_linalg_transpose_rules(t);
   register_custom_transpose_rules(t);
+  register_control_flow_transpose_rules(t);
   return t;
 }
 

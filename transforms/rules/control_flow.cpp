@@ -1,0 +1,386 @@
+// Transform rules of control flow: cond, while and scan. JVP rules, then
+// transpose rules.
+//
+// The JVP of cond and scan is split so that reverse mode needs no special
+// partial evaluation: the primal node computes the primal values (scan also
+// records the carry entering each step), and a separate node, linear in the
+// tangents, recomputes what it needs of the primal inside its subgraphs.
+// Transposing that node transposes its subgraphs (transpose_graph), so the
+// backward pass of a scan recomputes one step's intermediates at a time, as
+// if each step were checkpointed: memory O(length x carry) instead of
+// O(length x intermediates), for about one extra forward pass.
+//
+// while has a JVP (forward mode) but no transpose: its trip count is only
+// known at run time, as in JAX; fori_loop with static bounds lowers to scan.
+#include <algorithm>
+
+#include "graft/errors.h"
+#include "ir/bgl.h"
+#include "ir/dtype.h"
+#include "ir/inline.h"
+#include "transforms/jvp.h"
+#include "transforms/rules/jvp_rule.h"
+#include "transforms/rules/transpose_rule.h"
+#include "transforms/transpose.h"
+
+namespace graft::transforms {
+namespace {
+
+using ir::Op;
+using Out = std::vector<ValueId>;
+using Types = std::vector<ir::ValueType>;
+
+const ir::Graphs& graphs_attr(const ir::Attrs& attrs, const char* name) {
+  return std::get<ir::Graphs>(*attrs.find(name));
+}
+
+int64_t int_attr(const ir::Attrs& attrs, const char* name) { return std::get<int64_t>(*attrs.find(name)); }
+
+// Which outputs of g may carry a tangent when the flagged inputs do: a float
+// path through differentiable ops. A superset of what jvp_graph leaves
+// non-zero, which is all a loop's fixed point needs.
+std::vector<bool> tangent_reaches(const ir::Graph& g, const std::vector<bool>& flagged) {
+  std::vector<bool> reached(g.value_id_bound(), false);
+  for (size_t i = 0; i < g.inputs().size(); ++i) reached[g.inputs()[i]] = flagged[i];
+  for (const ir::Node& n : g.nodes()) {
+    bool any = false;
+    for (ValueId v : n.inputs) any = any || reached[v];
+    if (!any || is_non_differentiable(n.op)) continue;
+    for (ValueId v : n.outputs) reached[v] = ir::is_floating(g.type(v).dtype);
+  }
+  std::vector<bool> out;
+  for (ValueId v : g.outputs()) out.push_back(reached[v]);
+  return out;
+}
+
+// The tangent outputs `keep` (indices into g's outputs) of g's JVP graph, as
+// a graph of its own: inputs g's inputs then the flagged tangents.
+ir::GraphPtr tangent_part(const ir::Graph& g, const std::vector<bool>& flags, const std::vector<size_t>& keep) {
+  ir::GraphPtr full = jvp_graph(g, flags);
+  ir::Graph part = *full;
+  std::vector<ValueId> outs;
+  for (size_t k : keep) outs.push_back(full->outputs()[g.outputs().size() + k]);
+  part.set_outputs(std::move(outs));
+  return std::make_shared<const ir::Graph>(ir::dead_code_elimination(part));
+}
+
+std::vector<size_t> iota_indices(size_t first, size_t count) {
+  std::vector<size_t> v(count);
+  for (size_t i = 0; i < count; ++i) v[i] = first + i;
+  return v;
+}
+
+// ---- cond
+
+// cond(index, args..): the primal cond stays; a second cond, over each
+// branch's JVP restricted to its tangents, gives the output tangents.
+Out cond_rule(JvpCtx& c) {
+  const ir::Graphs& branches = graphs_attr(c.attrs(), "branches");
+  const size_t n_args = c.primals.size() - 1;
+  std::vector<bool> flags(n_args);
+  std::vector<ValueId> inputs = c.primals;
+  for (size_t i = 0; i < n_args; ++i) {
+    flags[i] = c.tangents[i + 1] != kZero;
+    if (flags[i]) inputs.push_back(c.tangents[i + 1]);
+  }
+  // An output gets a tangent if some branch can give it one.
+  std::vector<bool> live(c.outputs.size(), false);
+  for (const ir::GraphPtr& br : branches) {
+    std::vector<bool> r = tangent_reaches(*br, flags);
+    for (size_t k = 0; k < live.size(); ++k) live[k] = live[k] || r[k];
+  }
+  std::vector<size_t> keep;
+  for (size_t k = 0; k < live.size(); ++k)
+    if (live[k]) keep.push_back(k);
+  Out result(c.outputs.size(), kZero);
+  if (keep.empty()) return result;
+  ir::Graphs tangent_branches;
+  for (const ir::GraphPtr& br : branches) tangent_branches.push_back(tangent_part(*br, flags, keep));
+  Out touts = c.add_multi(Op::cond, inputs, {{"branches", tangent_branches}});
+  for (size_t j = 0; j < keep.size(); ++j) result[keep[j]] = touts[j];
+  return result;
+}
+
+// ---- while
+
+// while(cconsts.., bconsts.., carry..): one loop over the primal and tangent
+// carries together. Which carries need a tangent is a fixed point: a carry
+// whose tangent is zero on entry may get one from the body.
+Out while_rule(JvpCtx& c) {
+  const ir::Graph& cond = *graphs_attr(c.attrs(), "cond").at(0);
+  const ir::Graph& body = *graphs_attr(c.attrs(), "body").at(0);
+  const size_t cn = static_cast<size_t>(int_attr(c.attrs(), "cond_nconsts"));
+  const size_t bn = static_cast<size_t>(int_attr(c.attrs(), "body_nconsts"));
+  const size_t n = c.primals.size() - cn - bn;
+  std::vector<bool> flags(bn + n);  // body inputs: bconsts, carry
+  for (size_t i = 0; i < bn + n; ++i) flags[i] = c.tangents[cn + i] != kZero;
+  for (bool changed = true; changed;) {
+    changed = false;
+    std::vector<bool> r = tangent_reaches(body, flags);
+    for (size_t k = 0; k < n; ++k)
+      if (r[k] && !flags[bn + k]) changed = flags[bn + k] = true;
+  }
+  std::vector<size_t> tb, tc;  // flagged bconsts, flagged carries
+  for (size_t i = 0; i < bn; ++i)
+    if (flags[i]) tb.push_back(i);
+  for (size_t k = 0; k < n; ++k)
+    if (flags[bn + k]) tc.push_back(k);
+
+  // New operands: cconsts, bconsts, their tangents, carry, carry tangents.
+  std::vector<ValueId> inputs(c.primals.begin(), c.primals.begin() + static_cast<long>(cn + bn));
+  for (size_t i : tb) inputs.push_back(c.tangents[cn + i]);
+  for (size_t k = 0; k < n; ++k) inputs.push_back(c.primals[cn + bn + k]);
+  for (size_t k : tc) inputs.push_back(c.instantiate(c.tangents[cn + bn + k], c.primals[cn + bn + k]));
+  Types types;
+  for (ValueId v : inputs) types.push_back(c.type(v));
+
+  // cond sees (cconsts, carry, carry tangents) and ignores the tangents.
+  Types cond_types(types.begin(), types.begin() + static_cast<long>(cn));
+  cond_types.insert(cond_types.end(), types.begin() + static_cast<long>(cn + bn + tb.size()), types.end());
+  std::vector<size_t> cond_bind = iota_indices(0, cn + n);
+  ir::GraphPtr new_cond = ir::rebind_graph(cond, cond_types, cond_bind, {0});
+
+  // body sees (bconsts, bconst tangents, carry, carry tangents); its JVP graph
+  // takes (bconsts, carry, bconst tangents, carry tangents).
+  ir::GraphPtr jp = jvp_graph(body, flags);
+  Types body_types(types.begin() + static_cast<long>(cn), types.end());
+  std::vector<size_t> bind;
+  for (size_t i = 0; i < bn; ++i) bind.push_back(i);
+  for (size_t k = 0; k < n; ++k) bind.push_back(bn + tb.size() + k);
+  for (size_t j = 0; j < tb.size(); ++j) bind.push_back(bn + j);
+  for (size_t j = 0; j < tc.size(); ++j) bind.push_back(bn + tb.size() + n + j);
+  std::vector<size_t> outs = iota_indices(0, n);
+  for (size_t k : tc) outs.push_back(n + k);
+  ir::GraphPtr new_body = ir::rebind_graph(*jp, body_types, bind, outs);
+
+  Out res = c.add_multi(Op::while_, inputs,
+                        {{"cond", ir::Graphs{new_cond}},
+                         {"body", ir::Graphs{new_body}},
+                         {"cond_nconsts", static_cast<int64_t>(cn)},
+                         {"body_nconsts", static_cast<int64_t>(bn + tb.size())}});
+  for (size_t k = 0; k < n; ++k) c.outputs[k] = res[k];  // the loop runs once, not twice
+  Out tangents(n, kZero);
+  for (size_t j = 0; j < tc.size(); ++j) tangents[tc[j]] = res[n + j];
+  return tangents;
+}
+
+// ---- scan
+
+struct ScanShape {
+  size_t consts, carry, xs, ys;
+  int64_t length, reverse;
+};
+
+ScanShape scan_shape(const ir::Attrs& attrs, size_t num_operands, const ir::Graph& body) {
+  ScanShape s;
+  s.consts = static_cast<size_t>(int_attr(attrs, "num_consts"));
+  s.carry = static_cast<size_t>(int_attr(attrs, "num_carry"));
+  s.xs = num_operands - s.consts - s.carry;
+  s.ys = body.outputs().size() - s.carry;
+  s.length = int_attr(attrs, "length");
+  s.reverse = int_attr(attrs, "reverse");
+  return s;
+}
+
+ir::Attrs scan_attrs(const ir::GraphPtr& body, size_t consts, size_t carry, int64_t length, int64_t reverse) {
+  return {{"body", ir::Graphs{body}},
+          {"num_consts", static_cast<int64_t>(consts)},
+          {"num_carry", static_cast<int64_t>(carry)},
+          {"length", length},
+          {"reverse", reverse}};
+}
+
+// scan(consts.., init.., xs..): the primal scan is re-emitted so that it also
+// stacks the carry entering each step; a tangent scan then runs each step's
+// JVP from that carry, recomputing the step's primal values.
+Out scan_rule(JvpCtx& c) {
+  const ir::Graph& body = *graphs_attr(c.attrs(), "body").at(0);
+  const ScanShape s = scan_shape(c.attrs(), c.primals.size(), body);
+  const size_t n_in = c.primals.size();
+  std::vector<bool> flags(n_in);
+  for (size_t i = 0; i < n_in; ++i) flags[i] = c.tangents[i] != kZero;
+  for (bool changed = true; changed;) {
+    changed = false;
+    std::vector<bool> r = tangent_reaches(body, flags);
+    for (size_t k = 0; k < s.carry; ++k)
+      if (r[k] && !flags[s.consts + k]) changed = flags[s.consts + k] = true;
+  }
+  std::vector<bool> y_live = tangent_reaches(body, flags);
+  std::vector<size_t> tk, tc, tx, ty;  // flagged consts, carries, xs; ys with tangents
+  for (size_t i = 0; i < s.consts; ++i)
+    if (flags[i]) tk.push_back(i);
+  for (size_t k = 0; k < s.carry; ++k)
+    if (flags[s.consts + k]) tc.push_back(k);
+  for (size_t i = 0; i < s.xs; ++i)
+    if (flags[s.consts + s.carry + i]) tx.push_back(i);
+  for (size_t j = 0; j < s.ys; ++j)
+    if (y_live[s.carry + j]) ty.push_back(j);
+
+  // The primal scan, recording the carries: body outputs (carry', y, carry).
+  Types body_types = body.input_types();
+  std::vector<size_t> record = iota_indices(0, s.carry + s.ys);
+  for (size_t k = 0; k < s.carry; ++k) record.push_back(body.outputs().size() + s.consts + k);
+  ir::GraphPtr recording = ir::rebind_graph(body, body_types, iota_indices(0, n_in), record);
+  Out primal = c.add_multi(Op::scan, c.primals, scan_attrs(recording, s.consts, s.carry, s.length, s.reverse));
+  for (size_t k = 0; k < s.carry + s.ys; ++k) c.outputs[k] = primal[k];
+  std::vector<ValueId> history(primal.begin() + static_cast<long>(s.carry + s.ys), primal.end());
+
+  // The tangent scan's operands: consts, const tangents | carry tangents |
+  // carry history, xs, x tangents.
+  std::vector<ValueId> inputs(c.primals.begin(), c.primals.begin() + static_cast<long>(s.consts));
+  for (size_t i : tk) inputs.push_back(c.tangents[i]);
+  for (size_t k : tc) inputs.push_back(c.instantiate(c.tangents[s.consts + k], c.primals[s.consts + k]));
+  inputs.insert(inputs.end(), history.begin(), history.end());
+  for (size_t i = 0; i < s.xs; ++i) inputs.push_back(c.primals[s.consts + s.carry + i]);
+  for (size_t i : tx) inputs.push_back(c.tangents[s.consts + s.carry + i]);
+
+  // Its body takes slices of the history and xs; the step's JVP graph takes
+  // (consts, carry, xs, const tangents, carry tangents, x tangents).
+  Types types;
+  for (size_t i = 0; i < s.consts; ++i) types.push_back(body_types[i]);
+  for (size_t i : tk) types.push_back(body_types[i]);
+  for (size_t k : tc) types.push_back(body_types[s.consts + k]);
+  for (size_t k = 0; k < s.carry; ++k) types.push_back(body_types[s.consts + k]);
+  for (size_t i = 0; i < s.xs; ++i) types.push_back(body_types[s.consts + s.carry + i]);
+  for (size_t i : tx) types.push_back(body_types[s.consts + s.carry + i]);
+  const size_t at_tk = s.consts, at_tc = at_tk + tk.size(), at_hist = at_tc + tc.size(), at_xs = at_hist + s.carry,
+               at_tx = at_xs + s.xs;
+  std::vector<size_t> bind;
+  for (size_t i = 0; i < s.consts; ++i) bind.push_back(i);
+  for (size_t k = 0; k < s.carry; ++k) bind.push_back(at_hist + k);
+  for (size_t i = 0; i < s.xs; ++i) bind.push_back(at_xs + i);
+  for (size_t j = 0; j < tk.size(); ++j) bind.push_back(at_tk + j);
+  for (size_t j = 0; j < tc.size(); ++j) bind.push_back(at_tc + j);
+  for (size_t j = 0; j < tx.size(); ++j) bind.push_back(at_tx + j);
+  const size_t n_out = s.carry + s.ys;
+  std::vector<size_t> outs;
+  for (size_t k : tc) outs.push_back(n_out + k);
+  for (size_t j : ty) outs.push_back(n_out + s.carry + j);
+  ir::GraphPtr tangent_body = ir::rebind_graph(*jvp_graph(body, flags), types, bind, outs);
+  Out t = c.add_multi(Op::scan, inputs,
+                      scan_attrs(tangent_body, s.consts + tk.size(), tc.size(), s.length, s.reverse));
+
+  Out result(n_out, kZero);
+  for (size_t j = 0; j < tc.size(); ++j) result[tc[j]] = t[j];
+  for (size_t j = 0; j < ty.size(); ++j) result[s.carry + ty[j]] = t[tc.size() + j];
+  return result;
+}
+
+}  // namespace
+
+void register_control_flow_jvp_rules(JvpRuleTable& t) {
+  t[static_cast<size_t>(Op::cond)] = cond_rule;
+  t[static_cast<size_t>(Op::while_)] = while_rule;
+  t[static_cast<size_t>(Op::scan)] = scan_rule;
+}
+
+// ---- transpose rules
+namespace {
+
+// A cotangent made concrete: zeros where none arrived.
+ValueId concrete(TransposeCtx& c, ValueId ct, const ir::ValueType& type) { return ct != kZero ? ct : c.zeros(type); }
+
+ir::ValueType stacked(const ir::ValueType& t, int64_t length) {
+  ir::ValueType s = t;
+  s.shape.insert(s.shape.begin(), length);
+  return s;
+}
+
+// cond is linear in the operands whose branches are: each branch is
+// transposed on its own, and a cond over the transposed branches picks one.
+std::vector<ValueId> cond_transpose(TransposeCtx& c) {
+  if (c.unknown[0]) throw UnsupportedError("cond: the branch index cannot carry a tangent");
+  const ir::Graphs& branches = graphs_attr(c.attrs(), "branches");
+  std::vector<bool> unknown(c.unknown.begin() + 1, c.unknown.end());
+  std::vector<ValueId> inputs{c.operands[0]};
+  for (size_t i = 0; i < unknown.size(); ++i)
+    if (!unknown[i]) inputs.push_back(c.operands[i + 1]);
+  const Types out_types = branches[0]->output_types();
+  for (size_t k = 0; k < out_types.size(); ++k) inputs.push_back(concrete(c, c.cotangents[k], out_types[k]));
+  ir::Graphs transposed;
+  for (const ir::GraphPtr& br : branches) transposed.push_back(transpose_graph(*br, unknown));
+  Out cts = c.emit().add_multi(Op::cond, inputs, {{"branches", transposed}});
+  std::vector<ValueId> result(c.operands.size(), kZero);
+  size_t next = 0;
+  for (size_t i = 0; i < unknown.size(); ++i)
+    if (unknown[i]) result[i + 1] = cts[next++];
+  return result;
+}
+
+// A scan linear in its carries and in some consts and xs runs backwards:
+// carry cotangents flow from the last step to the first, the unknown
+// consts' cotangents are summed over steps in extra carries, and the
+// unknown xs' cotangents come out stacked. Each step transposes the body.
+std::vector<ValueId> scan_transpose(TransposeCtx& c) {
+  const ir::Graph& body = *graphs_attr(c.attrs(), "body").at(0);
+  const ScanShape s = scan_shape(c.attrs(), c.operands.size(), body);
+  // Every carry is linear in a scan that is transposed. One can still be
+  // known: a tangent that starts as zeros (a constant) and becomes non-zero
+  // in the loop. The body is transposed with it as linear all the same.
+  std::vector<bool> unknown = c.unknown;
+  for (size_t k = 0; k < s.carry; ++k) unknown[s.consts + k] = true;
+  std::vector<size_t> kc, uc, kx, ux;  // known / unknown consts and xs
+  for (size_t i = 0; i < s.consts; ++i) (unknown[i] ? uc : kc).push_back(i);
+  for (size_t i = 0; i < s.xs; ++i) (unknown[s.consts + s.carry + i] ? ux : kx).push_back(i);
+
+  // The transposed step takes (known consts, known xs, carry' cts, y cts) and
+  // gives (unknown const cts, carry cts, unknown x cts).
+  ir::GraphPtr step = transpose_graph(body, unknown);
+  const Types body_types = body.input_types();
+  const Types out_types = body.output_types();
+
+  // The backward scan's body: (known consts | carry cts, const accumulators |
+  // known xs, y cts) -> (carry cts, accumulators + const cts | unknown x cts).
+  ir::GraphBuilder b;
+  std::vector<ValueId> known_consts, carry_ct, acc, known_xs, y_ct;
+  for (size_t i : kc) known_consts.push_back(b.input(body_types[i]));
+  for (size_t k = 0; k < s.carry; ++k) carry_ct.push_back(b.input(out_types[k]));
+  for (size_t i : uc) acc.push_back(b.input(body_types[i]));
+  for (size_t i : kx) known_xs.push_back(b.input(body_types[s.consts + s.carry + i]));
+  for (size_t j = 0; j < s.ys; ++j) y_ct.push_back(b.input(out_types[s.carry + j]));
+  std::vector<ValueId> step_in = known_consts;
+  step_in.insert(step_in.end(), known_xs.begin(), known_xs.end());
+  step_in.insert(step_in.end(), carry_ct.begin(), carry_ct.end());
+  step_in.insert(step_in.end(), y_ct.begin(), y_ct.end());
+  std::vector<ValueId> step_out = ir::inline_graph(b, *step, step_in);
+  std::vector<ValueId> outs(step_out.begin() + static_cast<long>(uc.size()),
+                            step_out.begin() + static_cast<long>(uc.size() + s.carry));
+  for (size_t j = 0; j < uc.size(); ++j) outs.push_back(b.add1(Op::add, {acc[j], step_out[j]}));
+  outs.insert(outs.end(), step_out.begin() + static_cast<long>(uc.size() + s.carry), step_out.end());
+  ir::GraphPtr back_body = b.finish(std::move(outs));
+
+  std::vector<ValueId> inputs;
+  for (size_t i : kc) inputs.push_back(c.operands[i]);
+  for (size_t k = 0; k < s.carry; ++k) inputs.push_back(concrete(c, c.cotangents[k], out_types[k]));
+  for (size_t i : uc) inputs.push_back(c.zeros(body_types[i]));
+  for (size_t i : kx) inputs.push_back(c.operands[s.consts + s.carry + i]);
+  for (size_t j = 0; j < s.ys; ++j)
+    inputs.push_back(concrete(c, c.cotangents[s.carry + j], stacked(out_types[s.carry + j], s.length)));
+  Out res = c.emit().add_multi(
+      Op::scan, inputs, scan_attrs(back_body, kc.size(), s.carry + uc.size(), s.length, s.reverse ? 0 : 1));
+
+  std::vector<ValueId> result(c.operands.size(), kZero);
+  for (size_t k = 0; k < s.carry; ++k)
+    if (c.unknown[s.consts + k]) result[s.consts + k] = res[k];
+  for (size_t j = 0; j < uc.size(); ++j) result[uc[j]] = res[s.carry + j];
+  for (size_t j = 0; j < ux.size(); ++j) result[s.consts + s.carry + ux[j]] = res[s.carry + uc.size() + j];
+  return result;
+}
+
+// Reverse mode needs the loop's steps in reverse, which a while loop cannot
+// give without a bound on its trip count; this rule only explains that.
+std::vector<ValueId> while_transpose(TransposeCtx&) {
+  throw UnsupportedError(
+      "while: reverse-mode differentiation of a while_loop is not supported (its trip count is only known at run "
+      "time); use scan, or fori_loop with integer bounds, which lowers to scan");
+}
+
+}  // namespace
+
+void register_control_flow_transpose_rules(TransposeRuleTable& t) {
+  t[static_cast<size_t>(Op::cond)] = cond_transpose;
+  t[static_cast<size_t>(Op::scan)] = scan_transpose;
+  t[static_cast<size_t>(Op::while_)] = while_transpose;
+}
+
+}  // namespace graft::transforms
