@@ -113,6 +113,7 @@ JvpRuleTable build_table() {
   register_sort_jvp_rules(t);
   register_custom_jvp_rules(t);
   register_control_flow_jvp_rules(t);
+  register_collective_jvp_rules(t);
   return t;
 }
 

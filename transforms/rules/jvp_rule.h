@@ -78,6 +78,7 @@ void register_linalg_jvp_rules(JvpRuleTable& t);
 void register_sort_jvp_rules(JvpRuleTable& t);
 void register_custom_jvp_rules(JvpRuleTable& t);
 void register_control_flow_jvp_rules(JvpRuleTable& t);
+void register_collective_jvp_rules(JvpRuleTable& t);
 
 JvpRule jvp_rule(ir::Op op);  // nullptr if the op has none
 

@@ -16,6 +16,7 @@ TransposeRuleTable build_table() {
   register_linalg_transpose_rules(t);
   register_custom_transpose_rules(t);
   register_control_flow_transpose_rules(t);
+  register_collective_transpose_rules(t);
   return t;
 }
 

@@ -47,6 +47,7 @@ void register_indexing_transpose_rules(TransposeRuleTable& t);
 void register_linalg_transpose_rules(TransposeRuleTable& t);
 void register_custom_transpose_rules(TransposeRuleTable& t);
 void register_control_flow_transpose_rules(TransposeRuleTable& t);
+void register_collective_transpose_rules(TransposeRuleTable& t);
 
 TransposeRule transpose_rule(ir::Op op);  // nullptr if the op has none
 
