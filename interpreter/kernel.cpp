@@ -16,6 +16,7 @@ KernelTable build_table() {
   register_sort_kernels(t);
   register_random_kernels(t);
   register_custom_kernels(t);
+  register_control_flow_kernels(t);
   return t;
 }
 

@@ -3,6 +3,7 @@
 
 #include "graft/array.h"
 #include "graft/autodiff.h"
+#include "graft/control_flow.h"
 #include "graft/device.h"
 #include "graft/errors.h"
 #include "graft/graph.h"

@@ -1,5 +1,5 @@
 // Every primitive has an interpreter kernel, except those whose kernels come
-// with a later issue (control flow, collectives), and the list still pending.
+// with a later issue (collectives), and the list still pending.
 #include <catch2/catch.hpp>
 #include <set>
 
@@ -9,9 +9,6 @@ using namespace graft::ir;
 
 TEST_CASE("interpreter: every op has a kernel or a stated reason", "[interpreter][coverage]") {
   const std::set<std::string> later_issue = {
-      // control flow: its own work in the autodiff issue
-      "cond", "while", "scan",
-
       // collectives: the vmap / pmap issues
       "psum", "pmax", "pmin", "all_gather", "psum_scatter", "ppermute", "axis_index"};
   const std::set<std::string> pending = {};

@@ -1,0 +1,196 @@
+// Structured control flow on traced values, as JAX's lax: cond, switch_,
+// while_loop, fori_loop and scan. Each traces its functions once into
+// subgraphs and emits one node (cond, while, scan), so a branch or a loop
+// body on traced values stays in the graph instead of being unrolled.
+// Called outside every transform, the node runs right away.
+//
+// Operands, carries and scanned values are pytrees (graft/tree.h) with
+// Array leaves. Values a function closes over that belong to an enclosing
+// trace become explicit operands of the node; closed-over concrete arrays
+// become constants of the subgraph.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <source_location>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "graft/array.h"
+#include "graft/autodiff.h"
+#include "graft/graph.h"
+#include "graft/tree.h"
+
+namespace graft {
+
+namespace detail {
+
+// A function traced for a control-flow node: its graph (inputs: the
+// argument leaves, then the captured values), what it captured, and the
+// structure of its result with the Array leaves left out.
+struct TracedBody {
+  Graph graph;
+  std::vector<Array> captured;
+  std::string out_structure;
+};
+
+// The structure of t with its Array leaves blanked: two trees whose leaves
+// differ only in type or value describe alike.
+template <class T>
+std::string blank_structure(const T& t) {
+  return tree::structure(tree::unflatten(t, std::vector<Array>(tree::leaves(t).size())));
+}
+
+template <class Out>
+TracedBody traced_body(TracedFunction<Out>&& t) {
+  return TracedBody{std::move(t.graph), std::move(t.captured), blank_structure(t.out)};
+}
+
+// Emit the nodes (or run them eagerly); the non-template side in api/control_flow.cpp.
+// is_switch: `index` is switch_'s integer index, else cond's predicate.
+std::vector<Array> cond_bind(bool is_switch, const Array& index, const std::vector<TracedBody>& branches,
+                             const std::vector<Array>& operands, const std::source_location& loc);
+std::vector<Array> while_bind(const char* what, const TracedBody& cond, const TracedBody& body,
+                              const std::string& init_structure, const std::vector<Array>& init,
+                              const std::source_location& loc);
+// The number of iterations: length, or the leading dimension every xs leaf shares.
+int64_t scan_length(const std::vector<Array>& xs, int64_t length, const std::source_location& loc);
+// Arrays of one slice's type (xs without axis 0), to trace the body with.
+std::vector<Array> scan_slices_like(const std::vector<Array>& xs);
+// body's outputs: the carry leaves, then the y leaves; body.out_structure
+// describes the carry it returns.
+std::vector<Array> scan_bind(const char* what, const TracedBody& body, const std::string& init_structure,
+                             const std::vector<Array>& init, const std::vector<Array>& xs, int64_t length, bool reverse,
+                             const std::source_location& loc);
+// fori_loop's Array bounds as i32 scalars (DTypeError for non-integers).
+std::pair<Array, Array> fori_bounds(const Array& lo, const Array& hi, const std::source_location& loc);
+
+template <class T>
+constexpr bool is_pair_like = false;
+template <class A, class B>
+constexpr bool is_pair_like<std::pair<A, B>> = true;
+template <class A, class B>
+constexpr bool is_pair_like<std::tuple<A, B>> = true;
+
+template <class CondFn, class BodyFn, class T>
+T while_impl(const char* what, CondFn& cond_fn, BodyFn& body_fn, const T& init, const std::source_location& loc) {
+  auto c = trace_function(cond_fn, init);
+  auto b = trace_function(body_fn, init);
+  static_assert(std::is_same_v<std::decay_t<decltype(b.out)>, T>,
+                "while_loop: body_fn must return the carry with the C++ type of init");
+  std::vector<Array> outs =
+      while_bind(what, traced_body(std::move(c)), traced_body(std::move(b)), blank_structure(init), tree::leaves(init), loc);
+  return tree::unflatten(init, outs);
+}
+
+template <class Carry, class Xs, class F>
+auto scan_impl(const char* what, F& f, const Carry& init, const Xs& xs, int64_t length, bool reverse,
+               const std::source_location& loc) {
+  std::vector<Array> x_leaves = tree::leaves(xs);
+  int64_t n = scan_length(x_leaves, length, loc);
+  Xs x_like = tree::unflatten(xs, scan_slices_like(x_leaves));
+  auto traced = trace_function(f, init, x_like);
+  using Out = std::decay_t<decltype(traced.out)>;
+  static_assert(is_pair_like<Out>, "scan: f(carry, x) must return std::pair<Carry, Y> (or a two-element std::tuple)");
+  using CarryOut = std::decay_t<std::tuple_element_t<0, Out>>;
+  static_assert(std::is_same_v<CarryOut, Carry>, "scan: f must return its carry with the C++ type of init");
+  auto ys_like = std::get<1>(traced.out);
+  std::string carry_structure = blank_structure(std::get<0>(traced.out));
+  TracedBody body{std::move(traced.graph), std::move(traced.captured), std::move(carry_structure)};
+  std::vector<Array> outs =
+      scan_bind(what, body, blank_structure(init), tree::leaves(init), x_leaves, n, reverse, loc);
+  size_t nc = tree::leaves(init).size();
+  Carry carry = tree::unflatten(init, std::vector<Array>(outs.begin(), outs.begin() + nc));
+  auto ys = tree::unflatten(ys_like, std::vector<Array>(outs.begin() + nc, outs.end()));
+  return std::make_pair(std::move(carry), std::move(ys));
+}
+
+}  // namespace detail
+
+// cond(pred, true_fn, false_fn, operands...): true_fn(operands...) when the
+// scalar pred (bool, or an integer: nonzero is true) holds, else
+// false_fn(operands...). Both must return the same structure, shapes and
+// dtypes (ShapeError / DTypeError naming the branch otherwise).
+template <class TrueFn, class FalseFn, class... Operands>
+auto cond(ArrayAt pred, TrueFn true_fn, FalseFn false_fn, const Operands&... operands) {
+  auto f = detail::trace_function(false_fn, operands...);
+  auto t = detail::trace_function(true_fn, operands...);
+  static_assert(std::is_same_v<decltype(f.out), decltype(t.out)>,
+                "cond: true_fn and false_fn must return the same C++ type");
+  auto out_like = f.out;
+  std::vector<detail::TracedBody> branches;
+  branches.push_back(detail::traced_body(std::move(f)));
+  branches.push_back(detail::traced_body(std::move(t)));
+  std::vector<Array> outs = detail::cond_bind(false, pred.array, branches, detail::all_leaves(operands...), pred.loc);
+  return tree::unflatten(out_like, outs);
+}
+
+// switch_(index, branches, operands...): branches[index](operands...), the
+// integer scalar index clamped to [0, branches.size() - 1].
+template <class F, class... Operands>
+auto switch_(ArrayAt index, const std::vector<F>& branches, const Operands&... operands) {
+  using Out = std::decay_t<std::invoke_result_t<F&, const Operands&...>>;
+  std::vector<detail::TracedBody> traced;
+  std::optional<Out> out_like;
+  for (const F& branch : branches) {
+    F fn = branch;
+    auto t = detail::trace_function(fn, operands...);
+    if (!out_like) out_like.emplace(t.out);
+    traced.push_back(detail::traced_body(std::move(t)));
+  }
+  // With no branches cond_bind throws before out_like is read.
+  std::vector<Array> outs = detail::cond_bind(true, index.array, traced, detail::all_leaves(operands...), index.loc);
+  return tree::unflatten(*out_like, outs);
+}
+
+// while_loop(cond_fn, body_fn, init): carry = init; while cond_fn(carry)
+// (a bool scalar Array) carry = body_fn(carry); returns carry. body_fn must
+// keep the carry's structure, shapes and dtypes.
+template <class CondFn, class BodyFn, class T>
+T while_loop(CondFn cond_fn, BodyFn body_fn, const T& init, std::source_location loc = std::source_location::current()) {
+  return detail::while_impl("while_loop", cond_fn, body_fn, init, loc);
+}
+
+// scan(f, init, xs, length = -1, reverse = false) -> (carry, ys):
+// f(carry, x) returns (carry, y); x is xs sliced on axis 0 and the ys are
+// stacked on a new axis 0. length is inferred from xs when negative (xs may
+// be an empty tree, e.g. std::tuple<>{}, when length is given). reverse runs
+// from the last slice to the first, each y stored at its x's index.
+template <class F, class Carry, class Xs>
+auto scan(F f, const Carry& init, const Xs& xs, int64_t length = -1, bool reverse = false,
+          std::source_location loc = std::source_location::current()) {
+  return detail::scan_impl("scan", f, init, xs, length, reverse, loc);
+}
+
+// fori_loop(lo, hi, body, init): carry = init; for i in [lo, hi) carry =
+// body(i, carry), i an i32 scalar Array. With integer bounds this is a scan
+// of hi - lo steps (so reverse mode can differentiate it).
+template <class BodyFn, class T>
+T fori_loop(int64_t lo, int64_t hi, BodyFn body, const T& init,
+            std::source_location loc = std::source_location::current()) {
+  using State = std::pair<Array, T>;
+  auto step = [&body](const State& s, const std::tuple<>&) {
+    T next = body(s.first, s.second);
+    return std::make_pair(State{s.first + 1, std::move(next)}, std::tuple<>{});
+  };
+  State start{scalar(static_cast<double>(lo), DType::i32, loc), init};
+  int64_t n = hi > lo ? hi - lo : 0;
+  return detail::scan_impl("fori_loop", step, start, std::tuple<>{}, n, false, loc).first.second;
+}
+
+// fori_loop with Array bounds (integer scalars, possibly traced): a
+// while_loop over (i, carry).
+template <class BodyFn, class T>
+T fori_loop(const Array& lo, const Array& hi, BodyFn body, const T& init,
+            std::source_location loc = std::source_location::current()) {
+  using State = std::pair<Array, T>;
+  auto [lo32, hi32] = detail::fori_bounds(lo, hi, loc);
+  auto cond_fn = [hi = hi32](const State& s) { return s.first < hi; };
+  auto body_fn = [&body](const State& s) { return State{s.first + 1, T(body(s.first, s.second))}; };
+  return detail::while_impl("fori_loop", cond_fn, body_fn, State{lo32, init}, loc).second;
+}
+
+}  // namespace graft
