@@ -1,0 +1,166 @@
+// Differentiating through control flow: cond/switch_ and scan/fori_loop in
+// both modes (against closed forms, finite differences and unrolled loops),
+// while_loop in forward mode only.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "graft/graft.h"
+#include "graft/testing.h"
+
+using namespace graft;
+using Catch::Matchers::Contains;
+
+namespace {
+
+Array points(std::vector<double> v) { return array(v, {static_cast<int64_t>(v.size())}); }
+
+// An RNN over the rows of xs: h' = tanh(W h + x_t); the loss sums the squared states.
+Array rnn_loss_scan(const Array& w, const Array& xs) {
+  auto step = [&w](const Array& h, const Array& x) {
+    Array next = graft::tanh(matmul(w, h) + x);
+    return std::make_pair(next, sum(next * next));
+  };
+  auto [h, ys] = scan(step, zeros({3}, DType::f64), xs);
+  return sum(ys) + sum(h);
+}
+
+Array rnn_loss_unrolled(const Array& w, const Array& xs) {
+  Array h = zeros({3}, DType::f64);
+  Array total = scalar(0.0, DType::f64);
+  for (int64_t t = 0; t < xs.shape()[0]; ++t) {
+    h = graft::tanh(matmul(w, h) + xs[t]);
+    total = total + sum(h * h);
+  }
+  return total + sum(h);
+}
+
+void check_close(const Array& got, const Array& want, double tol = 1e-10) {
+  std::vector<double> g = got.to_vector<double>(), w = want.to_vector<double>();
+  REQUIRE(g.size() == w.size());
+  for (size_t i = 0; i < g.size(); ++i) {
+    INFO("element " << i);
+    CHECK(g[i] == Approx(w[i]).margin(tol).epsilon(tol));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("control flow grad: cond takes the derivative of the branch taken", "[transforms][control]") {
+  auto f = [](const Array& x) {
+    return cond(sum(x) > 0.0, [](const Array& a) { return sum(graft::sin(a) * a); },
+                [](const Array& a) { return sum(graft::exp(a)); }, x);
+  };
+  Array pos = points({0.3, 0.9}), neg = points({-0.4, -1.2});
+  // d/dx sum(x sin x) = sin x + x cos x; d/dx sum(exp x) = exp x.
+  check_close(grad(f)(pos), points({std::sin(0.3) + 0.3 * std::cos(0.3), std::sin(0.9) + 0.9 * std::cos(0.9)}));
+  check_close(grad(f)(neg), points({std::exp(-0.4), std::exp(-1.2)}));
+  CHECK_NOTHROW(testing::check_grads(f, std::make_tuple(pos), 2));
+  CHECK_NOTHROW(testing::check_grads(f, std::make_tuple(neg), 2));
+
+  // switch_ with a closure over a traced value, and a pytree of operands.
+  auto g = [](const Array& x, const Array& k) {
+    std::vector<std::function<Array(const Array&, const Array&)>> branches = {
+        [](const Array& a, const Array&) { return sum(a * a); },
+        [&x](const Array& a, const Array& b) { return sum(a * b * x); },
+        [](const Array& a, const Array& b) { return sum(graft::sin(a + b)); }};
+    return switch_(k, branches, x, x * 2.0);
+  };
+  Array x = points({0.5, -0.25});
+  check_close(grad(g)(x, scalar(1, DType::i32)), x * x * 6.0);  // 2x^3 per element -> 6x^2
+  check_close(grad(g)(x, scalar(7, DType::i32)), graft::cos(x * 3.0) * 3.0);  // clamped to the last branch
+  CHECK_NOTHROW(testing::check_grads([&](const Array& a) { return g(a, scalar(1, DType::i32)); }, std::make_tuple(x), 2));
+}
+
+TEST_CASE("control flow grad: scan equals the unrolled loop, in both modes and to second order", "[transforms][control]") {
+  Array w = reshape(array<double>({0.5, -0.3, 0.2, 0.1, 0.4, -0.6, 0.3, 0.2, -0.1}), {3, 3});
+  Array xs = reshape(array<double>({0.1, 0.2, -0.3, 0.5, -0.1, 0.0, 0.3, 0.3, 0.2, -0.4, 0.6, 0.1}), {4, 3});
+  check_close(rnn_loss_scan(w, xs), rnn_loss_unrolled(w, xs));
+  auto [gw, gx] = grad<0, 1>(rnn_loss_scan)(w, xs);
+  auto [uw, ux] = grad<0, 1>(rnn_loss_unrolled)(w, xs);
+  check_close(gw, uw);
+  check_close(gx, ux);
+  auto [y, t] = jvp(rnn_loss_scan, std::make_tuple(w, xs), std::make_tuple(w * 0.5, xs - 0.2));
+  auto [uy, ut] = jvp(rnn_loss_unrolled, std::make_tuple(w, xs), std::make_tuple(w * 0.5, xs - 0.2));
+  check_close(t, ut);
+  // Second order: the Hessian-vector product through the transposed scan.
+  auto hvp = [](auto loss, const Array& w0, const Array& xs0, const Array& v) {
+    return jvp([&](const Array& a) { return grad(loss)(a, xs0); }, std::make_tuple(w0), std::make_tuple(v)).second;
+  };
+  check_close(hvp(rnn_loss_scan, w, xs, w + 1.0), hvp(rnn_loss_unrolled, w, xs, w + 1.0), 1e-9);
+  // A smaller step than the default: this loss has large third derivatives.
+  CHECK_NOTHROW(testing::check_grads(rnn_loss_scan, std::make_tuple(w, xs), 2, testing::Modes::fwd_and_rev, 1e-4));
+}
+
+TEST_CASE("control flow grad: reverse scans, carries that start constant, fori_loop", "[transforms][control]") {
+  // c_{t+1} = c_t * a + x_t from a constant c_0 = 1: the carry's tangent
+  // starts as zeros and becomes non-zero inside the loop.
+  auto horner = [](const Array& a, const Array& xs, bool reverse) {
+    auto step = [&a](const Array& c, const Array& x) { return std::make_pair(c * a + x, c); };
+    auto [c, cs] = scan(step, scalar(1.0, DType::f64), xs, -1, reverse);
+    return c + sum(cs) * 0.5;
+  };
+  Array a = scalar(0.7, DType::f64);
+  Array xs = points({0.2, -0.5, 0.9});
+  for (bool reverse : {false, true}) {
+    INFO("reverse " << reverse);
+    auto f = [&](const Array& p, const Array& q) { return horner(p, q, reverse); };
+    CHECK_NOTHROW(testing::check_grads(f, std::make_tuple(a, xs), 2));
+  }
+  // Forward: c = a^3 + x0 a^2 + x1 a + x2; reversed, x2 enters first.
+  double av = 0.7;
+  auto final_only = [](const Array& p, const Array& q, bool reverse) {
+    auto step = [&p](const Array& c, const Array& x) { return std::make_pair(c * p + x, std::tuple<>{}); };
+    return scan(step, scalar(1.0, DType::f64), q, -1, reverse).first;
+  };
+  CHECK(grad(final_only)(a, xs, false).item<double>() == Approx(3 * av * av + 2 * 0.2 * av - 0.5));
+  CHECK(grad(final_only)(a, xs, true).item<double>() == Approx(3 * av * av + 2 * 0.9 * av - 0.5));
+  CHECK(grad<1>(final_only)(a, xs, false).to_vector<double>()[0] == Approx(av * av));
+
+  // fori_loop with integer bounds lowers to scan: x^(2^5) by repeated squaring.
+  auto power = [](const Array& x) { return fori_loop(0, 5, [](const Array&, const Array& c) { return c * c; }, x); };
+  double x0 = 1.01;
+  CHECK(grad(power)(scalar(x0, DType::f64)).item<double>() == Approx(32 * std::pow(x0, 31)));
+  // The loop index takes part: sum_i i * x.
+  auto weighted = [](const Array& x) {
+    return fori_loop(2, 6, [&x](const Array& i, const Array& c) { return c + astype(i, DType::f64) * x; },
+                     scalar(0.0, DType::f64));
+  };
+  CHECK(grad(weighted)(scalar(3.0, DType::f64)).item<double>() == Approx(2 + 3 + 4 + 5));
+}
+
+TEST_CASE("control flow grad: while_loop has forward mode only", "[transforms][control]") {
+  // Newton's iteration for sqrt(a), a fixed number of times through a dynamic loop.
+  auto newton_sqrt = [](const Array& a) {
+    auto state = std::make_pair(scalar(0, DType::i32), a);
+    auto out = while_loop([](const auto& s) { return s.first < 30; },
+                          [&a](const auto& s) { return std::make_pair(s.first + 1, (s.second + a / s.second) * 0.5); },
+                          state);
+    return out.second;
+  };
+  Array a = scalar(2.0, DType::f64);
+  CHECK(newton_sqrt(a).item<double>() == Approx(std::sqrt(2.0)));
+  auto [y, t] = jvp(newton_sqrt, std::make_tuple(a), std::make_tuple(scalar(1.0, DType::f64)));
+  CHECK(t.item<double>() == Approx(0.5 / std::sqrt(2.0)));
+  // With Array bounds fori_loop is a while loop: forward mode works too.
+  auto cube = [](const Array& x) {
+    return fori_loop(scalar(0, DType::i32), scalar(3, DType::i32), [&x](const Array&, const Array& c) { return c * x; },
+                     scalar(1.0, DType::f64));
+  };
+  CHECK(jvp(cube, std::make_tuple(a), std::make_tuple(scalar(1.0, DType::f64))).second.item<double>() == Approx(12.0));
+  try {
+    grad(newton_sqrt)(a);
+    FAIL("reverse mode through a while loop ran");
+  } catch (const UnsupportedError& e) {
+    CHECK_THAT(e.what(), Contains("while_loop"));
+    CHECK_THAT(e.what(), Contains("scan"));
+  }
+}
+
+TEST_CASE("control flow grad: graphs export and run after a round trip", "[transforms][control]") {
+  Array w = reshape(array<double>({0.5, -0.3, 0.2, 0.1, 0.4, -0.6, 0.3, 0.2, -0.1}), {3, 3});
+  Array xs = reshape(array<double>({0.1, 0.2, -0.3, 0.5, -0.1, 0.0}), {2, 3});
+  Graph g = make_graph(grad(rnn_loss_scan))(w, xs);
+  CHECK(g.to_text().find("scan") != std::string::npos);
+  Graph back = Graph::from_json(g.to_json());
+  check_close(evaluate(back, {w, xs})[0], grad(rnn_loss_unrolled)(w, xs));
+}
