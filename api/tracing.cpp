@@ -24,6 +24,13 @@ Array TraceSession::input_like(const Array& like) {
   return Array(make_traced(impl.type, trace, v));
 }
 
+Array TraceSession::input_of(const Shape& shape, DType dtype) {
+  const ir::TracePtr& trace = impl_->scope.trace();
+  ir::ValueType type{dtype, shape};
+  ir::ValueId v = trace->builder().input(type);
+  return Array(make_traced(type, trace, v));
+}
+
 Graph TraceSession::finish(const std::vector<Array>& outputs) {
   const ir::TracePtr& trace = impl_->scope.trace();
   std::vector<ir::ValueId> ids;

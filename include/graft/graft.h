@@ -3,6 +3,7 @@
 
 #include "graft/array.h"
 #include "graft/autodiff.h"
+#include "graft/collectives.h"
 #include "graft/control_flow.h"
 #include "graft/device.h"
 #include "graft/errors.h"
@@ -14,3 +15,4 @@
 #include "graft/random.h"
 #include "graft/tree.h"
 #include "graft/types.h"
+#include "graft/vmap.h"

@@ -27,6 +27,7 @@ class TraceSession {
   TraceSession& operator=(const TraceSession&) = delete;
 
   Array input_like(const Array& like);  // a traced input of like's shape and dtype
+  Array input_of(const Shape& shape, DType dtype);
   Graph finish(const std::vector<Array>& outputs);
   // Values of enclosing traces the function captured, in the order of the
   // graph's implicit inputs (after the explicit ones). Call after finish().

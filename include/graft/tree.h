@@ -18,6 +18,13 @@
 
 namespace graft::tree {
 
+// The shape of a tree: how many Array leaves it has, and its children's
+// shapes (none for a leaf). vmap matches its axes specifications against it.
+struct TreeShape {
+  size_t leaves = 0;
+  std::vector<TreeShape> children;
+};
+
 // How a static leaf that cannot be described by value (not a number, enum or
 // string) appears in a structure description.
 inline constexpr const char* kOpaqueStatic = "<opaque static>";
@@ -28,6 +35,7 @@ template <class T, class Enable = void>
 struct Node {
   static void flatten(const T&, std::vector<Array>&) {}
   static T unflatten(const T& like, const Array*&) { return like; }
+  static void shape(const T&, TreeShape&) {}
   static void describe(const T& t, std::string& out) {
     // Appends piecewise: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string.
     if constexpr (std::is_floating_point_v<T>) {
@@ -59,8 +67,20 @@ template <>
 struct Node<Array> {
   static void flatten(const Array& a, std::vector<Array>& out) { out.push_back(a); }
   static Array unflatten(const Array&, const Array*& it) { return *it++; }
+  static void shape(const Array&, TreeShape& s) { s.leaves = 1; }
   static void describe(const Array& a, std::string& out) { out += detail::describe_leaf(a); }
 };
+
+namespace detail {
+// Appends the shape of child x to s.
+template <class T>
+void add_child(const T& x, TreeShape& s) {
+  TreeShape c;
+  Node<T>::shape(x, c);
+  s.leaves += c.leaves;
+  s.children.push_back(std::move(c));
+}
+}  // namespace detail
 
 // Sequences: std::vector and std::array.
 template <class Seq, class T>
@@ -73,6 +93,9 @@ struct SequenceNode {
     auto dst = v.begin();
     for (const T& x : like) *dst++ = Node<T>::unflatten(x, it);
     return v;
+  }
+  static void shape(const Seq& v, TreeShape& s) {
+    for (const T& x : v) detail::add_child(x, s);
   }
   static void describe(const Seq& v, std::string& out) {
     out += '[';
@@ -98,6 +121,9 @@ struct Node<std::tuple<Ts...>> {
     return std::apply([&](const auto&... x) { return std::tuple<Ts...>{Node<std::decay_t<decltype(x)>>::unflatten(x, it)...}; },
                       like);
   }
+  static void shape(const std::tuple<Ts...>& t, TreeShape& s) {
+    std::apply([&](const auto&... x) { (detail::add_child(x, s), ...); }, t);
+  }
   static void describe(const std::tuple<Ts...>& t, std::string& out) {
     out += '(';
     std::apply([&](const auto&... x) { ((Node<std::decay_t<decltype(x)>>::describe(x, out), out += ','), ...); }, t);
@@ -115,6 +141,10 @@ struct Node<std::pair<A, B>> {
     A a = Node<A>::unflatten(like.first, it);
     B b = Node<B>::unflatten(like.second, it);
     return {std::move(a), std::move(b)};
+  }
+  static void shape(const std::pair<A, B>& p, TreeShape& s) {
+    detail::add_child(p.first, s);
+    detail::add_child(p.second, s);
   }
   static void describe(const std::pair<A, B>& p, std::string& out) {
     out += '(';
@@ -134,6 +164,9 @@ struct Node<std::map<std::string, T>> {
     std::map<std::string, T> m;
     for (const auto& [k, v] : like) m.emplace(k, Node<T>::unflatten(v, it));
     return m;
+  }
+  static void shape(const std::map<std::string, T>& m, TreeShape& s) {
+    for (const auto& [k, v] : m) detail::add_child(v, s);
   }
   static void describe(const std::map<std::string, T>& m, std::string& out) {
     out += '{';
@@ -163,6 +196,13 @@ T unflatten(const T& like, const std::vector<Array>& values) {
                                 std::to_string(leaves(like).size()) + " leaves");
   const Array* it = values.data();
   return Node<T>::unflatten(like, it);
+}
+
+template <class T>
+TreeShape shape(const T& t) {
+  TreeShape s;
+  Node<T>::shape(t, s);
+  return s;
 }
 
 // A readable description of t's structure: containers, static leaves by
@@ -225,6 +265,7 @@ T map(F f, const T& t, const Ts&... ts) {
 
 #define GRAFT_PT_FLATTEN_FIELD(f) ::graft::tree::Node<std::decay_t<decltype(t.f)>>::flatten(t.f, out);
 #define GRAFT_PT_UNFLATTEN_FIELD(f) r.f = ::graft::tree::Node<std::decay_t<decltype(like.f)>>::unflatten(like.f, it);
+#define GRAFT_PT_SHAPE_FIELD(f) ::graft::tree::detail::add_child(t.f, s);
 #define GRAFT_PT_DESCRIBE_FIELD(f)                                      \
   out += #f "=";                                                        \
   ::graft::tree::Node<std::decay_t<decltype(t.f)>>::describe(t.f, out); \
@@ -240,6 +281,9 @@ T map(F f, const T& t, const Ts&... ts) {
       Type r = like;                                                             \
       GRAFT_PT_FOR_EACH(GRAFT_PT_UNFLATTEN_FIELD, __VA_ARGS__)                   \
       return r;                                                                  \
+    }                                                                            \
+    static void shape(const Type& t, ::graft::tree::TreeShape& s) {              \
+      GRAFT_PT_FOR_EACH(GRAFT_PT_SHAPE_FIELD, __VA_ARGS__)                       \
     }                                                                            \
     static void describe(const Type& t, std::string& out) {                      \
       out += #Type "{";                                                          \

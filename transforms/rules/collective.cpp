@@ -6,6 +6,7 @@
 //   ppermute      y_d = x_s per pair       (transpose: the inverse pairs)
 // pmax/pmin are not linear: the tangent comes from the replicas that attain
 // the extreme, averaged when several tie (as reduce_max's rule does).
+#include "transforms/rules/batch_rule.h"
 #include "transforms/rules/jvp_rule.h"
 #include "transforms/rules/transpose_rule.h"
 
@@ -72,5 +73,9 @@ void register_collective_transpose_rules(TransposeRuleTable& t) {
   t[static_cast<size_t>(Op::psum_scatter)] = swap_transpose<Op::all_gather>;
   t[static_cast<size_t>(Op::ppermute)] = ppermute_transpose;
 }
+
+// ---- batching rules (vmap)
+
+void register_collective_batch_rules(BatchRuleTable&) {}
 
 }  // namespace graft::transforms

@@ -19,6 +19,7 @@
 #include "ir/dtype.h"
 #include "ir/inline.h"
 #include "transforms/jvp.h"
+#include "transforms/rules/batch_rule.h"
 #include "transforms/rules/jvp_rule.h"
 #include "transforms/rules/transpose_rule.h"
 #include "transforms/transpose.h"
@@ -382,5 +383,9 @@ void register_control_flow_transpose_rules(TransposeRuleTable& t) {
   t[static_cast<size_t>(Op::scan)] = scan_transpose;
   t[static_cast<size_t>(Op::while_)] = while_transpose;
 }
+
+// ---- batching rules (vmap)
+
+void register_control_flow_batch_rules(BatchRuleTable&) {}
 
 }  // namespace graft::transforms

@@ -8,6 +8,7 @@
 #include "transforms/jvp.h"
 #include "transforms/partial_eval.h"
 #include "transforms/transpose.h"
+#include "transforms/rules/batch_rule.h"
 #include "transforms/rules/jvp_rule.h"
 #include "transforms/rules/transpose_rule.h"
 
@@ -122,5 +123,9 @@ void register_custom_transpose_rules(TransposeRuleTable& t) {
   t[static_cast<size_t>(Op::remat)] = remat_transpose;
   t[static_cast<size_t>(Op::custom_lin)] = custom_lin_transpose;
 }
+
+// ---- batching rules (vmap)
+
+void register_custom_batch_rules(BatchRuleTable&) {}
 
 }  // namespace graft::transforms

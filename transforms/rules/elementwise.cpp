@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "graft/errors.h"
+#include "transforms/rules/batch_rule.h"
 #include "transforms/rules/jvp_rule.h"
 #include "transforms/rules/transpose_rule.h"
 
@@ -232,6 +233,49 @@ void register_elementwise_transpose_rules(TransposeRuleTable& t) {
   set(Op::div, div_transpose);
   set(Op::select, select_transpose);
   set(Op::convert_element_type, convert_transpose);
+}
+
+
+// ---- batching rules (vmap)
+namespace {
+
+// Operands share one shape, so every operand takes the batch axis where the
+// first batched one has it (unbatched operands are broadcast in). select's
+// scalar predicate stays a scalar, or, when batched, spans the whole shape.
+std::vector<BatchedValue> elementwise_batch(BatchCtx& c) {
+  int64_t dim = kNotBatched;
+  for (const BatchedValue& o : c.operands)
+    if (o.dim != kNotBatched) {
+      dim = o.dim;
+      break;
+    }
+  const bool scalar_pred = c.node().op == Op::select && c.unbatched_type(0).rank() == 0 && c.unbatched_type(1).rank() > 0;
+  if (scalar_pred && c.operands[0].dim == kNotBatched) {
+    dim = c.operands[1].dim != kNotBatched ? c.operands[1].dim : c.operands[2].dim;
+  }
+  std::vector<ValueId> ins;
+  for (size_t i = 0; i < c.operands.size(); ++i) {
+    if (i == 0 && scalar_pred) {
+      if (c.operands[0].dim == kNotBatched) {
+        ins.push_back(c.operands[0].value);
+      } else {
+        ir::ValueType full = c.unbatched_type(1);
+        full.shape.insert(full.shape.begin() + dim, c.axis_size);
+        ins.push_back(c.add(Op::broadcast_in_dim, {c.operands[0].value},
+                            {{"shape", ir::Ints(full.shape)}, {"broadcast_dimensions", ir::Ints{dim}}}));
+      }
+      continue;
+    }
+    ins.push_back(c.at(i, dim));
+  }
+  return {{c.add(c.node().op, ins, c.attrs()), dim}};
+}
+
+}  // namespace
+
+void register_elementwise_batch_rules(BatchRuleTable& t) {
+  for (int i = 0; i < ir::kNumOps; ++i)
+    if (ir::op_info(static_cast<Op>(i)).family == ir::OpFamily::elementwise) t[static_cast<size_t>(i)] = elementwise_batch;
 }
 
 }  // namespace graft::transforms

@@ -1,7 +1,8 @@
 // Transform rules of indexing: linear in the data operands, constant in the
-// indices. JVP rules below.
+// indices. JVP, transpose and batching rules below, in that order.
 #include <algorithm>
 
+#include "transforms/rules/batch_rule.h"
 #include "transforms/rules/jvp_rule.h"
 #include "transforms/rules/transpose_rule.h"
 
@@ -78,6 +79,202 @@ void register_indexing_transpose_rules(TransposeRuleTable& t) {
   t[static_cast<size_t>(Op::dynamic_update_slice)] = dynamic_update_slice_transpose;
   t[static_cast<size_t>(Op::gather)] = gather_transpose;
   t[static_cast<size_t>(Op::scatter_add)] = scatter_add_transpose;
+}
+
+// ---- batching rules (vmap)
+namespace {
+
+using Batched = std::vector<BatchedValue>;
+
+int64_t int_attr(const ir::Attrs& a, const char* name) { return std::get<int64_t>(*a.find(name)); }
+ir::Ints ints_attr(const ir::Attrs& a, const char* name) { return std::get<ir::Ints>(*a.find(name)); }
+
+ValueId full(BatchCtx& c, double value, DType dtype, Shape shape) {
+  return emit_full(c.builder(), value, ir::ValueType{dtype, std::move(shape)}, &c.node());
+}
+
+ValueId broadcast(BatchCtx& c, ValueId v, Shape shape, ir::Ints dims) {
+  return c.add(Op::broadcast_in_dim, {v}, {{"shape", ir::Ints(std::move(shape))}, {"broadcast_dimensions", std::move(dims)}});
+}
+
+// Where the batch axis of the operand ends up in a gather's result (also the
+// layout of scatter_add's updates) when it sits at p of the batched operand,
+// outside the paired batch_dims: before the gathered axis it stays at p;
+// after it, it follows the index axes (`mid` of them) that replace that axis.
+int64_t result_pos(int64_t p, int64_t axis, int64_t mid) { return p <= axis ? p : p - 1 + mid; }
+
+// A start index (scalar, or one per example as [B]) clamped as the kernels
+// clamp it, so that a window of `size` fits in an axis of `n`.
+ValueId clamp_start(BatchCtx& c, ValueId s, int64_t n, int64_t size) {
+  const ir::ValueType t = c.type(s);
+  ValueId lo = c.add(Op::max, {s, full(c, 0, t.dtype, t.shape)});
+  return c.add(Op::min, {lo, full(c, static_cast<double>(n - size), t.dtype, t.shape)});
+}
+
+// gather: a batched operand and batched indices become one more paired batch
+// dimension (both batch axes first). With only one of them batched its batch
+// axis stays where it is, unless it lies among the paired batch_dims, in
+// which case it is moved just past them.
+Batched gather_batch(BatchCtx& c) {
+  const int64_t axis = int_attr(c.attrs(), "axis"), b = int_attr(c.attrs(), "batch_dims");
+  const BatchedValue x = c.operands[0], idx = c.operands[1];
+  const int64_t mid = c.unbatched_type(1).rank() - b;  // index axes past the paired ones
+  if (x.dim != kNotBatched && idx.dim != kNotBatched) {
+    ValueId xv = c.at(0, 0), iv = c.at(1, 0);
+    return {{c.add(Op::gather, {xv, iv}, {{"axis", axis + 1}, {"batch_dims", b + 1}}), 0}};
+  }
+  if (idx.dim == kNotBatched) {
+    const int64_t p = std::max(x.dim, b);
+    ValueId xv = c.at(0, p);
+    return {{c.add(Op::gather, {xv, idx.value}, {{"axis", p <= axis ? axis + 1 : axis}, {"batch_dims", b}}),
+             result_pos(p, axis, mid)}};
+  }
+  const int64_t q = std::max(idx.dim, b);
+  ValueId iv = c.at(1, q);
+  return {{c.add(Op::gather, {x.value, iv}, c.attrs()), axis + (q - b)}};
+}
+
+// scatter_add: batched indices make every operand batched first, paired as
+// one more batch dimension. Otherwise the operand and the updates carry the
+// batch axis at matching places outside the paired batch_dims (kept where
+// the operand, or else the updates, already has it when that is such a place).
+Batched scatter_add_batch(BatchCtx& c) {
+  const int64_t axis = int_attr(c.attrs(), "axis"), b = int_attr(c.attrs(), "batch_dims");
+  const BatchedValue x = c.operands[0], idx = c.operands[1], u = c.operands[2];
+  const int64_t mid = c.unbatched_type(1).rank() - b;
+  if (idx.dim != kNotBatched) {
+    ValueId xv = c.at(0, 0), iv = c.at(1, 0), uv = c.at(2, 0);
+    return {{c.add(Op::scatter_add, {xv, iv, uv}, {{"axis", axis + 1}, {"batch_dims", b + 1}}), 0}};
+  }
+  int64_t p = b;
+  if (x.dim != kNotBatched && x.dim >= b) {
+    p = x.dim;
+  } else if (u.dim != kNotBatched) {
+    if (u.dim >= b && u.dim <= axis) p = u.dim;
+    else if (u.dim >= axis + mid) p = u.dim + 1 - mid;
+  }
+  ValueId xv = c.at(0, p), uv = c.at(2, result_pos(p, axis, mid));
+  return {{c.add(Op::scatter_add, {xv, idx.value, uv}, {{"axis", p <= axis ? axis + 1 : axis}, {"batch_dims", b}}), p}};
+}
+
+bool any_index_batched(const BatchCtx& c, size_t first) {
+  for (size_t i = first; i < c.operands.size(); ++i)
+    if (c.operands[i].dim != kNotBatched) return true;
+  return false;
+}
+
+// dynamic_slice. Unbatched start indices: one dynamic_slice, the batch axis
+// taken whole (start 0). Batched start indices (each [B]): the axes with
+// unbatched starts are cut by one dynamic_slice, then each axis with batched
+// starts by one gather of clamp(start[b]) + iota(size) per example (paired on
+// the batch axis), so every example's window is clamped on its own.
+Batched dynamic_slice_batch(BatchCtx& c) {
+  const BatchedValue x = c.operands[0];
+  const Shape n = c.unbatched_type(0).shape;
+  const ir::Ints sizes = ints_attr(c.attrs(), "slice_sizes");
+  const int64_t rank = static_cast<int64_t>(n.size());
+  if (!any_index_batched(c, 1)) {
+    std::vector<ValueId> ins{x.value};
+    for (size_t i = 1; i < c.operands.size(); ++i) ins.push_back(c.operands[i].value);
+    ins.insert(ins.begin() + 1 + x.dim, full(c, 0, DType::i32, {}));
+    ir::Ints s = sizes;
+    s.insert(s.begin() + x.dim, c.axis_size);
+    return {{c.add(Op::dynamic_slice, ins, {{"slice_sizes", s}}), x.dim}};
+  }
+  // An axis whose window is the whole axis needs no cutting: its start clamps to 0.
+  auto batched_start = [&](int64_t d) { return c.operands[1 + d].dim != kNotBatched; };
+  ValueId cur = x.dim == kNotBatched ? x.value : c.at(0, 0);
+  int64_t cur_dim = x.dim == kNotBatched ? kNotBatched : 0;
+  bool cut_unbatched = false;
+  for (int64_t d = 0; d < rank; ++d) cut_unbatched = cut_unbatched || (!batched_start(d) && sizes[d] < n[d]);
+  if (cut_unbatched) {
+    std::vector<ValueId> ins{cur};
+    ir::Ints s;
+    if (cur_dim == 0) {
+      ins.push_back(full(c, 0, DType::i32, {}));
+      s.push_back(c.axis_size);
+    }
+    for (int64_t d = 0; d < rank; ++d) {
+      ins.push_back(batched_start(d) ? full(c, 0, DType::i32, {}) : c.operands[1 + d].value);
+      s.push_back(batched_start(d) ? n[d] : sizes[d]);
+    }
+    cur = c.add(Op::dynamic_slice, ins, {{"slice_sizes", s}});
+  }
+  for (int64_t d = 0; d < rank; ++d) {
+    if (!batched_start(d) || sizes[d] == n[d]) continue;
+    ValueId start = clamp_start(c, c.operands[1 + d].value, n[d], sizes[d]);  // [B]
+    const DType t = c.type(start).dtype;
+    const Shape ishape{c.axis_size, sizes[d]};
+    ValueId iota = c.add(Op::iota, {}, {{"dtype", t}, {"shape", ir::Ints(ishape)}, {"dimension", int64_t{1}}});
+    ValueId indices = c.add(Op::add, {broadcast(c, start, ishape, {0}), iota});
+    if (cur_dim == kNotBatched) {  // the first cut of an unbatched operand: batch axis lands at d
+      cur = c.add(Op::gather, {cur, indices}, {{"axis", d}, {"batch_dims", int64_t{0}}});
+      cur_dim = d;
+      continue;
+    }
+    cur = c.move_axis(cur, cur_dim, 0);
+    cur_dim = 0;
+    cur = c.add(Op::gather, {cur, indices}, {{"axis", d + 1}, {"batch_dims", int64_t{1}}});
+  }
+  return {{cur, cur_dim}};
+}
+
+// dynamic_update_slice. Unbatched start indices: one dynamic_update_slice
+// with the batch axis whole (start 0) in operand and update. Batched start
+// indices: per example, the update is spread over the operand's shape by a
+// gather per axis at (position - clamped start), and a mask of the window
+// (start <= position < start + size on every axis) selects it over the operand.
+Batched dynamic_update_slice_batch(BatchCtx& c) {
+  const BatchedValue x = c.operands[0], u = c.operands[1];
+  if (!any_index_batched(c, 2)) {
+    const int64_t p = x.dim != kNotBatched ? x.dim : u.dim;
+    std::vector<ValueId> ins{c.at(0, p), c.at(1, p)};
+    for (size_t i = 2; i < c.operands.size(); ++i) ins.push_back(c.operands[i].value);
+    ins.insert(ins.begin() + 2 + p, full(c, 0, DType::i32, {}));
+    return {{c.add(Op::dynamic_update_slice, ins), p}};
+  }
+  const Shape n = c.unbatched_type(0).shape, sz = c.unbatched_type(1).shape;
+  const int64_t rank = static_cast<int64_t>(n.size());
+  bool empty = false, whole = true;
+  for (int64_t d = 0; d < rank; ++d) {
+    empty = empty || sz[d] == 0;
+    whole = whole && sz[d] == n[d];
+  }
+  if (empty) return {x};  // nothing is written, wherever the window is
+  if (whole) return {u};  // the update covers the operand, wherever the window is
+  Shape out_shape = n;
+  out_shape.insert(out_shape.begin(), c.axis_size);
+  ValueId xv = c.at(0, 0), uv = c.at(1, 0);
+  ValueId mask = -1;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (sz[d] == n[d]) continue;  // start clamps to 0: the window spans the axis
+    const BatchedValue s = c.operands[2 + d];
+    ValueId start = clamp_start(c, s.value, n[d], sz[d]);
+    DType t = c.type(start).dtype;
+    if (t == DType::u32) {  // positions relative to the window go negative
+      t = DType::i64;
+      start = c.add(Op::convert_element_type, {start}, {{"new_dtype", t}});
+    }
+    const Shape ishape{c.axis_size, n[d]};
+    ValueId iota = c.add(Op::iota, {}, {{"dtype", t}, {"shape", ir::Ints(ishape)}, {"dimension", int64_t{1}}});
+    ValueId rel = c.add(Op::sub, {iota, broadcast(c, start, ishape, s.dim == kNotBatched ? ir::Ints{} : ir::Ints{0})});
+    // Positions outside the window read a clamped entry; the mask drops them.
+    uv = c.add(Op::gather, {uv, rel}, {{"axis", d + 1}, {"batch_dims", int64_t{1}}});
+    ValueId inside = c.add(Op::and_, {c.add(Op::ge, {rel, full(c, 0, t, ishape)}),
+                                      c.add(Op::lt, {rel, full(c, static_cast<double>(sz[d]), t, ishape)})});
+    ValueId spread = broadcast(c, inside, out_shape, {0, d + 1});
+    mask = mask == -1 ? spread : c.add(Op::and_, {mask, spread});
+  }
+  return {{c.add(Op::select, {mask, uv, xv}), 0}};
+}
+
+}  // namespace
+
+void register_indexing_batch_rules(BatchRuleTable& t) {
+  t[static_cast<size_t>(Op::dynamic_slice)] = dynamic_slice_batch;
+  t[static_cast<size_t>(Op::dynamic_update_slice)] = dynamic_update_slice_batch;
+  t[static_cast<size_t>(Op::gather)] = gather_batch;
+  t[static_cast<size_t>(Op::scatter_add)] = scatter_add_batch;
 }
 
 }  // namespace graft::transforms

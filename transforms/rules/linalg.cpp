@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "graft/errors.h"
+#include "transforms/rules/batch_rule.h"
 #include "transforms/rules/jvp_rule.h"
 #include "transforms/rules/transpose_rule.h"
 
@@ -91,5 +92,53 @@ std::vector<ValueId> dot_general_transpose(TransposeCtx& c) {
 void register_linalg_transpose_rules(TransposeRuleTable& t) {
   t[static_cast<size_t>(Op::dot_general)] = dot_general_transpose;
 }
+
+
+// ---- batching rules (vmap)
+namespace {
+
+// dot_general carries the batch axis natively. Both operands batched: it
+// becomes the first batch dimension, so a vmapped matmul is one batched
+// GEMM. One operand batched: it becomes a free axis of that operand, so the
+// product stays one GEMM with a larger M (or N).
+std::vector<BatchedValue> dot_general_batch(BatchCtx& c) {
+  const int64_t dl = c.operands[0].dim, dr = c.operands[1].dim;
+  auto shifted = [](ir::Ints axes, int64_t dim) {
+    if (dim != kNotBatched)
+      for (int64_t& a : axes) a = a >= dim ? a + 1 : a;
+    return axes;
+  };
+  auto get = [&](const char* name) { return std::get<ir::Ints>(*c.attrs().find(name)); };
+  ir::Ints lc = shifted(get("lhs_contracting"), dl), rc = shifted(get("rhs_contracting"), dr);
+  ir::Ints lb = shifted(get("lhs_batch"), dl), rb = shifted(get("rhs_batch"), dr);
+  const int64_t lrank = c.type(c.operands[0].value).rank();
+  // Where a free axis lands among its operand's free axes (in axis order).
+  auto free_position = [](int64_t axis, const ir::Ints& contracting, const ir::Ints& batch) {
+    int64_t pos = 0;
+    for (int64_t d = 0; d < axis; ++d)
+      if (std::find(contracting.begin(), contracting.end(), d) == contracting.end() &&
+          std::find(batch.begin(), batch.end(), d) == batch.end())
+        ++pos;
+    return pos;
+  };
+  int64_t out_dim;
+  if (dl != kNotBatched && dr != kNotBatched) {
+    lb.insert(lb.begin(), dl);
+    rb.insert(rb.begin(), dr);
+    out_dim = 0;
+  } else if (dl != kNotBatched) {
+    out_dim = static_cast<int64_t>(lb.size()) + free_position(dl, lc, lb);
+  } else {
+    const int64_t lfree = lrank - static_cast<int64_t>(lc.size() + lb.size());
+    out_dim = static_cast<int64_t>(lb.size()) + lfree + free_position(dr, rc, rb);
+  }
+  ValueId out = c.add(Op::dot_general, {c.operands[0].value, c.operands[1].value},
+                      {{"lhs_contracting", lc}, {"rhs_contracting", rc}, {"lhs_batch", lb}, {"rhs_batch", rb}});
+  return {{out, out_dim}};
+}
+
+}  // namespace
+
+void register_linalg_batch_rules(BatchRuleTable& t) { t[static_cast<size_t>(ir::Op::dot_general)] = dot_general_batch; }
 
 }  // namespace graft::transforms

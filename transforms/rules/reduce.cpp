@@ -1,6 +1,7 @@
 // Transform rules of reductions and cumulative scans. JVP rules below.
 #include <algorithm>
 
+#include "transforms/rules/batch_rule.h"
 #include "transforms/rules/jvp_rule.h"
 #include "transforms/rules/transpose_rule.h"
 
@@ -183,6 +184,46 @@ std::vector<ValueId> cumsum_transpose(TransposeCtx& c) {
 void register_reduce_transpose_rules(TransposeRuleTable& t) {
   t[static_cast<size_t>(Op::reduce_sum)] = reduce_sum_transpose;
   t[static_cast<size_t>(Op::cumsum)] = cumsum_transpose;
+}
+
+
+// ---- batching rules (vmap)
+namespace {
+
+// An unbatched axis number of the operand, renumbered past the batch axis at dim.
+int64_t past(int64_t axis, int64_t dim) { return axis >= dim ? axis + 1 : axis; }
+
+// Reductions over `axes` keep the batch axis where it is; the axes shift past it.
+std::vector<BatchedValue> reduce_batch(BatchCtx& c) {
+  const int64_t dim = c.operands[0].dim;
+  ir::Attrs attrs = c.attrs();
+  ir::Ints axes = std::get<ir::Ints>(*attrs.find("axes"));
+  int64_t before = 0;
+  for (int64_t& a : axes) {
+    if (a < dim) ++before;
+    a = past(a, dim);
+  }
+  attrs.set("axes", axes);
+  return {{c.add(c.node().op, {c.operands[0].value}, attrs), dim - before}};
+}
+
+// argmax/argmin remove one `axis`; cumulative scans keep it.
+std::vector<BatchedValue> axis_batch(BatchCtx& c) {
+  const int64_t dim = c.operands[0].dim;
+  ir::Attrs attrs = c.attrs();
+  const int64_t axis = std::get<int64_t>(*attrs.find("axis"));
+  attrs.set("axis", past(axis, dim));
+  const bool removes = c.node().op == Op::argmax || c.node().op == Op::argmin;
+  return {{c.add(c.node().op, {c.operands[0].value}, attrs), removes && axis < dim ? dim - 1 : dim}};
+}
+
+}  // namespace
+
+void register_reduce_batch_rules(BatchRuleTable& t) {
+  for (Op op : {Op::reduce_sum, Op::reduce_max, Op::reduce_min, Op::reduce_prod, Op::reduce_and, Op::reduce_or})
+    t[static_cast<size_t>(op)] = reduce_batch;
+  for (Op op : {Op::argmax, Op::argmin, Op::cumsum, Op::cumprod, Op::cummax, Op::cummin})
+    t[static_cast<size_t>(op)] = axis_batch;
 }
 
 }  // namespace graft::transforms

@@ -2,6 +2,7 @@
 // the tangent (pad also to the padding value's tangent).
 #include <algorithm>
 
+#include "transforms/rules/batch_rule.h"
 #include "transforms/rules/jvp_rule.h"
 #include "transforms/rules/transpose_rule.h"
 
@@ -164,6 +165,113 @@ void register_shape_transpose_rules(TransposeRuleTable& t) {
   t[static_cast<size_t>(Op::slice)] = slice_transpose;
   t[static_cast<size_t>(Op::concatenate)] = concatenate_transpose;
   t[static_cast<size_t>(Op::pad)] = pad_transpose;
+}
+
+
+// ---- batching rules (vmap)
+namespace {
+
+using Batched = std::vector<BatchedValue>;
+
+ir::Ints ints_attr(const ir::Attrs& attrs, const char* name) { return std::get<ir::Ints>(*attrs.find(name)); }
+
+// A per-axis attribute with an entry for the batch axis inserted at dim.
+ir::Ints with_entry(ir::Ints v, int64_t dim, int64_t entry) {
+  v.insert(v.begin() + dim, entry);
+  return v;
+}
+
+// broadcast_in_dim and reshape see the batch axis first, as a leading axis
+// of the result (reshape needs it outside the reshaped block anyway).
+Batched broadcast_batch(BatchCtx& c) {
+  ValueId x = c.at(0, 0);
+  ir::Ints shape = with_entry(ints_attr(c.attrs(), "shape"), 0, c.axis_size);
+  ir::Ints dims{0};
+  for (int64_t d : ints_attr(c.attrs(), "broadcast_dimensions")) dims.push_back(d + 1);
+  return {{c.add(Op::broadcast_in_dim, {x}, {{"shape", shape}, {"broadcast_dimensions", dims}}), 0}};
+}
+
+Batched reshape_batch(BatchCtx& c) {
+  ValueId x = c.at(0, 0);
+  ir::Attrs attrs = c.attrs();
+  attrs.set("new_sizes", with_entry(ints_attr(attrs, "new_sizes"), 0, c.axis_size));
+  return {{c.add(Op::reshape, {x}, attrs), 0}};
+}
+
+// transpose takes the batch axis along as the result's first axis.
+Batched transpose_batch(BatchCtx& c) {
+  const int64_t dim = c.operands[0].dim;
+  ir::Ints perm{dim};
+  for (int64_t p : ints_attr(c.attrs(), "permutation")) perm.push_back(p >= dim ? p + 1 : p);
+  return {{c.add(Op::transpose, {c.operands[0].value}, {{"permutation", perm}}), 0}};
+}
+
+Batched rev_batch(BatchCtx& c) {
+  const int64_t dim = c.operands[0].dim;
+  ir::Ints dims = ints_attr(c.attrs(), "dimensions");
+  for (int64_t& d : dims) d = d >= dim ? d + 1 : d;
+  return {{c.add(Op::rev, {c.operands[0].value}, {{"dimensions", dims}}), dim}};
+}
+
+Batched slice_batch(BatchCtx& c) {
+  const int64_t dim = c.operands[0].dim;
+  ir::Attrs attrs = c.attrs();
+  attrs.set("start_indices", with_entry(ints_attr(attrs, "start_indices"), dim, 0));
+  attrs.set("limit_indices", with_entry(ints_attr(attrs, "limit_indices"), dim, c.axis_size));
+  attrs.set("strides", with_entry(ints_attr(attrs, "strides"), dim, 1));
+  return {{c.add(Op::slice, {c.operands[0].value}, attrs), dim}};
+}
+
+Batched concatenate_batch(BatchCtx& c) {
+  int64_t dim = 0;
+  for (const BatchedValue& o : c.operands)
+    if (o.dim != kNotBatched) {
+      dim = o.dim;
+      break;
+    }
+  std::vector<ValueId> ins;
+  for (size_t i = 0; i < c.operands.size(); ++i) ins.push_back(c.at(i, dim));
+  const int64_t axis = std::get<int64_t>(*c.attrs().find("dimension"));
+  return {{c.add(Op::concatenate, ins, {{"dimension", axis >= dim ? axis + 1 : axis}}), dim}};
+}
+
+// pad with one padding value keeps the batch axis unpadded. A batched
+// padding value (one per example) fills through a mask of the padded cells.
+Batched pad_batch(BatchCtx& c) {
+  const bool value_batched = c.operands[1].dim != kNotBatched;
+  const int64_t dim = value_batched ? 0 : c.operands[0].dim;
+  ValueId x = c.at(0, dim);
+  ir::Attrs attrs = c.attrs();
+  attrs.set("padding_low", with_entry(ints_attr(attrs, "padding_low"), dim, 0));
+  attrs.set("padding_high", with_entry(ints_attr(attrs, "padding_high"), dim, 0));
+  attrs.set("padding_interior", with_entry(ints_attr(attrs, "padding_interior"), dim, 0));
+  if (!value_batched) return {{c.add(Op::pad, {x, c.operands[1].value}, attrs), dim}};
+  ir::GraphBuilder& b = c.builder();
+  const ir::ValueType xt = c.unbatched_type(0);
+  const ir::ValueType scalar{xt.dtype, {}};
+  ValueId padded = c.add(Op::pad, {x, emit_full(b, 0.0, scalar, &c.node())}, attrs);
+  // 1 where a cell of x landed, 0 where padding did (the original pad, unbatched).
+  ValueId landed = c.add(Op::pad, {emit_full(b, 1.0, xt, &c.node()), emit_full(b, 0.0, scalar, &c.node())}, c.attrs());
+  const ir::ValueType cell = c.type(landed);
+  ValueId from_x = c.add(Op::ne, {landed, emit_full(b, 0.0, cell, &c.node())});
+  const ir::Ints shape(c.type(padded).shape);
+  ir::Ints rest;
+  for (int64_t d = 1; d <= cell.rank(); ++d) rest.push_back(d);
+  ValueId mask = c.add(Op::broadcast_in_dim, {from_x}, {{"shape", shape}, {"broadcast_dimensions", rest}});
+  ValueId fill = c.add(Op::broadcast_in_dim, {c.at(1, 0)}, {{"shape", shape}, {"broadcast_dimensions", ir::Ints{0}}});
+  return {{c.add(Op::select, {mask, padded, fill}), 0}};
+}
+
+}  // namespace
+
+void register_shape_batch_rules(BatchRuleTable& t) {
+  t[static_cast<size_t>(Op::broadcast_in_dim)] = broadcast_batch;
+  t[static_cast<size_t>(Op::reshape)] = reshape_batch;
+  t[static_cast<size_t>(Op::transpose)] = transpose_batch;
+  t[static_cast<size_t>(Op::rev)] = rev_batch;
+  t[static_cast<size_t>(Op::slice)] = slice_batch;
+  t[static_cast<size_t>(Op::concatenate)] = concatenate_batch;
+  t[static_cast<size_t>(Op::pad)] = pad_batch;
 }
 
 }  // namespace graft::transforms

@@ -3,6 +3,7 @@
 // keys, and is applied by a gather along the sorted axis.
 #include <algorithm>
 
+#include "transforms/rules/batch_rule.h"
 #include "transforms/rules/jvp_rule.h"
 
 namespace graft::transforms {
@@ -29,5 +30,32 @@ std::vector<ValueId> sort_rule(JvpCtx& c) {
 }  // namespace
 
 void register_sort_jvp_rules(JvpRuleTable& t) { t[static_cast<size_t>(Op::sort)] = sort_rule; }
+
+// ---- batching rules (vmap)
+namespace {
+
+// Sorting lines along `dimension` is independent per example: every operand
+// takes the batch axis where the first batched one has it (unbatched ones are
+// broadcast in) and the sorted dimension shifts past it. One sort node.
+std::vector<BatchedValue> sort_batch(BatchCtx& c) {
+  int64_t dim = kNotBatched;
+  for (const BatchedValue& o : c.operands)
+    if (o.dim != kNotBatched) {
+      dim = o.dim;
+      break;
+    }
+  std::vector<ValueId> ins;
+  for (size_t i = 0; i < c.operands.size(); ++i) ins.push_back(c.at(i, dim));
+  ir::Attrs attrs = c.attrs();
+  const int64_t d = std::get<int64_t>(*attrs.find("dimension"));
+  attrs.set("dimension", d >= dim ? d + 1 : d);
+  std::vector<BatchedValue> out;
+  for (ValueId v : c.add_multi(Op::sort, ins, attrs)) out.push_back({v, dim});
+  return out;
+}
+
+}  // namespace
+
+void register_sort_batch_rules(BatchRuleTable& t) { t[static_cast<size_t>(Op::sort)] = sort_batch; }
 
 }  // namespace graft::transforms

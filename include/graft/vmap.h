@@ -1,0 +1,151 @@
+// vmap: f mapped over an axis of its arguments, as one batched computation.
+// The function is traced once on one example's shapes; the graph is then
+// rewritten by every op's batching rule (transforms/vmap.cpp), so a mapped
+// matmul is one batched matmul, not a loop.
+#pragma once
+
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "graft/array.h"
+#include "graft/autodiff.h"
+#include "graft/collectives.h"
+#include "graft/graph.h"
+#include "graft/graph_cache.h"
+#include "graft/make_graph.h"
+#include "graft/tree.h"
+
+namespace graft {
+
+// The "not mapped" axis: the argument is the same for every example, or
+// the output does not vary along the mapped axis.
+struct None {};
+inline constexpr None none{};
+
+struct Axes;
+
+// An axis specification: an axis number (negative counts from the end), none,
+// or Axes{...} with one entry per argument (per element of a returned tuple),
+// nested to match pytree arguments. An int or none applies to every leaf below it.
+class AxisSpec {
+ public:
+  AxisSpec(int axis) : kind_(Kind::axis), axis_(axis) {}  // NOLINT: implicit, so Axes{0, none} reads naturally
+  AxisSpec(None) : kind_(Kind::none) {}                   // NOLINT
+  AxisSpec(const Axes& axes);                              // NOLINT
+
+  enum class Kind { axis, none, list };
+  Kind kind() const { return kind_; }
+  int axis() const { return axis_; }
+  const std::vector<AxisSpec>& items() const { return *items_; }
+
+ private:
+  Kind kind_;
+  int axis_ = 0;
+  std::shared_ptr<const std::vector<AxisSpec>> items_;
+};
+
+struct Axes {
+  Axes(std::initializer_list<AxisSpec> items) : items(items) {}
+  std::vector<AxisSpec> items;
+};
+
+inline AxisSpec::AxisSpec(const Axes& axes)
+    : kind_(Kind::list), items_(std::make_shared<const std::vector<AxisSpec>>(axes.items)) {}
+
+namespace detail {
+
+// The batch axis of every leaf (-1: not mapped), spec matched against the
+// tree's shape, negative axes normalised against each leaf's mapped rank
+// (ranks[i] = rank of leaf i including the mapped axis). `what` names the
+// specification in errors ("in_axes", "out_axes"); `top` names the tree's
+// children ("argument", "output").
+std::vector<int64_t> leaf_axes(const AxisSpec& spec, const tree::TreeShape& shape, const std::vector<int64_t>& ranks,
+                               const char* what, const char* top);
+// The size of the mapped axis, checked to be the same for every mapped leaf.
+int64_t mapped_axis_size(const std::vector<Array>& leaves, const std::vector<int64_t>& dims,
+                         const tree::TreeShape& shape);
+// A traced input for one example of a leaf mapped at dim (the leaf itself if dim < 0).
+Array example_input(TraceSession& session, const Array& leaf, int64_t dim);
+// The batched graph of a traced function; its inputs are the leaves then the
+// captured values (not mapped), its outputs placed at out_dims.
+Graph vmap_transform(const Graph& traced, size_t num_captured, const std::vector<int64_t>& in_dims,
+                     const std::vector<int64_t>& out_dims, int64_t axis_size, const std::string& axis_name);
+
+template <class... Args>
+tree::TreeShape arguments_shape(const Args&... args) {
+  tree::TreeShape top;
+  (tree::detail::add_child(args, top), ...);
+  return top;
+}
+
+template <class F, class... Args>
+auto vmap_impl(F& f, const AxisSpec& in_axes, const AxisSpec& out_axes, const std::string& axis_name,
+               GraphCache& cache, const Args&... args) {
+  using Out = std::decay_t<decltype(f(args...))>;
+  struct Entry {
+    Graph graph;
+    Out out_like;
+  };
+  std::vector<Array> leaves = all_leaves(args...);
+  tree::TreeShape shape = arguments_shape(args...);
+  std::vector<int64_t> ranks;
+  for (const Array& a : leaves) ranks.push_back(a.ndim());
+  std::vector<int64_t> dims = leaf_axes(in_axes, shape, ranks, "in_axes", "argument");
+  const int64_t size = mapped_axis_size(leaves, dims, shape);
+
+  std::string key = signature_key("vmap", args...);
+  std::shared_ptr<const Entry> entry;
+  if (!key.empty()) entry = std::static_pointer_cast<const Entry>(cache.find(key));
+  std::vector<Array> captured;
+  if (!entry) {
+    cache.count_trace();
+    TraceSession session;
+    std::vector<Array> examples;
+    for (size_t i = 0; i < leaves.size(); ++i) examples.push_back(example_input(session, leaves[i], dims[i]));
+    size_t pos = 0;
+    auto rebuild = [&](const auto& a) {
+      size_t n = tree::leaves(a).size();
+      auto r = tree::unflatten(a, std::vector<Array>(examples.begin() + pos, examples.begin() + pos + n));
+      pos += n;
+      return r;
+    };
+    // Braced initialisation runs left to right, matching the leaves' order.
+    std::tuple<Args...> traced_args{rebuild(args)...};
+    std::optional<Out> out;
+    {
+      AxisFrame frame(axis_name, size);
+      out.emplace(std::apply(f, traced_args));
+    }
+    std::vector<Array> out_leaves = tree::leaves(*out);
+    Graph g = session.finish(out_leaves);
+    captured = session.captured();
+    std::vector<int64_t> out_ranks;
+    for (const Array& a : out_leaves) out_ranks.push_back(a.ndim() + 1);
+    std::vector<int64_t> out_dims = leaf_axes(out_axes, tree::shape(*out), out_ranks, "out_axes", "output");
+    entry = std::make_shared<const Entry>(
+        Entry{vmap_transform(g, captured.size(), dims, out_dims, size, axis_name), std::move(*out)});
+    if (!key.empty() && captured.empty()) cache.insert(key, entry);
+  }
+  std::vector<Array> inputs = leaves;
+  inputs.insert(inputs.end(), captured.begin(), captured.end());
+  return tree::unflatten(entry->out_like, run_graph(entry->graph, inputs));
+}
+
+}  // namespace detail
+
+// vmap(f, in_axes, out_axes, axis_name)(args...): f applied to every example
+// along the mapped axes, results stacked along out_axes. Collectives inside f
+// over axis_name (psum, all_gather, axis_index, ...) act across the examples.
+// The wrapper traces f once per abstract signature of its arguments.
+template <class F>
+auto vmap(F f, AxisSpec in_axes = 0, AxisSpec out_axes = 0, std::string axis_name = "") {
+  return [f, in_axes, out_axes, axis_name, cache = std::make_shared<detail::GraphCache>()](const auto&... args) {
+    return detail::vmap_impl(f, in_axes, out_axes, axis_name, *cache, args...);
+  };
+}
+
+}  // namespace graft

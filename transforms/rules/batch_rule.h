@@ -1,0 +1,91 @@
+// The interface of batching rules (vmap): given a node's operands, each
+// either batched (with the batch axis at some dimension) or not, emit the
+// node's batched outputs and say where their batch axis is. Rules live beside
+// the op's other transform rules, in transforms/rules/<family>.cpp.
+//
+// Rules keep the batch axis where the op can carry it natively (elementwise
+// ops, reductions with shifted axes, dot_general's batch dimensions) and move
+// it only when they must.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "ir/builder.h"
+
+namespace graft::transforms {
+
+using ir::ValueId;
+inline constexpr int64_t kNotBatched = -1;
+
+// A value of the batched graph and the position of its batch axis
+// (kNotBatched if it has none).
+struct BatchedValue {
+  ValueId value;
+  int64_t dim;
+};
+
+class BatchCtx {
+ public:
+  BatchCtx(ir::GraphBuilder& b, const ir::Node& node, std::vector<BatchedValue> operands, int64_t axis_size,
+           const std::string& axis_name)
+      : operands(std::move(operands)), axis_size(axis_size), axis_name(axis_name), b_(b), node_(node) {}
+
+  const ir::Node& node() const { return node_; }
+  const ir::Attrs& attrs() const { return node_.attrs; }
+  ir::GraphBuilder& builder() { return b_; }
+  // The operand's type without its batch axis (as the original node saw it).
+  ir::ValueType unbatched_type(size_t operand) const;
+  ir::ValueType type(ValueId v) const { return b_.type(v); }  // a copy: adds move the type table
+
+  // Emitting nodes: located at, and scoped like, the node being batched.
+  ValueId add(ir::Op op, std::vector<ValueId> inputs, ir::Attrs attrs = {});
+  std::vector<ValueId> add_multi(ir::Op op, std::vector<ValueId> inputs, ir::Attrs attrs = {});
+
+  // Operand i with its batch axis at `dim` (moved there, or broadcast in if
+  // the operand is not batched).
+  ValueId at(size_t operand, int64_t dim);
+  // v (batch axis at `from`) with the batch axis moved to `to`.
+  ValueId move_axis(ValueId v, int64_t from, int64_t to);
+  bool any_batched() const;
+  // The batch dimension every batched operand shares, or kNotBatched if they differ.
+  int64_t common_dim() const;
+
+  std::vector<BatchedValue> operands;
+  int64_t axis_size;
+  const std::string& axis_name;  // the vmap's axis name ("" if none)
+
+ private:
+  ir::GraphBuilder& b_;
+  const ir::Node& node_;
+};
+
+// The batched outputs of the node, one per output.
+using BatchRule = std::vector<BatchedValue> (*)(BatchCtx&);
+using BatchRuleTable = std::array<BatchRule, ir::kNumOps>;
+
+// iota and constant, which have no operands, are never batched and need no
+// rule; every other op has one.
+BatchRule batch_rule(ir::Op op);  // nullptr if the op has none
+
+// For rules of ops that take subgraphs: g batched with its inputs' batch
+// dims in_dims; every output comes out batched at dimension 0.
+ir::GraphPtr batch_subgraph(const ir::Graph& g, const std::vector<int64_t>& in_dims, int64_t axis_size,
+                            const std::string& axis_name);
+// Which outputs of g are batched when its inputs with in_dims != kNotBatched are.
+std::vector<bool> batched_outputs(const ir::Graph& g, const std::vector<int64_t>& in_dims, int64_t axis_size,
+                                  const std::string& axis_name);
+
+void register_elementwise_batch_rules(BatchRuleTable& t);
+void register_reduce_batch_rules(BatchRuleTable& t);
+void register_shape_batch_rules(BatchRuleTable& t);
+void register_indexing_batch_rules(BatchRuleTable& t);
+void register_linalg_batch_rules(BatchRuleTable& t);
+void register_sort_batch_rules(BatchRuleTable& t);
+void register_random_batch_rules(BatchRuleTable& t);
+void register_control_flow_batch_rules(BatchRuleTable& t);
+void register_custom_batch_rules(BatchRuleTable& t);
+void register_collective_batch_rules(BatchRuleTable& t);
+
+}  // namespace graft::transforms
