@@ -28,6 +28,19 @@ bool names_axis(const ir::Node& n, const std::string& axis_name) {
   return name && std::get<std::string>(*name) == axis_name;
 }
 
+// Does the node, or any subgraph it carries, name this vmap's axis? A loop
+// or call over unbatched values still needs its rule then.
+bool mentions_axis(const ir::Node& n, const std::string& axis_name) {
+  if (axis_name.empty()) return false;
+  if (names_axis(n, axis_name)) return true;
+  for (const auto& [name, value] : n.attrs.items())
+    if (const ir::Graphs* graphs = std::get_if<ir::Graphs>(&value))
+      for (const ir::GraphPtr& g : *graphs)
+        for (const ir::Node& m : g->nodes())
+          if (mentions_axis(m, axis_name)) return true;
+  return false;
+}
+
 struct Batcher {
   ir::GraphBuilder b;
   std::vector<BatchedValue> map;  // by value id of the input graph
@@ -54,7 +67,7 @@ BatchedGraph batch_graph(const ir::Graph& g, const std::vector<int64_t>& in_dims
       ops.push_back(t.map[v]);
       any = any || t.map[v].dim != kNotBatched;
     }
-    if (!any && !names_axis(n, axis_name)) {
+    if (!any && !mentions_axis(n, axis_name)) {
       std::vector<ir::ValueId> ins;
       for (const BatchedValue& o : ops) ins.push_back(o.value);
       std::vector<ir::ValueId> outs = t.b.add(n.op, std::move(ins), n.attrs, n.loc, n.scope);

@@ -3,10 +3,12 @@
 // vjp dot-product test, second order for smooth ops, and a JSON round trip
 // of the transformed graphs (which must evaluate to the same numbers).
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -19,6 +21,7 @@
 #include "ir/json.h"
 #include "ir/op.h"
 #include "transforms/rules/jvp_rule.h"
+#include "transforms/vmap.h"
 
 using namespace graft;
 using nlohmann::json;
@@ -32,6 +35,7 @@ struct Case {
   std::vector<size_t> wrt;       // operands differentiated
   bool smooth = true;
   bool reverse_mode = true;      // false for ops with forward mode only (while)
+  std::vector<std::optional<double>> low;  // a float operand's domain start (vmap varies it from there)
 };
 
 Array make_input(const json& spec, size_t salt) {
@@ -67,6 +71,9 @@ std::vector<Case> load_cases() {
     std::vector<ir::ValueId> ids;
     for (size_t i = 0; i < c.at("inputs").size(); ++i) {
       k.inputs.push_back(make_input(c.at("inputs")[i], i));
+      const json& spec = c.at("inputs")[i];
+      bool varies = spec.contains("domain") && ir::is_floating(k.inputs.back().dtype());
+      k.low.push_back(varies ? std::optional<double>(spec.at("domain")[0].get<double>()) : std::nullopt);
       ids.push_back(b.input(ir::ValueType{k.inputs.back().dtype(), k.inputs.back().shape()}));
       bool is_float = ir::is_floating(k.inputs.back().dtype());
       if (!c.contains("wrt") && is_float) k.wrt.push_back(i);
@@ -98,7 +105,80 @@ void same_values(const std::vector<Array>& a, const std::vector<Array>& b) {
   for (size_t i = 0; i < a.size(); ++i) CHECK(astype(a[i], f64).to_vector<double>() == astype(b[i], f64).to_vector<double>());
 }
 
+// Example e of operand i for vmap: float operands with a domain shrink
+// toward its low end (staying inside it); the others repeat.
+Array example_of(const Case& k, size_t i, int64_t e) {
+  if (!k.low[i]) return k.inputs[i];
+  return (k.inputs[i] - *k.low[i]) * (1.0 - 0.07 * static_cast<double>(e)) + *k.low[i];
+}
+
+void close_values(const Array& got, const Array& want) {
+  REQUIRE(got.shape() == want.shape());
+  REQUIRE(got.dtype() == want.dtype());
+  const double tol = want.dtype() == f32 ? 1e-5 : 1e-12;
+  std::vector<double> g = astype(got, f64).to_vector<double>(), w = astype(want, f64).to_vector<double>();
+  for (size_t i = 0; i < g.size(); ++i) {
+    INFO("element " << i);
+    CHECK(g[i] == Approx(w[i]).epsilon(tol).margin(tol));
+  }
+}
+
+// Every placement of the batch axis: none or 0..rank for each operand, not all none.
+std::vector<std::vector<int64_t>> placements(const Case& k) {
+  std::vector<std::vector<int64_t>> out{{}};
+  for (const Array& x : k.inputs) {
+    std::vector<std::vector<int64_t>> next;
+    for (const auto& p : out)
+      for (int64_t d = -1; d <= x.ndim(); ++d) {
+        next.push_back(p);
+        next.back().push_back(d);
+      }
+    out = std::move(next);
+  }
+  std::erase_if(out, [](const std::vector<int64_t>& p) {
+    return std::all_of(p.begin(), p.end(), [](int64_t d) { return d < 0; });
+  });
+  return out;
+}
+
 }  // namespace
+
+TEST_CASE("corpus: vmap equals a loop over examples", "[corpus][vmap]") {
+  size_t checks = 0;
+  for (const Case& k : load_cases()) {
+    INFO("case " << k.name);
+    for (const std::vector<int64_t>& dims : placements(k)) {
+      INFO("batch axes " << Catch::Detail::stringify(dims));
+      for (int64_t batch : {3, 1}) {
+        INFO("batch size " << batch);
+        std::vector<Array> batched;
+        for (size_t i = 0; i < k.inputs.size(); ++i) {
+          if (dims[i] < 0) {
+            batched.push_back(k.inputs[i]);
+            continue;
+          }
+          std::vector<Array> xs;
+          for (int64_t e = 0; e < batch; ++e) xs.push_back(example_of(k, i, e));
+          batched.push_back(stack(xs, static_cast<int>(dims[i])));
+        }
+        ir::GraphPtr vg = transforms::vmap_graph(*k.graph, dims, std::vector<int64_t>(k.graph->outputs().size(), 0),
+                                                 batch, "");
+        std::vector<Array> got = detail::call_graph(*vg, batched);
+        std::vector<std::vector<Array>> per_output(got.size());
+        for (int64_t e = 0; e < batch; ++e) {
+          std::vector<Array> args;
+          for (size_t i = 0; i < k.inputs.size(); ++i) args.push_back(dims[i] < 0 ? k.inputs[i] : example_of(k, i, e));
+          std::vector<Array> outs = detail::call_graph(*k.graph, args);
+          for (size_t o = 0; o < outs.size(); ++o) per_output[o].push_back(outs[o]);
+        }
+        for (size_t o = 0; o < got.size(); ++o) close_values(got[o], stack(per_output[o]));
+        ++checks;
+      }
+    }
+  }
+  std::printf("corpus: vmap checked against loops in %zu placements\n", checks);
+  CHECK(checks > 1000);
+}
 
 TEST_CASE("corpus: every case, every check", "[corpus]") {
   std::vector<Case> cases = load_cases();

@@ -6,6 +6,9 @@
 //   ppermute      y_d = x_s per pair       (transpose: the inverse pairs)
 // pmax/pmin are not linear: the tangent comes from the replicas that attain
 // the extreme, averaged when several tie (as reduce_max's rule does).
+#include <cstring>
+
+#include "graft/errors.h"
 #include "transforms/rules/batch_rule.h"
 #include "transforms/rules/jvp_rule.h"
 #include "transforms/rules/transpose_rule.h"
@@ -75,7 +78,185 @@ void register_collective_transpose_rules(TransposeRuleTable& t) {
 }
 
 // ---- batching rules (vmap)
+//
+// A collective over the vmap's own axis (axis_name == the vmap's name) acts
+// across the examples, i.e. along the batch axis:
+//   psum / pmax / pmin  reduce the batch axis; the result is the same for
+//                       every example, so it is returned unbatched (an
+//                       unbatched operand: psum is x * axis_size, pmax/pmin x).
+//   all_gather          the batched operand with its batch axis moved to
+//                       `axis` (tiled: merged into it); unbatched.
+//   psum_scatter        example j gets slice j of the sum: the sum's axis
+//                       `axis` (tiled: split into (axis_size, rest)) is the
+//                       batch axis of the result.
+//   ppermute            example d gets example s's value for each (s, d), a
+//                       gather along the batch axis; examples that receive
+//                       nothing get zeros.
+//   axis_index          iota over the batch axis.
+// A collective over another axis (an outer vmap's or pmap's) runs on the
+// batched operand, its axis attributes renumbered past the batch axis.
+namespace {
 
-void register_collective_batch_rules(BatchRuleTable&) {}
+using Batched = std::vector<BatchedValue>;
+
+int64_t int_attr(const ir::Attrs& attrs, const char* name) { return std::get<int64_t>(*attrs.find(name)); }
+
+bool over_vmap_axis(const BatchCtx& c) {
+  return !c.axis_name.empty() && std::get<std::string>(*c.attrs().find("axis_name")) == c.axis_name;
+}
+
+void check_axis_size(const BatchCtx& c) {
+  const int64_t n = int_attr(c.attrs(), "axis_size");
+  if (n != c.axis_size)
+    throw ShapeError(std::string(ir::op_name(c.node().op)) + ": axis_size " + std::to_string(n) + " of axis '" +
+                     c.axis_name + "' differs from the vmapped size " + std::to_string(c.axis_size));
+}
+
+// An axis of the unbatched operand, renumbered past the batch axis at dim.
+int64_t past(int64_t axis, int64_t dim) { return axis >= dim ? axis + 1 : axis; }
+
+// An integer literal of shape [values.size()] as a constant node.
+ValueId int_vector(BatchCtx& c, DType dtype, const std::vector<int64_t>& values) {
+  const int64_t n = static_cast<int64_t>(values.size());
+  ir::Literal lit{ir::ValueType{dtype, {n}}, {}};
+  for (int64_t v : values) {
+    if (dtype == DType::bool_) {
+      lit.bytes.push_back(v != 0);
+    } else {
+      const int32_t x = static_cast<int32_t>(v);
+      uint8_t bytes[sizeof x];
+      std::memcpy(bytes, &x, sizeof x);
+      lit.bytes.insert(lit.bytes.end(), bytes, bytes + sizeof x);
+    }
+  }
+  return c.add(Op::constant, {}, {{"value", std::make_shared<const ir::Literal>(std::move(lit))}});
+}
+
+Batched pass_through(BatchCtx& c) {
+  return {{c.add(c.node().op, {c.operands[0].value}, c.attrs()), c.operands[0].dim}};
+}
+
+Batched psum_batch(BatchCtx& c) {
+  if (!over_vmap_axis(c)) return pass_through(c);
+  const BatchedValue& x = c.operands[0];
+  if (x.dim != kNotBatched) return {{c.add(Op::reduce_sum, {x.value}, {{"axes", ir::Ints{x.dim}}}), kNotBatched}};
+  const ir::ValueType t = c.type(x.value);
+  ValueId n = emit_full(c.builder(), static_cast<double>(c.axis_size), t, &c.node());
+  return {{c.add(Op::mul, {x.value, n}), kNotBatched}};
+}
+
+Batched extreme_batch(BatchCtx& c) {
+  if (!over_vmap_axis(c)) return pass_through(c);
+  const BatchedValue& x = c.operands[0];
+  if (x.dim == kNotBatched) return {{x.value, kNotBatched}};
+  const Op reduce = c.node().op == Op::pmax ? Op::reduce_max : Op::reduce_min;
+  return {{c.add(reduce, {x.value}, {{"axes", ir::Ints{x.dim}}}), kNotBatched}};
+}
+
+// The `axis` attribute, negative ones counted from the end of a rank-`rank` shape.
+int64_t axis_attr(const BatchCtx& c, int64_t rank) {
+  const int64_t axis = int_attr(c.attrs(), "axis");
+  return axis < 0 ? axis + rank : axis;
+}
+
+Batched all_gather_batch(BatchCtx& c) {
+  const bool tiled = int_attr(c.attrs(), "tiled") != 0;
+  const int64_t axis = axis_attr(c, c.unbatched_type(0).rank() + (tiled ? 0 : 1));
+  const int64_t dim = c.operands[0].dim;
+  if (!over_vmap_axis(c)) {
+    ir::Attrs attrs = c.attrs();
+    if (tiled) {
+      attrs.set("axis", past(axis, dim));
+      return {{c.add(Op::all_gather, {c.operands[0].value}, attrs), dim}};
+    }
+    // The new axis lands before the batch axis when axis <= dim.
+    attrs.set("axis", axis <= dim ? axis : axis + 1);
+    return {{c.add(Op::all_gather, {c.operands[0].value}, attrs), axis <= dim ? dim + 1 : dim}};
+  }
+  check_axis_size(c);
+  const ir::ValueType t = c.unbatched_type(0);
+  ValueId x = c.at(0, axis);
+  if (!tiled) return {{x, kNotBatched}};
+  ir::Ints sizes(t.shape.begin(), t.shape.end());
+  sizes[axis] *= c.axis_size;
+  return {{c.add(Op::reshape, {x}, {{"new_sizes", sizes}}), kNotBatched}};
+}
+
+Batched psum_scatter_batch(BatchCtx& c) {
+  const int64_t axis = axis_attr(c, c.unbatched_type(0).rank());
+  const bool tiled = int_attr(c.attrs(), "tiled") != 0;
+  const int64_t dim = c.operands[0].dim;
+  if (!over_vmap_axis(c)) {
+    ir::Attrs attrs = c.attrs();
+    attrs.set("axis", past(axis, dim));
+    return {{c.add(Op::psum_scatter, {c.operands[0].value}, attrs), !tiled && axis < dim ? dim - 1 : dim}};
+  }
+  check_axis_size(c);
+  const ir::ValueType t = c.unbatched_type(0);
+  ValueId sum;
+  if (dim != kNotBatched) {
+    sum = c.add(Op::reduce_sum, {c.operands[0].value}, {{"axes", ir::Ints{dim}}});
+  } else {
+    ValueId n = emit_full(c.builder(), static_cast<double>(c.axis_size), t, &c.node());
+    sum = c.add(Op::mul, {c.operands[0].value, n});
+  }
+  if (!tiled) return {{sum, axis}};  // axis `axis` has axis_size entries, one per example
+  ir::Ints sizes(t.shape.begin(), t.shape.end());
+  sizes[axis] /= c.axis_size;
+  sizes.insert(sizes.begin() + axis, c.axis_size);
+  return {{c.add(Op::reshape, {sum}, {{"new_sizes", sizes}}), axis}};
+}
+
+Batched ppermute_batch(BatchCtx& c) {
+  if (!over_vmap_axis(c)) return pass_through(c);
+  const ir::Ints& perm = std::get<ir::Ints>(*c.attrs().find("perm"));
+  std::vector<int64_t> source(static_cast<size_t>(c.axis_size), 0), receives(static_cast<size_t>(c.axis_size), 0);
+  for (size_t i = 0; i + 1 < perm.size(); i += 2) {
+    if (perm[i] >= c.axis_size || perm[i + 1] >= c.axis_size)
+      throw ShapeError("ppermute: pair (" + std::to_string(perm[i]) + ", " + std::to_string(perm[i + 1]) +
+                       ") is out of range for axis '" + c.axis_name + "' of size " + std::to_string(c.axis_size));
+    source[static_cast<size_t>(perm[i + 1])] = perm[i];
+    receives[static_cast<size_t>(perm[i + 1])] = 1;
+  }
+  // Batched (an unbatched operand broadcast in), the batch axis where it is.
+  const int64_t dim = c.operands[0].dim == kNotBatched ? 0 : c.operands[0].dim;
+  ValueId x = c.at(0, dim);
+  const ir::ValueType t = c.type(x);
+  bool identity = true, all_receive = true;
+  for (int64_t d = 0; d < c.axis_size; ++d) {
+    identity = identity && source[static_cast<size_t>(d)] == d;
+    all_receive = all_receive && receives[static_cast<size_t>(d)];
+  }
+  ValueId y = x;
+  if (!identity && c.operands[0].dim != kNotBatched) {  // an unbatched x is alike in every example
+    ValueId idx = int_vector(c, DType::i32, source);
+    y = c.add(Op::gather, {x, idx}, {{"axis", dim}, {"batch_dims", int64_t{0}}});
+  }
+  if (!all_receive) {
+    ValueId mask = int_vector(c, DType::bool_, receives);
+    if (t.rank() > 1)
+      mask = c.add(Op::broadcast_in_dim, {mask}, {{"shape", ir::Ints(t.shape)}, {"broadcast_dimensions", ir::Ints{dim}}});
+    y = c.add(Op::select, {mask, y, emit_full(c.builder(), 0.0, t, &c.node())});
+  }
+  return {{y, dim}};
+}
+
+Batched axis_index_batch(BatchCtx& c) {
+  if (!over_vmap_axis(c)) return {{c.add(Op::axis_index, {}, c.attrs()), kNotBatched}};
+  return {{c.add(Op::iota, {}, {{"dtype", DType::i32}, {"shape", ir::Ints{c.axis_size}}, {"dimension", int64_t{0}}}),
+           0}};
+}
+
+}  // namespace
+
+void register_collective_batch_rules(BatchRuleTable& t) {
+  t[static_cast<size_t>(Op::psum)] = psum_batch;
+  t[static_cast<size_t>(Op::pmax)] = extreme_batch;
+  t[static_cast<size_t>(Op::pmin)] = extreme_batch;
+  t[static_cast<size_t>(Op::all_gather)] = all_gather_batch;
+  t[static_cast<size_t>(Op::psum_scatter)] = psum_scatter_batch;
+  t[static_cast<size_t>(Op::ppermute)] = ppermute_batch;
+  t[static_cast<size_t>(Op::axis_index)] = axis_index_batch;
+}
 
 }  // namespace graft::transforms

@@ -23,6 +23,7 @@
 #include "transforms/rules/jvp_rule.h"
 #include "transforms/rules/transpose_rule.h"
 #include "transforms/transpose.h"
+#include "transforms/vmap.h"
 
 namespace graft::transforms {
 namespace {
@@ -385,7 +386,263 @@ void register_control_flow_transpose_rules(TransposeRuleTable& t) {
 }
 
 // ---- batching rules (vmap)
+//
+// Subgraphs are batched with vmap_graph: their inputs take the batch dims of
+// the operands bound to them, and each output comes out at dimension 0, or
+// unbatched where the rule asks for that (an output every batched version
+// leaves unbatched: a loop carry the body never makes batched, a branch
+// output independent of the batched operands).
+//
+// cond with an unbatched index batches its branches. A batched index (a
+// predicate per example) runs every branch, batched, and picks each example's
+// result with select, as JAX does.
+// while: which carries are batched is a fixed point (a carry becomes batched
+// when the body makes it so). If the predicate is then still unbatched, the
+// loop runs as one loop over batched carries; a batched predicate (one per
+// example) makes every carry batched, runs while any example's predicate
+// holds, and updates only the examples whose predicate holds.
+// scan: consts keep their batch dims; xs are sliced on axis 0, so an xs
+// batched at 0 moves its batch axis to 1 (at d > 0 it stays, and the slice
+// has it at d - 1); carries are batched by fixed point; batched ys come out
+// of the body at 0, so they are stacked with the batch axis at 1.
+namespace {
 
-void register_control_flow_batch_rules(BatchRuleTable&) {}
+using Batched = std::vector<BatchedValue>;
+
+std::vector<int64_t> dims_of(const Batched& ops, size_t first, size_t count) {
+  std::vector<int64_t> d;
+  for (size_t i = first; i < first + count; ++i) d.push_back(ops[i].dim);
+  return d;
+}
+
+std::vector<int64_t> concat_dims(std::vector<int64_t> a, const std::vector<int64_t>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// 0 where batched, kNotBatched elsewhere.
+std::vector<int64_t> zero_or_none(const std::vector<bool>& batched) {
+  std::vector<int64_t> d;
+  for (bool x : batched) d.push_back(x ? 0 : kNotBatched);
+  return d;
+}
+
+// v (batch axis at `have`, or none) with its batch axis at `want`: moved there,
+// or broadcast in.
+ValueId place(BatchCtx& c, ValueId v, int64_t have, int64_t want) {
+  if (have != kNotBatched) return c.move_axis(v, have, want);
+  ir::ValueType t = c.type(v);
+  ir::Ints dims;
+  for (int64_t d = 0; d < t.rank() + 1; ++d)
+    if (d != want) dims.push_back(d);
+  t.shape.insert(t.shape.begin() + want, c.axis_size);
+  return c.add(Op::broadcast_in_dim, {v}, {{"shape", ir::Ints(t.shape)}, {"broadcast_dimensions", dims}});
+}
+
+// pred (bool[B]) broadcast over a value of `shape` batched at 0 (shape
+// includes the batch axis).
+ValueId spread(ir::GraphBuilder& b, ValueId pred, const Shape& shape, const ir::Node* at) {
+  if (shape.size() == 1) return pred;
+  return b.add1(Op::broadcast_in_dim, {pred}, {{"shape", ir::Ints(shape)}, {"broadcast_dimensions", ir::Ints{0}}},
+                at->loc, at->scope);
+}
+
+// cond(index, args..)
+Batched cond_batch(BatchCtx& c) {
+  const ir::Graphs& branches = graphs_attr(c.attrs(), "branches");
+  const size_t n_args = c.operands.size() - 1;
+  const std::vector<int64_t> arg_dims = dims_of(c.operands, 1, n_args);
+  std::vector<ValueId> args;
+  for (size_t i = 1; i < c.operands.size(); ++i) args.push_back(c.operands[i].value);
+
+  if (c.operands[0].dim == kNotBatched) {
+    // An output stays unbatched if no branch makes it batched.
+    const size_t n_out = branches[0]->outputs().size();
+    std::vector<bool> out_b(n_out, false);
+    for (const ir::GraphPtr& br : branches) {
+      std::vector<bool> r = batched_outputs(*br, arg_dims, c.axis_size, c.axis_name);
+      for (size_t k = 0; k < n_out; ++k) out_b[k] = out_b[k] || r[k];
+    }
+    const std::vector<int64_t> out_dims = zero_or_none(out_b);
+    ir::Graphs batched;
+    for (const ir::GraphPtr& br : branches) batched.push_back(vmap_graph(*br, arg_dims, out_dims, c.axis_size, c.axis_name));
+    std::vector<ValueId> inputs{c.operands[0].value};
+    inputs.insert(inputs.end(), args.begin(), args.end());
+    Out outs = c.add_multi(Op::cond, inputs, {{"branches", batched}});
+    Batched result;
+    for (size_t k = 0; k < n_out; ++k) result.push_back({outs[k], out_dims[k]});
+    return result;
+  }
+
+  // A predicate per example: every branch runs; select picks. The index is
+  // bool[B] (two branches: false, true) or i32[B], clamped into range: branch
+  // k is taken where index >= k and no later branch is.
+  ir::GraphBuilder& b = c.builder();
+  const ValueId index = c.operands[0].value;  // a scalar, so batched at 0
+  const bool is_bool = c.type(index).dtype == DType::bool_;
+  std::vector<Out> outs;
+  for (const ir::GraphPtr& br : branches) {
+    BatchedGraph bg = batch_graph(*br, arg_dims, c.axis_size, c.axis_name);
+    Out o = ir::inline_graph(b, *bg.graph, args);
+    for (size_t k = 0; k < o.size(); ++k) o[k] = place(c, o[k], bg.out_dims[k], 0);
+    outs.push_back(std::move(o));
+  }
+  Out result = outs[0];
+  for (size_t j = 1; j < branches.size(); ++j) {
+    ValueId pick = index;
+    if (!is_bool) {
+      ValueId k = emit_full(b, static_cast<double>(j), c.type(index), &c.node());
+      pick = c.add(Op::ge, {index, k});
+    }
+    for (size_t k = 0; k < result.size(); ++k) {
+      ValueId p = spread(b, pick, c.type(result[k]).shape, &c.node());
+      result[k] = c.add(Op::select, {p, outs[j][k], result[k]});
+    }
+  }
+  Batched r;
+  for (ValueId v : result) r.push_back({v, 0});
+  return r;
+}
+
+// while(cconsts.., bconsts.., carry..)
+Batched while_batch(BatchCtx& c) {
+  const ir::Graph& cond = *graphs_attr(c.attrs(), "cond").at(0);
+  const ir::Graph& body = *graphs_attr(c.attrs(), "body").at(0);
+  const size_t cn = static_cast<size_t>(int_attr(c.attrs(), "cond_nconsts"));
+  const size_t bn = static_cast<size_t>(int_attr(c.attrs(), "body_nconsts"));
+  const size_t n = c.operands.size() - cn - bn;
+  const std::vector<int64_t> cdims = dims_of(c.operands, 0, cn), bdims = dims_of(c.operands, cn, bn);
+
+  std::vector<bool> carry_b(n);
+  for (size_t k = 0; k < n; ++k) carry_b[k] = c.operands[cn + bn + k].dim != kNotBatched;
+  for (bool changed = true; changed;) {
+    changed = false;
+    std::vector<bool> r = batched_outputs(body, concat_dims(bdims, zero_or_none(carry_b)), c.axis_size, c.axis_name);
+    for (size_t k = 0; k < n; ++k)
+      if (r[k] && !carry_b[k]) changed = carry_b[k] = true;
+  }
+  const bool pred_b =
+      batched_outputs(cond, concat_dims(cdims, zero_or_none(carry_b)), c.axis_size, c.axis_name).at(0);
+  if (pred_b) carry_b.assign(n, true);
+  const std::vector<int64_t> carry_dims = zero_or_none(carry_b);
+
+  std::vector<ValueId> consts, carry;
+  for (size_t i = 0; i < cn + bn; ++i) consts.push_back(c.operands[i].value);
+  for (size_t k = 0; k < n; ++k)
+    carry.push_back(carry_b[k] ? c.at(cn + bn + k, 0) : c.operands[cn + bn + k].value);
+
+  ir::GraphPtr new_body = vmap_graph(body, concat_dims(bdims, carry_dims), carry_dims, c.axis_size, c.axis_name);
+  ir::GraphPtr new_cond, body_used = new_body;
+  std::vector<ValueId> inputs;
+  int64_t body_nconsts = static_cast<int64_t>(bn);
+  if (!pred_b) {
+    new_cond = vmap_graph(cond, concat_dims(cdims, carry_dims), {kNotBatched}, c.axis_size, c.axis_name);
+    inputs = consts;
+  } else {
+    // cond: any example's predicate holds. body (cconsts, bconsts, carry):
+    // the step where the example's predicate holds, the carry elsewhere.
+    ir::GraphPtr per_example = vmap_graph(cond, concat_dims(cdims, carry_dims), {0}, c.axis_size, c.axis_name);
+    Types ctypes, btypes, ktypes;
+    for (size_t i = 0; i < cn; ++i) ctypes.push_back(c.type(consts[i]));
+    for (size_t i = cn; i < cn + bn; ++i) btypes.push_back(c.type(consts[i]));
+    for (ValueId v : carry) ktypes.push_back(c.type(v));
+    {
+      ir::GraphBuilder g;
+      std::vector<ValueId> ins;
+      for (const ir::ValueType& t : ctypes) ins.push_back(g.input(t));
+      for (const ir::ValueType& t : ktypes) ins.push_back(g.input(t));
+      ValueId p = ir::inline_graph(g, *per_example, ins).at(0);
+      new_cond = g.finish({g.add1(Op::reduce_or, {p}, {{"axes", ir::Ints{0}}}, c.node().loc, c.node().scope)});
+    }
+    {
+      ir::GraphBuilder g;
+      std::vector<ValueId> cc, bc, k;
+      for (const ir::ValueType& t : ctypes) cc.push_back(g.input(t));
+      for (const ir::ValueType& t : btypes) bc.push_back(g.input(t));
+      for (const ir::ValueType& t : ktypes) k.push_back(g.input(t));
+      std::vector<ValueId> cin = cc, bin = bc;
+      cin.insert(cin.end(), k.begin(), k.end());
+      bin.insert(bin.end(), k.begin(), k.end());
+      ValueId p = ir::inline_graph(g, *per_example, cin).at(0);
+      Out next = ir::inline_graph(g, *new_body, bin);
+      Out outs;
+      for (size_t j = 0; j < n; ++j) {
+        ValueId pj = spread(g, p, ktypes[j].shape, &c.node());
+        outs.push_back(g.add1(Op::select, {pj, next[j], k[j]}, {}, c.node().loc, c.node().scope));
+      }
+      body_used = g.finish(std::move(outs));
+    }
+    inputs.assign(consts.begin(), consts.begin() + static_cast<long>(cn));
+    inputs.insert(inputs.end(), consts.begin(), consts.end());
+    body_nconsts = static_cast<int64_t>(cn + bn);
+  }
+  inputs.insert(inputs.end(), carry.begin(), carry.end());
+  Out res = c.add_multi(Op::while_, inputs,
+                        {{"cond", ir::Graphs{new_cond}},
+                         {"body", ir::Graphs{body_used}},
+                         {"cond_nconsts", static_cast<int64_t>(cn)},
+                         {"body_nconsts", body_nconsts}});
+  Batched result;
+  for (size_t k = 0; k < n; ++k) result.push_back({res[k], carry_dims[k]});
+  return result;
+}
+
+// scan(consts.., init.., xs..)
+Batched scan_batch(BatchCtx& c) {
+  const ir::Graph& body = *graphs_attr(c.attrs(), "body").at(0);
+  const ScanShape s = scan_shape(c.attrs(), c.operands.size(), body);
+  const std::vector<int64_t> kdims = dims_of(c.operands, 0, s.consts);
+
+  // xs: the slice's batch dim is the operand's less one; an operand batched
+  // at 0 moves its batch axis to 1 first.
+  std::vector<ValueId> xs;
+  std::vector<int64_t> xdims;
+  for (size_t i = 0; i < s.xs; ++i) {
+    const size_t op = s.consts + s.carry + i;
+    const int64_t d = c.operands[op].dim;
+    if (d == kNotBatched) {
+      xs.push_back(c.operands[op].value);
+      xdims.push_back(kNotBatched);
+    } else {
+      xs.push_back(d == 0 ? c.at(op, 1) : c.operands[op].value);
+      xdims.push_back(d == 0 ? 0 : d - 1);
+    }
+  }
+
+  std::vector<bool> carry_b(s.carry);
+  for (size_t k = 0; k < s.carry; ++k) carry_b[k] = c.operands[s.consts + k].dim != kNotBatched;
+  std::vector<bool> r;
+  for (bool changed = true; changed;) {
+    changed = false;
+    r = batched_outputs(body, concat_dims(concat_dims(kdims, zero_or_none(carry_b)), xdims), c.axis_size,
+                        c.axis_name);
+    for (size_t k = 0; k < s.carry; ++k)
+      if (r[k] && !carry_b[k]) changed = carry_b[k] = true;
+  }
+  const std::vector<int64_t> carry_dims = zero_or_none(carry_b);
+  std::vector<bool> y_b(r.begin() + static_cast<long>(s.carry), r.end());
+  const std::vector<int64_t> out_dims = concat_dims(carry_dims, zero_or_none(y_b));
+  ir::GraphPtr new_body = vmap_graph(body, concat_dims(concat_dims(kdims, carry_dims), xdims), out_dims,
+                                     c.axis_size, c.axis_name);
+
+  std::vector<ValueId> inputs;
+  for (size_t i = 0; i < s.consts; ++i) inputs.push_back(c.operands[i].value);
+  for (size_t k = 0; k < s.carry; ++k)
+    inputs.push_back(carry_b[k] ? c.at(s.consts + k, 0) : c.operands[s.consts + k].value);
+  inputs.insert(inputs.end(), xs.begin(), xs.end());
+  Out res = c.add_multi(Op::scan, inputs, scan_attrs(new_body, s.consts, s.carry, s.length, s.reverse));
+  Batched result;
+  for (size_t k = 0; k < s.carry; ++k) result.push_back({res[k], carry_dims[k]});
+  for (size_t j = 0; j < s.ys; ++j) result.push_back({res[s.carry + j], y_b[j] ? 1 : kNotBatched});
+  return result;
+}
+
+}  // namespace
+
+void register_control_flow_batch_rules(BatchRuleTable& t) {
+  t[static_cast<size_t>(Op::cond)] = cond_batch;
+  t[static_cast<size_t>(Op::while_)] = while_batch;
+  t[static_cast<size_t>(Op::scan)] = scan_batch;
+}
 
 }  // namespace graft::transforms

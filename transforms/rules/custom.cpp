@@ -99,21 +99,36 @@ std::vector<ValueId> custom_lin_transpose(TransposeCtx& c) {
 
 // The transpose of a tangent remat: its body's primal part is recomputed
 // here, in the backward pass, then its linear part is transposed.
+// A tangent operand can be known too (a zero tangent made concrete, for an
+// argument not differentiated); the body is then reordered so that the known
+// operands come first, as partial evaluation wants them.
 std::vector<ValueId> remat_transpose(TransposeCtx& c) {
-  const ir::Graph& body = *std::get<ir::Graphs>(*c.attrs().find("body")).at(0);
-  size_t n_primal = 0;
-  while (n_primal < c.unknown.size() && !c.unknown[n_primal]) ++n_primal;
-  for (size_t i = n_primal; i < c.unknown.size(); ++i)
-    if (!c.unknown[i]) throw UnsupportedError("transpose: remat operands must be primals then tangents");
-  std::vector<ValueId> primals(c.operands.begin(), c.operands.begin() + static_cast<long>(n_primal));
+  const ir::GraphPtr& body_ptr = std::get<ir::Graphs>(*c.attrs().find("body")).at(0);
+  std::vector<size_t> known, unknown;
+  for (size_t i = 0; i < c.unknown.size(); ++i) (c.unknown[i] ? unknown : known).push_back(i);
+  ir::GraphPtr body = body_ptr;
+  if (!known.empty() && known.back() + 1 != known.size()) {
+    const std::vector<ir::ValueType> types = body_ptr->input_types();
+    std::vector<ir::ValueType> order;
+    std::vector<size_t> bind(types.size());
+    for (size_t j = 0; j < known.size(); ++j) bind[known[j]] = j;
+    for (size_t j = 0; j < unknown.size(); ++j) bind[unknown[j]] = known.size() + j;
+    for (size_t i : known) order.push_back(types[i]);
+    for (size_t i : unknown) order.push_back(types[i]);
+    std::vector<size_t> outs(body_ptr->outputs().size());
+    for (size_t k = 0; k < outs.size(); ++k) outs[k] = k;
+    body = ir::rebind_graph(*body_ptr, order, bind, outs);
+  }
+  std::vector<ValueId> primals;
+  for (size_t i : known) primals.push_back(c.operands[i]);
   ir::GraphBuilder& b = c.emit().builder();
-  PartialEval pe = partial_eval(body, b, primals);
+  PartialEval pe = partial_eval(*body, b, primals);
   std::vector<std::pair<ValueId, ValueId>> seeds;
-  for (size_t k = 0; k < body.outputs().size(); ++k)
-    if (c.cotangents[k] != kZero) seeds.emplace_back(body.outputs()[k], c.cotangents[k]);
-  std::vector<ValueId> ct = transpose_linear(body, pe, b, seeds);
-  std::vector<ValueId> out(n_primal, kZero);
-  for (size_t i = n_primal; i < body.inputs().size(); ++i) out.push_back(ct[body.inputs()[i]]);
+  for (size_t k = 0; k < body->outputs().size(); ++k)
+    if (c.cotangents[k] != kZero) seeds.emplace_back(body->outputs()[k], c.cotangents[k]);
+  std::vector<ValueId> ct = transpose_linear(*body, pe, b, seeds);
+  std::vector<ValueId> out(c.operands.size(), kZero);
+  for (size_t j = 0; j < unknown.size(); ++j) out[unknown[j]] = ct[body->inputs()[known.size() + j]];
   return out;
 }
 
@@ -125,7 +140,99 @@ void register_custom_transpose_rules(TransposeRuleTable& t) {
 }
 
 // ---- batching rules (vmap)
+//
+// As JAX does, every subgraph is batched consistently with the operands and
+// every output comes out at dimension 0, so the batched node keeps the
+// signatures its shape rule checks:
+//   custom_jvp_call, remat: operands keep their batch dims (or none); "call"
+//     and the "jvp" rule (primals, tangents typed alike) are batched with
+//     those dims. A tangent has its primal's type, so tangents take the same dims.
+//   custom_vjp_call: bwd returns one cotangent per operand, typed as the
+//     operand, and its batched version returns them all at 0; so every operand
+//     is moved (or broadcast) to dimension 0 and call, fwd (whose residuals
+//     come out at 0) and bwd are batched with all inputs at 0. An unbatched
+//     operand's cotangent is then per example, and summed by the broadcast's
+//     transpose.
+//   custom_lin(residuals.., tangents..): residuals keep their dims; tangents
+//     move to 0, as bwd's batched cotangents come out there.
+namespace {
 
-void register_custom_batch_rules(BatchRuleTable&) {}
+using Batched = std::vector<BatchedValue>;
+
+const ir::GraphPtr& graph_attr(const ir::Attrs& attrs, const char* name) {
+  return std::get<ir::Graphs>(*attrs.find(name)).at(0);
+}
+
+std::vector<int64_t> operand_dims(const BatchCtx& c) {
+  std::vector<int64_t> d;
+  for (const BatchedValue& o : c.operands) d.push_back(o.dim);
+  return d;
+}
+
+std::vector<ValueId> operand_values(const BatchCtx& c) {
+  std::vector<ValueId> v;
+  for (const BatchedValue& o : c.operands) v.push_back(o.value);
+  return v;
+}
+
+Batched at_zero(const std::vector<ValueId>& outs) {
+  Batched r;
+  for (ValueId v : outs) r.push_back({v, 0});
+  return r;
+}
+
+Batched custom_jvp_batch(BatchCtx& c) {
+  const std::vector<int64_t> dims = operand_dims(c);
+  std::vector<int64_t> jvp_dims = dims;
+  jvp_dims.insert(jvp_dims.end(), dims.begin(), dims.end());
+  ir::Attrs attrs = c.attrs();
+  attrs.set("call", ir::Graphs{batch_subgraph(*graph_attr(attrs, "call"), dims, c.axis_size, c.axis_name)});
+  attrs.set("jvp", ir::Graphs{batch_subgraph(*graph_attr(attrs, "jvp"), jvp_dims, c.axis_size, c.axis_name)});
+  return at_zero(c.add_multi(Op::custom_jvp_call, operand_values(c), attrs));
+}
+
+Batched remat_batch(BatchCtx& c) {
+  ir::Attrs attrs = c.attrs();
+  attrs.set("body", ir::Graphs{batch_subgraph(*graph_attr(attrs, "body"), operand_dims(c), c.axis_size, c.axis_name)});
+  return at_zero(c.add_multi(Op::remat, operand_values(c), attrs));
+}
+
+Batched custom_vjp_batch(BatchCtx& c) {
+  std::vector<ValueId> args;
+  for (size_t i = 0; i < c.operands.size(); ++i) args.push_back(c.at(i, 0));
+  const std::vector<int64_t> zeros(c.operands.size(), 0);
+  ir::Attrs attrs = c.attrs();
+  const ir::Graph& bwd = *graph_attr(attrs, "bwd");
+  const std::vector<int64_t> bwd_dims(bwd.inputs().size(), 0);  // residuals, then output cotangents
+  attrs.set("call", ir::Graphs{batch_subgraph(*graph_attr(attrs, "call"), zeros, c.axis_size, c.axis_name)});
+  attrs.set("fwd", ir::Graphs{batch_subgraph(*graph_attr(attrs, "fwd"), zeros, c.axis_size, c.axis_name)});
+  attrs.set("bwd", ir::Graphs{batch_subgraph(bwd, bwd_dims, c.axis_size, c.axis_name)});
+  return at_zero(c.add_multi(Op::custom_vjp_call, args, attrs));
+}
+
+Batched custom_lin_batch(BatchCtx& c) {
+  const size_t nres = static_cast<size_t>(std::get<int64_t>(*c.attrs().find("num_residuals")));
+  const ir::Graph& bwd = *graph_attr(c.attrs(), "bwd");
+  std::vector<ValueId> args;
+  std::vector<int64_t> bwd_dims;  // residuals as they are, output cotangents at 0
+  for (size_t i = 0; i < nres; ++i) {
+    args.push_back(c.operands[i].value);
+    bwd_dims.push_back(c.operands[i].dim);
+  }
+  for (size_t i = nres; i < c.operands.size(); ++i) args.push_back(c.at(i, 0));
+  bwd_dims.resize(bwd.inputs().size(), 0);
+  ir::Attrs attrs = c.attrs();
+  attrs.set("bwd", ir::Graphs{batch_subgraph(bwd, bwd_dims, c.axis_size, c.axis_name)});
+  return at_zero(c.add_multi(Op::custom_lin, args, attrs));
+}
+
+}  // namespace
+
+void register_custom_batch_rules(BatchRuleTable& t) {
+  t[static_cast<size_t>(Op::custom_jvp_call)] = custom_jvp_batch;
+  t[static_cast<size_t>(Op::custom_vjp_call)] = custom_vjp_batch;
+  t[static_cast<size_t>(Op::remat)] = remat_batch;
+  t[static_cast<size_t>(Op::custom_lin)] = custom_lin_batch;
+}
 
 }  // namespace graft::transforms
