@@ -1,6 +1,7 @@
-// Automatic differentiation: jvp (forward mode), grad and value_and_grad
-// (reverse mode, by JVP + partial evaluation + transposition). vjp,
-// jacobians, custom rules and checkpointing follow with the autodiff issue.
+// Automatic differentiation: jvp (forward mode); vjp, grad and
+// value_and_grad (reverse mode, by JVP + partial evaluation +
+// transposition); custom rules and checkpointing. Jacobians, which batch
+// with vmap, are in graft/jacobian.h.
 #pragma once
 
 #include <memory>
@@ -113,7 +114,6 @@ auto regroup_all(const Tuple& args, const std::vector<Array>& flat) {
   return std::apply([&](const auto&... a) { return std::tuple{take(a)...}; }, args);
 }
 
-Array basis_vector(const Array& like, int64_t i);  // one-hot at flat position i, like's shape and dtype
 
 // Emits a custom_vjp_call node (or runs it eagerly).
 std::vector<Array> custom_vjp_bind(const std::vector<const Graph*>& graphs, const std::vector<std::vector<Array>>& captured,
@@ -193,50 +193,6 @@ auto vjp(F f, const Args&... args) {
   return std::make_pair(out, fn);
 }
 
-// Jacobians w.r.t. argument 0 (an Array): shape f(x).shape + x.shape.
-// jacfwd pushes one basis tangent per input element, jacrev pulls one basis
-// cotangent per output element (vmap will batch these loops).
-template <class F>
-auto jacfwd(F f) {
-  return [f](const Array& x, const auto&... rest) {
-    auto g = [&](const Array& a) -> Array { return f(a, rest...); };
-    std::vector<Array> columns;
-    Shape out_shape;
-    for (int64_t i = 0; i < x.size(); ++i) {
-      auto [y, t] = jvp(g, std::make_tuple(x), std::make_tuple(detail::basis_vector(x, i)));
-      out_shape = y.shape();
-      columns.push_back(t);
-    }
-    if (columns.empty()) {
-      out_shape = g(x).shape();
-      Shape s = out_shape;
-      s.insert(s.end(), x.shape().begin(), x.shape().end());
-      return zeros(s, x.dtype());
-    }
-    Shape s = out_shape;
-    s.insert(s.end(), x.shape().begin(), x.shape().end());
-    return reshape(stack(columns, -1), s);
-  };
-}
-
-template <class F>
-auto jacrev(F f) {
-  return [f](const Array& x, const auto&... rest) {
-    auto g = [&](const Array& a) -> Array { return f(a, rest...); };
-    auto [y, pullback] = vjp(g, x);
-    std::vector<Array> rows;
-    for (int64_t j = 0; j < y.size(); ++j) rows.push_back(std::get<0>(pullback(detail::basis_vector(y, j))));
-    Shape s = y.shape();
-    s.insert(s.end(), x.shape().begin(), x.shape().end());
-    if (rows.empty()) return zeros(s, x.dtype());
-    return reshape(stack(rows, 0), s);
-  };
-}
-
-template <class F>
-auto hessian(F f) {
-  return jacfwd(jacrev(f));
-}
 
 namespace detail {
 

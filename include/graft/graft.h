@@ -8,6 +8,7 @@
 #include "graft/device.h"
 #include "graft/errors.h"
 #include "graft/graph.h"
+#include "graft/jacobian.h"
 #include "graft/make_graph.h"
 #include "graft/named_scope.h"
 #include "graft/npy.h"

@@ -68,3 +68,24 @@ TEST_CASE("hessian: closed forms", "[transforms][jacobian]") {
   CHECK(hr[2] == Approx(-400 * a));
   CHECK(hr[3] == Approx(200.0));
 }
+
+TEST_CASE("jacfwd and jacrev are one batched pass, not one per basis vector", "[transforms][jacobian][vmap]") {
+  auto f = [](const Array& x) { return graft::sin(x) * sum(x * x); };
+  auto nodes = [&](auto jac, int64_t n) {
+    return make_graph(jac)(astype(arange(n), f64)).num_nodes();
+  };
+  CHECK(nodes(jacfwd(f), 3) == nodes(jacfwd(f), 12));
+  CHECK(nodes(jacrev(f), 3) == nodes(jacrev(f), 12));
+  CHECK(nodes(hessian([](const Array& x) { return sum(graft::sin(x) * x); }), 2) ==
+        nodes(hessian([](const Array& x) { return sum(graft::sin(x) * x); }), 7));
+  Array x = astype(arange(4), f64) * 0.3;
+  Array jf = jacfwd(f)(x), jr = jacrev(f)(x);
+  std::vector<double> a = jf.to_vector<double>(), b = jr.to_vector<double>();
+  for (size_t i = 0; i < a.size(); ++i) CHECK(a[i] == Approx(b[i]).epsilon(1e-12));
+  // d/dx_j [sin(x_i) s] = cos(x_i) s [i == j] + sin(x_i) 2 x_j, with s = sum x^2.
+  double s = 0;
+  for (int j = 0; j < 4; ++j) s += 0.09 * j * j;
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j)
+      CHECK(a[i * 4 + j] == Approx((i == j ? std::cos(0.3 * i) * s : 0.0) + std::sin(0.3 * i) * 2 * 0.3 * j));
+}

@@ -6,6 +6,7 @@
 
 #include "graft/graft.h"
 #include "ir/graph.h"
+#include "transforms/rules/batch_rule.h"
 
 using namespace graft;
 using Catch::Matchers::Contains;
@@ -197,4 +198,17 @@ TEST_CASE("vmap: bad input names the argument and the sizes", "[vmap][errors]") 
     CHECK_THAT(e.what(), Contains("unbound axis name 'nope'"));
   }
   CHECK_THROWS_AS(psum(grid(3, 2), "batch"), ShapeError);  // no vmap at all
+}
+
+TEST_CASE("vmap: every op has a batching rule", "[vmap][coverage]") {
+  // iota and constant take no operands, so nothing they compute can vary
+  // along a mapped axis; every other op needs a rule.
+  std::vector<std::string> missing;
+  for (int i = 0; i < ir::kNumOps; ++i) {
+    auto op = static_cast<ir::Op>(i);
+    if (op == ir::Op::iota || op == ir::Op::constant) continue;
+    if (transforms::batch_rule(op) == nullptr) missing.emplace_back(ir::op_name(op));
+  }
+  INFO("ops without a batching rule: " << Catch::Detail::stringify(missing));
+  CHECK(missing.empty());
 }
