@@ -53,6 +53,18 @@ void permute(const T* x, const Shape& shape, const std::vector<int64_t>& perm, s
   for (int64_t i = 0; i < n; ++i, walk.next()) out[i] = x[walk.offset()];
 }
 
+// Whether reading x (shape `shape`) with its axes ordered as perm is the
+// same as reading it in place: only axes of size 1 move.
+bool keeps_layout(const Shape& shape, const std::vector<int64_t>& perm) {
+  int64_t last = -1;
+  for (int64_t axis : perm) {
+    if (shape[axis] == 1) continue;
+    if (axis < last) return false;
+    last = axis;
+  }
+  return true;
+}
+
 template <class T>
 void dot_typed(const KernelCall& call) {
   const Shape& a_shape = call.inputs[0].type->shape;
@@ -87,14 +99,11 @@ void dot_typed(const KernelCall& call) {
   std::vector<T> a_buf, b_buf;
   const T* a = in_ptr<T>(call, 0);
   const T* b = in_ptr<T>(call, 1);
-  std::vector<int64_t> identity_a(a_shape.size()), identity_b(b_shape.size());
-  std::iota(identity_a.begin(), identity_a.end(), 0);
-  std::iota(identity_b.begin(), identity_b.end(), 0);
-  if (aperm != identity_a) {
+  if (!keeps_layout(a_shape, aperm)) {
     permute(a, a_shape, aperm, a_buf);
     a = a_buf.data();
   }
-  if (bperm != identity_b) {
+  if (!keeps_layout(b_shape, bperm)) {
     permute(b, b_shape, bperm, b_buf);
     b = b_buf.data();
   }
@@ -109,6 +118,9 @@ void dot_typed(const KernelCall& call) {
   }
 #endif
   using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  // Many small products (a vmapped matmul, per-example outer products) run
+  // on all threads; each batch entry writes its own block of y.
+#pragma omp parallel for schedule(static) if (B > 1 && B * M * N * std::max<int64_t>(K, 1) >= (int64_t{1} << 16))
   for (int64_t i = 0; i < B; ++i) {
     Eigen::Map<const Mat> A(a + i * M * K, M, K);
     Eigen::Map<const Mat> Bm(b + i * K * N, K, N);

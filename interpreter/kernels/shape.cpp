@@ -1,5 +1,6 @@
 // CPU kernels of layout ops. They move elements without looking at them, so
 // each is written once per element size (1, 4 or 8 bytes).
+#include <algorithm>
 #include <cstring>
 
 #include "interpreter/kernels/layout.h"
@@ -26,16 +27,49 @@ void visit_size(DType d, F&& f) {
 }
 
 // out[j] = in[offset of j under (strides, base)] for every output element j.
+// Output axes that are contiguous in the input merge, and the last axis runs
+// as a tight loop (a copy when its stride is 1, a fill when it is 0), so the
+// per-element index walk happens once per row instead of once per element.
 void gather_strided(const KernelCall& call, const std::vector<int64_t>& strides, int64_t base) {
+  Shape shape;
+  std::vector<int64_t> st;
   const Shape& out_shape = call.outputs[0].type->shape;
+  for (size_t i = 0; i < out_shape.size(); ++i) {
+    if (out_shape[i] == 1) continue;
+    if (!shape.empty() && st.back() == strides[i] * out_shape[i]) {
+      shape.back() *= out_shape[i];
+      st.back() = strides[i];
+    } else {
+      shape.push_back(out_shape[i]);
+      st.push_back(strides[i]);
+    }
+  }
+  const int64_t inner = shape.empty() ? 1 : shape.back();
+  const int64_t step = st.empty() ? 0 : st.back();
+  if (!shape.empty()) {
+    shape.pop_back();
+    st.pop_back();
+  }
   visit_size(call.outputs[0].type->dtype, [&](auto tag) {
     using U = typename decltype(tag)::type;
     const U* x = in_ptr<U>(call, 0);
     U* y = out_ptr<U>(call, 0);
     parallel_ranges(out_elements(call), [&](int64_t b, int64_t e) {
-      StridedWalk walk(out_shape, strides);
-      walk.seek(b, base);
-      for (int64_t j = b; j < e; ++j, walk.next()) y[j] = x[walk.offset()];
+      StridedWalk rows(shape, st);
+      rows.seek(b / inner, base);
+      for (int64_t j = b; j < e;) {
+        const int64_t col = j % inner, n = std::min(inner - col, e - j);
+        const U* src = x + rows.offset() + col * step;
+        if (step == 1) {
+          std::memcpy(y + j, src, static_cast<size_t>(n) * sizeof(U));
+        } else if (step == 0) {
+          std::fill(y + j, y + j + n, *src);
+        } else {
+          for (int64_t k = 0; k < n; ++k) y[j + k] = src[k * step];
+        }
+        j += n;
+        if (col + n == inner) rows.next();
+      }
     });
   });
 }

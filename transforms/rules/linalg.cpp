@@ -58,20 +58,36 @@ ValueId operand_cotangent(TransposeCtx& c, ValueId ct, ValueId other, const ir::
   int64_t other_free_start = mine_is_lhs ? nb + n_my_free : nb;
   for (size_t i = 0; i < other_free.size(); ++i) ct_other_free.push_back(other_free_start + static_cast<int64_t>(i));
   for (int64_t i = 0; i < nb; ++i) ct_batch.push_back(i);
-  // dot_general(ct, other): result [batch, ct's remaining (my free), other's remaining (its contracting, ascending)].
+  // dot_general(ct, other) gives [batch, my free, my contracting (in the
+  // order of other's contracting axes, ascending)]; dot_general(other, ct)
+  // gives [batch, my contracting, my free]. Take the order that needs no
+  // transpose when there is one (a weight's gradient usually does).
+  ir::Ints my_c_in_order;
+  for (int64_t j : argsort(other_c)) my_c_in_order.push_back(my_c[j]);
+  auto permutation = [&](bool free_first) {
+    ir::Ints result_axes(my_b.begin(), my_b.end());
+    const ir::Ints& first = free_first ? my_free : my_c_in_order;
+    const ir::Ints& second = free_first ? my_c_in_order : my_free;
+    result_axes.insert(result_axes.end(), first.begin(), first.end());
+    result_axes.insert(result_axes.end(), second.begin(), second.end());
+    ir::Ints perm(result_axes.size());
+    for (size_t pos = 0; pos < result_axes.size(); ++pos) perm[result_axes[pos]] = static_cast<int64_t>(pos);
+    return perm;
+  };
+  auto is_identity = [](const ir::Ints& perm) {
+    for (size_t i = 0; i < perm.size(); ++i)
+      if (perm[i] != static_cast<int64_t>(i)) return false;
+    return true;
+  };
+  const ir::Ints free_first = permutation(true);
+  if (!is_identity(free_first) && is_identity(permutation(false)))
+    return c.add(Op::dot_general, {other, ct},
+                 {{"lhs_contracting", other_free}, {"rhs_contracting", ct_other_free},
+                  {"lhs_batch", other_b}, {"rhs_batch", ct_batch}});
   ValueId r = c.add(Op::dot_general, {ct, other},
                     {{"lhs_contracting", ct_other_free}, {"rhs_contracting", other_free},
                      {"lhs_batch", ct_batch}, {"rhs_batch", other_b}});
-  // Which of my axes each result axis is.
-  ir::Ints result_axes(my_b.begin(), my_b.end());
-  result_axes.insert(result_axes.end(), my_free.begin(), my_free.end());
-  ir::Ints other_c_sorted_pos = argsort(other_c);  // other's contracting axes in ascending order
-  for (int64_t j : other_c_sorted_pos) result_axes.push_back(my_c[j]);
-  ir::Ints perm(result_axes.size());
-  for (size_t pos = 0; pos < result_axes.size(); ++pos) perm[result_axes[pos]] = static_cast<int64_t>(pos);
-  bool identity = true;
-  for (size_t i = 0; i < perm.size(); ++i) identity = identity && perm[i] == static_cast<int64_t>(i);
-  return identity ? r : c.add(Op::transpose, {r}, {{"permutation", perm}});
+  return is_identity(free_first) ? r : c.add(Op::transpose, {r}, {{"permutation", free_first}});
 }
 
 std::vector<ValueId> dot_general_transpose(TransposeCtx& c) {
