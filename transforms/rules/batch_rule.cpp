@@ -41,20 +41,10 @@ ValueId BatchCtx::at(size_t operand, int64_t dim) {
   return add(Op::broadcast_in_dim, {o.value}, {{"shape", ir::Ints(t.shape)}, {"broadcast_dimensions", dims}});
 }
 
-bool BatchCtx::any_batched() const {
+int64_t BatchCtx::first_batched_dim() const {
   for (const BatchedValue& o : operands)
-    if (o.dim != kNotBatched) return true;
-  return false;
-}
-
-int64_t BatchCtx::common_dim() const {
-  int64_t dim = kNotBatched;
-  for (const BatchedValue& o : operands) {
-    if (o.dim == kNotBatched) continue;
-    if (dim != kNotBatched && o.dim != dim) return kNotBatched;
-    dim = o.dim;
-  }
-  return dim;
+    if (o.dim != kNotBatched) return o.dim;
+  return kNotBatched;
 }
 
 ir::GraphPtr batch_subgraph(const ir::Graph& g, const std::vector<int64_t>& in_dims, int64_t axis_size,

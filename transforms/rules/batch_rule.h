@@ -48,9 +48,9 @@ class BatchCtx {
   ValueId at(size_t operand, int64_t dim);
   // v (batch axis at `from`) with the batch axis moved to `to`.
   ValueId move_axis(ValueId v, int64_t from, int64_t to);
-  bool any_batched() const;
-  // The batch dimension every batched operand shares, or kNotBatched if they differ.
-  int64_t common_dim() const;
+  // Where the first batched operand has its batch axis (kNotBatched if none
+  // is): ops whose operands must line up move the others there.
+  int64_t first_batched_dim() const;
 
   std::vector<BatchedValue> operands;
   int64_t axis_size;

@@ -1,11 +1,10 @@
 // Transform rules of the elementwise family. JVP rules below; each is the
 // derivative written with graft's own ops, so higher derivatives come free.
+#include <algorithm>
 #include <cmath>
 
-#include "ir/dtype.h"
-#include <algorithm>
-
 #include "graft/errors.h"
+#include "ir/dtype.h"
 #include "transforms/rules/batch_rule.h"
 #include "transforms/rules/jvp_rule.h"
 #include "transforms/rules/transpose_rule.h"
@@ -243,12 +242,7 @@ namespace {
 // first batched one has it (unbatched operands are broadcast in). select's
 // scalar predicate stays a scalar, or, when batched, spans the whole shape.
 std::vector<BatchedValue> elementwise_batch(BatchCtx& c) {
-  int64_t dim = kNotBatched;
-  for (const BatchedValue& o : c.operands)
-    if (o.dim != kNotBatched) {
-      dim = o.dim;
-      break;
-    }
+  int64_t dim = c.first_batched_dim();
   const bool scalar_pred = c.node().op == Op::select && c.unbatched_type(0).rank() == 0 && c.unbatched_type(1).rank() > 0;
   if (scalar_pred && c.operands[0].dim == kNotBatched) {
     dim = c.operands[1].dim != kNotBatched ? c.operands[1].dim : c.operands[2].dim;

@@ -223,12 +223,7 @@ Batched slice_batch(BatchCtx& c) {
 }
 
 Batched concatenate_batch(BatchCtx& c) {
-  int64_t dim = 0;
-  for (const BatchedValue& o : c.operands)
-    if (o.dim != kNotBatched) {
-      dim = o.dim;
-      break;
-    }
+  int64_t dim = c.first_batched_dim();
   std::vector<ValueId> ins;
   for (size_t i = 0; i < c.operands.size(); ++i) ins.push_back(c.at(i, dim));
   const int64_t axis = std::get<int64_t>(*c.attrs().find("dimension"));

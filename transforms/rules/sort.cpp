@@ -38,12 +38,7 @@ namespace {
 // takes the batch axis where the first batched one has it (unbatched ones are
 // broadcast in) and the sorted dimension shifts past it. One sort node.
 std::vector<BatchedValue> sort_batch(BatchCtx& c) {
-  int64_t dim = kNotBatched;
-  for (const BatchedValue& o : c.operands)
-    if (o.dim != kNotBatched) {
-      dim = o.dim;
-      break;
-    }
+  int64_t dim = c.first_batched_dim();
   std::vector<ValueId> ins;
   for (size_t i = 0; i < c.operands.size(); ++i) ins.push_back(c.at(i, dim));
   ir::Attrs attrs = c.attrs();
