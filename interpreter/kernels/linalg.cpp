@@ -24,16 +24,17 @@ using ir::Ints;
 #ifdef GRAFT_HAVE_OPENBLAS
 constexpr int64_t kBlasMinWork = 32 * 32 * 32;
 
-// C[M,N] = A[M,K] B[K,N], all row-major and contiguous.
-void gemm(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k) {
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(m), static_cast<blasint>(n),
-              static_cast<blasint>(k), 1.0f, a, static_cast<blasint>(k), b, static_cast<blasint>(n), 0.0f, c,
-              static_cast<blasint>(n));
+// C[M,N] = op(A) op(B), row-major; op transposes when the operand is stored
+// the other way round (A as [K,M], B as [N,K]), so no copy is made for it.
+void gemm(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k, bool ta, bool tb) {
+  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, static_cast<blasint>(m),
+              static_cast<blasint>(n), static_cast<blasint>(k), 1.0f, a, static_cast<blasint>(ta ? m : k), b,
+              static_cast<blasint>(tb ? k : n), 0.0f, c, static_cast<blasint>(n));
 }
-void gemm(const double* a, const double* b, double* c, int64_t m, int64_t n, int64_t k) {
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<blasint>(m), static_cast<blasint>(n),
-              static_cast<blasint>(k), 1.0, a, static_cast<blasint>(k), b, static_cast<blasint>(n), 0.0, c,
-              static_cast<blasint>(n));
+void gemm(const double* a, const double* b, double* c, int64_t m, int64_t n, int64_t k, bool ta, bool tb) {
+  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, static_cast<blasint>(m),
+              static_cast<blasint>(n), static_cast<blasint>(k), 1.0, a, static_cast<blasint>(ta ? m : k), b,
+              static_cast<blasint>(tb ? k : n), 0.0, c, static_cast<blasint>(n));
 }
 #endif
 
@@ -99,11 +100,15 @@ void dot_typed(const KernelCall& call) {
   std::vector<T> a_buf, b_buf;
   const T* a = in_ptr<T>(call, 0);
   const T* b = in_ptr<T>(call, 1);
-  if (!keeps_layout(a_shape, aperm)) {
+  // An operand stored as [batch, contract, free] (a) or [batch, free,
+  // contract] (b) is read transposed in place; others are copied into order.
+  const bool ta = !keeps_layout(a_shape, aperm) && keeps_layout(a_shape, concat({&lb, &lc, &lf}));
+  const bool tb = !keeps_layout(b_shape, bperm) && keeps_layout(b_shape, concat({&rb, &rf, &rc}));
+  if (!ta && !keeps_layout(a_shape, aperm)) {
     permute(a, a_shape, aperm, a_buf);
     a = a_buf.data();
   }
-  if (!keeps_layout(b_shape, bperm)) {
+  if (!tb && !keeps_layout(b_shape, bperm)) {
     permute(b, b_shape, bperm, b_buf);
     b = b_buf.data();
   }
@@ -112,7 +117,7 @@ void dot_typed(const KernelCall& call) {
   // BLAS for float GEMMs big enough to amortise its call; Eigen for the rest.
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
     if (M * N * K >= kBlasMinWork && K > 0) {
-      for (int64_t i = 0; i < B; ++i) gemm(a + i * M * K, b + i * K * N, y + i * M * N, M, N, K);
+      for (int64_t i = 0; i < B; ++i) gemm(a + i * M * K, b + i * K * N, y + i * M * N, M, N, K, ta, tb);
       return;
     }
   }
@@ -122,10 +127,16 @@ void dot_typed(const KernelCall& call) {
   // on all threads; each batch entry writes its own block of y.
 #pragma omp parallel for schedule(static) if (B > 1 && B * M * N * std::max<int64_t>(K, 1) >= (int64_t{1} << 16))
   for (int64_t i = 0; i < B; ++i) {
-    Eigen::Map<const Mat> A(a + i * M * K, M, K);
-    Eigen::Map<const Mat> Bm(b + i * K * N, K, N);
     Eigen::Map<Mat> Y(y + i * M * N, M, N);
-    if (K == 0) Y.setZero();
+    if (K == 0) {
+      Y.setZero();
+      continue;
+    }
+    Eigen::Map<const Mat> A(a + i * M * K, ta ? K : M, ta ? M : K);
+    Eigen::Map<const Mat> Bm(b + i * K * N, tb ? N : K, tb ? K : N);
+    if (ta && tb) Y.noalias() = A.transpose() * Bm.transpose();
+    else if (ta) Y.noalias() = A.transpose() * Bm;
+    else if (tb) Y.noalias() = A * Bm.transpose();
     else Y.noalias() = A * Bm;
   }
 }
