@@ -8,6 +8,7 @@
 #include "graft/errors.h"
 #include "ir/dtype.h"
 #include "transforms/jvp.h"
+#include "transforms/linearize.h"
 #include "transforms/vjp.h"
 
 namespace graft::detail {
@@ -67,6 +68,52 @@ std::vector<Array> run_grad_graph(const Graph& vjp, const std::vector<Array>& le
     inputs.push_back(k == 0 ? scalar(1.0, t.dtype) : zeros(t.shape, t.dtype));
   }
   return call_graph(vg, inputs);
+}
+
+namespace {
+
+// Primals (or tangents) must be float arrays of the expected types.
+void check_float_leaves(const char* what, const std::vector<Array>& leaves) {
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    const ir::ValueType& t = checked_impl(leaves[i], what).type;
+    if (!ir::is_floating(t.dtype))
+      throw DTypeError(std::string(what) + ": primal " + std::to_string(i) + " is " + ir::type_str(t) +
+                       "; only float arrays can be differentiated (pass integers as static values)");
+  }
+}
+
+}  // namespace
+
+LinearizedCall linearize_call(const Graph& graph, const std::vector<Array>& captured, const std::vector<Array>& primals) {
+  check_float_leaves("linearize", primals);
+  std::vector<bool> has_tangent(primals.size(), true);
+  has_tangent.resize(primals.size() + captured.size(), false);  // closed-over values are constants here
+  transforms::Linearized lin = transforms::linearize_graph(graph.ir(), has_tangent);
+  std::vector<Array> inputs = primals;
+  inputs.insert(inputs.end(), captured.begin(), captured.end());
+  std::vector<Array> all = call_graph(*lin.primal, inputs);
+  const size_t n_out = all.size() - lin.num_residuals;
+  return LinearizedCall{std::vector<Array>(all.begin(), all.begin() + static_cast<long>(n_out)),
+                        std::vector<Array>(all.begin() + static_cast<long>(n_out), all.end()), Graph(lin.linear)};
+}
+
+std::vector<Array> run_linear(const Graph& linear, const std::vector<Array>& residuals,
+                              const std::vector<Array>& tangents) {
+  const ir::Graph& g = linear.ir();
+  const size_t want = g.inputs().size() - residuals.size();
+  if (tangents.size() != want)
+    throw ShapeError("linearize: " + std::to_string(tangents.size()) + " tangent arrays for " + std::to_string(want) +
+                     " primal arrays; they must have the primals' structure");
+  for (size_t i = 0; i < want; ++i) {
+    const ir::ValueType& expected = g.type(g.inputs()[residuals.size() + i]);
+    const ir::ValueType& got = checked_impl(tangents[i], "linearize").type;
+    if (got != expected)
+      throw ShapeError("linearize: tangent " + std::to_string(i) + " is " + ir::type_str(got) + " but its primal is " +
+                       ir::type_str(expected));
+  }
+  std::vector<Array> inputs = residuals;
+  inputs.insert(inputs.end(), tangents.begin(), tangents.end());
+  return call_graph(g, inputs);
 }
 
 std::vector<Array> run_graph(const Graph& graph, const std::vector<Array>& inputs) {

@@ -115,6 +115,17 @@ auto regroup_all(const Tuple& args, const std::vector<Array>& flat) {
 }
 
 
+// linearize's forward pass: f's outputs now, the residuals its tangent needs,
+// and the linear graph (residuals, tangents) -> output tangents.
+struct LinearizedCall {
+  std::vector<Array> outputs;
+  std::vector<Array> residuals;
+  Graph linear;
+};
+LinearizedCall linearize_call(const Graph& graph, const std::vector<Array>& captured, const std::vector<Array>& primals);
+std::vector<Array> run_linear(const Graph& linear, const std::vector<Array>& residuals,
+                              const std::vector<Array>& tangents);
+
 // Emits a custom_vjp_call node (or runs it eagerly).
 std::vector<Array> custom_vjp_bind(const std::vector<const Graph*>& graphs, const std::vector<std::vector<Array>>& captured,
                                    int64_t num_residuals, const std::vector<Array>& args);
@@ -274,6 +285,21 @@ auto grad(F f, HasAux) {
     auto [value, grads] = vg(args...);
     return std::make_pair(grads, value.second);
   };
+}
+
+// linearize(f, args...) -> (f(args...), jvp_fn): jvp_fn(tangents...), with
+// tangents shaped like args, gives the output tangent. The forward pass runs
+// once; each jvp_fn call runs only the linear part, from residuals saved by
+// that pass (jax.linearize). Every Array leaf of args must be float.
+template <class F, class... Args>
+auto linearize(F f, const Args&... args) {
+  auto traced = detail::trace_function(f, args...);
+  detail::LinearizedCall lin = detail::linearize_call(traced.graph, traced.captured, detail::all_leaves(args...));
+  auto value = tree::unflatten(traced.out, lin.outputs);
+  auto fn = [linear = lin.linear, residuals = lin.residuals, out_like = traced.out](const auto&... tangents) {
+    return tree::unflatten(out_like, detail::run_linear(linear, residuals, detail::all_leaves(tangents...)));
+  };
+  return std::make_pair(value, fn);
 }
 
 // (f(primals...), the directional derivative of f at primals along tangents).

@@ -223,3 +223,23 @@ TEST_CASE("transpose: every linear op has a transpose rule", "[transforms][grad]
   INFO("linear ops without a transpose rule: " << Catch::Detail::stringify(missing));
   CHECK(missing.empty());
 }
+
+TEST_CASE("linearize: the forward pass runs once, each tangent only the linear part", "[transforms][jvp]") {
+  auto f = [](const Array& x, const Array& y) { return std::make_pair(graft::sin(x) * y, sum(graft::exp(x * y))); };
+  Array x = points({0.3, -0.7, 1.1}), y = points({2.0, 0.5, -1.0});
+  auto [value, f_jvp] = linearize(f, x, y);
+  CHECK(value.first.to_vector<double>()[0] == Approx(std::sin(0.3) * 2.0));
+  for (double s : {1.0, -0.5, 3.0}) {
+    Array u = points({0.1, 0.2, 0.3}) * s, v = points({-1.0, 0.4, 0.0}) * s;
+    auto [tx, ty] = f_jvp(u, v);
+    auto [want_value, want] = jvp(f, std::make_tuple(x, y), std::make_tuple(u, v));
+    std::vector<double> a = tx.to_vector<double>(), b = want.first.to_vector<double>();
+    for (size_t i = 0; i < a.size(); ++i) CHECK(a[i] == Approx(b[i]).epsilon(1e-12));
+    CHECK(ty.item<double>() == Approx(want.second.item<double>()).epsilon(1e-12));
+  }
+  // The linear part holds no sin, cos or exp: they ran in the forward pass.
+  Graph g = make_graph([&](const Array& u, const Array& v) { return f_jvp(u, v).first; })(x, y);
+  for (const char* op : {"sin", "cos", "exp"}) CHECK(g.to_text().find(std::string(" ") + op + " ") == std::string::npos);
+  CHECK_THROWS_AS(f_jvp(points({1, 2}), y), ShapeError);
+  CHECK_THROWS_AS(linearize(f, array({1, 2, 3}), y), DTypeError);
+}
