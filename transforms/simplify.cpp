@@ -1,0 +1,147 @@
+#include "transforms/simplify.h"
+
+#include <optional>
+#include <unordered_map>
+
+#include "ir/bgl.h"
+#include "ir/builder.h"
+#include "ir/literal.h"
+
+namespace graft::transforms {
+namespace {
+
+using ir::Op;
+using ir::ValueId;
+
+class Simplifier {
+ public:
+  explicit Simplifier(const ir::Graph& g) : g_(g), map_(g.value_id_bound(), -1) {}
+
+  ir::GraphPtr run() {
+    for (ValueId v : g_.inputs()) map_[v] = b_.input(g_.type(v));
+    for (const ir::Node& n : g_.nodes()) {
+      std::vector<ValueId> ins;
+      for (ValueId v : n.inputs) ins.push_back(map_[v]);
+      ValueId same = n.outputs.size() == 1 ? rewrite(n, ins) : -1;
+      if (same >= 0 && b_.type(same) == g_.type(n.outputs[0])) {
+        map_[n.outputs[0]] = same;
+        ++rewrites_;
+        continue;
+      }
+      std::vector<ValueId> outs = b_.add(n.op, ins, n.attrs, n.loc, n.scope);
+      for (size_t k = 0; k < outs.size(); ++k) map_[n.outputs[k]] = outs[k];
+    }
+    std::vector<ValueId> outs;
+    for (ValueId v : g_.outputs()) outs.push_back(map_[v]);
+    ir::GraphPtr built = b_.finish(std::move(outs));
+    return std::make_shared<const ir::Graph>(ir::dead_code_elimination(*built));
+  }
+
+  int64_t rewrites() const { return rewrites_; }
+
+ private:
+  // The value every element of v holds, if v is a constant (possibly
+  // broadcast) whose elements are all equal.
+  std::optional<double> uniform_constant(ValueId v) {
+    auto it = producers_.find(v);
+    if (it == producers_.end()) return std::nullopt;
+    const ir::Node& n = b_.graph().nodes()[it->second];
+    if (n.op == Op::broadcast_in_dim) return uniform_constant(n.inputs[0]);
+    if (n.op != Op::constant) return std::nullopt;
+    const ir::Literal& lit = *std::get<ir::LiteralPtr>(*n.attrs.find("value"));
+    const int64_t count = lit.type.num_elements();
+    if (count == 0) return std::nullopt;
+    double first = ir::literal_element(lit, 0);
+    for (int64_t i = 1; i < count; ++i)
+      if (ir::literal_element(lit, i) != first) return std::nullopt;
+    return first;
+  }
+
+  const ir::Node* node_of(ValueId v) {
+    auto it = producers_.find(v);
+    return it == producers_.end() ? nullptr : &b_.graph().nodes()[it->second];
+  }
+
+  static const ir::Ints& ints(const ir::Node& n, const char* name) { return std::get<ir::Ints>(*n.attrs.find(name)); }
+
+  // A value of the new graph equal to n's output, or -1 to keep n. Every
+  // rewrite returns an existing value of the same type (checked by the caller).
+  ValueId rewrite(const ir::Node& n, const std::vector<ValueId>& in) {
+    record_producers();
+    switch (n.op) {
+      case Op::mul:
+        if (is(in[1], 1.0)) return in[0];
+        if (is(in[0], 1.0)) return in[1];
+        return -1;
+      case Op::add:
+        if (is(in[1], 0.0)) return in[0];
+        if (is(in[0], 0.0)) return in[1];
+        return -1;
+      case Op::sub:
+        return is(in[1], 0.0) ? in[0] : -1;
+      case Op::div:
+        return is(in[1], 1.0) ? in[0] : -1;
+      case Op::neg: {
+        const ir::Node* p = node_of(in[0]);
+        return p && p->op == Op::neg ? p->inputs[0] : -1;
+      }
+      case Op::convert_element_type:
+      case Op::copy:
+      case Op::reshape:
+        // Same type in and out: nothing to do (the caller checks the type).
+        return b_.type(in[0]) == g_.type(n.outputs[0]) ? in[0] : -1;
+      case Op::broadcast_in_dim: {
+        if (b_.type(in[0]).shape == g_.type(n.outputs[0]).shape) return in[0];
+        return -1;
+      }
+      case Op::transpose: {
+        const ir::Ints& perm = ints(n, "permutation");
+        bool identity = true;
+        for (size_t i = 0; i < perm.size(); ++i) identity = identity && perm[i] == static_cast<int64_t>(i);
+        if (identity) return in[0];
+        // transpose(transpose(x, p), q) is x when the two cancel.
+        const ir::Node* p = node_of(in[0]);
+        if (p && p->op == Op::transpose) {
+          const ir::Ints& inner = ints(*p, "permutation");
+          bool cancels = true;
+          for (size_t i = 0; i < perm.size(); ++i) cancels = cancels && inner[perm[i]] == static_cast<int64_t>(i);
+          if (cancels) return p->inputs[0];
+        }
+        return -1;
+      }
+      default:
+        return -1;
+    }
+  }
+
+  bool is(ValueId v, double value) {
+    std::optional<double> c = uniform_constant(v);
+    return c && *c == value;
+  }
+
+  // Indexes the single-output nodes built so far by their output value.
+  void record_producers() {
+    const auto& nodes = b_.graph().nodes();
+    for (; indexed_ < nodes.size(); ++indexed_)
+      if (nodes[indexed_].outputs.size() == 1) producers_[nodes[indexed_].outputs[0]] = indexed_;
+  }
+
+  const ir::Graph& g_;
+  ir::GraphBuilder b_;
+  std::vector<ValueId> map_;
+  std::unordered_map<ValueId, size_t> producers_;
+  size_t indexed_ = 0;
+  int64_t rewrites_ = 0;
+};
+
+}  // namespace
+
+SimplifyResult simplify(const ir::Graph& g) {
+  Simplifier s(g);
+  SimplifyResult r;
+  r.graph = s.run();
+  r.rewrites = s.rewrites();
+  return r;
+}
+
+}  // namespace graft::transforms
