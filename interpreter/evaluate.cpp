@@ -6,17 +6,82 @@
 
 namespace graft::interpreter {
 
-std::vector<runtime::BufferPtr> evaluate(const ir::Graph& graph, const std::vector<runtime::BufferPtr>& inputs) {
-  if (inputs.size() != graph.inputs().size())
-    throw Error("evaluate: the graph takes " + std::to_string(graph.inputs().size()) + " inputs, got " +
-                std::to_string(inputs.size()));
+namespace {
+
+// For each graph value that a donated input's buffer should hold: the index of
+// that input (-1 elsewhere). An output takes a donated input of the same byte
+// size that is dead once the output's node runs, or that the node reads
+// elementwise (each element read before it is written).
+std::vector<int64_t> plan_donations(const ir::Graph& graph, const std::vector<bool>& donated,
+                                    const std::vector<int64_t>& last_use) {
+  std::vector<int64_t> take(graph.value_id_bound(), -1);
+  std::vector<bool> is_output(graph.value_id_bound(), false);
+  for (ir::ValueId v : graph.outputs()) is_output[v] = true;
+  std::vector<bool> used(donated.size(), false);
+  auto bytes = [&](ir::ValueId v) {
+    const ir::ValueType& t = graph.type(v);
+    return static_cast<size_t>(t.num_elements()) * ir::dtype_size(t.dtype);
+  };
   const auto& nodes = graph.nodes();
-  // The last node reading each value; graph outputs are read "after" every node.
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const ir::Node& n = nodes[i];
+    const bool elementwise = ir::op_info(n.op).family == ir::OpFamily::elementwise;
+    for (ir::ValueId v : n.outputs) {
+      if (!is_output[v] || take[v] >= 0) continue;
+      for (size_t d = 0; d < donated.size(); ++d) {
+        if (!donated[d] || used[d]) continue;
+        ir::ValueId in = graph.inputs()[d];
+        if (bytes(in) != bytes(v) || is_output[in]) continue;
+        const bool dead_before = last_use[in] < static_cast<int64_t>(i);
+        const bool read_in_place = last_use[in] == static_cast<int64_t>(i) && elementwise &&
+                                   graph.type(in).shape == graph.type(v).shape;
+        if (!dead_before && !read_in_place) continue;
+        take[v] = static_cast<int64_t>(d);
+        used[d] = true;
+        break;
+      }
+    }
+  }
+  return take;
+}
+
+std::vector<int64_t> last_uses(const ir::Graph& graph) {
+  const auto& nodes = graph.nodes();
   const int64_t kForever = static_cast<int64_t>(nodes.size());
   std::vector<int64_t> last_use(graph.value_id_bound(), -1);
   for (size_t i = 0; i < nodes.size(); ++i)
     for (ir::ValueId v : nodes[i].inputs) last_use[v] = static_cast<int64_t>(i);
   for (ir::ValueId v : graph.outputs()) last_use[v] = kForever;
+  return last_use;
+}
+
+}  // namespace
+
+std::vector<int64_t> donation_plan(const ir::Graph& graph, const std::vector<bool>& donated) {
+  std::vector<int64_t> take = plan_donations(graph, donated, last_uses(graph));
+  std::vector<int64_t> by_input(donated.size(), -1);
+  for (size_t k = 0; k < graph.outputs().size(); ++k) {
+    int64_t d = take[graph.outputs()[k]];
+    if (d >= 0 && by_input[static_cast<size_t>(d)] < 0) by_input[static_cast<size_t>(d)] = static_cast<int64_t>(k);
+  }
+  return by_input;
+}
+
+std::vector<runtime::BufferPtr> evaluate(const ir::Graph& graph, const std::vector<runtime::BufferPtr>& inputs) {
+  return evaluate(graph, inputs, {}, nullptr);
+}
+
+std::vector<runtime::BufferPtr> evaluate(const ir::Graph& graph, const std::vector<runtime::BufferPtr>& inputs,
+                                         const std::vector<bool>& donated, std::vector<bool>* reused) {
+  if (inputs.size() != graph.inputs().size())
+    throw Error("evaluate: the graph takes " + std::to_string(graph.inputs().size()) + " inputs, got " +
+                std::to_string(inputs.size()));
+  const auto& nodes = graph.nodes();
+  // The last node reading each value; graph outputs are read "after" every node.
+  const std::vector<int64_t> last_use = last_uses(graph);
+  std::vector<int64_t> take;
+  if (!donated.empty()) take = plan_donations(graph, donated, last_use);
+  if (reused) reused->assign(donated.size(), false);
 
   std::vector<runtime::BufferPtr> values(graph.value_id_bound());
   for (size_t i = 0; i < inputs.size(); ++i) values[graph.inputs()[i]] = inputs[i];
@@ -27,7 +92,12 @@ std::vector<runtime::BufferPtr> evaluate(const ir::Graph& graph, const std::vect
     for (ir::ValueId v : n.inputs) call.inputs.push_back({&graph.type(v), values[v]->data()});
     for (ir::ValueId v : n.outputs) {
       const ir::ValueType& t = graph.type(v);
-      values[v] = runtime::make_buffer(static_cast<size_t>(t.num_elements()) * ir::dtype_size(t.dtype));
+      if (!take.empty() && take[v] >= 0) {
+        values[v] = inputs[static_cast<size_t>(take[v])];
+        if (reused) (*reused)[static_cast<size_t>(take[v])] = true;
+      } else {
+        values[v] = runtime::make_buffer(static_cast<size_t>(t.num_elements()) * ir::dtype_size(t.dtype));
+      }
       call.outputs.push_back({&t, values[v]->data()});
     }
     run_kernel(call);

@@ -12,4 +12,16 @@ namespace graft::interpreter {
 // inputs[i] holds graph.inputs()[i]; returns one buffer per graph output.
 std::vector<runtime::BufferPtr> evaluate(const ir::Graph& graph, const std::vector<runtime::BufferPtr>& inputs);
 
+// As evaluate, with buffer donation: an output may be written into the
+// buffer of an input flagged in `donated` when they have the same size and
+// the input is not read after the node that computes the output (or that
+// node reads it elementwise, which is safe in place). `reused`, when given,
+// receives which donated inputs back an output.
+std::vector<runtime::BufferPtr> evaluate(const ir::Graph& graph, const std::vector<runtime::BufferPtr>& inputs,
+                                         const std::vector<bool>& donated, std::vector<bool>* reused);
+
+// Which donated inputs evaluate would reuse, and for which output: the plan,
+// without running anything (for memory analysis). -1 where none.
+std::vector<int64_t> donation_plan(const ir::Graph& graph, const std::vector<bool>& donated);
+
 }  // namespace graft::interpreter

@@ -9,6 +9,7 @@
 #include "graft/errors.h"
 #include "graft/graph.h"
 #include "graft/jacobian.h"
+#include "graft/jit.h"
 #include "graft/make_graph.h"
 #include "graft/named_scope.h"
 #include "graft/npy.h"

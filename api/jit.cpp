@@ -1,0 +1,230 @@
+// The non-template side of jit: compiling a traced graph (simplify, plan
+// donation, analyse), running it, and the compile log.
+#include "graft/jit.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "api/array_impl.h"
+#include "api/dispatch.h"
+#include "graft/errors.h"
+#include "interpreter/evaluate.h"
+#include "ir/dtype.h"
+#include "ir/trace.h"
+#include "transforms/simplify.h"
+
+namespace graft {
+
+namespace {
+
+int& disabled_depth() {
+  thread_local int depth = 0;
+  return depth;
+}
+
+bool log_compiles() {
+  static const bool on = [] {
+    const char* v = std::getenv("GRAFT_LOG_COMPILES");
+    return v && std::string(v) == "1";
+  }();
+  return on;
+}
+
+int64_t bytes_of(const ir::ValueType& t) { return t.num_elements() * static_cast<int64_t>(ir::dtype_size(t.dtype)); }
+
+}  // namespace
+
+disable_jit::disable_jit() { ++disabled_depth(); }
+disable_jit::~disable_jit() { --disabled_depth(); }
+
+namespace detail {
+
+struct Executable {
+  ir::GraphPtr graph;          // simplified
+  int64_t nodes_before = 0;    // in the traced graph
+  Backend backend = Backend::interpreter;
+  CostAnalysis cost;
+  MemoryAnalysis memory;
+  std::vector<int64_t> donation_plan;  // per input: the output its buffer backs, or -1
+};
+
+bool jit_disabled() { return disabled_depth() > 0; }
+bool tracing() { return ir::current_trace() != nullptr; }
+
+double now_ms() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+namespace {
+
+Backend resolve(Backend b) {
+  switch (b) {
+    case Backend::interpreter:
+    case Backend::automatic:
+      // automatic picks the interpreter until the C++ code generator lands.
+      return Backend::interpreter;
+    case Backend::cpu:
+      throw UnsupportedError("jit: Backend::cpu (compiled C++ kernels) is not built yet; use Backend::interpreter "
+                             "or Backend::automatic");
+    case Backend::cuda:
+      throw UnsupportedError("jit: Backend::cuda is not built yet; use Backend::interpreter or Backend::automatic");
+  }
+  return Backend::interpreter;
+}
+
+CostAnalysis cost_of(const ir::Graph& g) {
+  CostAnalysis c;
+  for (const ir::Node& n : g.nodes()) {
+    double in_bytes = 0, out_bytes = 0;
+    for (ir::ValueId v : n.inputs) in_bytes += static_cast<double>(bytes_of(g.type(v)));
+    for (ir::ValueId v : n.outputs) out_bytes += static_cast<double>(bytes_of(g.type(v)));
+    c.bytes_accessed += in_bytes + out_bytes;
+    const ir::OpFamily family = ir::op_info(n.op).family;
+    if (n.op == ir::Op::dot_general) {
+      // 2 * (output elements) * (contracted elements).
+      const ir::ValueType& a = g.type(n.inputs[0]);
+      double contracted = 1;
+      for (int64_t axis : std::get<ir::Ints>(*n.attrs.find("lhs_contracting")))
+        contracted *= static_cast<double>(a.shape[static_cast<size_t>(axis)]);
+      c.flops += 2.0 * static_cast<double>(g.type(n.outputs[0]).num_elements()) * contracted;
+    } else if (family == ir::OpFamily::elementwise) {
+      c.flops += static_cast<double>(g.type(n.outputs[0]).num_elements());
+    } else if (family == ir::OpFamily::reduce) {
+      c.flops += static_cast<double>(g.type(n.inputs[0]).num_elements());
+    }
+  }
+  return c;
+}
+
+// Argument, output and aliased bytes, and the peak of intermediates alive at
+// once when each is freed after its last use (the interpreter's schedule).
+MemoryAnalysis memory_of(const ir::Graph& g, const std::vector<int64_t>& plan) {
+  MemoryAnalysis m;
+  for (ir::ValueId v : g.inputs()) m.argument_bytes += bytes_of(g.type(v));
+  for (ir::ValueId v : g.outputs()) m.output_bytes += bytes_of(g.type(v));
+  for (size_t i = 0; i < plan.size(); ++i)
+    if (plan[i] >= 0) m.alias_bytes += bytes_of(g.type(g.inputs()[i]));
+  std::vector<int64_t> last(g.value_id_bound(), -1);
+  std::vector<bool> is_io(g.value_id_bound(), false);
+  for (ir::ValueId v : g.inputs()) is_io[v] = true;
+  for (ir::ValueId v : g.outputs()) is_io[v] = true;
+  for (size_t i = 0; i < g.nodes().size(); ++i)
+    for (ir::ValueId v : g.nodes()[i].inputs) last[v] = static_cast<int64_t>(i);
+  std::vector<int64_t> freed_at(g.nodes().size() + 1, 0);
+  int64_t live = 0;
+  for (size_t i = 0; i < g.nodes().size(); ++i) {
+    for (ir::ValueId v : g.nodes()[i].outputs)
+      if (!is_io[v]) {
+        live += bytes_of(g.type(v));
+        size_t when = last[v] < 0 ? i : static_cast<size_t>(last[v]);
+        freed_at[when] += bytes_of(g.type(v));
+      }
+    m.temp_bytes = std::max(m.temp_bytes, live);
+    live -= freed_at[i];
+  }
+  return m;
+}
+
+}  // namespace
+
+std::shared_ptr<const Executable> compile_graph(const Graph& g, const JitOptions& options,
+                                                const std::vector<bool>& donated, const std::string&) {
+  auto exe = std::make_shared<Executable>();
+  exe->backend = resolve(options.backend);
+  exe->nodes_before = g.num_nodes();
+  exe->graph = transforms::simplify(g.ir()).graph;
+  exe->donation_plan = interpreter::donation_plan(*exe->graph, donated);
+  exe->cost = cost_of(*exe->graph);
+  exe->memory = memory_of(*exe->graph, exe->donation_plan);
+  return exe;
+}
+
+std::vector<Array> run_executable(const Executable& exe, const std::vector<Array>& leaves,
+                                  const std::vector<bool>& donated, const JitOptions& options) {
+  const ir::Graph& g = *exe.graph;
+  if (leaves.size() != g.inputs().size())
+    throw Error("jit: the executable takes " + std::to_string(g.inputs().size()) + " arrays, got " +
+                std::to_string(leaves.size()));
+  std::vector<runtime::BufferPtr> buffers;
+  buffers.reserve(leaves.size());
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    const ArrayImpl& impl = checked_impl(leaves[i], "jit");
+    if (impl.traced()) throw TracerLeakError("jit: a traced value was passed to a compiled executable");
+    if (impl.type != g.type(g.inputs()[i]))
+      throw ShapeError("jit: argument leaf " + std::to_string(i) + " is " + ir::type_str(impl.type) +
+                       " but the executable was compiled for " + ir::type_str(g.type(g.inputs()[i])));
+    buffers.push_back(impl.buffer);
+  }
+  // A buffer donated twice (or donated and passed again) would be written while still read.
+  for (size_t i = 0; i < donated.size(); ++i) {
+    if (!donated[i]) continue;
+    for (size_t j = 0; j < leaves.size(); ++j)
+      if (j != i && leaves[j].impl()->buffer == leaves[i].impl()->buffer)
+        throw Error("jit: argument leaf " + std::to_string(i) + " is donated but its buffer is also passed as leaf " +
+                    std::to_string(j) + " in the same call; donate a buffer once");
+  }
+  std::vector<bool> reused;
+  std::vector<runtime::BufferPtr> outs = interpreter::evaluate(g, buffers, donated, &reused);
+  static std::atomic<bool> warned{false};
+  for (size_t i = 0; i < donated.size(); ++i) {
+    if (!donated[i]) continue;
+    if (!reused[i]) {
+      std::string msg = "jit: donated argument leaf " + std::to_string(i) + " (" + ir::type_str(g.type(g.inputs()[i])) +
+                        ") backs no output (no output of its size and dtype is computed after its last use)";
+      if (options.donation_must_apply) throw Error(msg);
+      if (!warned.exchange(true)) {
+        std::fprintf(stderr, "graft: %s; the buffer is still freed. (warned once)\n", msg.c_str());
+      }
+    }
+    // The caller's Array gives up its buffer either way, as with JAX.
+    leaves[i].impl()->deleted = true;
+    leaves[i].impl()->buffer.reset();
+  }
+  std::vector<Array> result;
+  result.reserve(outs.size());
+  for (size_t k = 0; k < outs.size(); ++k) result.emplace_back(make_concrete(g.type(g.outputs()[k]), outs[k]));
+  return result;
+}
+
+std::string executable_text(const Executable& exe) {
+  std::string s = "backend: interpreter\n";
+  s += "nodes: " + std::to_string(exe.graph->num_nodes()) + " (traced: " + std::to_string(exe.nodes_before) + ")\n";
+  for (size_t i = 0; i < exe.donation_plan.size(); ++i)
+    if (exe.donation_plan[i] >= 0)
+      s += "donation: input " + std::to_string(i) + " backs output " + std::to_string(exe.donation_plan[i]) + "\n";
+  s += Graph(exe.graph).to_text();
+  return s;
+}
+
+CostAnalysis executable_cost(const Executable& exe) { return exe.cost; }
+MemoryAnalysis executable_memory(const Executable& exe) { return exe.memory; }
+
+void log_cache_miss(const std::string& name, const std::vector<std::string>& previous,
+                    const std::vector<std::string>& now, size_t entries) {
+  if (!log_compiles()) return;
+  std::string why;
+  if (previous.empty()) {
+    why = "first call";
+  } else if (previous.size() != now.size()) {
+    why = "the number of arguments changed";
+  } else {
+    for (size_t i = 0; i < now.size(); ++i)
+      if (previous[i] != now[i]) {
+        if (!why.empty()) why += "; ";
+        why += "argument " + std::to_string(i) + " changed from " + previous[i] + " to " + now[i];
+      }
+    if (why.empty()) why = "the signature differs from every cached one";
+  }
+  std::fprintf(stderr, "graft: %s cache miss (%zu cached): %s\n", name.c_str(), entries, why.c_str());
+}
+
+void log_compile(const std::string& name, double trace_ms, double compile_ms) {
+  if (!log_compiles()) return;
+  std::fprintf(stderr, "graft: %s traced in %.2f ms, compiled in %.2f ms\n", name.c_str(), trace_ms, compile_ms);
+}
+
+}  // namespace detail
+}  // namespace graft

@@ -1,0 +1,213 @@
+// jit: f traced once per abstract signature of its arguments (leaf shapes
+// and dtypes, static values, pytree structure), simplified and compiled into
+// an executable that later calls replay. Inside another trace a jitted
+// function is inlined; under a disable_jit guard it runs op by op.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "graft/array.h"
+#include "graft/autodiff.h"
+#include "graft/graph.h"
+#include "graft/graph_cache.h"
+#include "graft/make_graph.h"
+#include "graft/tree.h"
+
+namespace graft {
+
+enum class Backend { interpreter, cpu, cuda, automatic };
+
+struct JitOptions {
+  std::vector<int> donate_argnums = {};  // arguments whose buffers outputs may take over
+  Backend backend = Backend::automatic;
+  bool donation_must_apply = false;      // a donation that cannot be used is an error, not a warning
+};
+
+struct CostAnalysis {
+  double flops = 0;           // arithmetic operations (a multiply-add counts 2)
+  double bytes_accessed = 0;  // bytes read and written by the executable's kernels
+};
+
+struct MemoryAnalysis {
+  int64_t argument_bytes = 0;
+  int64_t output_bytes = 0;
+  int64_t temp_bytes = 0;   // the peak of intermediate buffers alive at once
+  int64_t alias_bytes = 0;  // output bytes written into donated arguments' buffers
+};
+
+// While alive, jitted functions on this thread run their f op by op (for debugging).
+class disable_jit {
+ public:
+  disable_jit();
+  ~disable_jit();
+  disable_jit(const disable_jit&) = delete;
+  disable_jit& operator=(const disable_jit&) = delete;
+};
+
+namespace detail {
+
+struct Executable;  // api/jit.cpp
+
+bool jit_disabled();
+bool tracing();
+// The executable of a traced graph for these options (its text, analyses, run).
+std::shared_ptr<const Executable> compile_graph(const Graph& g, const JitOptions& options,
+                                                const std::vector<bool>& donated, const std::string& name);
+std::vector<Array> run_executable(const Executable& exe, const std::vector<Array>& leaves,
+                                  const std::vector<bool>& donated, const JitOptions& options);
+std::string executable_text(const Executable& exe);
+CostAnalysis executable_cost(const Executable& exe);
+MemoryAnalysis executable_memory(const Executable& exe);
+// GRAFT_LOG_COMPILES: says why the cache missed (which argument changed, and how).
+void log_cache_miss(const std::string& name, const std::vector<std::string>& previous,
+                    const std::vector<std::string>& now, size_t entries);
+void log_compile(const std::string& name, double trace_ms, double compile_ms);
+double now_ms();
+
+// The leaves of the donated arguments flagged, in leaf order.
+template <class... Args>
+std::vector<bool> donated_leaves(const std::vector<int>& argnums, const Args&... args) {
+  std::vector<bool> flags;
+  int index = 0;
+  auto add = [&](const auto& a) {
+    bool donate = false;
+    for (int k : argnums) donate = donate || k == index;
+    flags.resize(flags.size() + tree::leaves(a).size(), donate);
+    ++index;
+  };
+  (add(args), ...);
+  return flags;
+}
+
+template <class... Args>
+std::vector<std::string> argument_structures(const Args&... args) {
+  return {tree::structure(args)...};
+}
+
+}  // namespace detail
+
+// The executable of a lowered function, ready to run (jitted.lower(...).compile()).
+template <class Out>
+class Compiled {
+ public:
+  Compiled(std::shared_ptr<const detail::Executable> exe, Out out_like, JitOptions options)
+      : exe_(std::move(exe)), out_like_(std::move(out_like)), options_(std::move(options)) {}
+  std::string as_text() const { return detail::executable_text(*exe_); }
+  CostAnalysis cost_analysis() const { return detail::executable_cost(*exe_); }
+  MemoryAnalysis memory_analysis() const { return detail::executable_memory(*exe_); }
+  template <class... Args>
+  Out operator()(const Args&... args) const {
+    std::vector<Array> leaves = detail::all_leaves(args...);
+    std::vector<bool> donated = detail::donated_leaves(options_.donate_argnums, args...);
+    return tree::unflatten(out_like_, detail::run_executable(*exe_, leaves, donated, options_));
+  }
+
+ private:
+  std::shared_ptr<const detail::Executable> exe_;
+  Out out_like_;
+  JitOptions options_;
+};
+
+// A traced function before compilation (jitted.lower(...)).
+template <class Out>
+class Lowered {
+ public:
+  Lowered(Graph graph, Out out_like, JitOptions options, std::vector<bool> donated)
+      : graph_(std::move(graph)), out_like_(std::move(out_like)), options_(std::move(options)),
+        donated_(std::move(donated)) {}
+  const Graph& graph() const { return graph_; }
+  std::string as_text() const { return graph_.to_text(); }
+  Compiled<Out> compile() const {
+    return Compiled<Out>(detail::compile_graph(graph_, options_, donated_, "lowered"), out_like_, options_);
+  }
+
+ private:
+  Graph graph_;
+  Out out_like_;
+  JitOptions options_;
+  std::vector<bool> donated_;
+};
+
+template <class F>
+class Jitted {
+ public:
+  Jitted(F f, JitOptions options)
+      : f_(std::move(f)), options_(std::move(options)), cache_(std::make_shared<detail::GraphCache>()),
+        last_(std::make_shared<Last>()) {}
+
+  template <class... Args>
+  auto operator()(const Args&... args) const {
+    using Out = std::decay_t<decltype(f_(args...))>;
+    // Inside a trace the jitted function is inlined; disabled, it runs op by op.
+    if (detail::tracing() || detail::jit_disabled()) return Out(f_(args...));
+    std::shared_ptr<const Entry<Out>> entry = find_or_compile(args...);
+    std::vector<Array> leaves = detail::all_leaves(args...);
+    return tree::unflatten(entry->out_like,
+                           detail::run_executable(*entry->exe, leaves, entry->donated, options_));
+  }
+
+  // The number of executables cached (one per abstract signature seen).
+  size_t cache_size() const { return cache_->size(); }
+  size_t trace_count() const { return cache_->traces(); }
+
+  template <class... Args>
+  auto lower(const Args&... args) const {
+    auto traced = detail::trace_function(f_, args...);
+    return Lowered<std::decay_t<decltype(traced.out)>>(
+        traced.graph, traced.out, options_, detail::donated_leaves(options_.donate_argnums, args...));
+  }
+
+ private:
+  template <class Out>
+  struct Entry {
+    std::shared_ptr<const detail::Executable> exe;
+    Out out_like;
+    std::vector<bool> donated;
+  };
+  // The arguments of the previous miss, for the log.
+  struct Last {
+    std::mutex mutex;
+    std::vector<std::string> structures;
+  };
+
+  template <class... Args>
+  auto find_or_compile(const Args&... args) const {
+    using Out = std::decay_t<decltype(f_(args...))>;
+    std::string key = detail::signature_key("jit", args...);
+    if (!key.empty())
+      if (auto hit = std::static_pointer_cast<const Entry<Out>>(cache_->find(key))) return hit;
+    {
+      std::vector<std::string> now = detail::argument_structures(args...);
+      std::lock_guard lock(last_->mutex);
+      detail::log_cache_miss("jit", last_->structures, now, cache_->size());
+      last_->structures = std::move(now);
+    }
+    cache_->count_trace();
+    double t0 = detail::now_ms();
+    auto traced = detail::trace_function(f_, args...);
+    double t1 = detail::now_ms();
+    std::vector<bool> donated = detail::donated_leaves(options_.donate_argnums, args...);
+    auto entry = std::make_shared<const Entry<Out>>(
+        Entry<Out>{detail::compile_graph(traced.graph, options_, donated, "jit"), traced.out, donated});
+    detail::log_compile("jit", t1 - t0, detail::now_ms() - t1);
+    if (!key.empty()) cache_->insert(key, entry);
+    return entry;
+  }
+
+  F f_;
+  JitOptions options_;
+  std::shared_ptr<detail::GraphCache> cache_;
+  std::shared_ptr<Last> last_;
+};
+
+// jit(f, options): f compiled per abstract signature; see the top of this header.
+template <class F>
+Jitted<F> jit(F f, JitOptions options = {}) {
+  return Jitted<F>(std::move(f), std::move(options));
+}
+
+}  // namespace graft

@@ -1,0 +1,105 @@
+// jit: one trace per signature, results equal to eager, donation, AOT,
+// nesting, disable_jit and concurrent calls.
+#include <catch2/catch.hpp>
+#include <thread>
+
+#include "graft/graft.h"
+
+using namespace graft;
+using Catch::Matchers::Contains;
+
+namespace {
+
+std::vector<double> values(const Array& a) { return astype(a, f64).to_vector<double>(); }
+
+}  // namespace
+
+TEST_CASE("jit: traces once per signature and equals eager", "[jit]") {
+  int traces = 0;
+  auto f = [&traces](const Array& x, const Array& y, double scale) {
+    ++traces;
+    return graft::tanh(x * y) * scale + sum(x);
+  };
+  auto jf = jit(f);
+  Array x = astype(arange(6), f32) * 0.1f, y = full({6}, 2.0f);
+  for (int i = 0; i < 5; ++i) {
+    std::vector<double> want = values(f(x + static_cast<float>(i), y, 1.5));  // eager: counts as a call
+    CHECK(values(jf(x + static_cast<float>(i), y, 1.5)) == want);
+  }
+  CHECK(traces == 5 + 1);  // five eager calls, one trace
+  CHECK(jf.cache_size() == 1);
+  jf(astype(arange(7), f32), full({7}, 1.0f), 1.5);  // a new shape: one more trace
+  CHECK(traces == 5 + 2);
+  CHECK(jf.cache_size() == 2);
+  jf(x, y, 2.5);  // a new static value: a new trace
+  CHECK(jf.cache_size() == 3);
+  jf(x, y, 2.5);
+  CHECK(jf.cache_size() == 3);
+  CHECK_THROWS_AS(jit(f, {.backend = Backend::cpu})(x, y, 1.0), UnsupportedError);
+}
+
+TEST_CASE("jit: donated state keeps its buffers across steps", "[jit][donation]") {
+  auto step = jit([](const std::pair<Array, Array>& s) { return std::make_pair(s.first + 1.0f, s.second * 2); },
+                  {.donate_argnums = {0}});
+  std::pair<Array, Array> state{zeros({4}), arange(4)};
+  const void* p0 = state.first.unsafe_buffer_pointer();
+  const void* p1 = state.second.unsafe_buffer_pointer();
+  std::pair<Array, Array> old = state;
+  for (int i = 0; i < 100; ++i) {
+    state = step(state);
+    CHECK(state.first.unsafe_buffer_pointer() == p0);
+    CHECK(state.second.unsafe_buffer_pointer() == p1);
+  }
+  CHECK(values(state.first) == std::vector<double>(4, 100.0));
+  CHECK(state.second.to_vector<int>()[3] == 0);  // 3 * 2^100 wraps to 0 in i32
+  CHECK(old.first.is_deleted());
+  CHECK_THROWS_AS(old.first + 1.0f, DonatedArrayError);
+  CHECK_THROWS_AS(old.second.to_vector<int>(), DonatedArrayError);
+  // Donating one buffer twice in a call is an error.
+  auto add = jit([](const Array& a, const Array& b) { return a + b; }, {.donate_argnums = {0}});
+  Array z = zeros({4});
+  CHECK_THROWS_WITH(add(z, z), Contains("donate a buffer once"));
+  // A donation no output can use: an error when it must apply.
+  auto shrink = jit([](const Array& a) { return sum(a); }, {.donate_argnums = {0}, .donation_must_apply = true});
+  CHECK_THROWS_WITH(shrink(zeros({4})), Contains("backs no output"));
+}
+
+TEST_CASE("jit: lower and compile ahead of time", "[jit][aot]") {
+  auto f = [](const Array& x, const Array& w) { return matmul(x, w) * 1.0f + 0.0f; };
+  Array x = ones({8, 16}), w = ones({16, 4});
+  auto lowered = jit(f).lower(x, w);
+  CHECK_THAT(lowered.as_text(), Contains("dot_general"));
+  auto compiled = lowered.compile();
+  CHECK_THAT(compiled.as_text(), Contains("backend: interpreter"));
+  CHECK(compiled.as_text().find(" mul ") == std::string::npos);  // x * 1 simplified away
+  CHECK(compiled.cost_analysis().flops == 2.0 * 8 * 4 * 16);
+  MemoryAnalysis m = compiled.memory_analysis();
+  CHECK(m.argument_bytes == (8 * 16 + 16 * 4) * 4);
+  CHECK(m.output_bytes == 8 * 4 * 4);
+  CHECK(values(compiled(x, w)) == std::vector<double>(32, 16.0));
+}
+
+TEST_CASE("jit: inlined in traces, disabled on request, safe from many threads", "[jit]") {
+  auto inner = jit([](const Array& a) { return graft::sin(a) * 2.0f; });
+  Graph g = make_graph([&](const Array& a) { return inner(a) + 1.0f; })(ones({3}));
+  CHECK_THAT(g.to_text(), Contains("sin"));  // inlined, not an opaque call
+  CHECK(inner.cache_size() == 0);
+  {
+    disable_jit off;
+    inner(ones({3}));
+    CHECK(inner.cache_size() == 0);
+  }
+  Array x = astype(arange(1000), f32) * 0.001f;
+  std::vector<double> want = values(graft::sin(x) * 2.0f);
+  std::vector<std::thread> threads;
+  std::vector<int> ok(4, 0);
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 20; ++i) ok[t] += values(inner(x)) == want;
+    });
+  for (auto& th : threads) th.join();
+  CHECK(ok == std::vector<int>(4, 20));
+  CHECK(inner.cache_size() == 1);
+  // grad of a jitted function traces through it.
+  CHECK(grad([&](const Array& a) { return sum(inner(a)); })(scalar(0.5f)).item<double>() == Approx(2 * std::cos(0.5)));
+}
