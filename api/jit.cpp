@@ -202,9 +202,7 @@ std::string executable_text(const Executable& exe) {
 CostAnalysis executable_cost(const Executable& exe) { return exe.cost; }
 MemoryAnalysis executable_memory(const Executable& exe) { return exe.memory; }
 
-void log_cache_miss(const std::string& name, const std::vector<std::string>& previous,
-                    const std::vector<std::string>& now, size_t entries) {
-  if (!log_compiles()) return;
+std::string cache_miss_reason(const std::vector<std::string>& previous, const std::vector<std::string>& now) {
   std::string why;
   if (previous.empty()) {
     why = "first call";
@@ -218,7 +216,14 @@ void log_cache_miss(const std::string& name, const std::vector<std::string>& pre
       }
     if (why.empty()) why = "the signature differs from every cached one";
   }
-  std::fprintf(stderr, "graft: %s cache miss (%zu cached): %s\n", name.c_str(), entries, why.c_str());
+  return why;
+}
+
+void log_cache_miss(const std::string& name, const std::vector<std::string>& previous,
+                    const std::vector<std::string>& now, size_t entries) {
+  if (!log_compiles()) return;
+  std::fprintf(stderr, "graft: %s cache miss (%zu cached): %s\n", name.c_str(), entries,
+               cache_miss_reason(previous, now).c_str());
 }
 
 void log_compile(const std::string& name, double trace_ms, double compile_ms) {

@@ -13,6 +13,7 @@ packages=(
   libopenblas-openmp-dev  # OpenBLAS built on OpenMP (one thread pool with graft's kernels): dot_general
   graphviz                # dot: tests check that DOT output renders
   python3-numpy           # tests: .npy files written and read by NumPy
+  golang-go               # go tool pprof: tests read graft's memory profiles with it
 )
 
 missing=()

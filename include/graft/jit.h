@@ -62,6 +62,8 @@ std::vector<Array> run_executable(const Executable& exe, const std::vector<Array
 std::string executable_text(const Executable& exe);
 CostAnalysis executable_cost(const Executable& exe);
 MemoryAnalysis executable_memory(const Executable& exe);
+// Why a call missed the cache: which arguments' structures changed, and how.
+std::string cache_miss_reason(const std::vector<std::string>& previous, const std::vector<std::string>& now);
 // GRAFT_LOG_COMPILES: says why the cache missed (which argument changed, and how).
 void log_cache_miss(const std::string& name, const std::vector<std::string>& previous,
                     const std::vector<std::string>& now, size_t entries);

@@ -103,3 +103,15 @@ TEST_CASE("jit: inlined in traces, disabled on request, safe from many threads",
   // grad of a jitted function traces through it.
   CHECK(grad([&](const Array& a) { return sum(inner(a)); })(scalar(0.5f)).item<double>() == Approx(2 * std::cos(0.5)));
 }
+
+TEST_CASE("jit: the compile log names the argument that changed", "[jit]") {
+  Array a = ones({3}), b = ones({4});
+  std::vector<std::string> first = detail::argument_structures(a, 2.0);
+  std::vector<std::string> shape = detail::argument_structures(b, 2.0);
+  std::vector<std::string> scalar_value = detail::argument_structures(a, 3.0);
+  CHECK(detail::cache_miss_reason({}, first) == "first call");
+  CHECK(detail::cache_miss_reason(first, shape) == "argument 0 changed from f32[3] to f32[4]");
+  CHECK(detail::cache_miss_reason(first, scalar_value) == "argument 1 changed from 2 to 3");
+  CHECK(detail::cache_miss_reason(first, detail::argument_structures(astype(a, f64), 2.0)) ==
+        "argument 0 changed from f32[3] to f64[3]");
+}
