@@ -184,6 +184,7 @@ TEST_CASE("corpus: every case, every check", "[corpus]") {
   std::vector<Case> cases = load_cases();
   REQUIRE(cases.size() >= 60);
   std::set<std::string> ops;
+  size_t jitted = 0;
   for (const Case& k : cases) {
     INFO("case " << k.name);
     ops.insert(std::string(ir::op_name(k.graph->nodes()[0].op)));
@@ -207,7 +208,11 @@ TEST_CASE("corpus: every case, every check", "[corpus]") {
     std::vector<Array> jin = d;
     jin.insert(jin.end(), d.begin(), d.end());
     same_values(evaluate(jback, jin), evaluate(jg, jin));
-    if (!k.reverse_mode) continue;
+    if (!k.reverse_mode) {
+      same_values(jit(f)(d), f(d));
+      ++jitted;
+      continue;
+    }
     auto total = [&](const std::vector<Array>& p) {
       Array s = scalar(0.0, f64);
       for (const Array& o : f(p)) s = s + sum(astype(o, f64));
@@ -217,6 +222,10 @@ TEST_CASE("corpus: every case, every check", "[corpus]") {
     Graph gback = Graph::from_json(gg.to_json());
     CHECK(gback.to_json() == gg.to_json());
     same_values(evaluate(gback, d), evaluate(gg, d));
+    // jit equals eager, on the op and on its gradient (interpreter backend).
+    same_values(jit(f)(d), f(d));
+    same_values(jit(grad(total))(d), grad(total)(d));
+    ++jitted;
   }
   // Every differentiable primitive appears in the corpus, except those that
   // only exist around a user's function or inside a transform.
@@ -237,5 +246,6 @@ TEST_CASE("corpus: every case, every check", "[corpus]") {
   }
   INFO("differentiable ops without a corpus case: " << Catch::Detail::stringify(missing));
   CHECK(missing.empty());
-  std::printf("corpus: %zu cases over %zu ops\n", cases.size(), ops.size());
+  std::printf("corpus: %zu cases over %zu ops (%zu checked jit against eager)\n", cases.size(), ops.size(), jitted);
+  CHECK(jitted == cases.size());
 }
