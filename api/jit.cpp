@@ -11,6 +11,7 @@
 #include "api/array_impl.h"
 #include "api/dispatch.h"
 #include "graft/errors.h"
+#include "interpreter/constant_folding.h"
 #include "interpreter/evaluate.h"
 #include "ir/dtype.h"
 #include "ir/trace.h"
@@ -135,7 +136,10 @@ std::shared_ptr<const Executable> compile_graph(const Graph& g, const JitOptions
   auto exe = std::make_shared<Executable>();
   exe->backend = resolve(options.backend);
   exe->nodes_before = g.num_nodes();
-  exe->graph = transforms::simplify(g.ir()).graph;
+  // Simplify, fold what is constant, and simplify what folding exposed (each pass linear).
+  ir::GraphPtr simplified = transforms::simplify(g.ir()).graph;
+  interpreter::FoldResult folded = interpreter::fold_constants(*simplified);
+  exe->graph = folded.folded ? transforms::simplify(*folded.graph).graph : simplified;
   exe->donation_plan = interpreter::donation_plan(*exe->graph, donated);
   exe->cost = cost_of(*exe->graph);
   exe->memory = memory_of(*exe->graph, exe->donation_plan);

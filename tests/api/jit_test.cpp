@@ -115,3 +115,16 @@ TEST_CASE("jit: the compile log names the argument that changed", "[jit]") {
   CHECK(detail::cache_miss_reason(first, detail::argument_structures(astype(a, f64), 2.0)) ==
         "argument 0 changed from f32[3] to f64[3]");
 }
+
+TEST_CASE("jit: constants fold at compile time", "[jit]") {
+  auto f = [](const Array& x) {
+    Array c = graft::exp(scalar(1.0f)) * 2.0f + graft::sqrt(scalar(4.0f));  // all constant
+    return x * c;
+  };
+  Array x = full({5}, 1.5f);
+  auto compiled = jit(f).lower(x).compile();
+  const std::string text = compiled.as_text();
+  CHECK(text.find(" exp ") == std::string::npos);
+  CHECK(text.find(" sqrt ") == std::string::npos);
+  CHECK(values(compiled(x)) == values(f(x)));
+}
