@@ -5,28 +5,14 @@
 
 #include "graft/errors.h"
 #include "runtime/caching_allocator.h"
+#include "runtime/platform_allocator.h"
 
 namespace graft::runtime {
-namespace {
-
-class PlatformAllocator final : public Allocator {
- public:
-  void* allocate(size_t nbytes) override {
-    // aligned_alloc wants a multiple of the alignment; a zero-size array still gets a distinct block.
-    size_t rounded = (nbytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
-    if (rounded == 0) rounded = kBufferAlignment;
-    void* p = std::aligned_alloc(kBufferAlignment, rounded);
-    if (!p) throw OutOfMemoryError("platform allocator: cannot allocate " + std::to_string(nbytes) + " bytes");
-    return p;
-  }
-  void deallocate(void* ptr, size_t) override { std::free(ptr); }
-};
-
-}  // namespace
 
 Allocator& platform_allocator() {
-  static PlatformAllocator allocator;
-  return allocator;
+  // Never destroyed: buffers may be freed during static destruction.
+  static PlatformAllocator* allocator = new PlatformAllocator();
+  return *allocator;
 }
 
 // GRAFT_ALLOCATOR=platform allocates exactly on demand (debugging, and what

@@ -21,6 +21,7 @@ class CachingAllocator final : public Allocator {
 
   void* allocate(size_t nbytes) override;
   void deallocate(void* ptr, size_t nbytes) override;
+  const char* name() const override { return "caching"; }
 
   size_t cached_bytes() const;
   void release_cache();  // returns every cached block to the base allocator
