@@ -15,6 +15,7 @@
 #include "interpreter/evaluate.h"
 #include "ir/dtype.h"
 #include "ir/trace.h"
+#include "transforms/fusion.h"
 #include "transforms/simplify.h"
 
 namespace graft {
@@ -139,9 +140,13 @@ std::shared_ptr<const Executable> compile_graph(const Graph& g, const JitOptions
   // Simplify, fold what is constant, and simplify what folding exposed (each pass linear).
   ir::GraphPtr simplified = transforms::simplify(g.ir()).graph;
   interpreter::FoldResult folded = interpreter::fold_constants(*simplified);
-  exe->graph = folded.folded ? transforms::simplify(*folded.graph).graph : simplified;
+  ir::GraphPtr clean = folded.folded ? transforms::simplify(*folded.graph).graph : simplified;
+  // The interpreter runs fused kernels with its tiled evaluator.
+  exe->graph = exe->backend == Backend::interpreter ? transforms::fuse(*clean, nullptr, donated) : clean;
   exe->donation_plan = interpreter::donation_plan(*exe->graph, donated);
+  // Flops are the ops' own (a fused op still computes); bytes are what the kernels move.
   exe->cost = cost_of(*exe->graph);
+  exe->cost.flops = cost_of(*clean).flops;
   exe->memory = memory_of(*exe->graph, exe->donation_plan);
   return exe;
 }
@@ -199,6 +204,45 @@ std::string executable_text(const Executable& exe) {
   for (size_t i = 0; i < exe.donation_plan.size(); ++i)
     if (exe.donation_plan[i] >= 0)
       s += "donation: input " + std::to_string(i) + " backs output " + std::to_string(exe.donation_plan[i]) + "\n";
+  // The fused kernels, each with the ops it runs (constants copied into it aside).
+  std::string kernels;
+  int64_t count = 0, fused = 0;
+  for (const ir::Node& n : exe.graph->nodes()) {
+    if (n.op != ir::Op::fusion) continue;
+    const ir::Graph& body = *std::get<ir::Graphs>(*n.attrs.find("body")).at(0);
+    std::string names;
+    int64_t ops = 0;
+    for (const ir::Node& b : body.nodes()) {
+      if (b.op == ir::Op::constant) continue;
+      if (ops < 8) {
+        if (ops) names += ", ";
+        names += ir::op_name(b.op);
+      } else if (ops == 8) {
+        names += ", ...";
+      }
+      ++ops;
+    }
+    kernels += "kernel ";
+    kernels += std::to_string(count);
+    kernels += ": fusion of ";
+    kernels += std::to_string(ops);
+    kernels += ops == 1 ? " op (" : " ops (";
+    kernels += names;
+    kernels += ") ->";
+    for (ir::ValueId v : n.outputs) {
+      kernels += ' ';
+      kernels += ir::type_str(exe.graph->type(v));
+    }
+    kernels += '\n';
+    ++count;
+    fused += ops;
+  }
+  s += "fusion: ";
+  s += std::to_string(count);
+  s += count == 1 ? " kernel, " : " kernels, ";
+  s += std::to_string(fused);
+  s += " ops fused\n";
+  s += kernels;
   s += Graph(exe.graph).to_text();
   return s;
 }

@@ -17,6 +17,7 @@ KernelTable build_table() {
   register_random_kernels(t);
   register_custom_kernels(t);
   register_control_flow_kernels(t);
+  register_fusion_kernels(t);
   return t;
 }
 

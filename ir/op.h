@@ -8,9 +8,9 @@
 namespace graft::ir {
 
 enum class OpFamily : uint8_t {
-  elementwise, reduce, shape, indexing, sort, creation, linalg, random, control, custom, collective
+  elementwise, reduce, shape, indexing, sort, creation, linalg, random, control, custom, collective, fusion
 };
-inline constexpr int kNumFamilies = 11;
+inline constexpr int kNumFamilies = 12;
 
 enum class Op : uint16_t {
 #define GRAFT_OP(ident, name, arity, family, linear, inplace) ident,
@@ -20,7 +20,7 @@ enum class Op : uint16_t {
 
 // The number of primitives. A new line in ops.def must come with a new count
 // here, so an op cannot be half-added without the reviewer noticing.
-inline constexpr int kNumOps = 91;
+inline constexpr int kNumOps = 92;
 
 inline constexpr int kVariadic = -1;
 

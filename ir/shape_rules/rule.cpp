@@ -118,6 +118,7 @@ ShapeRuleTable build_table() {
   register_control_shape_rules(t);
   register_custom_shape_rules(t);
   register_collective_shape_rules(t);
+  register_fusion_shape_rules(t);
   return t;
 }
 

@@ -79,6 +79,7 @@ void register_random_shape_rules(ShapeRuleTable& table);
 void register_control_shape_rules(ShapeRuleTable& table);
 void register_custom_shape_rules(ShapeRuleTable& table);
 void register_collective_shape_rules(ShapeRuleTable& table);
+void register_fusion_shape_rules(ShapeRuleTable& table);
 
 // The rule of an op, or nullptr if it has none (the coverage test forbids that).
 ShapeRule shape_rule(Op op);

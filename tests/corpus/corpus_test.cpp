@@ -234,6 +234,7 @@ TEST_CASE("corpus: every case, every check", "[corpus]") {
       {"custom_vjp_call", "wraps a user's fwd and bwd: tests/transforms/custom_vjp_test.cpp"},
       {"custom_lin", "exists only between a JVP and its transpose"},
       {"remat", "wraps a user's function: tests/transforms/checkpoint_test.cpp"},
+      {"fusion", "exists only inside jit executables"},
       {"psum", "needs a named axis (vmap, pmap)"}, {"pmax", "needs a named axis (vmap, pmap)"},
       {"pmin", "needs a named axis (vmap, pmap)"}, {"all_gather", "needs a named axis (vmap, pmap)"},
       {"psum_scatter", "needs a named axis (vmap, pmap)"}, {"ppermute", "needs a named axis (vmap, pmap)"}};

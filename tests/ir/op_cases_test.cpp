@@ -793,6 +793,29 @@ void add_collective_cases(Catalogue& c) {
   c.bad_shape(Op::axis_index, {{i32, {}}}, {{"axis_name", std::string("i")}}, "takes 0 operand(s), got 1");
 }
 
+// fusion nodes exist only inside jit executables (transforms/fusion.cpp); the
+// shape rule checks the body's signature and returns its outputs.
+void add_fusion_cases(Catalogue& c) {
+  const ValueType f32_3{f32, {3}};
+  c.ok(Op::fusion, {f32_3, {i32, {}}}, {{"body", Graphs{two_output_graph()}}}, {f32_3, {i32, {}}});
+  {
+    // exp, and its sum over the last axis: a multi-output kernel ending in a reduction.
+    GraphBuilder b;
+    ValueId x = b.input({f32, {2, 3}});
+    ValueId e = b.add1(Op::exp, {x});
+    GraphPtr body = b.finish({e, b.add1(Op::reduce_sum, {e}, {{"axes", Ints{1}}})});
+    c.ok(Op::fusion, {{f32, {2, 3}}}, {{"body", Graphs{body}}}, {{f32, {2, 3}}, {f32, {2}}});
+  }
+  c.bad_shape(Op::fusion, {{f32, {4}}, {i32, {}}}, {{"body", Graphs{two_output_graph()}}},
+              "body takes (f32[3], i32[]) but is given (f32[4], i32[])");
+  c.bad_shape(Op::fusion, {f32_3}, {}, "missing graphs attribute 'body'");
+  {
+    GraphBuilder b;
+    b.input(f32_3);
+    c.bad_shape(Op::fusion, {f32_3}, {{"body", Graphs{b.finish({})}}}, "body must return at least one value");
+  }
+}
+
 const Catalogue& catalogue() {
   static const Catalogue all = [] {
     Catalogue c;
@@ -807,6 +830,7 @@ const Catalogue& catalogue() {
     add_control_cases(c);
     add_custom_cases(c);
     add_collective_cases(c);
+    add_fusion_cases(c);
     return c;
   }();
   return all;

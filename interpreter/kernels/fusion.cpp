@@ -1,0 +1,850 @@
+// The interpreter's kernel for `fusion`: a tiled evaluator.
+//
+// A fused body (transforms/fusion.h) holds elementwise ops, broadcasts,
+// reshapes and trailing reductions over one iteration space of N elements
+// (its linear, row-major index). Rather than computing each body op over all
+// N elements (N-sized temporaries, each read back from memory), the
+// evaluator walks the body once per tile of the space (kTile elements), with
+// small per-thread scratch buffers that stay in cache and are reused tile
+// after tile:
+//   - an operand of N elements is read in place (a pointer at the tile);
+//   - a scalar operand or constant is a splat: ops on splats only run once,
+//     and a splat an op reads as an array is filled once per thread;
+//   - broadcast_in_dim of a smaller operand gathers the tile from the
+//     operand's strides (a copy or a fill along the innermost run);
+//   - reshape and a broadcast that adds only unit axes are free (the linear
+//     index does not change);
+//   - each elementwise op runs the interpreter's own elementwise kernel on
+//     the tile (so fused results equal unfused ones bit for bit), writing
+//     into scratch, or straight into the output buffer when the value is a
+//     kernel output;
+//   - a reduction folds the tile into accumulators. The reduced operand,
+//     with unit axes dropped and neighbouring axes merged, is [O, R, I]
+//     (outer kept, reduced, inner kept). Tiles are aligned to it: whole
+//     rows when I = 1, rows of I (or a piece of one) otherwise. Each work
+//     item covers at most kBlock elements of one output slice, folding in
+//     the same order as the unfused kernel; when a slice spans several work
+//     items their partial results are combined in work-item order. Work
+//     item boundaries depend only on the shapes, so results never depend on
+//     the number of threads (and equal the unfused kernel's when no slice
+//     is split). Other reductions (reduced axes not contiguous) materialise
+//     their operand and run the reduce kernel.
+// Tiles or work items run in parallel on OpenMP threads. A body the tiled
+// path cannot handle runs through interpreter::evaluate instead.
+//
+// An output that shares memory with an operand (a donated buffer) is written
+// at the end of each tile, after every read of the tile's operands, when the
+// operand has its size (each tile reads only its own range of it); any other
+// overlap is computed into a temporary copied out at the end. So a fusion
+// node may write an output over a dying operand of the same shape.
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <tuple>
+
+#include "interpreter/evaluate.h"
+#include "interpreter/kernels/layout.h"
+#include "interpreter/kernels/loops.h"
+#include "ir/graph.h"
+#include "ir/literal.h"
+
+namespace graft::interpreter {
+namespace {
+
+using ir::Op;
+using ir::ValueId;
+
+constexpr int64_t kTile = 4096;        // elements per tile: a few scratch buffers of 16-32 KB stay in L1/L2
+constexpr int64_t kBlock = 1 << 16;    // elements one reduction work item covers at most
+constexpr size_t kMaxElemBytes = 8;
+
+bool is_reduction(Op op) {
+  return op == Op::reduce_sum || op == Op::reduce_max || op == Op::reduce_min || op == Op::reduce_prod ||
+         op == Op::reduce_and || op == Op::reduce_or;
+}
+
+// Runs a whole body with the graph walker: operands copied into owned buffers.
+void evaluate_body(const ir::Graph& body, const KernelCall& call) {
+  std::vector<runtime::BufferPtr> inputs;
+  for (const KernelIn& in : call.inputs) {
+    size_t bytes = static_cast<size_t>(in.type->num_elements()) * ir::dtype_size(in.type->dtype);
+    runtime::BufferPtr b = runtime::make_buffer(bytes);
+    if (bytes) std::memcpy(b->data(), in.data, bytes);
+    inputs.push_back(b);
+  }
+  std::vector<runtime::BufferPtr> outputs = evaluate(body, inputs);
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    const ir::ValueType& t = *call.outputs[k].type;
+    size_t bytes = static_cast<size_t>(t.num_elements()) * ir::dtype_size(t.dtype);
+    if (bytes) std::memcpy(call.outputs[k].data, outputs[k]->data(), bytes);
+  }
+}
+
+// ---- reductions: identity, step (as interpreter/kernels/reduce.cpp), folds
+
+template <class T>
+T identity(Op op) {
+  using L = std::numeric_limits<T>;
+  switch (op) {
+    case Op::reduce_sum: case Op::reduce_or: return T(0);
+    case Op::reduce_prod: return T(1);
+    case Op::reduce_and:
+      if constexpr (std::is_same_v<T, bool>) return true;
+      else if constexpr (std::is_integral_v<T>) return static_cast<T>(~T(0));
+      else return T(0);
+    case Op::reduce_max: return L::has_infinity ? -L::infinity() : L::lowest();
+    default: return L::has_infinity ? L::infinity() : L::max();
+  }
+}
+
+// Calls f(step) with step(acc, v) the reduction's combining function.
+template <class T, class F>
+void with_step(Op op, F&& f) {
+  constexpr bool fp = std::is_floating_point_v<T>;
+  switch (op) {
+    case Op::reduce_sum: return f([](T a, T v) { return static_cast<T>(a + v); });
+    case Op::reduce_prod: return f([](T a, T v) { return static_cast<T>(a * v); });
+    case Op::reduce_max:
+      return f([](T a, T v) {
+        if constexpr (fp) {
+          if (std::isnan(v) || v > a) return std::isnan(a) ? a : v;
+          return a;
+        } else {
+          return v > a ? v : a;
+        }
+      });
+    case Op::reduce_min:
+      return f([](T a, T v) {
+        if constexpr (fp) {
+          if (std::isnan(v) || v < a) return std::isnan(a) ? a : v;
+          return a;
+        } else {
+          return v < a ? v : a;
+        }
+      });
+    case Op::reduce_and:
+      return f([](T a, T v) {
+        if constexpr (fp) return a;
+        else return static_cast<T>(a & v);
+      });
+    default:  // reduce_or
+      return f([](T a, T v) {
+        if constexpr (fp) return a;
+        else return static_cast<T>(a | v);
+      });
+  }
+}
+
+// dst[row] = fold of row `row` (of `len` elements) onto dst[row].
+void fold_rows(Op op, DType d, const void* x, int64_t rows, int64_t len, void* dst) {
+  visit_dtype(d, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    with_step<T>(op, [&](auto step) {
+      const T* in = static_cast<const T*>(x);
+      T* out = static_cast<T*>(dst);
+      for (int64_t r = 0; r < rows; ++r) {
+        T acc = out[r];
+        const T* row = in + r * len;
+        for (int64_t k = 0; k < len; ++k) acc = step(acc, row[k]);
+        out[r] = acc;
+      }
+    });
+  });
+}
+
+// dst[j] = fold of column j over `rows` rows of `len` elements onto dst[j].
+void fold_columns(Op op, DType d, const void* x, int64_t rows, int64_t len, void* dst) {
+  visit_dtype(d, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    with_step<T>(op, [&](auto step) {
+      const T* in = static_cast<const T*>(x);
+      T* out = static_cast<T*>(dst);
+      for (int64_t r = 0; r < rows; ++r) {
+        const T* row = in + r * len;
+        for (int64_t k = 0; k < len; ++k) out[k] = step(out[k], row[k]);
+      }
+    });
+  });
+}
+
+void fill_identity(Op op, DType d, void* dst, int64_t n) {
+  visit_dtype(d, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    std::fill_n(static_cast<T*>(dst), n, identity<T>(op));
+  });
+}
+
+// dst[i] = src[i * stride] for i < n, element size `size`.
+void strided_copy(size_t size, const uint8_t* src, int64_t stride, uint8_t* dst, int64_t n) {
+  auto run = [&](auto tag) {
+    using U = typename decltype(tag)::type;
+    const U* s = reinterpret_cast<const U*>(src);
+    U* o = reinterpret_cast<U*>(dst);
+    if (stride == 1) std::memcpy(o, s, static_cast<size_t>(n) * sizeof(U));
+    else if (stride == 0) std::fill_n(o, n, *s);
+    else for (int64_t k = 0; k < n; ++k) o[k] = s[k * stride];
+  };
+  switch (size) {
+    case 1: return run(std::type_identity<uint8_t>{});
+    case 4: return run(std::type_identity<uint32_t>{});
+    default: return run(std::type_identity<uint64_t>{});
+  }
+}
+
+void fill_splat(size_t size, const uint64_t& bits, uint8_t* dst, int64_t n) {
+  strided_copy(size, reinterpret_cast<const uint8_t*>(&bits), 0, dst, n);
+}
+
+// ---- the plan of a body
+
+enum class Kind : uint8_t { unknown, full, splat, partial, reduced };
+enum class Where : uint8_t { direct, slot, output };
+
+struct Value {
+  Kind kind = Kind::unknown;
+  DType dtype = DType::f32;
+  ValueId home = -1;                 // full values: the value whose storage this one shares (itself, or for aliases the source)
+  // full values living in their own storage (home == self):
+  Where where = Where::slot;
+  const uint8_t* base = nullptr;     // direct: operand or literal data
+  int index = -1;                    // slot or output number
+  // splat values
+  uint64_t bits = 0;                 // the element, in the low bytes
+  int array = -1;                    // per-thread filled array, when an op reads it as an array
+  // partial values (an operand or literal smaller than the space, read by broadcasts)
+  const ir::ValueType* type = nullptr;
+};
+
+// broadcast_in_dim of a partial value: out[i] = src[offset of i], walked as
+// rows of an inner run (merged axes; a copy when the run's stride is 1, a fill when 0).
+struct Gather {
+  const uint8_t* src = nullptr;
+  size_t size = 4;
+  Shape outer;
+  std::vector<int64_t> outer_strides;
+  int64_t inner = 1, inner_stride = 0;
+
+  void run(int64_t lo, int64_t len, uint8_t* dst) const {
+    StridedWalk rows(outer, outer_strides);
+    rows.seek(lo / inner);
+    for (int64_t j = lo; j < lo + len;) {
+      const int64_t col = j % inner, n = std::min(inner - col, lo + len - j);
+      strided_copy(size, src + static_cast<size_t>((rows.offset() + col * inner_stride)) * size, inner_stride,
+                   dst + static_cast<size_t>(j - lo) * size, n);
+      j += n;
+      if (col + n == inner) rows.next();
+    }
+  }
+};
+
+Gather make_gather(const ir::ValueType& in, const uint8_t* src, const ir::Node& node, const Shape& out_shape) {
+  const ir::Ints& dims = std::get<ir::Ints>(*node.attrs.find("broadcast_dimensions"));
+  std::vector<int64_t> in_strides = row_major_strides(in.shape);
+  std::vector<int64_t> strides(out_shape.size(), 0);
+  for (size_t i = 0; i < dims.size(); ++i)
+    if (in.shape[i] != 1) strides[static_cast<size_t>(dims[i])] = in_strides[i];
+  Gather g;
+  g.src = src;
+  g.size = ir::dtype_size(in.dtype);
+  Shape shape;
+  std::vector<int64_t> st;
+  for (size_t i = 0; i < out_shape.size(); ++i) {
+    if (out_shape[i] == 1) continue;
+    if (!shape.empty() && st.back() == strides[i] * out_shape[i]) {
+      shape.back() *= out_shape[i];
+      st.back() = strides[i];
+    } else {
+      shape.push_back(out_shape[i]);
+      st.push_back(strides[i]);
+    }
+  }
+  if (!shape.empty()) {
+    g.inner = shape.back();
+    g.inner_stride = st.back();
+    shape.pop_back();
+    st.pop_back();
+  }
+  g.outer = shape;
+  g.outer_strides = st;
+  return g;
+}
+
+struct Reduction {
+  Op op;
+  DType dtype;
+  ValueId input;                 // its home
+  const ir::Attrs* attrs;
+  const ir::ValueType* in_type;  // the reduced operand's type
+  std::vector<int> outputs;      // body output numbers holding the result
+};
+
+struct Step {
+  enum Type : uint8_t { kernel, gather, fold } type;
+  Kernel fn = nullptr;
+  Op op = Op::add;
+  const ir::Attrs* attrs = nullptr;
+  std::vector<ValueId> ins;      // homes (splats: the value itself)
+  ValueId out = -1;              // home of the output
+  int index = -1;                // gather or reduction number
+};
+
+// The geometry of the reductions: [O, R, I] after dropping unit axes and
+// merging neighbours, or general.
+struct Geometry {
+  bool general = false;
+  int64_t outer = 1, reduced = 1, inner = 1;
+};
+
+Geometry geometry_of(const Shape& shape, const ir::Ints& axes) {
+  std::vector<bool> red(shape.size(), false);
+  for (int64_t a : axes) red[static_cast<size_t>(a)] = true;
+  std::vector<std::pair<int64_t, bool>> dims;  // (size, reduced)
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 1) continue;
+    if (!dims.empty() && dims.back().second == red[i]) dims.back().first *= shape[i];
+    else dims.emplace_back(shape[i], red[i]);
+  }
+  Geometry g;
+  size_t k = 0;
+  if (k < dims.size() && !dims[k].second) g.outer = dims[k++].first;
+  if (k < dims.size() && dims[k].second) g.reduced = dims[k++].first;
+  if (k < dims.size() && !dims[k].second) g.inner = dims[k++].first;
+  g.general = k != dims.size();
+  return g;
+}
+
+class Plan {
+ public:
+  // Builds the plan; false when the tiled path cannot run this body.
+  bool build(const ir::Graph& body, const KernelCall& call);
+  void run() const;
+
+ private:
+  struct Thread;
+  Value& value(ValueId v) { return values_[static_cast<size_t>(v)]; }
+  const Value& value(ValueId v) const { return values_[static_cast<size_t>(v)]; }
+  bool add_node(const ir::Graph& body, const ir::Node& n);
+  void assign_storage();
+  void* locate(const Thread& t, ValueId home, int64_t lo) const;
+  template <class Fold>
+  void run_tile(Thread& t, int64_t lo, int64_t len, Fold&& fold) const;
+  void finish_tile(Thread& t, int64_t lo, int64_t len) const;
+
+  int64_t n_ = 0;                  // the iteration space
+  std::vector<Value> values_;      // by body value id
+  std::vector<Step> steps_;
+  std::vector<Gather> gathers_;
+  std::vector<Reduction> reductions_;
+  Geometry geometry_;
+  int slots_ = 0, arrays_ = 0;
+  std::vector<uint8_t*> out_data_;
+  std::vector<const ir::ValueType*> out_types_;
+  std::vector<ValueId> body_outputs_;
+  std::vector<bool> tile_end_;     // per output: shares an operand's memory, written at the end of each tile
+  std::vector<std::tuple<runtime::BufferPtr, uint8_t*, size_t>> temps_;  // outputs computed aside: (temp, output, bytes)
+};
+
+struct Plan::Thread {
+  std::unique_ptr<uint64_t[]> scratch;  // slots, then splat arrays, then accumulators
+  std::vector<uint8_t*> slot, array;
+  uint8_t* acc = nullptr;               // reductions' accumulators, kTile elements each
+  std::vector<KernelCall> calls;        // one per kernel step (unused entries for others)
+  ir::ValueType tile_type[ir::kNumDTypes];
+  int64_t len = -1;
+};
+
+int64_t count_of(const ir::ValueType& t) { return t.num_elements(); }
+
+bool Plan::build(const ir::Graph& body, const KernelCall& call) {
+  // The iteration space: what every elementwise op, broadcast and reshape
+  // makes, and what every reduction reads.
+  n_ = -1;
+  for (const ir::Node& node : body.nodes()) {
+    int64_t space;
+    if (is_reduction(node.op)) space = count_of(body.type(node.inputs[0]));
+    else if (node.op == Op::constant) continue;
+    else space = count_of(body.type(node.outputs[0]));
+    if (n_ >= 0 && space != n_) return false;
+    n_ = space;
+  }
+  if (n_ <= 0) return false;
+  values_.assign(static_cast<size_t>(body.value_id_bound()), Value{});
+  for (size_t k = 0; k < body.inputs().size(); ++k) {
+    const ir::ValueType& t = *call.inputs[k].type;
+    Value& v = value(body.inputs()[k]);
+    v.dtype = t.dtype;
+    const auto* data = static_cast<const uint8_t*>(call.inputs[k].data);
+    if (count_of(t) == n_) {
+      v.kind = Kind::full;
+      v.home = body.inputs()[k];
+      v.where = Where::direct;
+      v.base = data;
+    } else if (count_of(t) == 1) {
+      v.kind = Kind::splat;
+      std::memcpy(&v.bits, data, ir::dtype_size(t.dtype));
+    } else {
+      v.kind = Kind::partial;
+      v.base = data;
+      v.type = call.inputs[k].type;
+    }
+  }
+  for (const ir::Node& node : body.nodes())
+    if (!add_node(body, node)) return false;
+  body_outputs_ = body.outputs();
+  for (size_t k = 0; k < body_outputs_.size(); ++k) {
+    out_data_.push_back(static_cast<uint8_t*>(call.outputs[k].data));
+    out_types_.push_back(call.outputs[k].type);
+    if (value(body_outputs_[k]).kind == Kind::unknown) return false;
+  }
+  // Which body outputs hold each reduction's result.
+  for (size_t k = 0; k < body_outputs_.size(); ++k)
+    if (value(body_outputs_[k]).kind == Kind::reduced) reductions_[static_cast<size_t>(value(body_outputs_[k]).index)].outputs.push_back(static_cast<int>(k));
+  // Outputs sharing memory with an operand (a donated buffer). An output
+  // over an operand of its own size and element size, read only at the
+  // tile's own range, is written at the end of each tile, after every read
+  // of that range; any other overlap goes through a temporary copied out at the end.
+  tile_end_.assign(body_outputs_.size(), false);
+  for (size_t k = 0; k < call.outputs.size(); ++k) {
+    auto* o = static_cast<uint8_t*>(call.outputs[k].data);
+    const size_t ob = static_cast<size_t>(count_of(*call.outputs[k].type)) * ir::dtype_size(call.outputs[k].type->dtype);
+    bool temp = false;
+    for (size_t i = 0; i < call.inputs.size(); ++i) {
+      const auto* in = static_cast<const uint8_t*>(call.inputs[i].data);
+      const size_t ib = static_cast<size_t>(count_of(*call.inputs[i].type)) * ir::dtype_size(call.inputs[i].type->dtype);
+      if (!ob || !ib || !(o < in + ib && in < o + ob)) continue;
+      const bool same_range = in == o && ib == ob && value(body.inputs()[i]).kind == Kind::full &&
+                              value(body_outputs_[k]).kind == Kind::full &&
+                              ir::dtype_size(call.inputs[i].type->dtype) == ir::dtype_size(call.outputs[k].type->dtype);
+      if (same_range) tile_end_[k] = true;
+      else temp = true;
+    }
+    if (temp) {
+      temps_.emplace_back(runtime::make_buffer(ob), o, ob);
+      out_data_[k] = static_cast<uint8_t*>(std::get<0>(temps_.back())->data());
+      tile_end_[k] = false;
+    }
+  }
+  // One reduction geometry for the whole body.
+  if (!reductions_.empty()) {
+    bool first = true;
+    for (const ir::Node& node : body.nodes()) {
+      if (!is_reduction(node.op)) continue;
+      Geometry g = geometry_of(body.type(node.inputs[0]).shape, std::get<ir::Ints>(*node.attrs.find("axes")));
+      if (first) geometry_ = g;
+      else if (g.general != geometry_.general || g.outer != geometry_.outer || g.reduced != geometry_.reduced ||
+               g.inner != geometry_.inner)
+        return false;
+      first = false;
+    }
+    for (const Reduction& r : reductions_)
+      if (r.outputs.empty()) return false;  // a reduction nobody reads: not from the fusion pass
+  }
+  assign_storage();
+  return true;
+}
+
+bool Plan::add_node(const ir::Graph& body, const ir::Node& node) {
+  if (node.outputs.size() != 1) return false;
+  const ir::ValueType& out_type = body.type(node.outputs[0]);
+  Value& out = value(node.outputs[0]);
+  out.dtype = out_type.dtype;
+  const ValueId self = node.outputs[0];
+  if (node.op == Op::constant) {
+    const ir::Literal& lit = *std::get<ir::LiteralPtr>(*node.attrs.find("value"));
+    const int64_t count = count_of(lit.type);
+    if (count == 1) {
+      out.kind = Kind::splat;
+      std::memcpy(&out.bits, lit.bytes.data(), ir::dtype_size(lit.type.dtype));
+    } else if (count == n_) {
+      out.kind = Kind::full;
+      out.home = self;
+      out.where = Where::direct;
+      out.base = lit.bytes.data();
+    } else {
+      out.kind = Kind::partial;
+      out.base = lit.bytes.data();
+      out.type = &lit.type;
+    }
+    return true;
+  }
+  std::vector<const Value*> in;
+  for (ValueId v : node.inputs) in.push_back(&value(v));
+  if (node.op == Op::reshape || node.op == Op::broadcast_in_dim) {
+    const Value& x = *in[0];
+    if (x.kind == Kind::splat) {
+      out.kind = Kind::splat;
+      out.bits = x.bits;
+      return true;
+    }
+    if (x.kind == Kind::full) {  // same element count: the linear index is unchanged
+      out.kind = Kind::full;
+      out.home = x.home;
+      return true;
+    }
+    if (node.op == Op::reshape || x.kind != Kind::partial) return false;
+    out.kind = Kind::full;
+    out.home = self;
+    gathers_.push_back(make_gather(*x.type, x.base, node, out_type.shape));
+    steps_.push_back(Step{Step::gather, nullptr, node.op, &node.attrs, {}, self, static_cast<int>(gathers_.size() - 1)});
+    return true;
+  }
+  if (is_reduction(node.op)) {
+    Value& x = value(node.inputs[0]);
+    if (x.kind != Kind::full && x.kind != Kind::splat) return false;
+    if (x.kind == Kind::splat && x.array < 0) x.array = arrays_++;
+    out.kind = Kind::reduced;
+    out.index = static_cast<int>(reductions_.size());
+    ValueId home = x.kind == Kind::full ? x.home : node.inputs[0];
+    reductions_.push_back(Reduction{node.op, x.dtype, home, &node.attrs, &body.type(node.inputs[0]), {}});
+    steps_.push_back(Step{Step::fold, nullptr, node.op, &node.attrs, {home}, -1, out.index});
+    return true;
+  }
+  if (ir::op_info(node.op).family != ir::OpFamily::elementwise) return false;
+  Kernel fn = kernel_for(node.op);
+  if (!fn) return false;
+  bool all_splat = true;
+  for (const Value* x : in) {
+    if (x->kind != Kind::full && x->kind != Kind::splat) return false;
+    all_splat = all_splat && x->kind == Kind::splat;
+  }
+  if (all_splat) {  // computed once, here
+    static const ir::ValueType kScalar[ir::kNumDTypes] = {
+        {DType::bool_, {}}, {DType::i32, {}}, {DType::i64, {}}, {DType::u32, {}}, {DType::f32, {}}, {DType::f64, {}}};
+    KernelCall c{node.op, node.attrs, {}, {}};
+    for (const Value* x : in) c.inputs.push_back({&kScalar[static_cast<int>(x->dtype)], &x->bits});
+    out.kind = Kind::splat;
+    c.outputs.push_back({&kScalar[static_cast<int>(out.dtype)], &out.bits});
+    fn(c);
+    return true;
+  }
+  Step s{Step::kernel, fn, node.op, &node.attrs, {}, self, -1};
+  for (size_t k = 0; k < node.inputs.size(); ++k) {
+    Value& x = value(node.inputs[k]);
+    if (x.kind == Kind::full) {
+      s.ins.push_back(x.home);
+    } else {
+      // select reads a scalar predicate as such; other ops read splats as arrays.
+      if (!(node.op == Op::select && k == 0) && x.array < 0) x.array = arrays_++;
+      s.ins.push_back(node.inputs[k]);
+    }
+  }
+  out.kind = Kind::full;
+  out.home = self;
+  steps_.push_back(std::move(s));
+  return true;
+}
+
+// Homes of computed values: an output buffer when the value is a kernel
+// output (and no output aliases an operand), else a scratch slot, reused
+// once the value's last reader has run.
+void Plan::assign_storage() {
+  const int kForever = static_cast<int>(steps_.size());
+  std::vector<int> last(values_.size(), -1);
+  for (size_t s = 0; s < steps_.size(); ++s)
+    for (ValueId v : steps_[s].ins)
+      if (value(v).kind == Kind::full) last[static_cast<size_t>(v)] = static_cast<int>(s);
+  std::vector<int> out_of(values_.size(), -1);
+  for (size_t k = 0; k < body_outputs_.size(); ++k) {
+    const Value& v = value(body_outputs_[k]);
+    if (v.kind != Kind::full) continue;
+    last[static_cast<size_t>(v.home)] = kForever;  // copied out at the end of the tile if not written in place
+    if (!tile_end_[k] && v.home == body_outputs_[k] && out_of[static_cast<size_t>(v.home)] < 0)
+      out_of[static_cast<size_t>(v.home)] = static_cast<int>(k);
+  }
+  std::vector<int> free_slots;
+  for (size_t s = 0; s < steps_.size(); ++s) {
+    Step& st = steps_[s];
+    // Slots of values read for the last time here may take this step's output
+    // (elementwise kernels and gathers write element i after reading element i),
+    // when the element sizes agree.
+    std::vector<int> dying;
+    for (ValueId v : st.ins) {
+      Value& x = value(v);
+      if (x.kind == Kind::full && x.where == Where::slot && last[static_cast<size_t>(v)] == static_cast<int>(s) &&
+          std::find(dying.begin(), dying.end(), x.index) == dying.end())
+        dying.push_back(x.index);
+    }
+    if (st.out >= 0) {
+      Value& o = value(st.out);
+      if (out_of[static_cast<size_t>(st.out)] >= 0) {
+        o.where = Where::output;
+        o.index = out_of[static_cast<size_t>(st.out)];
+      } else {
+        o.where = Where::slot;
+        int reuse = -1;
+        for (size_t k = 0; k < st.ins.size() && reuse < 0; ++k) {
+          const Value& x = value(st.ins[k]);
+          if (x.kind == Kind::full && x.where == Where::slot && last[static_cast<size_t>(st.ins[k])] == static_cast<int>(s) &&
+              ir::dtype_size(x.dtype) == ir::dtype_size(o.dtype))
+            reuse = x.index;
+        }
+        if (reuse >= 0) {
+          dying.erase(std::find(dying.begin(), dying.end(), reuse));
+          o.index = reuse;
+        } else if (!free_slots.empty()) {
+          o.index = free_slots.back();
+          free_slots.pop_back();
+        } else {
+          o.index = slots_++;
+        }
+      }
+      if (last[static_cast<size_t>(st.out)] < 0 && o.where == Where::slot) dying.push_back(o.index);  // never read
+    }
+    free_slots.insert(free_slots.end(), dying.begin(), dying.end());
+  }
+}
+
+void* Plan::locate(const Thread& t, ValueId home, int64_t lo) const {
+  const Value& v = value(home);
+  if (v.kind == Kind::splat) {
+    if (v.array >= 0) return t.array[static_cast<size_t>(v.array)];
+    return const_cast<uint64_t*>(&v.bits);
+  }
+  const size_t size = ir::dtype_size(v.dtype);
+  switch (v.where) {
+    case Where::direct: return const_cast<uint8_t*>(v.base) + static_cast<size_t>(lo) * size;
+    case Where::output: return out_data_[static_cast<size_t>(v.index)] + static_cast<size_t>(lo) * size;
+    case Where::slot: break;
+  }
+  return t.slot[static_cast<size_t>(v.index)];
+}
+
+template <class Fold>
+void Plan::run_tile(Thread& t, int64_t lo, int64_t len, Fold&& fold) const {
+  if (len != t.len) {
+    for (auto& type : t.tile_type) type.shape = {len};
+    t.len = len;
+  }
+  for (size_t s = 0; s < steps_.size(); ++s) {
+    const Step& st = steps_[s];
+    switch (st.type) {
+      case Step::kernel: {
+        KernelCall& c = t.calls[s];
+        for (size_t k = 0; k < st.ins.size(); ++k) c.inputs[k].data = locate(t, st.ins[k], lo);
+        c.outputs[0].data = locate(t, st.out, lo);
+        st.fn(c);
+        break;
+      }
+      case Step::gather:
+        gathers_[static_cast<size_t>(st.index)].run(lo, len, static_cast<uint8_t*>(locate(t, st.out, lo)));
+        break;
+      case Step::fold:
+        fold(st.index, locate(t, st.ins[0], lo), len);
+        break;
+    }
+  }
+  finish_tile(t, lo, len);
+}
+
+// Outputs not written in place: copied (or filled) from where they live.
+void Plan::finish_tile(Thread& t, int64_t lo, int64_t len) const {
+  for (size_t k = 0; k < body_outputs_.size(); ++k) {
+    const Value& v = value(body_outputs_[k]);
+    const size_t size = ir::dtype_size(v.dtype);
+    uint8_t* dst = out_data_[k] + static_cast<size_t>(lo) * size;
+    if (v.kind == Kind::splat) {
+      fill_splat(size, v.bits, dst, len);
+    } else if (v.kind == Kind::full) {
+      const Value& h = value(v.home);
+      if (h.where == Where::output && h.index == static_cast<int>(k)) continue;
+      std::memcpy(dst, locate(t, v.home, lo), static_cast<size_t>(len) * size);
+    }
+  }
+}
+
+void Plan::run() const {
+  // Work items: ranges of the space, each walked in tiles by one thread.
+  const Geometry& g = geometry_;
+  const bool reducing = !reductions_.empty();
+  const bool general = reducing && g.general;
+  // Reductions: how tiles and work items cut [O, R, I].
+  int64_t rows_per_tile = 1, chunk = 1, chunks = 1, rows_per_item = 1, items_per_slice = 1;
+  if (reducing && !general) {
+    if (g.inner == 1) {  // rows of R: whole rows per tile, or a row cut into blocks
+      chunk = 1;
+      rows_per_tile = g.reduced <= kTile ? std::max<int64_t>(1, kTile / g.reduced) : 1;
+      rows_per_item = rows_per_tile;
+      items_per_slice = g.reduced <= kTile ? 1 : (g.reduced + kBlock - 1) / kBlock;
+    } else {  // columns: rows of I (or pieces of one) accumulate element-wise
+      chunk = std::min(g.inner, kTile);
+      chunks = (g.inner + chunk - 1) / chunk;
+      rows_per_tile = chunk == g.inner ? std::max<int64_t>(1, kTile / g.inner) : 1;
+      rows_per_item = std::max(rows_per_tile, (kBlock / chunk) / rows_per_tile * rows_per_tile);
+      items_per_slice = (g.reduced + rows_per_item - 1) / rows_per_item;
+    }
+  }
+  int64_t items;
+  if (!reducing || general) items = (n_ + kTile - 1) / kTile;
+  else if (g.inner == 1 && g.reduced <= kTile) items = (g.outer + rows_per_tile - 1) / rows_per_tile;
+  else items = g.outer * chunks * items_per_slice;
+
+  // Partial results of reductions whose slices span several work items.
+  const bool partials = reducing && !general && items_per_slice > 1;
+  const int64_t partial_len = g.inner == 1 ? 1 : chunk;
+  std::vector<std::unique_ptr<uint64_t[]>> partial(reductions_.size());
+  if (partials)
+    for (auto& p : partial) p.reset(new uint64_t[static_cast<size_t>(items * partial_len)]);
+  // General reductions: the operand, materialised.
+  std::vector<runtime::BufferPtr> materialised(reductions_.size());
+  if (general)
+    for (size_t q = 0; q < reductions_.size(); ++q)
+      materialised[q] = runtime::make_buffer(static_cast<size_t>(n_) * ir::dtype_size(reductions_[q].dtype));
+
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  std::atomic<bool> failed{false};
+  // Every tile (and accumulator row) holds at most min(kTile, N) elements.
+  const int64_t cap = std::min(kTile, n_);
+  const size_t acc_bytes = static_cast<size_t>(cap) * kMaxElemBytes;
+  const bool parallel = n_ >= kParallelThreshold && items > 1;
+
+#pragma omp parallel if (parallel)
+  {
+    Thread t;
+    try {
+      const size_t per = acc_bytes / sizeof(uint64_t);
+      const size_t words = per * static_cast<size_t>(slots_ + arrays_) + per * reductions_.size();
+      t.scratch.reset(new uint64_t[std::max<size_t>(words, 1)]);
+      auto* base = reinterpret_cast<uint8_t*>(t.scratch.get());
+      for (int k = 0; k < slots_; ++k) t.slot.push_back(base + static_cast<size_t>(k) * acc_bytes);
+      for (int k = 0; k < arrays_; ++k) t.array.push_back(base + static_cast<size_t>(slots_ + k) * acc_bytes);
+      t.acc = base + static_cast<size_t>(slots_ + arrays_) * acc_bytes;
+      for (const Value& v : values_)
+        if (v.kind == Kind::splat && v.array >= 0) fill_splat(ir::dtype_size(v.dtype), v.bits, t.array[static_cast<size_t>(v.array)], cap);
+      for (int d = 0; d < ir::kNumDTypes; ++d) t.tile_type[d] = ir::ValueType{static_cast<DType>(d), {kTile}};
+      static const ir::ValueType kScalarBool{DType::bool_, {}};
+      t.calls.reserve(steps_.size());
+      for (const Step& st : steps_) {
+        t.calls.push_back(KernelCall{st.op, *st.attrs, {}, {}});
+        if (st.type != Step::kernel) continue;
+        KernelCall& c = t.calls.back();
+        for (ValueId v : st.ins) {
+          const Value& x = value(v);
+          bool scalar = x.kind == Kind::splat && x.array < 0;
+          c.inputs.push_back({scalar ? &kScalarBool : &t.tile_type[static_cast<int>(x.dtype)], nullptr});
+        }
+        c.outputs.push_back({&t.tile_type[static_cast<int>(value(st.out).dtype)], nullptr});
+      }
+    } catch (...) {
+      std::lock_guard lock(error_mutex);
+      if (!error) error = std::current_exception();
+      failed = true;
+    }
+
+#pragma omp for schedule(static)
+    for (int64_t item = 0; item < items; ++item) {
+      if (failed.load(std::memory_order_relaxed)) continue;
+      try {
+        if (!reducing || general) {
+          const int64_t lo = item * kTile, len = std::min(kTile, n_ - lo);
+          run_tile(t, lo, len, [&](int q, const void* x, int64_t n) {
+            const size_t size = ir::dtype_size(reductions_[static_cast<size_t>(q)].dtype);
+            std::memcpy(static_cast<uint8_t*>(materialised[static_cast<size_t>(q)]->data()) + static_cast<size_t>(lo) * size, x,
+                        static_cast<size_t>(n) * size);
+          });
+        } else if (g.inner == 1 && g.reduced <= kTile) {
+          // Whole rows: each output is finished within the tile.
+          const int64_t o0 = item * rows_per_tile, rows = std::min(rows_per_tile, g.outer - o0);
+          run_tile(t, o0 * g.reduced, rows * g.reduced, [&](int q, const void* x, int64_t) {
+            const Reduction& r = reductions_[static_cast<size_t>(q)];
+            uint8_t* dst = out_data_[static_cast<size_t>(r.outputs[0])] + static_cast<size_t>(o0) * ir::dtype_size(r.dtype);
+            fill_identity(r.op, r.dtype, dst, rows);
+            fold_rows(r.op, r.dtype, x, rows, g.reduced, dst);
+          });
+        } else {
+          // One slice piece: o, column chunk c, rows [r0, r1) of R.
+          const int64_t b = item % items_per_slice, c = (item / items_per_slice) % chunks,
+                        o = item / items_per_slice / chunks;
+          const int64_t j0 = c * chunk, width = g.inner == 1 ? 1 : std::min(chunk, g.inner - j0);
+          for (size_t q = 0; q < reductions_.size(); ++q)
+            fill_identity(reductions_[q].op, reductions_[q].dtype, t.acc + q * acc_bytes, width);
+          if (g.inner == 1) {
+            const int64_t lo0 = o * g.reduced + b * kBlock, hi = std::min(o * g.reduced + (b + 1) * kBlock, (o + 1) * g.reduced);
+            for (int64_t lo = lo0; lo < hi; lo += kTile)
+              run_tile(t, lo, std::min(kTile, hi - lo), [&](int q, const void* x, int64_t n) {
+                const Reduction& r = reductions_[static_cast<size_t>(q)];
+                fold_rows(r.op, r.dtype, x, 1, n, t.acc + static_cast<size_t>(q) * acc_bytes);
+              });
+          } else {
+            const int64_t r0 = b * rows_per_item, r1 = std::min(g.reduced, r0 + rows_per_item);
+            for (int64_t r = r0; r < r1; r += rows_per_tile) {
+              const int64_t rows = std::min(rows_per_tile, r1 - r);
+              run_tile(t, (o * g.reduced + r) * g.inner + j0, rows * width, [&](int q, const void* x, int64_t) {
+                const Reduction& red = reductions_[static_cast<size_t>(q)];
+                fold_columns(red.op, red.dtype, x, rows, width, t.acc + static_cast<size_t>(q) * acc_bytes);
+              });
+            }
+          }
+          for (size_t q = 0; q < reductions_.size(); ++q) {
+            const size_t size = ir::dtype_size(reductions_[q].dtype);
+            uint8_t* dst = partials ? reinterpret_cast<uint8_t*>(partial[q].get()) + static_cast<size_t>(item * partial_len) * size
+                                    : out_data_[static_cast<size_t>(reductions_[q].outputs[0])] +
+                                          static_cast<size_t>(o * g.inner + j0) * size;
+            std::memcpy(dst, t.acc + q * acc_bytes, static_cast<size_t>(width) * size);
+          }
+        }
+      } catch (...) {
+        std::lock_guard lock(error_mutex);
+        if (!error) error = std::current_exception();
+        failed = true;
+      }
+    }
+  }
+  if (error) std::rethrow_exception(error);
+
+  // Partial results, combined per output in work-item order.
+  if (partials) {
+    for (size_t q = 0; q < reductions_.size(); ++q) {
+      const Reduction& r = reductions_[q];
+      visit_dtype(r.dtype, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        with_step<T>(r.op, [&](auto step) {
+          const T* p = reinterpret_cast<const T*>(partial[q].get());
+          T* out = reinterpret_cast<T*>(out_data_[static_cast<size_t>(r.outputs[0])]);
+          parallel_ranges(g.outer * g.inner, [&](int64_t lo, int64_t hi) {
+            for (int64_t e = lo; e < hi; ++e) {
+              const int64_t o = e / g.inner, j = e % g.inner, c = g.inner == 1 ? 0 : j / chunk, jj = g.inner == 1 ? 0 : j - c * chunk;
+              const int64_t first = (o * chunks + c) * items_per_slice;
+              T acc = p[first * partial_len + jj];
+              for (int64_t b = 1; b < items_per_slice; ++b) acc = step(acc, p[(first + b) * partial_len + jj]);
+              out[e] = acc;
+            }
+          });
+        });
+      });
+    }
+  }
+  // General reductions: the reduce kernel on the materialised operand.
+  if (general)
+    for (size_t q = 0; q < reductions_.size(); ++q) {
+      const Reduction& r = reductions_[q];
+      const auto k = static_cast<size_t>(r.outputs[0]);
+      run_kernel(KernelCall{r.op, *r.attrs, {{r.in_type, materialised[q]->data()}}, {{out_types_[k], out_data_[k]}}});
+    }
+  for (const auto& [temp, out, bytes] : temps_) std::memcpy(out, temp->data(), bytes);
+  // Reductions read by several outputs: copies of the first.
+  for (const Reduction& r : reductions_)
+    for (size_t k = 1; k < r.outputs.size(); ++k) {
+      const ir::ValueType& t = *out_types_[static_cast<size_t>(r.outputs[k])];
+      std::memcpy(out_data_[static_cast<size_t>(r.outputs[k])], out_data_[static_cast<size_t>(r.outputs[0])],
+                  static_cast<size_t>(t.num_elements()) * ir::dtype_size(t.dtype));
+    }
+}
+
+void fusion_kernel(const KernelCall& call) {
+  const ir::Graph& body = *std::get<ir::Graphs>(*call.attrs.find("body")).at(0);
+  Plan plan;
+  if (plan.build(body, call)) plan.run();
+  else evaluate_body(body, call);
+}
+
+}  // namespace
+
+void register_fusion_kernels(KernelTable& t) { t[static_cast<size_t>(Op::fusion)] = fusion_kernel; }
+
+}  // namespace graft::interpreter

@@ -1,0 +1,22 @@
+// Shape/dtype rule of jit's fused kernels.
+//
+// fusion(operands..)  body: operands -> outs (exactly one graph); the node's
+//                     outputs are the body's outputs. The body's own nodes
+//                     are checked by the verifier, which recurses into it.
+#include "ir/shape_rules/rule.h"
+
+namespace graft::ir {
+namespace {
+
+std::vector<ValueType> fusion_rule(const RuleCtx& c) {
+  const Graph& body = c.attr_graph("body");
+  c.check_signature(body, "body", c.inputs(), nullptr);
+  if (body.outputs().empty()) c.shape_error("body must return at least one value");
+  return body.output_types();
+}
+
+}  // namespace
+
+void register_fusion_shape_rules(ShapeRuleTable& t) { t[static_cast<size_t>(Op::fusion)] = fusion_rule; }
+
+}  // namespace graft::ir
