@@ -1,0 +1,371 @@
+// The system-compiler driver and module cache (see compiler.h).
+#include "codegen/cpu/compiler.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <unordered_map>
+
+#include "codegen/cpu/math.h"
+#include "graft/errors.h"
+
+extern char** environ;
+
+namespace graft::codegen::cpu {
+namespace {
+
+namespace fs = std::filesystem;
+
+template <class... A>
+std::string cat(const A&... parts) {
+  std::string out;
+  ((out += parts), ...);
+  return out;
+}
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::string(v) : std::string();
+}
+
+// Runs argv (PATH lookup for argv[0]) with stdin from /dev/null; returns its
+// exit status (-1 when it could not start or was killed) and its stdout and
+// stderr, interleaved, in *output.
+int run_process(const std::vector<std::string>& args, std::string* output) {
+  std::vector<char*> argv;
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return -1;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
+  pid_t pid = 0;
+  int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);
+  if (rc != 0) {
+    close(fds[0]);
+    if (output) *output = cat("cannot run ", args[0], ": ", std::strerror(rc));
+    return -1;
+  }
+  std::string out;
+  char buf[4096];
+  for (;;) {
+    ssize_t got = read(fds[0], buf, sizeof buf);
+    if (got > 0) out.append(buf, static_cast<size_t>(got));
+    else if (got < 0 && errno == EINTR) continue;
+    else break;
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return -1;
+  if (output) *output = std::move(out);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+uint64_t fnv1a(const std::string& s, uint64_t h = 14695981039346656037ull) {
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+std::string hex(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::vector<std::string> split_words(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+// The CPU a "-march=native" module is built for: model and feature flags.
+std::string machine_id() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string model, features;
+  for (std::string line; std::getline(in, line);) {
+    auto starts = [&](const char* p) { return line.rfind(p, 0) == 0; };
+    if (model.empty() && starts("model name")) model = line;
+    if (features.empty() && (starts("flags") || starts("Features"))) features = line;
+    if (!model.empty() && !features.empty()) break;
+  }
+  if (model.empty() && features.empty()) return "unknown";
+  return cat(model, "; features ", hex(fnv1a(features)));
+}
+
+struct Toolchain {
+  bool ok = false;
+  std::string cxx;
+  std::string version;
+  std::vector<std::string> flags;
+  std::string machine;  // "" when the flags do not depend on it
+  std::string problem;  // why !ok
+};
+
+const Toolchain& toolchain() {
+  static const Toolchain tc = [] {
+    Toolchain t;
+    std::vector<std::string> candidates;
+    if (!env("GRAFT_CXX").empty()) candidates.push_back(env("GRAFT_CXX"));
+    else candidates = {"c++", "g++"};
+    for (const std::string& cxx : candidates) {
+      std::string out;
+      int rc = run_process({cxx, "--version"}, &out);
+      if (rc == 0) {
+        t.ok = true;
+        t.cxx = cxx;
+        t.version = out.substr(0, out.find('\n'));
+        break;
+      }
+      t.problem += cat(t.problem.empty() ? "" : "; ", cxx, " --version failed",
+                       rc < 0 ? cat(" (", out, ")") : cat(" (exit status ", std::to_string(rc), ")"));
+    }
+    std::vector<std::string> opt = {"-O3", "-march=native"};
+    if (const char* f = std::getenv("GRAFT_CPU_CXXFLAGS")) opt = split_words(f);
+    t.flags = {"-std=c++17"};
+    t.flags.insert(t.flags.end(), opt.begin(), opt.end());
+    for (const char* f : {"-ffp-contract=off", "-fno-math-errno", "-fopenmp", "-fPIC", "-shared", "-fvisibility=hidden"})
+      t.flags.push_back(f);
+    for (const std::string& f : t.flags)
+      if (f.find("native") != std::string::npos) t.machine = machine_id();
+    return t;
+  }();
+  return tc;
+}
+
+struct Module {
+  void* handle = nullptr;
+  std::string path;
+};
+using ModulePtr = std::shared_ptr<const Module>;
+
+std::mutex g_mu;
+std::unordered_map<std::string, std::shared_future<ModulePtr>> g_modules;  // by key text
+std::atomic<int64_t> g_compiles{0}, g_disk_hits{0}, g_memory_hits{0}, g_failures{0}, g_compile_ns{0}, g_tmp_counter{0};
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) return {};
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+bool write_file(const fs::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  return static_cast<bool>(out);
+}
+
+// dlopen + init; nullptr (with *why) when the file does not load.
+ModulePtr load(const fs::path& so, std::string* why) {
+  void* h = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    const char* e = dlerror();
+    *why = e ? e : "dlopen failed";
+    return nullptr;
+  }
+  using Init = int (*)(const void*);
+  auto init = reinterpret_cast<Init>(dlsym(h, "graft_cpu_module_init"));
+  if (!init || init(&math_table()) != 0) {
+    *why = cat(so.string(), ": not a graft CPU module of this version");
+    return nullptr;  // stays loaded: dlclose of a module whose init ran is not worth the risk
+  }
+  auto m = std::make_shared<Module>();
+  m->handle = h;
+  m->path = so.string();
+  return m;
+}
+
+ModulePtr compile_into(const fs::path& dir, const std::string& base, const std::string& key, const std::string& source,
+                       bool keep_on_disk) {
+  const Toolchain& tc = toolchain();
+  const std::string tmp = cat(base, ".tmp.", std::to_string(getpid()), ".", std::to_string(g_tmp_counter++));
+  const fs::path cpp = dir / (tmp + ".cpp"), so_tmp = dir / (tmp + ".so"), so = dir / (base + ".so");
+  if (!write_file(cpp, source)) throw Error(cat("cpu codegen: cannot write ", cpp.string()));
+  std::vector<std::string> args = {tc.cxx};
+  args.insert(args.end(), tc.flags.begin(), tc.flags.end());
+  args.insert(args.end(), {"-o", so_tmp.string(), cpp.string()});
+  auto t0 = std::chrono::steady_clock::now();
+  std::string out;
+  int rc = run_process(args, &out);
+  g_compile_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+  std::error_code ec;
+  if (rc != 0) {
+    ++g_failures;
+    fs::remove(so_tmp, ec);
+    const fs::path kept = dir / (base + ".failed.cpp");
+    fs::rename(cpp, kept, ec);
+    std::string cmd;
+    for (const std::string& a : args) cmd += cat(cmd.empty() ? "" : " ", a);
+    throw Error(cat("cpu codegen: the compiler failed (exit status ", std::to_string(rc), ") on ",
+                    ec ? cpp.string() : kept.string(), "\n$ ", cmd, "\n", out));
+  }
+  ++g_compiles;
+  fs::remove(cpp, ec);
+  // A module outside the cache keeps its unique name: dlopen returns the
+  // module already loaded from a path, whatever the file now holds.
+  fs::path loaded = so_tmp;
+  if (keep_on_disk) {
+    fs::rename(so_tmp, so, ec);
+    if (ec) throw Error(cat("cpu codegen: cannot move the module to ", so.string(), ": ", ec.message()));
+    loaded = so;
+    const fs::path key_tmp = dir / (tmp + ".key");
+    if (write_file(key_tmp, key)) fs::rename(key_tmp, dir / (base + ".key"), ec);
+    if (ec) fs::remove(key_tmp, ec);
+  }
+  std::string why;
+  ModulePtr m = load(loaded, &why);
+  if (!m) throw Error(cat("cpu codegen: cannot load the compiled module: ", why));
+  return m;
+}
+
+// A process-private directory for modules when the cache directory is unusable.
+const fs::path& scratch_dir() {
+  static const fs::path dir = [] {
+    std::string templ = (fs::temp_directory_path() / "graft-cpu-XXXXXX").string();
+    if (!mkdtemp(templ.data())) throw Error("cpu codegen: cannot create a temporary directory");
+    return fs::path(templ);
+  }();
+  return dir;
+}
+
+ModulePtr find_or_compile(const std::string& key, const std::string& source) {
+  const fs::path dir = cpu_cache_dir();
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  const std::string h = hex(fnv1a(key));
+  if (ec || access(dir.c_str(), W_OK) != 0) return compile_into(scratch_dir(), h, key, source, false);
+  // Probe <hash>, <hash>-1, ...: a .key with another key is a hash collision.
+  for (int probe = 0; probe < 8; ++probe) {
+    const std::string base = probe ? cat(h, "-", std::to_string(probe)) : h;
+    const fs::path so = dir / (base + ".so"), keyf = dir / (base + ".key");
+    if (!fs::exists(keyf, ec) || !fs::exists(so, ec)) return compile_into(dir, base, key, source, true);
+    if (read_file(keyf) != key) continue;
+    std::string why;
+    if (ModulePtr m = load(so, &why)) {
+      ++g_disk_hits;
+      return m;
+    }
+    return compile_into(dir, base, key, source, true);  // a damaged file: build it again
+  }
+  return compile_into(scratch_dir(), h, key, source, false);
+}
+
+ModulePtr get_module(const std::string& source) {
+  const Toolchain& tc = toolchain();
+  if (!tc.ok) throw Error(cat("cpu codegen: no usable C++ compiler: ", tc.problem));
+  std::string key = cat("graft cpu module v1\ncompiler: ", tc.cxx, " | ", tc.version, "\nflags:");
+  for (const std::string& f : tc.flags) key += cat(" ", f);
+  key += cat("\nmachine: ", tc.machine, "\n----\n", source);
+
+  std::promise<ModulePtr> promise;
+  std::shared_future<ModulePtr> fut;
+  bool mine = false;
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    auto it = g_modules.find(key);
+    if (it != g_modules.end()) {
+      fut = it->second;
+    } else {
+      fut = promise.get_future().share();
+      g_modules.emplace(key, fut);
+      mine = true;
+    }
+  }
+  if (!mine) {
+    ++g_memory_hits;
+    return fut.get();  // rethrows the producer's error
+  }
+  try {
+    ModulePtr m = find_or_compile(key, source);
+    promise.set_value(m);
+    return m;
+  } catch (...) {
+    {
+      std::lock_guard<std::mutex> lock(g_mu);
+      g_modules.erase(key);  // a later request tries again
+    }
+    promise.set_exception(std::current_exception());
+    throw;
+  }
+}
+
+}  // namespace
+
+bool cpu_compiler_available() { return toolchain().ok; }
+
+std::string cpu_compiler_description() {
+  const Toolchain& tc = toolchain();
+  return tc.ok ? cat(tc.cxx, ": ", tc.version) : cat("no usable C++ compiler: ", tc.problem);
+}
+
+std::vector<std::string> cpu_compile_flags() { return toolchain().flags; }
+
+std::string cpu_cache_dir() {
+  fs::path root;
+  if (!env("GRAFT_CACHE_DIR").empty()) root = env("GRAFT_CACHE_DIR");
+  else if (!env("XDG_CACHE_HOME").empty()) root = fs::path(env("XDG_CACHE_HOME")) / "graft";
+  else if (!env("HOME").empty()) root = fs::path(env("HOME")) / ".cache" / "graft";
+  else root = fs::temp_directory_path() / "graft-cache";
+  return (root / "cpu").string();
+}
+
+std::vector<KernelFn> compile_kernels(const std::string& source, const std::vector<std::string>& symbols) {
+  ModulePtr m = get_module(source);
+  std::vector<KernelFn> fns;
+  for (const std::string& s : symbols) {
+    void* p = dlsym(m->handle, s.c_str());
+    if (!p) throw Error(cat("cpu codegen: ", m->path, " has no symbol ", s));
+    fns.push_back(reinterpret_cast<KernelFn>(p));
+  }
+  return fns;
+}
+
+KernelFn compile_kernel(const std::string& source, const std::string& symbol) {
+  return compile_kernels(source, {symbol})[0];
+}
+
+CompileStats compile_stats() {
+  CompileStats s;
+  s.compiles = g_compiles;
+  s.disk_hits = g_disk_hits;
+  s.memory_hits = g_memory_hits;
+  s.failures = g_failures;
+  s.compile_seconds = static_cast<double>(g_compile_ns.load()) * 1e-9;
+  return s;
+}
+
+namespace testing {
+void forget_loaded_modules() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  g_modules.clear();
+}
+}  // namespace testing
+
+}  // namespace graft::codegen::cpu

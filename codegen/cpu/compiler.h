@@ -1,0 +1,65 @@
+// The system-compiler driver for generated CPU kernels: compiles C++ source
+// into a shared object with the system compiler, loads it with dlopen, and
+// caches modules in memory and on disk so that a second process start
+// compiles nothing.
+//
+// Compiler: $GRAFT_CXX, else `c++`, else `g++`, from PATH. Flags:
+//   -std=c++17 -O3 -march=native -ffp-contract=off -fno-math-errno
+//   -fopenmp -fPIC -shared -fvisibility=hidden
+// ($GRAFT_CPU_CXXFLAGS, when set, replaces "-O3 -march=native"). No
+// fast-math: kernels must compute the interpreter's bits.
+//
+// Disk cache: $GRAFT_CACHE_DIR/cpu (default $XDG_CACHE_HOME/graft/cpu, else
+// ~/.cache/graft/cpu), read when a module is requested. A module is keyed by
+// the compiler's path and `--version` first line (run once per process), the
+// flags, the machine (CPU model and feature flags, when a flag says
+// "native") and the source; files are <hash>.so with <hash>.key holding the
+// whole key, compared on every disk hit (so a hash collision cannot load a
+// wrong module). Files are written under temporary names and renamed, so
+// processes sharing the directory never see half a module.
+//
+// Thread-safe: concurrent requests for one source compile it once.
+// Loaded modules stay loaded for the life of the process.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace graft::codegen::cpu {
+
+// The kernel ABI of emit.h.
+using KernelFn = void (*)(const void* const* inputs, void* const* outputs, const int64_t* scalars, int64_t n);
+
+// Whether a compiler ran (`<cxx> --version` succeeded); jit's `automatic`
+// should pick the CPU code generator only then.
+bool cpu_compiler_available();
+// "c++: c++ (Debian 12.2.0-14+deb12u1) 12.2.0", or why no compiler is usable.
+std::string cpu_compiler_description();
+// The flags every module is compiled with.
+std::vector<std::string> cpu_compile_flags();
+// Where modules are cached on disk (reads the environment now).
+std::string cpu_cache_dir();
+
+// Compiles `source` (or finds it in the caches), loads it, initialises it
+// and returns the address of each symbol. Throws graft::Error with the
+// compiler's output when compilation fails, or when no compiler is present.
+std::vector<KernelFn> compile_kernels(const std::string& source, const std::vector<std::string>& symbols);
+KernelFn compile_kernel(const std::string& source, const std::string& symbol);
+
+struct CompileStats {
+  int64_t compiles = 0;      // runs of the compiler that produced a module
+  int64_t disk_hits = 0;     // modules loaded from the disk cache
+  int64_t memory_hits = 0;   // requests served by an already loaded module
+  int64_t failures = 0;      // failed compilations
+  double compile_seconds = 0;  // wall time spent in the compiler
+};
+CompileStats compile_stats();  // since the process started
+
+namespace testing {
+// Forgets every module of the in-memory cache, as a new process would start
+// (the modules stay loaded: kernels handed out remain valid).
+void forget_loaded_modules();
+}  // namespace testing
+
+}  // namespace graft::codegen::cpu

@@ -1,0 +1,72 @@
+// The CPU code generator: C++ source for one fused elementwise kernel.
+//
+// A kernel body is an ir::Graph of
+//   - elementwise ops (the elementwise family of ir/ops.def),
+//   - broadcast_in_dim and reshape of the body's inputs (or of scalars),
+//   - reshape of computed values (layout-free) and size-1 broadcasts,
+//   - constant nodes of one element,
+//   - optionally one trailing reduce_sum / reduce_max / reduce_min as the
+//     last node.
+// Every computed value but the reduction's result has the iteration space's
+// N elements (or one element: such values are computed once per call).
+//
+// ABI of the emitted function (extern "C", default visibility):
+//
+//   void <symbol>(const void* const* inputs, void* const* outputs,
+//                 const int64_t* scalars, int64_t n);
+//
+//   inputs[j]   the buffer of body.inputs()[j] (row-major, dense)
+//   outputs[k]  the buffer of body.outputs()[k]; outputs may alias inputs
+//               of the same size (in place): every element is read before
+//               it is written
+//   scalars     one int64 per constant node, in node order, holding the
+//               constant's bytes in its low bytes (kernel_scalars(body))
+//   n           elements to compute: N, the iteration space's size. An
+//               elementwise kernel computes elements [0, n) for any
+//               0 <= n <= N; a kernel with a reduction requires n == N.
+//
+// Shapes are part of the source (structural); buffers and constant values
+// are parameters, so a new constant value changes kernel_scalars(body), not
+// the source.
+//
+// Every emitted source starts with a shared prelude guarded by a macro, so
+// the sources of several kernels (with distinct symbols) concatenate into one
+// module. A module must be initialised by compiler.h (compile_kernels does
+// it) before its kernels run: it receives the table of math.h.
+//
+// Semantics are the interpreter's, bit for bit, for every elementwise op
+// (tests/codegen/cpu_codegen_test.cpp). A trailing reduction matches the
+// interpreter exactly for reduce_max / reduce_min, for integer sums and for
+// float sums whose reduced axes are not the innermost ones (each output adds
+// its elements in the interpreter's order). A float sum over innermost axes
+// (a row or full reduction) adds in a fixed order that differs from the
+// interpreter's sequential one: see emit.cpp ("run sums"); the difference is
+// rounding, bounded by about len * eps * sum|x|, and never depends on the
+// number of threads.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/graph.h"
+
+namespace graft::codegen::cpu {
+
+// C++ source of the kernel `symbol` computing `body`. Throws
+// graft::UnsupportedError when the body is not of the form above.
+std::string emit_kernel(const ir::Graph& body, const std::string& symbol);
+
+// The `scalars` argument of a kernel emitted from `body`.
+std::vector<int64_t> kernel_scalars(const ir::Graph& body);
+
+// Why `body` cannot be emitted, or nullopt when it can.
+std::optional<std::string> unsupported_reason(const ir::Graph& body);
+
+// Tuning constants of the emitted loops (part of every source).
+inline constexpr int64_t kBlock = 256;              // elements per inner block (multiple of 16)
+inline constexpr int64_t kSumChunk = 4096;          // elements per partial sum (multiple of kBlock)
+inline constexpr int64_t kParallelMin = 1 << 15;    // fewer elements run on one thread
+
+}  // namespace graft::codegen::cpu
