@@ -9,6 +9,8 @@
 #include "api/lowering.h"
 #include "graft/errors.h"
 #include "interpreter/kernel.h"
+#include "ir/trace.h"
+#include "runtime/allocation_site.h"
 
 namespace graft {
 
@@ -23,10 +25,6 @@ DType Array::dtype() const { return checked_impl(*this, "dtype").type.dtype; }
 int Array::ndim() const { return checked_impl(*this, "ndim").type.rank(); }
 int64_t Array::size() const { return checked_impl(*this, "size").type.num_elements(); }
 int64_t Array::nbytes() const { return size() * static_cast<int64_t>(ir::dtype_size(dtype())); }
-Device Array::device() const {
-  checked_impl(*this, "device");
-  return Device("cpu", 0);
-}
 bool Array::is_traced() const { return impl_ && impl_->traced(); }
 bool Array::is_deleted() const { return impl_ && impl_->deleted; }
 
@@ -124,6 +122,8 @@ Array from_values(const T* values, Shape shape, DType dtype, const std::source_l
   ir::ValueType type{dtype, std::move(shape)};
   int64_t n = ir::checked_num_elements(type.shape);
   if (n < 0) throw ShapeError("array: invalid shape " + ir::shape_str(type.shape) + detail::where(loc));
+  runtime::SiteScope site(runtime::intern_site("array", ir::current_scope(), loc.file_name(), loc.function_name(),
+                                               static_cast<int>(loc.line())));
   auto impl = detail::allocate_concrete(type);
   void* p = impl->buffer->data();
   auto fill = [&](auto* dst) {

@@ -1,6 +1,7 @@
 #include "api/dispatch.h"
 
 #include <cstring>
+#include <optional>
 
 #include "api/array_impl.h"
 #include "graft/errors.h"
@@ -10,6 +11,7 @@
 #include "ir/dtype.h"
 #include "ir/shape_rules/rule.h"
 #include "ir/trace.h"
+#include "runtime/device.h"
 
 namespace graft::detail {
 
@@ -108,6 +110,12 @@ std::vector<Array> bind(ir::Op op, const std::vector<Array>& inputs, ir::Attrs a
   kernel_ins.clear();
   kernel_outs.clear();
   interpreter::KernelCall call{op, attrs, std::move(kernel_ins), std::move(kernel_outs)};
+  // Outputs live where the first operand lives, and remember who made them.
+  runtime::Device& device = inputs.empty() ? runtime::current_device() : inputs[0].impl()->buffer->device();
+  std::optional<runtime::DeviceScope> on_device;
+  if (&device != &runtime::current_device()) on_device.emplace(device);
+  runtime::SiteScope site(runtime::intern_site(name, ir::current_scope(), where.file_name(), where.function_name(),
+                                               static_cast<int>(where.line())));
   for (const Array& a : inputs) call.inputs.push_back({&a.impl()->type, a.impl()->buffer->data()});
   std::vector<Array> result;
   result.reserve(out_types.size());

@@ -3,6 +3,9 @@
 #include "graft/errors.h"
 #include "interpreter/kernel.h"
 #include "ir/dtype.h"
+#include "runtime/allocation_site.h"
+
+#include <optional>
 
 namespace graft::interpreter {
 
@@ -89,6 +92,11 @@ std::vector<runtime::BufferPtr> evaluate(const ir::Graph& graph, const std::vect
   for (size_t i = 0; i < nodes.size(); ++i) {
     const ir::Node& n = nodes[i];
     KernelCall call{n.op, n.attrs, {}, {}};
+    // Buffers made for this node are attributed to the user's line that
+    // traced it; a node without one keeps the caller's site.
+    std::optional<runtime::SiteScope> site;
+    if (!n.loc.empty())
+      site.emplace(runtime::intern_site(ir::op_name(n.op), n.scope, n.loc.file, n.loc.function, n.loc.line));
     for (ir::ValueId v : n.inputs) call.inputs.push_back({&graph.type(v), values[v]->data()});
     for (ir::ValueId v : n.outputs) {
       const ir::ValueType& t = graph.type(v);

@@ -12,8 +12,8 @@ namespace graft::runtime {
 
 inline constexpr size_t kBufferAlignment = 64;  // a cache line; enough for any SIMD load
 
-// Where memory comes from: BfcAllocator (runtime/bfc_allocator.h),
-// PlatformAllocator (runtime/platform_allocator.h), CachingAllocator.
+// Where memory comes from: BfcAllocator (runtime/bfc_allocator.h) or
+// PlatformAllocator (runtime/platform_allocator.h), one per device.
 class Allocator {
  public:
   virtual ~Allocator() = default;
@@ -28,14 +28,16 @@ class Allocator {
   virtual const char* name() const { return "allocator"; }
 };
 
-// Exact allocation from the system, on demand, without a limit (a
-// PlatformAllocator shared by the process; never destroyed).
-Allocator& platform_allocator();
-Allocator& default_allocator();
+class Device;
+struct AllocationSite;
 
+// A block of one device's memory. It records the thread's current
+// AllocationSite when made and stays on its device's list of live buffers
+// until destroyed.
 class Buffer {
  public:
-  Buffer(size_t nbytes, Allocator& allocator = default_allocator());
+  explicit Buffer(size_t nbytes);  // on current_device()
+  Buffer(size_t nbytes, Device& device);
   ~Buffer();
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
@@ -43,11 +45,17 @@ class Buffer {
   void* data() { return data_; }
   const void* data() const { return data_; }
   size_t size() const { return size_; }
+  Device& device() const { return device_; }
+  const AllocationSite* site() const { return site_; }
 
  private:
+  friend class Device;
   void* data_;
   size_t size_;
-  Allocator& allocator_;
+  Device& device_;
+  const AllocationSite* site_;
+  Buffer* prev_ = nullptr;  // the device's list of live buffers
+  Buffer* next_ = nullptr;
 };
 using BufferPtr = std::shared_ptr<Buffer>;
 

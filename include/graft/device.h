@@ -1,11 +1,30 @@
-// Device: where an Array's buffer lives. Today every array is on cpu:0; the
-// memory issue adds devices(), default_device(), device_put and
-// memory_stats(), and virtual CPU devices for pmap.
+// Devices: where an Array's buffer lives, and their memory statistics.
+// CPU devices are virtual: GRAFT_CPU_DEVICES of them (default 1), each with its
+// own allocator. The GRAFT_* memory settings are read when graft first uses a
+// device; changing the environment later has no effect (see the README).
 #pragma once
 
+#include <cstdint>
+#include <source_location>
 #include <string>
+#include <vector>
 
 namespace graft {
+
+class Array;
+
+// A device's allocator statistics, exact to the byte. Sizes count what the
+// allocator hands out (requests rounded up to 64-byte multiples).
+struct MemoryStats {
+  int64_t bytes_in_use = 0;        // held by live buffers
+  int64_t peak_bytes_in_use = 0;
+  int64_t bytes_limit = 0;         // the most the allocator may take from the system
+  int64_t bytes_reserved = 0;      // taken from the system now (bfc: its regions)
+  int64_t peak_bytes_reserved = 0;
+  int64_t num_allocs = 0;          // allocations served so far
+  int64_t largest_alloc_size = 0;  // the largest single request so far
+  int64_t largest_free_block_bytes = 0;  // the largest free block inside reserved memory
+};
 
 class Device {
  public:
@@ -15,9 +34,22 @@ class Device {
   std::string str() const { return kind_ + ":" + std::to_string(id_); }
   bool operator==(const Device&) const = default;
 
+  // Throws graft::Error for a device that does not exist.
+  MemoryStats memory_stats() const;
+  // Peak statistics restart from the current values (for measuring one step).
+  void reset_peak_memory_stats() const;
+
  private:
   std::string kind_;
   int id_;
 };
+
+// Every device, in id order.
+std::vector<Device> devices();
+// The device eager ops and fresh arrays use: devices()[0].
+Device default_device();
+// A copy of a concrete array on `device` (the same array when it is there already).
+Array device_put(const Array& x, const Device& device,
+                 std::source_location where = std::source_location::current());
 
 }  // namespace graft

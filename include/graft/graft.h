@@ -13,6 +13,7 @@
 #include "graft/make_graph.h"
 #include "graft/named_scope.h"
 #include "graft/npy.h"
+#include "graft/profiler.h"
 #include "graft/ops.h"
 #include "graft/random.h"
 #include "graft/tree.h"

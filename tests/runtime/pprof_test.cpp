@@ -11,6 +11,7 @@
 
 #include "graft/errors.h"
 #include "runtime/pprof.h"
+#include "support/shell.h"
 
 using namespace graft::runtime;
 
@@ -123,20 +124,6 @@ std::string cat(const Parts&... parts) {
   return out;
 }
 
-// Runs a shell command and returns its stdout and stderr.
-std::string run(const std::string& command, int* status) {
-  std::string out;
-  std::string full = command;
-  full += " 2>&1";
-  std::FILE* pipe = popen(full.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
-  *status = pclose(pipe);
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("pprof: a memory profile is gzipped profile.proto", "[memory][pprof]") {
@@ -233,25 +220,21 @@ TEST_CASE("pprof: write_memory_profile reports I/O failure", "[memory][pprof]") 
 }
 
 TEST_CASE("pprof: go tool pprof reads, traces and diffs memory profiles", "[memory][pprof]") {
-  if (std::system("command -v go >/dev/null 2>&1") != 0) {
+  if (!graft::test::have_go()) {
     WARN("skipped: `go` is not on PATH (install golang-go for go tool pprof)");
     return;
   }
   namespace fs = std::filesystem;
   fs::path dir = fs::path(GRAFT_TEST_TMPDIR) / "pprof";
-  fs::create_directories(dir / "home");
+  std::string pprof = graft::test::go_pprof_command(dir);  // makes the directory
   std::string base = (dir / "base.pb.gz").string(), grown = (dir / "grown.pb.gz").string();
   write_memory_profile(base, known_samples());
   write_memory_profile(grown, known_samples(/*grown=*/true));
 
-  // go wants a writable HOME and build cache; run outside any module, with the installed toolchain.
-  std::string pprof = cat("cd '", dir.string(), "' && HOME='", (dir / "home").string(), "' GOCACHE='",
-                          (dir / "gocache").string(), "' GOPATH='", (dir / "gopath").string(),
-                          "' GOTOOLCHAIN=local GOFLAGS= go tool pprof ");
   std::string base_q = cat("'", base, "'"), grown_q = cat("'", grown, "'");
   auto pprof_run = [&](const std::string& args) {
     int status = 0;
-    std::string out = run(cat(pprof, args), &status);
+    std::string out = graft::test::run(cat(pprof, args), &status);
     INFO("go tool pprof " << args << "\n" << out);
     REQUIRE(status == 0);
     return out;

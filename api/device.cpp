@@ -1,0 +1,110 @@
+// Devices, device_put and memory profiles: the public face of runtime/device.h.
+#include "graft/device.h"
+
+#include <cstring>
+#include <map>
+#include <source_location>
+#include <tuple>
+
+#include "api/array_impl.h"
+#include "api/dispatch.h"
+#include "graft/array.h"
+#include "graft/errors.h"
+#include "graft/profiler.h"
+#include "ir/dtype.h"
+#include "ir/trace.h"
+#include "runtime/device.h"
+#include "runtime/pprof.h"
+
+namespace graft {
+namespace {
+
+runtime::Device& runtime_device(const Device& d) {
+  const auto& all = runtime::devices();
+  if (d.kind() != "cpu" || d.id() < 0 || d.id() >= static_cast<int>(all.size()))
+    throw Error("device " + d.str() + " does not exist: this process has " + std::to_string(all.size()) +
+                " cpu device(s) (GRAFT_CPU_DEVICES) and no cuda devices");
+  return *all[static_cast<size_t>(d.id())];
+}
+
+Device public_device(const runtime::Device& d) { return Device(d.kind(), d.id()); }
+
+// The profile's frames for one site: the user's frame, then its named scopes
+// from innermost to outermost (so `pprof -top` also totals by scope).
+std::vector<runtime::ProfileFrame> frames_of(const runtime::AllocationSite& site) {
+  std::vector<runtime::ProfileFrame> stack;
+  if (site.file.empty())
+    stack.push_back({site.op.empty() ? "<unknown>" : "<" + site.op + ">", "", 0});
+  else
+    stack.push_back({site.function.empty() ? site.file : site.function, site.file, site.line});
+  size_t end = site.scope.size();
+  while (end > 0) {
+    size_t slash = site.scope.rfind('/', end - 1);
+    size_t begin = slash == std::string::npos ? 0 : slash + 1;
+    stack.push_back({"scope " + site.scope.substr(begin, end - begin), "", 0});
+    end = slash == std::string::npos ? 0 : slash;
+  }
+  return stack;
+}
+
+}  // namespace
+
+MemoryStats Device::memory_stats() const {
+  runtime::AllocatorStats s = runtime_device(*this).memory_stats();
+  return MemoryStats{s.bytes_in_use,   s.peak_bytes_in_use, s.bytes_limit,        s.bytes_reserved,
+                     s.peak_bytes_reserved, s.num_allocs, s.largest_alloc_size, s.largest_free_block_bytes};
+}
+
+void Device::reset_peak_memory_stats() const { runtime_device(*this).allocator().reset_peak(); }
+
+std::vector<Device> devices() {
+  std::vector<Device> out;
+  for (const runtime::Device* d : runtime::devices()) out.push_back(public_device(*d));
+  return out;
+}
+
+Device default_device() { return public_device(*runtime::devices()[0]); }
+
+Device Array::device() const {
+  const detail::ArrayImpl& impl = detail::checked_impl(*this, "device");
+  if (impl.buffer) return public_device(impl.buffer->device());
+  return public_device(runtime::current_device());
+}
+
+Array device_put(const Array& x, const Device& device, std::source_location where) {
+  const detail::ArrayImpl& impl = detail::checked_impl(x, "device_put");
+  runtime::Device& target = runtime_device(device);
+  if (impl.traced() || &impl.buffer->device() == &target) return x;
+  runtime::SiteScope site(runtime::intern_site("device_put", ir::current_scope(), where.file_name(),
+                                               where.function_name(), static_cast<int>(where.line())));
+  auto buffer = std::make_shared<runtime::Buffer>(impl.buffer->size(), target);
+  std::memcpy(buffer->data(), impl.buffer->data(), impl.buffer->size());
+  return Array(detail::make_concrete(impl.type, std::move(buffer)));
+}
+
+namespace profiler {
+
+void save_device_memory_profile(const std::string& path, const Device& device) {
+  runtime::Device& d = runtime_device(device);
+  // One sample per (site, kind): pprof sums samples with equal stacks and labels anyway.
+  std::map<std::pair<const runtime::AllocationSite*, std::string>, runtime::ProfileSample> by_site;
+  for (const runtime::LiveAllocation& a : d.live_allocations()) {
+    runtime::ProfileSample& s = by_site[{a.site, a.kind}];
+    if (s.stack.empty()) {
+      s.stack = frames_of(*a.site);
+      s.count = 0;
+      s.labels = {{"kind", a.kind}, {"device", d.name()}};
+      if (!a.site->op.empty()) s.labels.emplace_back("op", a.site->op);
+      if (!a.site->scope.empty()) s.labels.emplace_back("scope", a.site->scope);
+    }
+    s.count += 1;
+    s.bytes += a.bytes;
+  }
+  std::vector<runtime::ProfileSample> samples;
+  samples.reserve(by_site.size());
+  for (auto& [key, sample] : by_site) samples.push_back(std::move(sample));
+  runtime::write_memory_profile(path, samples);
+}
+
+}  // namespace profiler
+}  // namespace graft
