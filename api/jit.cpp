@@ -15,6 +15,7 @@
 #include "interpreter/evaluate.h"
 #include "ir/dtype.h"
 #include "ir/trace.h"
+#include "runtime/device.h"
 #include "transforms/fusion.h"
 #include "transforms/simplify.h"
 
@@ -51,6 +52,8 @@ struct Executable {
   CostAnalysis cost;
   MemoryAnalysis memory;
   std::vector<int64_t> donation_plan;  // per input: the output its buffer backs, or -1
+  // The constants it holds, shown in memory profiles as kind "executable".
+  std::unique_ptr<runtime::ExecutableMemory> held;
 };
 
 bool jit_disabled() { return disabled_depth() > 0; }
@@ -130,6 +133,26 @@ MemoryAnalysis memory_of(const ir::Graph& g, const std::vector<int64_t>& plan) {
   return m;
 }
 
+// Bytes of the literal constants a graph (and its subgraphs) keeps.
+int64_t constant_bytes(const ir::Graph& g) {
+  int64_t total = 0;
+  for (const ir::Node& n : g.nodes()) {
+    for (const auto& [key, attr] : n.attrs.items()) {
+      if (const auto* lit = std::get_if<ir::LiteralPtr>(&attr)) total += static_cast<int64_t>((*lit)->bytes.size());
+      if (const auto* subs = std::get_if<ir::Graphs>(&attr))
+        for (const ir::GraphPtr& sub : *subs) total += constant_bytes(*sub);
+    }
+  }
+  return total;
+}
+
+// An executable is attributed to where its function begins: the first traced line.
+const runtime::AllocationSite* executable_site(const ir::Graph& g) {
+  for (const ir::Node& n : g.nodes())
+    if (!n.loc.empty()) return runtime::intern_site("jit", "", n.loc.file, n.loc.function, n.loc.line);
+  return runtime::intern_site("jit", "", "", "", 0);
+}
+
 }  // namespace
 
 std::shared_ptr<const Executable> compile_graph(const Graph& g, const JitOptions& options,
@@ -148,6 +171,8 @@ std::shared_ptr<const Executable> compile_graph(const Graph& g, const JitOptions
   exe->cost = cost_of(*exe->graph);
   exe->cost.flops = cost_of(*clean).flops;
   exe->memory = memory_of(*exe->graph, exe->donation_plan);
+  if (int64_t held = constant_bytes(*exe->graph); held > 0)
+    exe->held = std::make_unique<runtime::ExecutableMemory>(runtime::current_device(), held, executable_site(*exe->graph));
   return exe;
 }
 

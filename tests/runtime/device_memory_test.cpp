@@ -197,6 +197,17 @@ TEST_CASE("provenance: buffers record the op and the user's line, eager and insi
   }, JitOptions{.backend = Backend::interpreter}); const int line_f = __LINE__ - 1;
   Array r = f(x);
   CHECK(has_site(t.device, 1024, line_f, "fusion"));
+
+  // An executable keeps the arrays it closed over as constants: kind "executable".
+  Array table = arange(1000, f32);
+  auto g = jit([&](const Array& v) { return v + table; }, JitOptions{.backend = Backend::interpreter});
+  const int line_g = __LINE__ - 1;
+  Array s = g(table);
+  bool held = false;
+  for (const runtime::LiveAllocation& a : t.device.live_allocations())
+    held = held || (std::string(a.kind) == "executable" && a.bytes == 4000 && a.site->op == "jit" &&
+                    a.site->line == line_g);
+  CHECK(held);
 }
 
 TEST_CASE("memory: an out-of-memory error explains itself", "[memory][oom]") {
