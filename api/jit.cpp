@@ -10,6 +10,8 @@
 
 #include "api/array_impl.h"
 #include "api/dispatch.h"
+#include "codegen/cpu/compiler.h"
+#include "codegen/cpu/fused_graph.h"
 #include "graft/errors.h"
 #include "interpreter/constant_folding.h"
 #include "interpreter/evaluate.h"
@@ -52,6 +54,7 @@ struct Executable {
   CostAnalysis cost;
   MemoryAnalysis memory;
   std::vector<int64_t> donation_plan;  // per input: the output its buffer backs, or -1
+  codegen::cpu::FusedGraphKernels kernels;  // Backend::cpu: compiled fusion nodes
   // The constants it holds, shown in memory profiles as kind "executable".
   std::unique_ptr<runtime::ExecutableMemory> held;
 };
@@ -68,12 +71,14 @@ namespace {
 Backend resolve(Backend b) {
   switch (b) {
     case Backend::interpreter:
-    case Backend::automatic:
-      // automatic picks the interpreter until the C++ code generator lands.
       return Backend::interpreter;
+    case Backend::automatic:
+      return codegen::cpu::cpu_compiler_available() ? Backend::cpu : Backend::interpreter;
     case Backend::cpu:
-      throw UnsupportedError("jit: Backend::cpu (compiled C++ kernels) is not built yet; use Backend::interpreter "
-                             "or Backend::automatic");
+      if (!codegen::cpu::cpu_compiler_available())
+        throw UnsupportedError("jit: Backend::cpu needs a C++ compiler (" + codegen::cpu::cpu_compiler_description() +
+                               "); use Backend::interpreter or Backend::automatic");
+      return Backend::cpu;
     case Backend::cuda:
       throw UnsupportedError("jit: Backend::cuda is not built yet; use Backend::interpreter or Backend::automatic");
   }
@@ -164,8 +169,9 @@ std::shared_ptr<const Executable> compile_graph(const Graph& g, const JitOptions
   ir::GraphPtr simplified = transforms::simplify(g.ir()).graph;
   interpreter::FoldResult folded = interpreter::fold_constants(*simplified);
   ir::GraphPtr clean = folded.folded ? transforms::simplify(*folded.graph).graph : simplified;
-  // The interpreter runs fused kernels with its tiled evaluator.
-  exe->graph = exe->backend == Backend::interpreter ? transforms::fuse(*clean, nullptr, donated) : clean;
+  // Fused kernels run as generated C++ (cpu) or in the interpreter's tiled evaluator.
+  exe->graph = transforms::fuse(*clean, nullptr, donated);
+  if (exe->backend == Backend::cpu) exe->kernels = codegen::cpu::compile_fused_graph(*exe->graph);
   exe->donation_plan = interpreter::donation_plan(*exe->graph, donated);
   // Flops are the ops' own (a fused op still computes); bytes are what the kernels move.
   exe->cost = cost_of(*exe->graph);
@@ -201,7 +207,8 @@ std::vector<Array> run_executable(const Executable& exe, const std::vector<Array
                     std::to_string(j) + " in the same call; donate a buffer once");
   }
   std::vector<bool> reused;
-  std::vector<runtime::BufferPtr> outs = interpreter::evaluate(g, buffers, donated, &reused);
+  interpreter::EvaluateOptions run{donated, &reused, exe.kernels.compiled ? &exe.kernels.node_kernels : nullptr};
+  std::vector<runtime::BufferPtr> outs = interpreter::evaluate(g, buffers, run);
   static std::atomic<bool> warned{false};
   for (size_t i = 0; i < donated.size(); ++i) {
     if (!donated[i]) continue;
@@ -224,7 +231,9 @@ std::vector<Array> run_executable(const Executable& exe, const std::vector<Array
 }
 
 std::string executable_text(const Executable& exe) {
-  std::string s = "backend: interpreter\n";
+  std::string s = exe.backend == Backend::cpu ? "backend: cpu (" + std::to_string(exe.kernels.compiled) +
+                                                    " fused kernels compiled to C++)\n"
+                                              : std::string("backend: interpreter\n");
   s += "nodes: " + std::to_string(exe.graph->num_nodes()) + " (traced: " + std::to_string(exe.nodes_before) + ")\n";
   for (size_t i = 0; i < exe.donation_plan.size(); ++i)
     if (exe.donation_plan[i] >= 0)
@@ -269,6 +278,8 @@ std::string executable_text(const Executable& exe) {
   s += " ops fused\n";
   s += kernels;
   s += Graph(exe.graph).to_text();
+  for (const std::string& why : exe.kernels.refused) s += "runs in the interpreter: " + why + "\n";
+  if (!exe.kernels.source.empty()) s += "generated C++:\n" + exe.kernels.source;
   return s;
 }
 

@@ -76,6 +76,15 @@ std::vector<runtime::BufferPtr> evaluate(const ir::Graph& graph, const std::vect
 
 std::vector<runtime::BufferPtr> evaluate(const ir::Graph& graph, const std::vector<runtime::BufferPtr>& inputs,
                                          const std::vector<bool>& donated, std::vector<bool>* reused) {
+  EvaluateOptions options{donated, reused, nullptr};
+  return evaluate(graph, inputs, options);
+}
+
+std::vector<runtime::BufferPtr> evaluate(const ir::Graph& graph, const std::vector<runtime::BufferPtr>& inputs,
+                                         const EvaluateOptions& options) {
+  const std::vector<bool>& donated = options.donated;
+  std::vector<bool>* reused = options.reused;
+  const std::vector<NodeKernel>* node_kernels = options.node_kernels;
   if (inputs.size() != graph.inputs().size())
     throw Error("evaluate: the graph takes " + std::to_string(graph.inputs().size()) + " inputs, got " +
                 std::to_string(inputs.size()));
@@ -108,7 +117,10 @@ std::vector<runtime::BufferPtr> evaluate(const ir::Graph& graph, const std::vect
       }
       call.outputs.push_back({&t, values[v]->data()});
     }
-    run_kernel(call);
+    if (node_kernels && i < node_kernels->size() && (*node_kernels)[i])
+      (*node_kernels)[i](call);
+    else
+      run_kernel(call);
     for (ir::ValueId v : n.inputs)
       if (last_use[v] == static_cast<int64_t>(i)) values[v].reset();
     for (ir::ValueId v : n.outputs)

@@ -2,8 +2,10 @@
 // frees each intermediate buffer right after its last use.
 #pragma once
 
+#include <functional>
 #include <vector>
 
+#include "interpreter/kernel.h"
 #include "ir/graph.h"
 #include "runtime/buffer.h"
 
@@ -19,6 +21,18 @@ std::vector<runtime::BufferPtr> evaluate(const ir::Graph& graph, const std::vect
 // receives which donated inputs back an output.
 std::vector<runtime::BufferPtr> evaluate(const ir::Graph& graph, const std::vector<runtime::BufferPtr>& inputs,
                                          const std::vector<bool>& donated, std::vector<bool>* reused);
+
+// A kernel that replaces the interpreter's for one node (a compiled fused kernel).
+using NodeKernel = std::function<void(const KernelCall&)>;
+
+struct EvaluateOptions {
+  std::vector<bool> donated;            // as above
+  std::vector<bool>* reused = nullptr;  // as above
+  // By node index; an empty entry (or no vector) runs the interpreter's kernel.
+  const std::vector<NodeKernel>* node_kernels = nullptr;
+};
+std::vector<runtime::BufferPtr> evaluate(const ir::Graph& graph, const std::vector<runtime::BufferPtr>& inputs,
+                                         const EvaluateOptions& options);
 
 // Which donated inputs evaluate would reuse, and for which output: the plan,
 // without running anything (for memory analysis). -1 where none.

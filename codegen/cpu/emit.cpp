@@ -1186,6 +1186,8 @@ std::vector<int64_t> kernel_scalars(const ir::Graph& body) {
   return out;
 }
 
+int64_t kernel_elements(const ir::Graph& body) { return analyze(body).N; }
+
 std::optional<std::string> unsupported_reason(const ir::Graph& body) {
   try {
     analyze(body);

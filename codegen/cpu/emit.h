@@ -61,6 +61,9 @@ std::string emit_kernel(const ir::Graph& body, const std::string& symbol);
 // The `scalars` argument of a kernel emitted from `body`.
 std::vector<int64_t> kernel_scalars(const ir::Graph& body);
 
+// The `n` argument of a kernel emitted from `body`: its iteration space's size N.
+int64_t kernel_elements(const ir::Graph& body);
+
 // Why `body` cannot be emitted, or nullopt when it can.
 std::optional<std::string> unsupported_reason(const ir::Graph& body);
 

@@ -123,6 +123,11 @@ void close_values(const Array& got, const Array& want) {
   }
 }
 
+void close_all(const std::vector<Array>& got, const std::vector<Array>& want) {
+  REQUIRE(got.size() == want.size());
+  for (size_t i = 0; i < got.size(); ++i) close_values(got[i], want[i]);
+}
+
 // Every placement of the batch axis: none or 0..rank for each operand, not all none.
 std::vector<std::vector<int64_t>> placements(const Case& k) {
   std::vector<std::vector<int64_t>> out{{}};
@@ -208,8 +213,18 @@ TEST_CASE("corpus: every case, every check", "[corpus]") {
     std::vector<Array> jin = d;
     jin.insert(jin.end(), d.begin(), d.end());
     same_values(evaluate(jback, jin), evaluate(jg, jin));
+    // jit equals eager on both backends, on the op and on its vmap (batch of 2 along axis 0).
+    std::vector<Array> stacked;
+    for (const Array& x : d) stacked.push_back(stack({x, x * 0.5}));
+    auto batched = vmap(f);
+    const std::vector<Array> eager_batched = batched(stacked);
+    for (Backend backend : {Backend::interpreter, Backend::cpu}) {
+      INFO("backend " << (backend == Backend::cpu ? "cpu" : "interpreter"));
+      const JitOptions options{.backend = backend};
+      same_values(jit(f, options)(d), f(d));
+      close_all(jit(batched, options)(stacked), eager_batched);
+    }
     if (!k.reverse_mode) {
-      same_values(jit(f)(d), f(d));
       ++jitted;
       continue;
     }
@@ -222,9 +237,10 @@ TEST_CASE("corpus: every case, every check", "[corpus]") {
     Graph gback = Graph::from_json(gg.to_json());
     CHECK(gback.to_json() == gg.to_json());
     same_values(evaluate(gback, d), evaluate(gg, d));
-    // jit equals eager, on the op and on its gradient (interpreter backend).
-    same_values(jit(f)(d), f(d));
-    same_values(jit(grad(total))(d), grad(total)(d));
+    // jit equals eager on the gradient, on both backends.
+    const std::vector<Array> eager_grad = grad(total)(d);
+    same_values(jit(grad(total), JitOptions{.backend = Backend::interpreter})(d), eager_grad);
+    close_all(jit(grad(total), JitOptions{.backend = Backend::cpu})(d), eager_grad);
     ++jitted;
   }
   // Every differentiable primitive appears in the corpus, except those that
@@ -247,6 +263,6 @@ TEST_CASE("corpus: every case, every check", "[corpus]") {
   }
   INFO("differentiable ops without a corpus case: " << Catch::Detail::stringify(missing));
   CHECK(missing.empty());
-  std::printf("corpus: %zu cases over %zu ops (%zu checked jit against eager)\n", cases.size(), ops.size(), jitted);
+  std::printf("corpus: %zu cases over %zu ops (%zu checked jit against eager on both backends)\n", cases.size(), ops.size(), jitted);
   CHECK(jitted == cases.size());
 }

@@ -21,6 +21,9 @@ using Catch::Matchers::Contains;
 
 namespace {
 
+// These tests are about the interpreter's tiled evaluator (tests/api/jit_cpu_test.cpp covers Backend::cpu).
+const JitOptions kInterpreter{.backend = Backend::interpreter};
+
 Array randn(Shape shape, uint32_t seed, DType dtype = f32) {
   std::mt19937 gen(seed);
   std::normal_distribution<double> dist;
@@ -122,7 +125,7 @@ TEST_CASE("fusion: an 8-op elementwise chain is one kernel", "[jit][fusion]") {
   Fused big = fuse_of(f, bx, by);
   CHECK(big.fused.num_nodes() == 1);
   same_bits(run(big.fused, bx, by), run(big.simplified, bx, by));
-  same_bits({jit(f)(bx, by)}, {f(bx, by)});
+  same_bits({jit(f, kInterpreter)(bx, by)}, {f(bx, by)});
 }
 
 TEST_CASE("fusion: a dot in the middle splits the chain", "[jit][fusion]") {
@@ -138,7 +141,7 @@ TEST_CASE("fusion: a dot in the middle splits the chain", "[jit][fusion]") {
   CHECK(r.fused.num_nodes() == 3);
   for (const ir::Node* k : kernels(r.fused)) CHECK(body_ops(*k) == 4);
   same_bits(run(r.fused, x, w), run(r.simplified, x, w));
-  same_bits({jit(f)(x, w)}, {f(x, w)});
+  same_bits({jit(f, kInterpreter)(x, w)}, {f(x, w)});
 }
 
 TEST_CASE("fusion: a trailing reduction joins, what follows starts a kernel", "[jit][fusion]") {
@@ -159,7 +162,7 @@ TEST_CASE("fusion: a trailing reduction joins, what follows starts a kernel", "[
   CHECK(s.stats.constants_duplicated == 1);
   CHECK(count(s.fused, ir::Op::constant) == 0);  // copied into the body
   same_bits(run(s.fused, x), run(s.simplified, x));
-  same_bits({jit(after)(x)}, {after(x)});
+  same_bits({jit(after, kInterpreter)(x)}, {after(x)});
 }
 
 TEST_CASE("fusion: a diamond is one kernel", "[jit][fusion]") {
@@ -193,7 +196,7 @@ TEST_CASE("fusion: a value read by a dot and by later elementwise ops", "[jit][f
   CHECK(r.stats.merges_refused >= 1);
   CHECK(r.fused.num_nodes() == 3);  // the kernel, the dot, the add
   same_bits(run(r.fused, x, w), run(r.simplified, x, w));
-  same_bits({jit(f)(x, w)}, {f(x, w)});
+  same_bits({jit(f, kInterpreter)(x, w)}, {f(x, w)});
 
   // When the later ops read the dot, the fusion stops before them.
   auto g = [](const Array& x, const Array& w) {
@@ -243,7 +246,7 @@ TEST_CASE("fusion: kernel counts of known graphs", "[jit][fusion]") {
   CHECK(ks[0]->outputs.size() == 2);
   CHECK(count(s.fused, ir::Op::reduce_max) == 1);
   close(run(s.fused, x), run(s.simplified, x), 1e-6);
-  close({jit(softmax)(x)}, {softmax(x)}, 1e-6);
+  close({jit(softmax, kInterpreter)(x)}, {softmax(x)}, 1e-6);
 
   // A layer: matmul, bias (a broadcast of a smaller operand) and gelu-ish tail.
   auto layer = [](const Array& x, const Array& w, const Array& b) {
@@ -310,7 +313,7 @@ TEST_CASE("fusion: reductions of every shape, tiled and deterministic", "[jit][f
   const double blocked = run(t.fused, big)[0].item<double>(), sequential = run(t.simplified, big)[0].item<double>();
   CHECK(blocked == Approx(sequential).epsilon(1e-3));
   CHECK(std::fabs(blocked - exact) <= std::fabs(sequential - exact));
-  CHECK(jit(total)(big).item<double>() == blocked);
+  CHECK(jit(total, kInterpreter)(big).item<double>() == blocked);
 }
 
 TEST_CASE("fusion: broadcasts, selects, conversions and integer types", "[jit][fusion]") {
@@ -324,7 +327,7 @@ TEST_CASE("fusion: broadcasts, selects, conversions and integer types", "[jit][f
   Fused r = fuse_of(f, x, row, col);
   CHECK(!kernels(r.fused).empty());
   same_bits(run(r.fused, x, row, col), run(r.simplified, x, row, col));
-  auto jf = jit(f);
+  auto jf = jit(f, kInterpreter);
   auto [a, b, c] = jf(x, row, col);
   auto [ea, eb, ec] = f(x, row, col);
   same_bits({a, b, c}, {ea, eb, ec});
@@ -408,14 +411,14 @@ TEST_CASE("fusion: a body the tiled path cannot run is evaluated as a graph", "[
 
 TEST_CASE("fusion: donated state is still updated in place", "[jit][fusion][donation]") {
   // p - 0.1 * (g * g + 1): the update's last op writes over p; what feeds it fuses.
-  auto step = jit([](const Array& p, const Array& g) { return p - (g * g + 1.0f) * 0.1f; }, {.donate_argnums = {0}});
+  auto step = jit([](const Array& p, const Array& g) { return p - (g * g + 1.0f) * 0.1f; }, {.donate_argnums = {0}, .backend = Backend::interpreter});
   Array p = randn({1000}, 24), g = randn({1000}, 25);
   std::vector<double> want = values(p - (g * g + 1.0f) * 0.1f);
   const void* before = p.unsafe_buffer_pointer();
   Array q = step(p, g);
   CHECK(q.unsafe_buffer_pointer() == before);
   CHECK(values(q) == want);
-  auto text = jit([](const Array& p, const Array& g) { return p - (g * g + 1.0f) * 0.1f; }, {.donate_argnums = {0}})
+  auto text = jit([](const Array& p, const Array& g) { return p - (g * g + 1.0f) * 0.1f; }, {.donate_argnums = {0}, .backend = Backend::interpreter})
                   .lower(randn({1000}, 24), g)
                   .compile()
                   .as_text();
