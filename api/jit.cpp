@@ -12,6 +12,7 @@
 #include "api/dispatch.h"
 #include "codegen/cpu/compiler.h"
 #include "codegen/cpu/fused_graph.h"
+#include "codegen/memory_plan.h"
 #include "graft/errors.h"
 #include "interpreter/constant_folding.h"
 #include "interpreter/evaluate.h"
@@ -55,6 +56,8 @@ struct Executable {
   MemoryAnalysis memory;
   std::vector<int64_t> donation_plan;  // per input: the output its buffer backs, or -1
   codegen::cpu::FusedGraphKernels kernels;  // Backend::cpu: compiled fusion nodes
+  codegen::MemoryPlan plan;                 // where the temporaries live in the per-call arena
+  const runtime::AllocationSite* site = nullptr;  // the arena's provenance: the function's first line
   // The constants it holds, shown in memory profiles as kind "executable".
   std::unique_ptr<runtime::ExecutableMemory> held;
 };
@@ -109,32 +112,13 @@ CostAnalysis cost_of(const ir::Graph& g) {
   return c;
 }
 
-// Argument, output and aliased bytes, and the peak of intermediates alive at
-// once when each is freed after its last use (the interpreter's schedule).
+// Argument, output and aliased bytes (temp_bytes comes from the memory plan).
 MemoryAnalysis memory_of(const ir::Graph& g, const std::vector<int64_t>& plan) {
   MemoryAnalysis m;
   for (ir::ValueId v : g.inputs()) m.argument_bytes += bytes_of(g.type(v));
   for (ir::ValueId v : g.outputs()) m.output_bytes += bytes_of(g.type(v));
   for (size_t i = 0; i < plan.size(); ++i)
     if (plan[i] >= 0) m.alias_bytes += bytes_of(g.type(g.inputs()[i]));
-  std::vector<int64_t> last(g.value_id_bound(), -1);
-  std::vector<bool> is_io(g.value_id_bound(), false);
-  for (ir::ValueId v : g.inputs()) is_io[v] = true;
-  for (ir::ValueId v : g.outputs()) is_io[v] = true;
-  for (size_t i = 0; i < g.nodes().size(); ++i)
-    for (ir::ValueId v : g.nodes()[i].inputs) last[v] = static_cast<int64_t>(i);
-  std::vector<int64_t> freed_at(g.nodes().size() + 1, 0);
-  int64_t live = 0;
-  for (size_t i = 0; i < g.nodes().size(); ++i) {
-    for (ir::ValueId v : g.nodes()[i].outputs)
-      if (!is_io[v]) {
-        live += bytes_of(g.type(v));
-        size_t when = last[v] < 0 ? i : static_cast<size_t>(last[v]);
-        freed_at[when] += bytes_of(g.type(v));
-      }
-    m.temp_bytes = std::max(m.temp_bytes, live);
-    live -= freed_at[i];
-  }
   return m;
 }
 
@@ -177,8 +161,11 @@ std::shared_ptr<const Executable> compile_graph(const Graph& g, const JitOptions
   exe->cost = cost_of(*exe->graph);
   exe->cost.flops = cost_of(*clean).flops;
   exe->memory = memory_of(*exe->graph, exe->donation_plan);
+  exe->plan = codegen::plan_memory(*exe->graph);
+  exe->memory.temp_bytes = exe->plan.arena_bytes;
+  exe->site = executable_site(*exe->graph);
   if (int64_t held = constant_bytes(*exe->graph); held > 0)
-    exe->held = std::make_unique<runtime::ExecutableMemory>(runtime::current_device(), held, executable_site(*exe->graph));
+    exe->held = std::make_unique<runtime::ExecutableMemory>(runtime::current_device(), held, exe->site);
   return exe;
 }
 
@@ -207,7 +194,9 @@ std::vector<Array> run_executable(const Executable& exe, const std::vector<Array
                     std::to_string(j) + " in the same call; donate a buffer once");
   }
   std::vector<bool> reused;
-  interpreter::EvaluateOptions run{donated, &reused, exe.kernels.compiled ? &exe.kernels.node_kernels : nullptr};
+  interpreter::EvaluateOptions run{donated, &reused, exe.kernels.compiled ? &exe.kernels.node_kernels : nullptr,
+                                   &exe.plan.offset, exe.plan.arena_bytes};
+  runtime::SiteScope site(exe.site);
   std::vector<runtime::BufferPtr> outs = interpreter::evaluate(g, buffers, run);
   static std::atomic<bool> warned{false};
   for (size_t i = 0; i < donated.size(); ++i) {
@@ -238,6 +227,9 @@ std::string executable_text(const Executable& exe) {
   for (size_t i = 0; i < exe.donation_plan.size(); ++i)
     if (exe.donation_plan[i] >= 0)
       s += "donation: input " + std::to_string(i) + " backs output " + std::to_string(exe.donation_plan[i]) + "\n";
+  s += "temporaries: " + std::to_string(exe.plan.placed) + " values in one arena of " +
+       std::to_string(exe.plan.arena_bytes) + " bytes (" + std::to_string(exe.plan.sum_bytes) + " unplanned, " +
+       std::to_string(exe.plan.in_place) + " in place)\n";
   // The fused kernels, each with the ops it runs (constants copied into it aside).
   std::string kernels;
   int64_t count = 0, fused = 0;

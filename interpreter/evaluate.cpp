@@ -96,6 +96,9 @@ std::vector<runtime::BufferPtr> evaluate(const ir::Graph& graph, const std::vect
   if (reused) reused->assign(donated.size(), false);
 
   std::vector<runtime::BufferPtr> values(graph.value_id_bound());
+  runtime::BufferPtr arena;
+  if (options.arena_offsets && options.arena_bytes > 0)
+    arena = runtime::make_buffer(static_cast<size_t>(options.arena_bytes));
   for (size_t i = 0; i < inputs.size(); ++i) values[graph.inputs()[i]] = inputs[i];
 
   for (size_t i = 0; i < nodes.size(); ++i) {
@@ -112,6 +115,9 @@ std::vector<runtime::BufferPtr> evaluate(const ir::Graph& graph, const std::vect
       if (!take.empty() && take[v] >= 0) {
         values[v] = inputs[static_cast<size_t>(take[v])];
         if (reused) (*reused)[static_cast<size_t>(take[v])] = true;
+      } else if (arena && (*options.arena_offsets)[v] >= 0) {
+        values[v] = std::make_shared<runtime::Buffer>(arena, static_cast<size_t>((*options.arena_offsets)[v]),
+                                                      static_cast<size_t>(t.num_elements()) * ir::dtype_size(t.dtype));
       } else {
         values[v] = runtime::make_buffer(static_cast<size_t>(t.num_elements()) * ir::dtype_size(t.dtype));
       }

@@ -30,6 +30,10 @@ struct EvaluateOptions {
   std::vector<bool>* reused = nullptr;  // as above
   // By node index; an empty entry (or no vector) runs the interpreter's kernel.
   const std::vector<NodeKernel>* node_kernels = nullptr;
+  // A memory plan (codegen/memory_plan.h): by value id, the offset of the
+  // value in one arena of `arena_bytes` allocated per call, or -1.
+  const std::vector<int64_t>* arena_offsets = nullptr;
+  int64_t arena_bytes = 0;
 };
 std::vector<runtime::BufferPtr> evaluate(const ir::Graph& graph, const std::vector<runtime::BufferPtr>& inputs,
                                          const EvaluateOptions& options);

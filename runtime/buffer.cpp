@@ -11,7 +11,15 @@ Buffer::Buffer(size_t nbytes, Device& device)
   device_.track(this);
 }
 
+Buffer::Buffer(std::shared_ptr<Buffer> arena, size_t offset, size_t nbytes)
+    : data_(static_cast<char*>(arena->data()) + offset),
+      size_(nbytes),
+      device_(arena->device()),
+      site_(arena->site()),
+      arena_(std::move(arena)) {}
+
 Buffer::~Buffer() {
+  if (arena_) return;  // a view: the arena's own buffer is tracked and freed
   device_.untrack(this);
   device_.allocator().deallocate(data_, size_);
 }

@@ -38,6 +38,9 @@ class Buffer {
  public:
   explicit Buffer(size_t nbytes);  // on current_device()
   Buffer(size_t nbytes, Device& device);
+  // A view of `nbytes` at `offset` inside `arena` (a jit executable's
+  // temporaries): it keeps the arena alive and owns nothing itself.
+  Buffer(std::shared_ptr<Buffer> arena, size_t offset, size_t nbytes);
   ~Buffer();
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
@@ -54,6 +57,7 @@ class Buffer {
   size_t size_;
   Device& device_;
   const AllocationSite* site_;
+  std::shared_ptr<Buffer> arena_;  // set for a view
   Buffer* prev_ = nullptr;  // the device's list of live buffers
   Buffer* next_ = nullptr;
 };

@@ -16,9 +16,11 @@
 //                 const int64_t* scalars, int64_t n);
 //
 //   inputs[j]   the buffer of body.inputs()[j] (row-major, dense)
-//   outputs[k]  the buffer of body.outputs()[k]; outputs may alias inputs
-//               of the same size (in place): every element is read before
-//               it is written
+//   outputs[k]  the buffer of body.outputs()[k]; in a kernel without a
+//               reduction, outputs may alias inputs of the same shape (in
+//               place): every element is read before it is written. A kernel
+//               with a reduction may read its inputs again after writing its
+//               elementwise outputs, so its outputs must not alias inputs.
 //   scalars     one int64 per constant node, in node order, holding the
 //               constant's bytes in its low bytes (kernel_scalars(body))
 //   n           elements to compute: N, the iteration space's size. An
