@@ -235,6 +235,22 @@ int main() {
   variants.push_back({"hand fwd+bwd (OpenBLAS GEMM)", hand_step(true, true), {}});
   variants.push_back({"hand forward (OpenBLAS GEMM)", hand_step(true, false), {}});
 #endif
+  auto jvg = jit(value_and_grad(loss));  // traced, differentiated, fused and compiled once
+  const size_t kJit = variants.size();
+  variants.push_back({"graft jit(value_and_grad)", [&] {
+                        auto [v, gr] = jvg(p, x, y);
+                        sink += v.item<float>();
+                      },
+                      {}});
+  {
+    auto [jv, jg] = jvg(p, x, y);
+    const double rel = std::fabs(jv.item<float>() - value.item<float>()) / std::fabs(value.item<float>());
+    if (!(rel <= 1e-5)) {
+      std::printf("FAIL: jit(value_and_grad) loss %.7f differs from value_and_grad's %.7f\n", jv.item<float>(),
+                  value.item<float>());
+      return 1;
+    }
+  }
   const int warmup = 3, rounds = 15, steps = 4;
   for (Variant& v : variants) seconds(v.step, warmup);
   for (int r = 0; r < rounds; ++r)
@@ -260,11 +276,15 @@ int main() {
 #ifdef GRAFT_HAVE_OPENBLAS
   std::printf("%-48s %7.2fx %8s\n", "graft value_and_grad / hand (OpenBLAS GEMM)", med[kGrad] / med[kHandBlas],
               "<= 1.3x");
+  std::printf("%-48s %7.2fx %8s\n", "graft jit(value_and_grad) / hand (OpenBLAS GEMM)", med[kJit] / med[kHandBlas],
+              "<= 1.2x");
   std::printf("%-48s %7.2fx %8s\n", "graft forward / hand forward (OpenBLAS GEMM)", med[kFwd] / med[kHandBlasFwd], "");
   std::printf("%-48s %7.2fx %8s\n", "hand fwd+bwd / hand forward (OpenBLAS GEMM)", med[kHandBlas] / med[kHandBlasFwd],
               "");
   std::printf("%-48s %7.2fx %8s\n", "hand Eigen GEMM / hand OpenBLAS GEMM", med[kHandEigen] / med[kHandBlas], "");
 #endif
+  std::printf("%-48s %7.2fx %8s\n", "graft jit(value_and_grad) / hand Eigen", med[kJit] / med[kHandEigen], "<= 1.2x");
+  std::printf("%-48s %7.2fx %8s\n", "graft jit(value_and_grad) / value_and_grad", med[kJit] / med[kGrad], "");
   std::printf("%-48s %7.2fx %8s\n", "graft forward / hand Eigen forward", med[kFwd] / med[kHandEigenFwd], "");
   std::printf("%-48s %7.2fx %8s\n", "hand fwd+bwd / hand forward (Eigen GEMM)", med[kHandEigen] / med[kHandEigenFwd],
               "");

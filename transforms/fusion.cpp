@@ -337,7 +337,12 @@ class Fuser {
 
     map_.assign(g_.value_id_bound(), -1);
     for (ValueId v : g_.inputs()) map_[v] = b_.input(g_.type(v));
+    // Scalar constants first: slots ignore their edges (they are copied into
+    // bodies), so a plain node reading one may sort before it.
+    for (int32_t r : roots)
+      if (kind_[r] == Kind::constant) emit_plain(nodes[r]);
     for (int32_t r : roots) {
+      if (kind_[r] == Kind::constant) continue;
       if (members[r].size() >= 2 && group_[r]) {
         emit_fusion(r, members[r], outside);
       } else {

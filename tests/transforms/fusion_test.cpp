@@ -440,3 +440,22 @@ TEST_CASE("fusion: jit shows its kernels", "[jit][fusion]") {
   CHECK_THAT(interp.as_text(), Contains("kernel 0: fusion"));
   CHECK(interp.cost_analysis().flops >= 4 * 100);
 }
+
+TEST_CASE("fusion: scalar constants read by unfused nodes come first", "[jit][fusion]") {
+  // Regression: slots ignore edges from scalar constants (they are copied
+  // into bodies), so after a renumbering a dot reading one could sort before
+  // it. The gradient of a small MLP's loss has that shape.
+  auto loss = [](const Array& w1, const Array& w2, const Array& x) {
+    Array h = graft::tanh(matmul(x, w1) + 1.0f);
+    Array logits = matmul(h, w2);
+    return -mean(sum(log_softmax(logits, {-1}), {-1}));
+  };
+  Array w1 = randn({5, 4}, 31), w2 = randn({4, 3}, 32), x = randn({2, 5}, 33);
+  auto vg = value_and_grad<0, 1>(loss);
+  auto [v, g] = vg(w1, w2, x);
+  for (Backend backend : {Backend::interpreter, Backend::cpu}) {
+    auto [jv, jg] = jit(vg, {.backend = backend})(w1, w2, x);
+    CHECK(jv.item<float>() == Approx(v.item<float>()).epsilon(1e-6));
+    close({std::get<0>(jg), std::get<1>(jg)}, {std::get<0>(g), std::get<1>(g)}, 1e-5);
+  }
+}
