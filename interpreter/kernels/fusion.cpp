@@ -50,6 +50,7 @@
 #include "interpreter/evaluate.h"
 #include "interpreter/kernels/layout.h"
 #include "interpreter/kernels/loops.h"
+#include "interpreter/kernels/reduce_step.h"
 #include "ir/graph.h"
 #include "ir/literal.h"
 
@@ -85,99 +86,7 @@ void evaluate_body(const ir::Graph& body, const KernelCall& call) {
   }
 }
 
-// ---- reductions: identity, step (as interpreter/kernels/reduce.cpp), folds
-
-template <class T>
-T identity(Op op) {
-  using L = std::numeric_limits<T>;
-  switch (op) {
-    case Op::reduce_sum: case Op::reduce_or: return T(0);
-    case Op::reduce_prod: return T(1);
-    case Op::reduce_and:
-      if constexpr (std::is_same_v<T, bool>) return true;
-      else if constexpr (std::is_integral_v<T>) return static_cast<T>(~T(0));
-      else return T(0);
-    case Op::reduce_max: return L::has_infinity ? -L::infinity() : L::lowest();
-    default: return L::has_infinity ? L::infinity() : L::max();
-  }
-}
-
-// Calls f(step) with step(acc, v) the reduction's combining function.
-template <class T, class F>
-void with_step(Op op, F&& f) {
-  constexpr bool fp = std::is_floating_point_v<T>;
-  switch (op) {
-    case Op::reduce_sum: return f([](T a, T v) { return static_cast<T>(a + v); });
-    case Op::reduce_prod: return f([](T a, T v) { return static_cast<T>(a * v); });
-    case Op::reduce_max:
-      return f([](T a, T v) {
-        if constexpr (fp) {
-          if (std::isnan(v) || v > a) return std::isnan(a) ? a : v;
-          return a;
-        } else {
-          return v > a ? v : a;
-        }
-      });
-    case Op::reduce_min:
-      return f([](T a, T v) {
-        if constexpr (fp) {
-          if (std::isnan(v) || v < a) return std::isnan(a) ? a : v;
-          return a;
-        } else {
-          return v < a ? v : a;
-        }
-      });
-    case Op::reduce_and:
-      return f([](T a, T v) {
-        if constexpr (fp) return a;
-        else return static_cast<T>(a & v);
-      });
-    default:  // reduce_or
-      return f([](T a, T v) {
-        if constexpr (fp) return a;
-        else return static_cast<T>(a | v);
-      });
-  }
-}
-
-// dst[row] = fold of row `row` (of `len` elements) onto dst[row].
-void fold_rows(Op op, DType d, const void* x, int64_t rows, int64_t len, void* dst) {
-  visit_dtype(d, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    with_step<T>(op, [&](auto step) {
-      const T* in = static_cast<const T*>(x);
-      T* out = static_cast<T*>(dst);
-      for (int64_t r = 0; r < rows; ++r) {
-        T acc = out[r];
-        const T* row = in + r * len;
-        for (int64_t k = 0; k < len; ++k) acc = step(acc, row[k]);
-        out[r] = acc;
-      }
-    });
-  });
-}
-
-// dst[j] = fold of column j over `rows` rows of `len` elements onto dst[j].
-void fold_columns(Op op, DType d, const void* x, int64_t rows, int64_t len, void* dst) {
-  visit_dtype(d, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    with_step<T>(op, [&](auto step) {
-      const T* in = static_cast<const T*>(x);
-      T* out = static_cast<T*>(dst);
-      for (int64_t r = 0; r < rows; ++r) {
-        const T* row = in + r * len;
-        for (int64_t k = 0; k < len; ++k) out[k] = step(out[k], row[k]);
-      }
-    });
-  });
-}
-
-void fill_identity(Op op, DType d, void* dst, int64_t n) {
-  visit_dtype(d, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    std::fill_n(static_cast<T*>(dst), n, identity<T>(op));
-  });
-}
+// ---- copies
 
 // dst[i] = src[i * stride] for i < n, element size `size`.
 void strided_copy(size_t size, const uint8_t* src, int64_t stride, uint8_t* dst, int64_t n) {

@@ -6,6 +6,7 @@
 
 #include "interpreter/kernels/layout.h"
 #include "interpreter/kernels/loops.h"
+#include "interpreter/kernels/reduce_step.h"
 
 namespace graft::interpreter {
 namespace {
@@ -54,53 +55,18 @@ void for_each_output(const ReductionPlan& p, int64_t n_out, F&& f) {
   });
 }
 
-// The value a reduction starts from (its result over an empty set).
-template <class T>
-T identity(Op op) {
-  using L = std::numeric_limits<T>;
-  switch (op) {
-    case Op::reduce_sum: case Op::reduce_or: return T(0);
-    case Op::reduce_prod: return T(1);
-    case Op::reduce_and:
-      if constexpr (std::is_same_v<T, bool>) return true;
-      else if constexpr (std::is_integral_v<T>) return static_cast<T>(~T(0));
-      else return T(0);
-    case Op::reduce_max: return L::has_infinity ? -L::infinity() : L::lowest();
-    default: return L::has_infinity ? L::infinity() : L::max();
-  }
-}
-
 template <class T>
 void reduce_typed(const KernelCall& call) {
   ReductionPlan p = plan(call.inputs[0].type->shape, reduced_axes(call, std::get<ir::Ints>(*call.attrs.find("axes"))));
   const T* x = in_ptr<T>(call, 0);
   T* y = out_ptr<T>(call, 0);
   Op op = call.op;
-  for_each_output(p, out_elements(call), [&](StridedWalk& red, int64_t o) {
-    T acc = identity<T>(op);
-    for (int64_t r = 0; r < p.reduced_size; ++r, red.next()) {
-      T v = x[red.offset()];
-      switch (op) {
-        case Op::reduce_sum: acc = static_cast<T>(acc + v); break;
-        case Op::reduce_prod: acc = static_cast<T>(acc * v); break;
-        case Op::reduce_max:
-          if constexpr (std::is_floating_point_v<T>) { if (std::isnan(v) || v > acc) acc = std::isnan(acc) ? acc : v; }
-          else if (v > acc) acc = v;
-          break;
-        case Op::reduce_min:
-          if constexpr (std::is_floating_point_v<T>) { if (std::isnan(v) || v < acc) acc = std::isnan(acc) ? acc : v; }
-          else if (v < acc) acc = v;
-          break;
-        case Op::reduce_and:
-          if constexpr (!std::is_floating_point_v<T>) acc = static_cast<T>(acc & v);
-          break;
-        case Op::reduce_or:
-          if constexpr (!std::is_floating_point_v<T>) acc = static_cast<T>(acc | v);
-          break;
-        default: break;
-      }
-    }
-    y[o] = acc;
+  with_step<T>(op, [&](auto step) {
+    for_each_output(p, out_elements(call), [&](StridedWalk& red, int64_t o) {
+      T acc = identity<T>(op);
+      for (int64_t r = 0; r < p.reduced_size; ++r, red.next()) acc = step(acc, x[red.offset()]);
+      y[o] = acc;
+    });
   });
 }
 
@@ -186,6 +152,47 @@ void register_reduce_kernels(KernelTable& t) {
     t[static_cast<size_t>(op)] = reduce_kernel;
   for (Op op : {Op::argmax, Op::argmin}) t[static_cast<size_t>(op)] = arg_kernel;
   for (Op op : {Op::cumsum, Op::cumprod, Op::cummax, Op::cummin}) t[static_cast<size_t>(op)] = cumulative_kernel;
+}
+
+// ---- folds for the tiled evaluator (reduce_step.h)
+
+// dst[row] = fold of row `row` (of `len` elements) onto dst[row].
+void fold_rows(ir::Op op, DType d, const void* x, int64_t rows, int64_t len, void* dst) {
+  visit_dtype(d, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    with_step<T>(op, [&](auto step) {
+      const T* in = static_cast<const T*>(x);
+      T* out = static_cast<T*>(dst);
+      for (int64_t r = 0; r < rows; ++r) {
+        T acc = out[r];
+        const T* row = in + r * len;
+        for (int64_t k = 0; k < len; ++k) acc = step(acc, row[k]);
+        out[r] = acc;
+      }
+    });
+  });
+}
+
+// dst[j] = fold of column j over `rows` rows of `len` elements onto dst[j].
+void fold_columns(ir::Op op, DType d, const void* x, int64_t rows, int64_t len, void* dst) {
+  visit_dtype(d, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    with_step<T>(op, [&](auto step) {
+      const T* in = static_cast<const T*>(x);
+      T* out = static_cast<T*>(dst);
+      for (int64_t r = 0; r < rows; ++r) {
+        const T* row = in + r * len;
+        for (int64_t k = 0; k < len; ++k) out[k] = step(out[k], row[k]);
+      }
+    });
+  });
+}
+
+void fill_identity(ir::Op op, DType d, void* dst, int64_t n) {
+  visit_dtype(d, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    std::fill_n(static_cast<T*>(dst), n, identity<T>(op));
+  });
 }
 
 }  // namespace graft::interpreter
