@@ -5,6 +5,7 @@
 #include "ir/dtype.h"
 #include "runtime/allocation_site.h"
 
+#include <cstring>
 #include <optional>
 
 namespace graft::interpreter {
@@ -137,6 +138,22 @@ std::vector<runtime::BufferPtr> evaluate(const ir::Graph& graph, const std::vect
   out.reserve(graph.outputs().size());
   for (ir::ValueId v : graph.outputs()) out.push_back(values[v]);
   return out;
+}
+
+void evaluate_call(const ir::Graph& body, const KernelCall& call) {
+  std::vector<runtime::BufferPtr> inputs;
+  for (const KernelIn& in : call.inputs) {
+    const size_t bytes = static_cast<size_t>(in.type->num_elements()) * ir::dtype_size(in.type->dtype);
+    runtime::BufferPtr b = runtime::make_buffer(bytes);
+    if (bytes) std::memcpy(b->data(), in.data, bytes);
+    inputs.push_back(b);
+  }
+  std::vector<runtime::BufferPtr> outputs = evaluate(body, inputs);
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    const ir::ValueType& t = *call.outputs[k].type;
+    const size_t bytes = static_cast<size_t>(t.num_elements()) * ir::dtype_size(t.dtype);
+    if (bytes) std::memcpy(call.outputs[k].data, outputs[k]->data(), bytes);
+  }
 }
 
 }  // namespace graft::interpreter

@@ -38,6 +38,11 @@ struct EvaluateOptions {
 std::vector<runtime::BufferPtr> evaluate(const ir::Graph& graph, const std::vector<runtime::BufferPtr>& inputs,
                                          const EvaluateOptions& options);
 
+// Runs `body` as the kernel of `call` (call-like ops, fused kernels the tiled
+// evaluator cannot run): operands are copied into buffers the walker owns,
+// results copied out into the call's outputs.
+void evaluate_call(const ir::Graph& body, const KernelCall& call);
+
 // Which donated inputs evaluate would reuse, and for which output: the plan,
 // without running anything (for memory analysis). -1 where none.
 std::vector<int64_t> donation_plan(const ir::Graph& graph, const std::vector<bool>& donated);

@@ -69,23 +69,6 @@ bool is_reduction(Op op) {
          op == Op::reduce_and || op == Op::reduce_or;
 }
 
-// Runs a whole body with the graph walker: operands copied into owned buffers.
-void evaluate_body(const ir::Graph& body, const KernelCall& call) {
-  std::vector<runtime::BufferPtr> inputs;
-  for (const KernelIn& in : call.inputs) {
-    size_t bytes = static_cast<size_t>(in.type->num_elements()) * ir::dtype_size(in.type->dtype);
-    runtime::BufferPtr b = runtime::make_buffer(bytes);
-    if (bytes) std::memcpy(b->data(), in.data, bytes);
-    inputs.push_back(b);
-  }
-  std::vector<runtime::BufferPtr> outputs = evaluate(body, inputs);
-  for (size_t k = 0; k < outputs.size(); ++k) {
-    const ir::ValueType& t = *call.outputs[k].type;
-    size_t bytes = static_cast<size_t>(t.num_elements()) * ir::dtype_size(t.dtype);
-    if (bytes) std::memcpy(call.outputs[k].data, outputs[k]->data(), bytes);
-  }
-}
-
 // ---- copies
 
 // dst[i] = src[i * stride] for i < n, element size `size`.
@@ -749,7 +732,7 @@ void fusion_kernel(const KernelCall& call) {
   const ir::Graph& body = *std::get<ir::Graphs>(*call.attrs.find("body")).at(0);
   Plan plan;
   if (plan.build(body, call)) plan.run();
-  else evaluate_body(body, call);
+  else evaluate_call(body, call);
 }
 
 }  // namespace
