@@ -1,5 +1,7 @@
 #include "ir/builder.h"
 
+#include <algorithm>
+
 #include "graft/errors.h"
 #include "ir/shape_rules/rule.h"
 
@@ -18,13 +20,20 @@ bool GraphBuilder::KeyEq::operator()(const Key& a, const Key& b) const {
 std::vector<ValueId> GraphBuilder::add(Op op, std::vector<ValueId> inputs, Attrs attrs, SourceLoc loc,
                                        std::string scope) {
   Key key{op, &inputs, &attrs};
+  // The table indexes by low bits: mix the high ones in (murmur3's finaliser).
   size_t h = KeyHash{}(key);
-  auto [first, last] = by_hash_.equal_range(h);
-  for (auto it = first; it != last; ++it) {
-    const Node& n = graph_.nodes()[it->second];
-    if (KeyEq{}(key, Key{n.op, &n.inputs, &n.attrs})) {
-      ++num_shared_;
-      return n.outputs;
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  if (!table_.empty()) {
+    const size_t mask = table_.size() - 1;
+    for (size_t i = h & mask; table_[i].node >= 0; i = (i + 1) & mask) {
+      if (table_[i].hash != h) continue;
+      const Node& n = graph_.nodes()[static_cast<size_t>(table_[i].node)];
+      if (KeyEq{}(key, Key{n.op, &n.inputs, &n.attrs})) {
+        ++num_shared_;
+        return n.outputs;
+      }
     }
   }
 
@@ -41,8 +50,23 @@ std::vector<ValueId> GraphBuilder::add(Op op, std::vector<ValueId> inputs, Attrs
   node.loc = std::move(loc);
   node.scope = std::move(scope);
   for (ValueType& t : out_types) node.outputs.push_back(graph_.new_value(std::move(t)));
-  by_hash_.emplace(h, graph_.nodes().size());
+  insert_slot(h, static_cast<int32_t>(graph_.nodes().size()));
   return graph_.add_node(std::move(node)).outputs;
+}
+
+void GraphBuilder::insert_slot(size_t hash, int32_t node) {
+  if (2 * (used_ + 1) > table_.size()) {
+    std::vector<Slot> old = std::move(table_);
+    table_.assign(std::max<size_t>(64, 2 * old.size()), Slot{});
+    used_ = 0;
+    for (const Slot& s : old)
+      if (s.node >= 0) insert_slot(s.hash, s.node);
+  }
+  const size_t mask = table_.size() - 1;
+  size_t i = hash & mask;
+  while (table_[i].node >= 0) i = (i + 1) & mask;
+  table_[i] = Slot{hash, node};
+  ++used_;
 }
 
 ValueId GraphBuilder::add1(Op op, std::vector<ValueId> inputs, Attrs attrs, SourceLoc loc, std::string scope) {
@@ -57,7 +81,8 @@ GraphPtr GraphBuilder::finish(std::vector<ValueId> outputs) {
   graph_.set_outputs(std::move(outputs));
   auto g = std::make_shared<const Graph>(std::move(graph_));
   graph_ = Graph();
-  by_hash_.clear();
+  table_.clear();
+  used_ = 0;
   num_shared_ = 0;
   return g;
 }
