@@ -1,6 +1,10 @@
 #include "codegen/memory_plan.h"
 
 #include <algorithm>
+#include <functional>
+#include <map>
+#include <queue>
+#include <set>
 
 #include "ir/dtype.h"
 #include "runtime/buffer.h"
@@ -30,9 +34,96 @@ bool elementwise_in_place(const ir::Node& node) {
   return true;
 }
 
-struct Block {
-  int64_t offset, size;
-  int64_t until;  // the last node index that reads it
+// Blocks of one arena: best fit among the free gaps (by size, then offset),
+// freed blocks coalesced with free neighbours, the arena's end growing only
+// when no gap fits. Each step is O(log blocks), so planning stays linear in
+// the graph even when a gradient keeps thousands of residuals alive.
+class Arena {
+ public:
+  int32_t allocate(int64_t size, int64_t until) {
+    int64_t at;
+    auto fit = by_size_.lower_bound({size, -1});
+    if (fit != by_size_.end()) {
+      at = fit->second;
+      const int64_t gap = fit->first;
+      remove_gap(at, gap);
+      if (gap > size) add_gap(at + size, gap - size);
+    } else if (!by_offset_.empty() && std::prev(by_offset_.end())->first + std::prev(by_offset_.end())->second == end_) {
+      // The last gap touches the end: start there and grow the end.
+      auto last = std::prev(by_offset_.end());
+      at = last->first;
+      remove_gap(at, last->second);
+      end_ = at + size;
+    } else {
+      at = end_;
+      end_ += size;
+    }
+    peak_ = std::max(peak_, end_);
+    blocks_.push_back(Block{at, size, until});
+    const auto id = static_cast<int32_t>(blocks_.size() - 1);
+    expiry_.push({until, id});
+    return id;
+  }
+
+  // The block lives until `until` now (an output took it over in place).
+  void extend(int32_t id, int64_t until) {
+    if (until <= blocks_[static_cast<size_t>(id)].until) return;
+    blocks_[static_cast<size_t>(id)].until = until;
+    expiry_.push({until, id});
+  }
+
+  // Frees every block last read before node `i`.
+  void free_until(int64_t i) {
+    while (!expiry_.empty() && expiry_.top().first < i) {
+      auto [until, id] = expiry_.top();
+      expiry_.pop();
+      const Block& b = blocks_[static_cast<size_t>(id)];
+      if (b.until != until) continue;  // extended since: a later entry frees it
+      release(b.offset, b.size);
+    }
+  }
+
+  int64_t offset(int32_t id) const { return blocks_[static_cast<size_t>(id)].offset; }
+  int64_t peak() const { return peak_; }
+
+ private:
+  struct Block {
+    int64_t offset, size;
+    int64_t until;  // the last node index that reads it
+  };
+
+  void add_gap(int64_t at, int64_t size) {
+    by_offset_[at] = size;
+    by_size_.insert({size, at});
+  }
+  void remove_gap(int64_t at, int64_t size) {
+    by_offset_.erase(at);
+    by_size_.erase({size, at});
+  }
+  void release(int64_t at, int64_t size) {
+    auto next = by_offset_.lower_bound(at);
+    if (next != by_offset_.begin()) {
+      auto prev = std::prev(next);
+      if (prev->first + prev->second == at) {
+        at = prev->first;
+        size += prev->second;
+        remove_gap(prev->first, prev->second);
+      }
+    }
+    next = by_offset_.lower_bound(at + size);
+    if (next != by_offset_.end() && next->first == at + size) {
+      size += next->second;
+      remove_gap(next->first, next->second);
+    }
+    if (at + size == end_) end_ = at;  // the end comes back: no gap at the top
+    else add_gap(at, size);
+  }
+
+  std::vector<Block> blocks_;
+  std::priority_queue<std::pair<int64_t, int32_t>, std::vector<std::pair<int64_t, int32_t>>, std::greater<>> expiry_;
+  std::map<int64_t, int64_t> by_offset_;          // free gaps: offset -> size
+  std::set<std::pair<int64_t, int64_t>> by_size_;  // free gaps: (size, offset)
+  int64_t end_ = 0, peak_ = 0;
 };
 
 }  // namespace
@@ -52,11 +143,11 @@ MemoryPlan plan_memory(const ir::Graph& graph, const std::vector<bool>& excluded
   for (int64_t i = 0; i < n_nodes; ++i)
     for (ir::ValueId v : nodes[static_cast<size_t>(i)].inputs) last_use[v] = i;
 
-  std::vector<Block> live;  // sorted by offset
+  Arena arena;
+  std::vector<int32_t> block_of(graph.value_id_bound(), -1);
   for (int64_t i = 0; i < n_nodes; ++i) {
     const ir::Node& node = nodes[static_cast<size_t>(i)];
-    // Blocks whose values were last read before this node are free again.
-    live.erase(std::remove_if(live.begin(), live.end(), [i](const Block& b) { return b.until < i; }), live.end());
+    arena.free_until(i);  // blocks whose values were last read before this node
     const bool can_run_in_place = elementwise_in_place(node);
     std::vector<ir::ValueId> taken;
     for (ir::ValueId v : node.outputs) {
@@ -69,33 +160,24 @@ MemoryPlan plan_memory(const ir::Graph& graph, const std::vector<bool>& excluded
       bool placed = false;
       if (can_run_in_place) {
         for (ir::ValueId u : node.inputs) {
-          if (plan.offset[u] < 0 || last_use[u] != i || block_bytes(graph.type(u)) != size ||
+          if (block_of[u] < 0 || last_use[u] != i || block_bytes(graph.type(u)) != size ||
               ir::dtype_size(graph.type(u).dtype) != ir::dtype_size(graph.type(v).dtype) ||
               graph.type(u).shape != graph.type(v).shape ||
               std::find(taken.begin(), taken.end(), u) != taken.end())
             continue;
           taken.push_back(u);
-          plan.offset[v] = plan.offset[u];
-          for (Block& b : live)
-            if (b.offset == plan.offset[u]) b.until = std::max(b.until, until);
+          block_of[v] = block_of[u];
+          arena.extend(block_of[v], until);
           ++plan.in_place;
           placed = true;
           break;
         }
       }
-      if (placed) continue;
-      // First fit: the lowest gap between live blocks that holds `size`.
-      int64_t at = 0;
-      auto it = live.begin();
-      for (; it != live.end(); ++it) {
-        if (it->offset - at >= size) break;
-        at = std::max(at, it->offset + it->size);
-      }
-      live.insert(it, Block{at, size, until});
-      plan.offset[v] = at;
-      plan.arena_bytes = std::max(plan.arena_bytes, at + size);
+      if (!placed) block_of[v] = arena.allocate(size, until);
+      plan.offset[v] = arena.offset(block_of[v]);
     }
   }
+  plan.arena_bytes = arena.peak();
   return plan;
 }
 

@@ -4,8 +4,9 @@
 // before it runs (memory_analysis().temp_bytes).
 //
 // A value lives from the node that computes it to its last reader. Blocks are
-// placed first-fit by offset among the blocks alive at the same time (every
-// block a multiple of 64 bytes, so every value stays 64-byte aligned). A
+// placed best-fit among the gaps that dead blocks left (coalesced), the arena
+// growing only when none fits (every block a multiple of 64 bytes, so every
+// value stays 64-byte aligned). A
 // node's output takes over the block of one of its operands (in place) only
 // when that operand is an arena value of the same size that dies at this
 // node, no other output of the node took it, and the node reads each element
@@ -33,7 +34,7 @@ struct MemoryPlan {
 };
 
 // `excluded` (by value id, may be empty): values the caller places elsewhere
-// (donation). Linear in the nodes times the blocks alive at once.
+// (donation). O(n log n) in the number of values.
 MemoryPlan plan_memory(const ir::Graph& graph, const std::vector<bool>& excluded = {});
 
 }  // namespace graft::codegen
