@@ -145,16 +145,7 @@ Gather make_gather(const ir::ValueType& in, const uint8_t* src, const ir::Node& 
   g.size = ir::dtype_size(in.dtype);
   Shape shape;
   std::vector<int64_t> st;
-  for (size_t i = 0; i < out_shape.size(); ++i) {
-    if (out_shape[i] == 1) continue;
-    if (!shape.empty() && st.back() == strides[i] * out_shape[i]) {
-      shape.back() *= out_shape[i];
-      st.back() = strides[i];
-    } else {
-      shape.push_back(out_shape[i]);
-      st.push_back(strides[i]);
-    }
-  }
+  merge_axes(out_shape, strides, &shape, &st);
   if (!shape.empty()) {
     g.inner = shape.back();
     g.inner_stride = st.back();

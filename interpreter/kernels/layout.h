@@ -15,6 +15,23 @@ inline std::vector<int64_t> row_major_strides(const Shape& shape) {
   return s;
 }
 
+// The axes of `shape` read with `strides`, without size-1 axes and with
+// neighbours that step through memory as one axis merged (so a walk over
+// them runs fewer, longer rows).
+inline void merge_axes(const Shape& shape, const std::vector<int64_t>& strides, Shape* merged,
+                       std::vector<int64_t>* merged_strides) {
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 1) continue;
+    if (!merged->empty() && merged_strides->back() == strides[i] * shape[i]) {
+      merged->back() *= shape[i];
+      merged_strides->back() = strides[i];
+    } else {
+      merged->push_back(shape[i]);
+      merged_strides->push_back(strides[i]);
+    }
+  }
+}
+
 // Walks the indices of `shape` in row-major order while keeping a linear
 // offset into another array whose per-axis strides are `strides`.
 class StridedWalk {

@@ -34,16 +34,7 @@ void gather_strided(const KernelCall& call, const std::vector<int64_t>& strides,
   Shape shape;
   std::vector<int64_t> st;
   const Shape& out_shape = call.outputs[0].type->shape;
-  for (size_t i = 0; i < out_shape.size(); ++i) {
-    if (out_shape[i] == 1) continue;
-    if (!shape.empty() && st.back() == strides[i] * out_shape[i]) {
-      shape.back() *= out_shape[i];
-      st.back() = strides[i];
-    } else {
-      shape.push_back(out_shape[i]);
-      st.push_back(strides[i]);
-    }
-  }
+  merge_axes(out_shape, strides, &shape, &st);
   const int64_t inner = shape.empty() ? 1 : shape.back();
   const int64_t step = st.empty() ? 0 : st.back();
   if (!shape.empty()) {
