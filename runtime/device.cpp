@@ -98,32 +98,40 @@ Device::Device(std::string kind, int id, std::unique_ptr<Allocator> allocator)
 
 Device::~Device() = default;
 
+// The lists of live buffers and executables: intrusive, doubly linked.
+template <class T>
+void Device::link_front(T*& head, T* x) {
+  x->prev_ = nullptr;
+  x->next_ = head;
+  if (head) head->prev_ = x;
+  head = x;
+}
+
+template <class T>
+void Device::unlink(T*& head, T* x) {
+  if (x->prev_) x->prev_->next_ = x->next_;
+  else head = x->next_;
+  if (x->next_) x->next_->prev_ = x->prev_;
+}
+
 void Device::track(Buffer* b) {
   std::lock_guard<std::mutex> lock(mutex_);
-  b->next_ = buffers_;
-  if (buffers_) buffers_->prev_ = b;
-  buffers_ = b;
+  link_front(buffers_, b);
 }
 
 void Device::untrack(Buffer* b) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (b->prev_) b->prev_->next_ = b->next_;
-  else buffers_ = b->next_;
-  if (b->next_) b->next_->prev_ = b->prev_;
+  unlink(buffers_, b);
 }
 
 void Device::track(ExecutableMemory* e) {
   std::lock_guard<std::mutex> lock(mutex_);
-  e->next_ = executables_;
-  if (executables_) executables_->prev_ = e;
-  executables_ = e;
+  link_front(executables_, e);
 }
 
 void Device::untrack(ExecutableMemory* e) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (e->prev_) e->prev_->next_ = e->next_;
-  else executables_ = e->next_;
-  if (e->next_) e->next_->prev_ = e->prev_;
+  unlink(executables_, e);
 }
 
 std::vector<LiveAllocation> Device::live_allocations() const {

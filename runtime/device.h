@@ -86,6 +86,10 @@ class Device {
   void untrack(Buffer* b);
   void track(ExecutableMemory* e);
   void untrack(ExecutableMemory* e);
+  template <class T>
+  static void link_front(T*& head, T* x);
+  template <class T>
+  static void unlink(T*& head, T* x);
 
   std::string kind_;
   int id_;
