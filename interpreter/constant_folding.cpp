@@ -86,8 +86,7 @@ FoldResult fold_constants(const ir::Graph& g, int64_t max_elements) {
   }
   std::vector<ValueId> outs;
   for (ValueId v : g.outputs()) outs.push_back(map[v]);
-  ir::GraphPtr built = b.finish(std::move(outs));
-  result.graph = std::make_shared<const ir::Graph>(ir::dead_code_elimination(*built));
+  result.graph = std::make_shared<const ir::Graph>(ir::dead_code_elimination(b.finish_graph(std::move(outs))));
   return result;
 }
 

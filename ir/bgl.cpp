@@ -1,5 +1,7 @@
 #include "ir/bgl.h"
 
+#include <algorithm>
+
 #include <iterator>
 #include <optional>
 #include <string>
@@ -139,7 +141,9 @@ void topo_sort(Graph& g) {
   nodes = std::move(sorted);
 }
 
-Graph dead_code_elimination(const Graph& g) {
+Graph dead_code_elimination(const Graph& g) { return dead_code_elimination(Graph(g)); }
+
+Graph dead_code_elimination(Graph&& g) {
   DataflowView view = dataflow_view(g);
   std::vector<DataflowVertex> output_producers;
   for (ValueId v : g.outputs())
@@ -148,6 +152,7 @@ Graph dead_code_elimination(const Graph& g) {
   // Live nodes are those some output depends on: reachable backwards from
   // the outputs' producers.
   std::vector<bool> live = reached_from(boost::make_reverse_graph(view.graph), output_producers);
+  if (std::find(live.begin(), live.end(), false) == live.end()) return std::move(g);  // nothing to drop
 
   Graph pruned;
   for (ValueId v : g.inputs()) {
@@ -156,9 +161,9 @@ Graph dead_code_elimination(const Graph& g) {
   }
   for (size_t i = 0; i < g.nodes().size(); ++i) {
     if (!live[i]) continue;
-    const Node& n = g.nodes()[i];
+    Node& n = g.mutable_nodes()[i];
     for (ValueId v : n.outputs) pruned.define_value(v, g.type(v));
-    pruned.add_node(n);
+    pruned.add_node(std::move(n));
   }
   pruned.set_outputs(g.outputs());
   pruned.reserve_ids(g.value_id_bound(), g.next_node_id());

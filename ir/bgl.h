@@ -58,6 +58,8 @@ void topo_sort(Graph& g);
 // (the signature), outputs, node ids, value ids and node order are kept.
 // Subgraphs in attributes are copied as they are.
 Graph dead_code_elimination(const Graph& g);
+// The same, moving the kept nodes out of `g` (no copies of a fresh graph).
+Graph dead_code_elimination(Graph&& g);
 
 // Which nodes (by index into g.nodes()) are reachable forward from the start
 // nodes, the start nodes included. The view overload lets a pass that asks

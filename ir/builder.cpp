@@ -77,9 +77,13 @@ ValueId GraphBuilder::add1(Op op, std::vector<ValueId> inputs, Attrs attrs, Sour
 }
 
 GraphPtr GraphBuilder::finish(std::vector<ValueId> outputs) {
+  return std::make_shared<const Graph>(finish_graph(std::move(outputs)));
+}
+
+Graph GraphBuilder::finish_graph(std::vector<ValueId> outputs) {
   for (ValueId v : outputs) graph_.type(v);  // each output must exist
   graph_.set_outputs(std::move(outputs));
-  auto g = std::make_shared<const Graph>(std::move(graph_));
+  Graph g = std::move(graph_);
   graph_ = Graph();
   table_.clear();
   used_ = 0;

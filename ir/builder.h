@@ -29,6 +29,8 @@ class GraphBuilder {
 
   // The finished graph; the builder is left empty.
   GraphPtr finish(std::vector<ValueId> outputs);
+  // The same, by value (to hand to a pass that consumes it).
+  Graph finish_graph(std::vector<ValueId> outputs);
 
  private:
   struct Key {

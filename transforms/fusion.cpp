@@ -351,8 +351,7 @@ class Fuser {
     }
     std::vector<ValueId> outs;
     for (ValueId v : g_.outputs()) outs.push_back(map_[v]);
-    ir::GraphPtr built = b_.finish(std::move(outs));
-    ir::Graph result = ir::dead_code_elimination(*built);
+    ir::Graph result = ir::dead_code_elimination(b_.finish_graph(std::move(outs)));
     ir::topo_sort(result);  // already sorted; throws if a cycle slipped through
     return std::make_shared<const ir::Graph>(std::move(result));
   }

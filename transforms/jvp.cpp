@@ -71,8 +71,7 @@ ir::GraphPtr jvp_graph(const ir::Graph& g, const std::vector<bool>& has_tangent)
     const ir::ValueType t = b.type(primal[v]);
     outputs.push_back(emit_full(b, 0.0, t));
   }
-  ir::GraphPtr result = b.finish(std::move(outputs));
-  return std::make_shared<const ir::Graph>(ir::dead_code_elimination(*result));
+  return std::make_shared<const ir::Graph>(ir::dead_code_elimination(b.finish_graph(std::move(outputs))));
 }
 
 }  // namespace graft::transforms

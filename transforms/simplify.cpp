@@ -33,8 +33,7 @@ class Simplifier {
     }
     std::vector<ValueId> outs;
     for (ValueId v : g_.outputs()) outs.push_back(map_[v]);
-    ir::GraphPtr built = b_.finish(std::move(outs));
-    return std::make_shared<const ir::Graph>(ir::dead_code_elimination(*built));
+    return std::make_shared<const ir::Graph>(ir::dead_code_elimination(b_.finish_graph(std::move(outs))));
   }
 
   int64_t rewrites() const { return rewrites_; }

@@ -86,8 +86,7 @@ ir::GraphPtr transpose_graph(const ir::Graph& g, const std::vector<bool>& unknow
     ValueId v = sorted->inputs()[pos];
     outputs.push_back(ct[v] != kZero ? ct[v] : emit_full(b, 0.0, types[pos]));
   }
-  ir::GraphPtr result = b.finish(std::move(outputs));
-  return std::make_shared<const ir::Graph>(ir::dead_code_elimination(*result));
+  return std::make_shared<const ir::Graph>(ir::dead_code_elimination(b.finish_graph(std::move(outputs))));
 }
 
 }  // namespace graft::transforms

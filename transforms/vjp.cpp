@@ -36,8 +36,7 @@ ir::GraphPtr vjp_graph(const ir::Graph& g, const std::vector<bool>& wrt) {
       outputs.push_back(emit_full(b, 0.0, j.type(t)));
     }
   }
-  ir::GraphPtr result = b.finish(std::move(outputs));
-  return std::make_shared<const ir::Graph>(ir::dead_code_elimination(*result));
+  return std::make_shared<const ir::Graph>(ir::dead_code_elimination(b.finish_graph(std::move(outputs))));
 }
 
 size_t count_residuals(const ir::Graph& g, const std::vector<bool>& wrt) {

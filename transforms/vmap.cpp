@@ -88,8 +88,7 @@ BatchedGraph batch_graph(const ir::Graph& g, const std::vector<int64_t>& in_dims
     outputs.push_back(t.map[v].value);
     result.out_dims.push_back(t.map[v].dim);
   }
-  ir::GraphPtr built = t.b.finish(std::move(outputs));
-  result.graph = std::make_shared<const ir::Graph>(ir::dead_code_elimination(*built));
+  result.graph = std::make_shared<const ir::Graph>(ir::dead_code_elimination(t.b.finish_graph(std::move(outputs))));
   return result;
 }
 
