@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "interpreter/kernels/float_math.h"
 #include "interpreter/kernels/loops.h"
 
 namespace graft::interpreter {
@@ -13,12 +14,6 @@ namespace {
 
 using ir::Op;
 
-template <class T>
-using EVec = Eigen::Array<T, Eigen::Dynamic, 1>;
-template <class T>
-using CMap = Eigen::Map<const EVec<T>>;
-template <class T>
-using MMap = Eigen::Map<EVec<T>>;
 
 template <class T>
 void unary_float(Op op, const T* x, T* y, int64_t n) {
@@ -26,25 +21,10 @@ void unary_float(Op op, const T* x, T* y, int64_t n) {
     CMap<T> X(x + b, e - b);
     MMap<T> Y(y + b, e - b);
     switch (op) {
-      case Op::floor: Y = X.floor(); break;
-      case Op::ceil: Y = X.ceil(); break;
-      case Op::round: Y = X.rint(); break;  // half to even, as NumPy
-      case Op::exp: Y = X.exp(); break;
-      case Op::log: Y = X.log(); break;
-      case Op::log1p: Y = X.log1p(); break;
-      case Op::expm1: Y = X.expm1(); break;
-      case Op::sqrt: Y = X.sqrt(); break;
-      case Op::rsqrt: Y = X.rsqrt(); break;
-      case Op::sin: Y = X.sin(); break;
-      case Op::cos: Y = X.cos(); break;
-      case Op::tan: Y = X.tan(); break;
-      case Op::asin: Y = X.asin(); break;
-      case Op::acos: Y = X.acos(); break;
-      case Op::atan: Y = X.atan(); break;
-      case Op::sinh: Y = X.sinh(); break;
-      case Op::cosh: Y = X.cosh(); break;
-      case Op::tanh: Y = X.tanh(); break;
-      case Op::logistic: Y = T(1) / (T(1) + (-X).exp()); break;
+#define GRAFT_FLOAT_MATH_CASE(name, expr) \
+  case Op::name: Y = expr; break;
+      GRAFT_FLOAT_MATH_OPS(GRAFT_FLOAT_MATH_CASE)
+#undef GRAFT_FLOAT_MATH_CASE
       case Op::erf:
         for (int64_t i = b; i < e; ++i) y[i] = std::erf(x[i]);
         break;
