@@ -46,7 +46,7 @@ void convert_out(const ArrayImpl& impl, T* out) {
   auto copy = [&](auto* src) {
     for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(src[i]);
   };
-  const void* p = impl.buffer->data();
+  const void* p = detail::data_buffer(impl)->data();
   switch (impl.type.dtype) {
     case DType::bool_: copy(static_cast<const bool*>(p)); break;
     case DType::i32: copy(static_cast<const int32_t*>(p)); break;
@@ -92,7 +92,7 @@ GRAFT_INSTANTIATE(uint32_t)
 GRAFT_INSTANTIATE(bool)
 #undef GRAFT_INSTANTIATE
 
-const void* Array::unsafe_buffer_pointer() const { return concrete(*this, "unsafe_buffer_pointer").buffer->data(); }
+const void* Array::unsafe_buffer_pointer() const { return detail::data_buffer(concrete(*this, "unsafe_buffer_pointer"))->data(); }
 
 Array::operator bool() const {
   const ArrayImpl& impl = concrete(*this, "bool(Array)");

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "ir/trace.h"
 #include "ir/value.h"
@@ -15,12 +16,19 @@ struct ArrayImpl {
   ir::TracePtr trace;         // traced arrays: the trace that owns `value`
   ir::ValueId value = -1;
   bool deleted = false;       // its buffer was donated
+  // A sharded array (a pmap result): one buffer per device, shard i holding
+  // index i of axis 0. `buffer` stays empty until the whole array is read
+  // (data_buffer), so the next pmap call takes the shards where they are.
+  std::vector<runtime::BufferPtr> shards;
 
   bool traced() const { return trace != nullptr; }
 };
 
 std::shared_ptr<ArrayImpl> make_concrete(ir::ValueType type, runtime::BufferPtr buffer);
 std::shared_ptr<ArrayImpl> make_traced(ir::ValueType type, ir::TracePtr trace, ir::ValueId value);
+// The buffer holding a concrete array's elements; a sharded array's shards
+// are first assembled into one buffer on the current device (once).
+const runtime::BufferPtr& data_buffer(const ArrayImpl& impl);
 // A fresh, uninitialised concrete array of the given type.
 std::shared_ptr<ArrayImpl> allocate_concrete(ir::ValueType type);
 

@@ -15,9 +15,10 @@
 #include "ir/trace.h"
 #include "runtime/device.h"
 #include "runtime/pprof.h"
+#include "api/device_map.h"
 
 namespace graft {
-namespace {
+namespace detail {
 
 runtime::Device& runtime_device(const Device& d) {
   const auto& all = runtime::devices();
@@ -28,6 +29,13 @@ runtime::Device& runtime_device(const Device& d) {
 }
 
 Device public_device(const runtime::Device& d) { return Device(d.kind(), d.id()); }
+
+}  // namespace detail
+
+using detail::public_device;
+using detail::runtime_device;
+
+namespace {
 
 // The profile's frames for one site: the user's frame, then its named scopes
 // from innermost to outermost (so `pprof -top` also totals by scope).
@@ -68,17 +76,20 @@ Device default_device() { return public_device(*runtime::devices()[0]); }
 Device Array::device() const {
   const detail::ArrayImpl& impl = detail::checked_impl(*this, "device");
   if (impl.buffer) return public_device(impl.buffer->device());
+  if (!impl.shards.empty()) return public_device(impl.shards[0]->device());  // a sharded array: where shard 0 is
   return public_device(runtime::current_device());
 }
 
 Array device_put(const Array& x, const Device& device, std::source_location where) {
   const detail::ArrayImpl& impl = detail::checked_impl(x, "device_put");
   runtime::Device& target = runtime_device(device);
-  if (impl.traced() || &impl.buffer->device() == &target) return x;
+  if (impl.traced()) return x;
   runtime::SiteScope site(runtime::intern_site("device_put", ir::current_scope(), where.file_name(),
                                                where.function_name(), static_cast<int>(where.line())));
-  auto buffer = std::make_shared<runtime::Buffer>(impl.buffer->size(), target);
-  std::memcpy(buffer->data(), impl.buffer->data(), impl.buffer->size());
+  const runtime::BufferPtr& source = detail::data_buffer(impl);
+  if (&source->device() == &target) return x;
+  auto buffer = std::make_shared<runtime::Buffer>(source->size(), target);
+  std::memcpy(buffer->data(), source->data(), source->size());
   return Array(detail::make_concrete(impl.type, std::move(buffer)));
 }
 

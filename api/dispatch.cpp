@@ -5,6 +5,7 @@
 
 #include "api/array_impl.h"
 #include "graft/errors.h"
+#include "interpreter/debug_nans.h"
 #include "interpreter/evaluate.h"
 #include "interpreter/kernel.h"
 #include "ir/inline.h"
@@ -58,8 +59,9 @@ ir::ValueId value_in(ir::Trace& t, const ArrayImpl& a, const ir::SourceLoc& loc)
     }
     return t.capture(*a.trace, a.value);
   }
-  ir::Literal lit{a.type, std::vector<uint8_t>(a.buffer->size())};
-  std::memcpy(lit.bytes.data(), a.buffer->data(), lit.bytes.size());
+  const runtime::BufferPtr& data = data_buffer(a);
+  ir::Literal lit{a.type, std::vector<uint8_t>(data->size())};
+  std::memcpy(lit.bytes.data(), data->data(), lit.bytes.size());
   return t.builder().add1(ir::Op::constant, {}, {{"value", std::make_shared<const ir::Literal>(std::move(lit))}}, loc,
                           ir::current_scope());
 }
@@ -111,17 +113,18 @@ std::vector<Array> bind(ir::Op op, const std::vector<Array>& inputs, ir::Attrs a
   kernel_outs.clear();
   interpreter::KernelCall call{op, attrs, std::move(kernel_ins), std::move(kernel_outs)};
   // Outputs live where the first operand lives, and remember who made them.
-  runtime::Device& device = inputs.empty() ? runtime::current_device() : inputs[0].impl()->buffer->device();
+  runtime::Device& device = inputs.empty() ? runtime::current_device() : data_buffer(*inputs[0].impl())->device();
   std::optional<runtime::DeviceScope> on_device;
   if (&device != &runtime::current_device()) on_device.emplace(device);
   runtime::SiteScope site(runtime::intern_site(name, ir::current_scope(), where.file_name(), where.function_name(),
                                                static_cast<int>(where.line())));
-  for (const Array& a : inputs) call.inputs.push_back({&a.impl()->type, a.impl()->buffer->data()});
+  for (const Array& a : inputs) call.inputs.push_back({&a.impl()->type, data_buffer(*a.impl())->data()});
   std::vector<Array> result;
   result.reserve(out_types.size());
   for (ir::ValueType& t : out_types) result.emplace_back(allocate_concrete(std::move(t)));
   for (const Array& r : result) call.outputs.push_back({&r.impl()->type, r.impl()->buffer->data()});
   interpreter::run_kernel(call);
+  if (interpreter::debug_nans()) interpreter::check_nans(call, to_loc(where));
   kernel_ins = std::move(call.inputs);
   kernel_outs = std::move(call.outputs);
   return result;
@@ -143,7 +146,7 @@ std::vector<Array> call_graph(const ir::Graph& graph, const std::vector<Array>& 
   for (const Array& a : inputs) {
     const ArrayImpl& impl = checked_impl(a, "call");
     if (impl.traced()) throw TracerLeakError("a traced value was used outside the transform that traced it");
-    buffers.push_back(impl.buffer);
+    buffers.push_back(data_buffer(impl));
   }
   std::vector<runtime::BufferPtr> out = interpreter::evaluate(graph, buffers);
   std::vector<Array> result;

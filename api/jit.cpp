@@ -183,13 +183,13 @@ std::vector<Array> run_executable(const Executable& exe, const std::vector<Array
     if (impl.type != g.type(g.inputs()[i]))
       throw ShapeError("jit: argument leaf " + std::to_string(i) + " is " + ir::type_str(impl.type) +
                        " but the executable was compiled for " + ir::type_str(g.type(g.inputs()[i])));
-    buffers.push_back(impl.buffer);
+    buffers.push_back(data_buffer(impl));
   }
   // A buffer donated twice (or donated and passed again) would be written while still read.
   for (size_t i = 0; i < donated.size(); ++i) {
     if (!donated[i]) continue;
     for (size_t j = 0; j < leaves.size(); ++j)
-      if (j != i && leaves[j].impl()->buffer == leaves[i].impl()->buffer)
+      if (j != i && buffers[j] == buffers[i])
         throw Error("jit: argument leaf " + std::to_string(i) + " is donated but its buffer is also passed as leaf " +
                     std::to_string(j) + " in the same call; donate a buffer once");
   }
@@ -212,6 +212,7 @@ std::vector<Array> run_executable(const Executable& exe, const std::vector<Array
     // The caller's Array gives up its buffer either way, as with JAX.
     leaves[i].impl()->deleted = true;
     leaves[i].impl()->buffer.reset();
+    leaves[i].impl()->shards.clear();
   }
   std::vector<Array> result;
   result.reserve(outs.size());

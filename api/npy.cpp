@@ -494,7 +494,7 @@ void save_npy(const std::string& path, const Array& x) {
   const int64_t count = impl.type.num_elements();
   const size_t item = ir::dtype_size(impl.type.dtype);
   const size_t nbytes = static_cast<size_t>(count) * item;
-  if (nbytes > 0 && (!impl.buffer || impl.buffer->size() < nbytes))
+  if (nbytes > 0 && (!detail::data_buffer(impl) || detail::data_buffer(impl)->size() < nbytes))
     throw Error(ctx + "the Array has no buffer of the expected size");
 
   // The header, as NumPy writes it.
@@ -540,7 +540,7 @@ void save_npy(const std::string& path, const Array& x) {
   }
   out.write(head.data(), static_cast<std::streamsize>(head.size()));
   if (nbytes > 0) {
-    const char* data = static_cast<const char*>(impl.buffer->data());
+    const char* data = static_cast<const char*>(detail::data_buffer(impl)->data());
     if (kHostLittle || item == 1) {
       out.write(data, static_cast<std::streamsize>(nbytes));
     } else {

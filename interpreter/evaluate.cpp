@@ -1,5 +1,7 @@
 #include "interpreter/evaluate.h"
 
+#include "interpreter/debug_nans.h"
+
 #include "graft/errors.h"
 #include "interpreter/kernel.h"
 #include "ir/dtype.h"
@@ -128,6 +130,7 @@ std::vector<runtime::BufferPtr> evaluate(const ir::Graph& graph, const std::vect
       (*node_kernels)[i](call);
     else
       run_kernel(call);
+    if (debug_nans()) check_nans(call, n.loc, &n);
     for (ir::ValueId v : n.inputs)
       if (last_use[v] == static_cast<int64_t>(i)) values[v].reset();
     for (ir::ValueId v : n.outputs)

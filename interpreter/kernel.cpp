@@ -18,6 +18,7 @@ KernelTable build_table() {
   register_custom_kernels(t);
   register_control_flow_kernels(t);
   register_fusion_kernels(t);
+  register_collective_kernels(t);
   return t;
 }
 

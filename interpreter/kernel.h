@@ -41,6 +41,7 @@ void register_random_kernels(KernelTable& table);
 void register_custom_kernels(KernelTable& table);
 void register_control_flow_kernels(KernelTable& table);
 void register_fusion_kernels(KernelTable& table);
+void register_collective_kernels(KernelTable& table);
 
 Kernel kernel_for(ir::Op op);  // nullptr when the op has none
 void run_kernel(const KernelCall& call);  // throws UnsupportedError when the op has none

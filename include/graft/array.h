@@ -44,6 +44,11 @@ class Array {
 
   const void* unsafe_buffer_pointer() const;  // the data address (donation checks)
 
+  // The pieces of a sharded Array (a pmap result), one per device: shard i
+  // is index i of axis 0, without that axis, on device i. An Array that is
+  // not sharded is its own single shard.
+  std::vector<Array> addressable_shards() const;
+
   // Truth of a size-1 array; throws ConcretizationError when traced (use
   // graft::where or graft::cond to branch on traced values).
   explicit operator bool() const;

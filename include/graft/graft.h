@@ -15,6 +15,7 @@
 #include "graft/npy.h"
 #include "graft/profiler.h"
 #include "graft/ops.h"
+#include "graft/pmap.h"
 #include "graft/random.h"
 #include "graft/tree.h"
 #include "graft/types.h"

@@ -1,0 +1,122 @@
+// The non-template side of pmap: choosing devices, splitting arguments over
+// them, running one replica per device on its own thread, and surfacing a
+// failed replica's error without leaving the others waiting.
+#include "graft/pmap.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <exception>
+#include <thread>
+
+#include "api/device_map.h"
+#include "api/dispatch.h"
+#include "api/sharded_array.h"
+#include "graft/errors.h"
+#include "runtime/communicator.h"
+
+namespace graft::detail {
+
+std::vector<Device> pmap_devices(const std::vector<Device>& requested, int64_t n) {
+  const std::vector<Device> all = graft::devices();
+  if (!requested.empty()) {
+    if (static_cast<int64_t>(requested.size()) != n)
+      throw ShapeError("pmap: the mapped axis has size " + std::to_string(n) + " but " +
+                       std::to_string(requested.size()) + " devices were given; they must be equal");
+    for (size_t i = 0; i < requested.size(); ++i) {
+      runtime_device(requested[i]);  // throws for a device that does not exist
+      for (size_t j = 0; j < i; ++j)
+        if (requested[j] == requested[i])
+          throw Error("pmap: device " + requested[i].str() + " is listed twice; each replica needs its own device");
+    }
+    return requested;
+  }
+  if (n > static_cast<int64_t>(all.size()))
+    throw ShapeError("pmap: the mapped axis has size " + std::to_string(n) + " but this process has only " +
+                     std::to_string(all.size()) +
+                     " device(s); one replica runs per device (set GRAFT_CPU_DEVICES for more virtual CPU devices)");
+  return std::vector<Device>(all.begin(), all.begin() + n);
+}
+
+namespace {
+
+// Virtual CPU devices share the machine's cores evenly: each replica runs
+// its OpenMP regions on its share, so replicas do not oversubscribe.
+int threads_per_device() {
+  return std::max(1, omp_get_num_procs() / static_cast<int>(runtime::devices().size()));
+}
+
+// The error to report: the first replica's own failure, not the
+// CollectiveAborted its failure caused in the others.
+void rethrow_first(const std::vector<std::exception_ptr>& errors) {
+  std::exception_ptr aborted;
+  for (const std::exception_ptr& e : errors) {
+    if (!e) continue;
+    try {
+      std::rethrow_exception(e);
+    } catch (const runtime::CollectiveAborted&) {
+      if (!aborted) aborted = e;
+    } catch (...) {
+      throw;
+    }
+  }
+  if (aborted) std::rethrow_exception(aborted);
+}
+
+}  // namespace
+
+std::vector<Array> run_pmap(const Executable& exe, const std::vector<Array>& leaves, const std::vector<int64_t>& dims,
+                            const std::vector<Device>& devices, const std::string& axis_name) {
+  const size_t n = devices.size();
+  std::vector<runtime::Device*> targets;
+  for (const Device& d : devices) targets.push_back(&runtime_device(d));
+  std::vector<std::vector<Array>> inputs(n);
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    const ArrayImpl& impl = checked_impl(leaves[i], "pmap");
+    if (impl.traced()) throw TracerLeakError("pmap: a traced value was passed outside the transform that traced it");
+    ir::ValueType part = impl.type;
+    if (dims[i] >= 0) part.shape.erase(part.shape.begin() + dims[i]);
+    std::vector<runtime::BufferPtr> pieces = split_to_devices(impl, dims[i], targets);
+    for (size_t r = 0; r < n; ++r) inputs[r].emplace_back(make_concrete(part, std::move(pieces[r])));
+  }
+
+  runtime::ThreadCommunicator communicator(static_cast<int>(n));
+  std::vector<std::vector<Array>> outputs(n);
+  std::vector<std::exception_ptr> errors(n);
+  const int threads = threads_per_device();
+  auto replica = [&](size_t r) {
+    try {
+      runtime::DeviceScope on_device(*targets[r]);
+      const runtime::Replica self{&communicator, static_cast<int>(r), axis_name};
+      runtime::ReplicaScope bound(self);
+      outputs[r] = run_executable(exe, inputs[r], {}, JitOptions{});
+    } catch (...) {
+      errors[r] = std::current_exception();
+      communicator.abort("replica " + std::to_string(r) + " on " + devices[r].str() + " failed");
+    }
+  };
+  {
+    std::vector<std::jthread> others;
+    for (size_t r = 1; r < n; ++r)
+      others.emplace_back([&, r] {
+        omp_set_num_threads(threads);
+        replica(r);
+      });
+    // Replica 0 runs on the caller's thread, under the same thread budget.
+    const int caller_threads = omp_get_max_threads();
+    omp_set_num_threads(threads);
+    replica(0);
+    omp_set_num_threads(caller_threads);
+  }  // joins the others
+  rethrow_first(errors);
+
+  std::vector<Array> result;
+  for (size_t k = 0; k < outputs[0].size(); ++k) {
+    std::vector<runtime::BufferPtr> shards;
+    for (size_t r = 0; r < n; ++r) shards.push_back(outputs[r][k].impl()->buffer);
+    result.emplace_back(make_sharded(outputs[0][k].impl()->type, std::move(shards)));
+  }
+  return result;
+}
+
+}  // namespace graft::detail

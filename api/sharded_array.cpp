@@ -1,0 +1,101 @@
+#include "api/sharded_array.h"
+
+#include <cstring>
+#include <mutex>
+
+#include "api/dispatch.h"
+#include "graft/array.h"
+#include "graft/errors.h"
+#include "ir/dtype.h"
+
+namespace graft::detail {
+namespace {
+
+size_t bytes_of(const ir::ValueType& t) { return static_cast<size_t>(t.num_elements()) * ir::dtype_size(t.dtype); }
+
+// The type of one index of `type`'s axis `dim`.
+ir::ValueType without_axis(const ir::ValueType& type, int64_t dim) {
+  ir::ValueType t = type;
+  t.shape.erase(t.shape.begin() + dim);
+  return t;
+}
+
+}  // namespace
+
+const runtime::BufferPtr& data_buffer(const ArrayImpl& impl) {
+  if (impl.buffer || impl.shards.empty()) return impl.buffer;
+  // Assembling is a cache of the shards' contents, so it may fill `buffer` of
+  // a const Array; one lock serialises the rare first reads.
+  static std::mutex assembling;
+  std::lock_guard lock(assembling);
+  auto& self = const_cast<ArrayImpl&>(impl);
+  if (!self.buffer) {
+    const size_t piece = impl.shards[0]->size();
+    auto whole = std::make_shared<runtime::Buffer>(piece * impl.shards.size());
+    for (size_t i = 0; i < impl.shards.size(); ++i)
+      if (piece > 0) std::memcpy(static_cast<char*>(whole->data()) + i * piece, impl.shards[i]->data(), piece);
+    self.buffer = std::move(whole);
+  }
+  return self.buffer;
+}
+
+std::vector<runtime::BufferPtr> split_to_devices(const ArrayImpl& leaf, int64_t dim,
+                                                 const std::vector<runtime::Device*>& devices) {
+  const size_t n = devices.size();
+  std::vector<runtime::BufferPtr> out(n);
+  if (dim == 0 && leaf.shards.size() == n) {
+    bool in_place = true;
+    for (size_t i = 0; i < n; ++i) in_place = in_place && &leaf.shards[i]->device() == devices[i];
+    if (in_place) return leaf.shards;
+  }
+  const runtime::BufferPtr& whole = data_buffer(leaf);
+  if (dim < 0) {  // replicated: a copy on every device it is not on already
+    for (size_t i = 0; i < n; ++i) {
+      if (&whole->device() == devices[i]) {
+        out[i] = whole;
+        continue;
+      }
+      out[i] = std::make_shared<runtime::Buffer>(whole->size(), *devices[i]);
+      if (whole->size() > 0) std::memcpy(out[i]->data(), whole->data(), whole->size());
+    }
+    return out;
+  }
+  // Index i of axis dim: `outer` runs of `inner` bytes, strided by the axis.
+  const ir::ValueType part = without_axis(leaf.type, dim);
+  size_t outer = 1, inner = ir::dtype_size(leaf.type.dtype);
+  for (int64_t d = 0; d < dim; ++d) outer *= static_cast<size_t>(leaf.type.shape[static_cast<size_t>(d)]);
+  for (int64_t d = dim + 1; d < leaf.type.rank(); ++d) inner *= static_cast<size_t>(leaf.type.shape[static_cast<size_t>(d)]);
+  const auto* src = static_cast<const char*>(whole->data());
+  for (size_t i = 0; i < n; ++i) {
+    out[i] = std::make_shared<runtime::Buffer>(bytes_of(part), *devices[i]);
+    auto* dst = static_cast<char*>(out[i]->data());
+    for (size_t o = 0; o < outer; ++o) std::memcpy(dst + o * inner, src + (o * n + i) * inner, inner);
+  }
+  return out;
+}
+
+std::shared_ptr<ArrayImpl> make_sharded(const ir::ValueType& shard_type, std::vector<runtime::BufferPtr> shards) {
+  auto impl = std::make_shared<ArrayImpl>();
+  impl->type = shard_type;
+  impl->type.shape.insert(impl->type.shape.begin(), static_cast<int64_t>(shards.size()));
+  impl->shards = std::move(shards);
+  return impl;
+}
+
+}  // namespace graft::detail
+
+namespace graft {
+
+std::vector<Array> Array::addressable_shards() const {
+  const detail::ArrayImpl& impl = detail::checked_impl(*this, "addressable_shards");
+  if (impl.traced())
+    throw ConcretizationError("addressable_shards needs a concrete Array; this one (" + ir::type_str(impl.type) +
+                              ") is traced inside a transform");
+  if (impl.shards.empty()) return {*this};
+  const ir::ValueType part = detail::without_axis(impl.type, 0);
+  std::vector<Array> out;
+  for (const runtime::BufferPtr& s : impl.shards) out.emplace_back(detail::make_concrete(part, s));
+  return out;
+}
+
+}  // namespace graft

@@ -1,0 +1,98 @@
+#include "runtime/communicator.h"
+
+#include <cstring>
+
+namespace graft::runtime {
+
+ThreadCommunicator::ThreadCommunicator(int size) : size_(size), slots_(static_cast<size_t>(size)) {
+  if (size < 1) throw Error("ThreadCommunicator: a group needs at least one rank, got " + std::to_string(size));
+}
+
+void ThreadCommunicator::barrier() {
+  std::unique_lock lock(mutex_);
+  if (aborted_) throw CollectiveAborted(abort_reason_);
+  const uint64_t generation = generation_;
+  if (++arrived_ == size_) {
+    arrived_ = 0;
+    ++generation_;
+    arrived_cv_.notify_all();
+    return;
+  }
+  arrived_cv_.wait(lock, [&] { return generation_ != generation || aborted_; });
+  if (generation_ == generation) throw CollectiveAborted(abort_reason_);
+}
+
+void ThreadCommunicator::abort(const std::string& why) {
+  std::lock_guard lock(mutex_);
+  if (aborted_) return;
+  aborted_ = true;
+  abort_reason_ = "collective aborted: " + why;
+  arrived_cv_.notify_all();
+}
+
+void ThreadCommunicator::publish(int rank, const Slot& slot) {
+  if (rank < 0 || rank >= size_)
+    throw Error("ThreadCommunicator: rank " + std::to_string(rank) + " outside a group of " + std::to_string(size_));
+  slots_[static_cast<size_t>(rank)] = slot;
+  barrier();
+}
+
+namespace {
+
+// Empty when every rank runs the same collective on the same byte count.
+template <class Slots>
+std::string mismatch(const Slots& slots) {
+  for (size_t r = 1; r < slots.size(); ++r)
+    if (slots[r].bytes != slots[0].bytes || *slots[r].what != *slots[0].what)
+      return "collective mismatch across replicas: replica 0 runs " + *slots[0].what + " (" +
+             std::to_string(slots[0].bytes) + " bytes), replica " + std::to_string(r) + " runs " + *slots[r].what +
+             " (" + std::to_string(slots[r].bytes) + " bytes)";
+  return {};
+}
+
+}  // namespace
+
+// Two barriers per collective: after the first every rank's input is
+// published; after the second every rank has finished reading the others'
+// (inputs and descriptions), so each may return and reuse its buffers.
+void ThreadCommunicator::all_gather(int rank, const void* in, void* out, size_t bytes, const std::string& what) {
+  publish(rank, {in, bytes, &what});
+  std::string error = mismatch(slots_);
+  if (error.empty())
+    for (size_t r = 0; r < slots_.size(); ++r)
+      if (bytes > 0) std::memcpy(static_cast<char*>(out) + r * bytes, slots_[r].data, bytes);
+  barrier();
+  if (!error.empty()) throw ShapeError(error);
+}
+
+bool ThreadCommunicator::permute(int rank, const void* in, void* out, size_t bytes,
+                                 const std::vector<std::pair<int, int>>& pairs, const std::string& what) {
+  publish(rank, {in, bytes, &what});
+  std::string error = mismatch(slots_);
+  bool received = false;
+  if (error.empty()) {
+    for (auto [source, destination] : pairs) {
+      if (destination != rank) continue;
+      if (source < 0 || source >= size_) {
+        error = what + ": source replica " + std::to_string(source) + " outside a group of " + std::to_string(size_);
+        break;
+      }
+      if (bytes > 0) std::memcpy(out, slots_[static_cast<size_t>(source)].data, bytes);
+      received = true;
+    }
+  }
+  barrier();
+  if (!error.empty()) throw ShapeError(error);
+  return received;
+}
+
+namespace {
+thread_local const Replica* bound_replica = nullptr;
+}
+
+const Replica* current_replica() { return bound_replica; }
+
+ReplicaScope::ReplicaScope(const Replica& replica) : previous_(bound_replica) { bound_replica = &replica; }
+ReplicaScope::~ReplicaScope() { bound_replica = previous_; }
+
+}  // namespace graft::runtime
