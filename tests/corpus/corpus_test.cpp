@@ -16,6 +16,7 @@
 #include "api/dispatch.h"
 #include "graft/graft.h"
 #include "graft/testing.h"
+#include "support/shell.h"
 #include "ir/builder.h"
 #include "ir/dtype.h"
 #include "ir/json.h"
@@ -36,6 +37,10 @@ struct Case {
   bool smooth = true;
   bool reverse_mode = true;      // false for ops with forward mode only (while)
   std::vector<std::optional<double>> low;  // a float operand's domain start (vmap varies it from there)
+  // Collective cases run under a named axis: inputs are one replica's, and
+  // the case is checked as pmap equals vmap over `axis_size` replicas.
+  std::string axis_name;
+  int64_t axis_size = 0;
 };
 
 Array make_input(const json& spec, size_t salt) {
@@ -67,6 +72,10 @@ std::vector<Case> load_cases() {
     k.name = c.at("name").get<std::string>();
     k.smooth = c.value("smooth", true);
     k.reverse_mode = c.value("modes", std::string("fwd_and_rev")) != "fwd";
+    if (c.contains("axis")) {
+      k.axis_name = c.at("axis").at("name").get<std::string>();
+      k.axis_size = c.at("axis").at("size").get<int64_t>();
+    }
     ir::GraphBuilder b;
     std::vector<ir::ValueId> ids;
     for (size_t i = 0; i < c.at("inputs").size(); ++i) {
@@ -152,6 +161,7 @@ TEST_CASE("corpus: vmap equals a loop over examples", "[corpus][vmap]") {
   size_t checks = 0;
   for (const Case& k : load_cases()) {
     INFO("case " << k.name);
+    if (!k.axis_name.empty()) continue;  // a collective needs its own axis: "pmap equals vmap" below
     for (const std::vector<int64_t>& dims : placements(k)) {
       INFO("batch axes " << Catch::Detail::stringify(dims));
       for (int64_t batch : {3, 1}) {
@@ -190,9 +200,14 @@ TEST_CASE("corpus: every case, every check", "[corpus]") {
   REQUIRE(cases.size() >= 60);
   std::set<std::string> ops;
   size_t jitted = 0;
+  size_t collective = 0;
   for (const Case& k : cases) {
     INFO("case " << k.name);
     ops.insert(std::string(ir::op_name(k.graph->nodes()[0].op)));
+    if (!k.axis_name.empty()) {  // needs its named axis: "corpus: pmap equals vmap"
+      ++collective;
+      continue;
+    }
     // eval: the interpreter runs the graph and yields the rule's types.
     std::vector<Array> out = evaluate(Graph(k.graph), k.inputs);
     for (size_t i = 0; i < out.size(); ++i) {
@@ -250,10 +265,7 @@ TEST_CASE("corpus: every case, every check", "[corpus]") {
       {"custom_vjp_call", "wraps a user's fwd and bwd: tests/transforms/custom_vjp_test.cpp"},
       {"custom_lin", "exists only between a JVP and its transpose"},
       {"remat", "wraps a user's function: tests/transforms/checkpoint_test.cpp"},
-      {"fusion", "exists only inside jit executables"},
-      {"psum", "needs a named axis (vmap, pmap)"}, {"pmax", "needs a named axis (vmap, pmap)"},
-      {"pmin", "needs a named axis (vmap, pmap)"}, {"all_gather", "needs a named axis (vmap, pmap)"},
-      {"psum_scatter", "needs a named axis (vmap, pmap)"}, {"ppermute", "needs a named axis (vmap, pmap)"}};
+      {"fusion", "exists only inside jit executables"}};
   std::vector<std::string> missing;
   for (int i = 0; i < ir::kNumOps; ++i) {
     auto op = static_cast<ir::Op>(i);
@@ -264,5 +276,60 @@ TEST_CASE("corpus: every case, every check", "[corpus]") {
   INFO("differentiable ops without a corpus case: " << Catch::Detail::stringify(missing));
   CHECK(missing.empty());
   std::printf("corpus: %zu cases over %zu ops (%zu checked jit against eager on both backends)\n", cases.size(), ops.size(), jitted);
-  CHECK(jitted == cases.size());
+  CHECK(jitted + collective == cases.size());
+}
+
+// Collective cases: the case's op on 4 replicas, as pmap (one thread per
+// device, real collectives) and as vmap with the same axis name (batching
+// rules), on the op itself, its JVP and its gradient (whose transposes are
+// collectives too: all_gather's is psum_scatter, ppermute's the inverse).
+TEST_CASE("corpus: pmap equals vmap for every collective case", "[corpus][pmap]") {
+  int status = 0;
+  std::string out = graft::test::run_self("GRAFT_CPU_DEVICES=4", "[.corpus_pmap]", &status);
+  INFO(out);
+  CHECK(status == 0);
+  CHECK(out.find("All tests passed") != std::string::npos);
+}
+
+TEST_CASE("corpus: pmap equals vmap (child with 4 devices)", "[.corpus_pmap]") {
+  REQUIRE(devices().size() == 4);
+  size_t checked = 0;
+  for (const Case& k : load_cases()) {
+    if (k.axis_name.empty()) continue;
+    INFO("case " << k.name);
+    REQUIRE(k.axis_size == 4);
+    // Replica e's operands shrink toward their domain's low end, so replicas differ.
+    std::vector<Array> stacked, tangents;
+    for (size_t i = 0; i < k.inputs.size(); ++i) {
+      std::vector<Array> examples;
+      for (int64_t e = 0; e < k.axis_size; ++e) examples.push_back(example_of(k, i, e));
+      stacked.push_back(stack(examples));
+      tangents.push_back(cos(stacked.back() * 1.3) + 0.2);
+    }
+    // A mapped placeholder gives the axis its size when the op has no operands (axis_index).
+    Array placeholder = zeros({k.axis_size});
+    auto f = [&k](const Array&, const std::vector<Array>& p) { return apply(k, p); };
+    close_all(pmap(f, k.axis_name)(placeholder, stacked), vmap(f, 0, 0, k.axis_name)(placeholder, stacked));
+    if (k.wrt.empty()) {
+      ++checked;
+      continue;
+    }
+    auto tangent_out = [&k](const Array&, const std::vector<Array>& p, const std::vector<Array>& t) {
+      return jvp([&k](const std::vector<Array>& q) { return apply(k, q); }, std::make_tuple(p), std::make_tuple(t))
+          .second;
+    };
+    close_all(pmap(tangent_out, k.axis_name)(placeholder, stacked, tangents),
+              vmap(tangent_out, 0, 0, k.axis_name)(placeholder, stacked, tangents));
+    auto gradient = [&k](const Array&, const std::vector<Array>& p) {
+      return grad([&k](const std::vector<Array>& q) {
+        Array s = scalar(0.0, f64);
+        for (const Array& o : apply(k, q)) s = s + sum(sin(astype(o, f64)));
+        return s;
+      })(p);
+    };
+    close_all(pmap(gradient, k.axis_name)(placeholder, stacked), vmap(gradient, 0, 0, k.axis_name)(placeholder, stacked));
+    ++checked;
+  }
+  std::printf("corpus: pmap equals vmap on %zu collective cases\n", checked);
+  CHECK(checked >= 13);
 }
