@@ -1,6 +1,7 @@
 // CPU kernels of reductions, arg-reductions and cumulative scans. Each output
 // element reduces its own slice in a fixed order, so results do not depend on
 // the number of threads.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -55,12 +56,48 @@ void for_each_output(const ReductionPlan& p, int64_t n_out, F&& f) {
   });
 }
 
+// When the reduced axes are one contiguous run, the input is [outer,
+// reduced, inner] and each output folds `reduced` rows of its column, in the
+// same order as the general walk (so results are identical), with unit-stride
+// inner loops and no per-output setup.
+template <class T, class Step>
+bool reduce_contiguous_run(const Shape& shape, const std::vector<bool>& reduced, Op op, const T* x, T* y, Step step) {
+  int64_t first = -1, last = -1;
+  for (size_t i = 0; i < reduced.size(); ++i)
+    if (reduced[i]) {
+      if (first < 0) first = static_cast<int64_t>(i);
+      else if (last != static_cast<int64_t>(i) - 1) return false;
+      last = static_cast<int64_t>(i);
+    }
+  if (first < 0) return false;
+  int64_t outer = 1, rows = 1, inner = 1;
+  for (int64_t i = 0; i < static_cast<int64_t>(shape.size()); ++i)
+    (i < first ? outer : i <= last ? rows : inner) *= shape[static_cast<size_t>(i)];
+  parallel_ranges(outer * inner, [&](int64_t b, int64_t e) {
+    for (int64_t idx = b; idx < e;) {
+      const int64_t o = idx / inner, k0 = idx % inner, k1 = std::min(inner, k0 + (e - idx));
+      T* out = y + o * inner;
+      for (int64_t k = k0; k < k1; ++k) out[k] = identity<T>(op);
+      for (int64_t r = 0; r < rows; ++r) {
+        const T* row = x + (o * rows + r) * inner;
+        for (int64_t k = k0; k < k1; ++k) out[k] = step(out[k], row[k]);
+      }
+      idx += k1 - k0;
+    }
+  });
+  return true;
+}
+
 template <class T>
 void reduce_typed(const KernelCall& call) {
-  ReductionPlan p = plan(call.inputs[0].type->shape, reduced_axes(call, std::get<ir::Ints>(*call.attrs.find("axes"))));
+  const std::vector<bool> reduced = reduced_axes(call, std::get<ir::Ints>(*call.attrs.find("axes")));
   const T* x = in_ptr<T>(call, 0);
   T* y = out_ptr<T>(call, 0);
   Op op = call.op;
+  bool done = false;
+  with_step<T>(op, [&](auto step) { done = reduce_contiguous_run<T>(call.inputs[0].type->shape, reduced, op, x, y, step); });
+  if (done) return;
+  ReductionPlan p = plan(call.inputs[0].type->shape, reduced);
   with_step<T>(op, [&](auto step) {
     for_each_output(p, out_elements(call), [&](StridedWalk& red, int64_t o) {
       T acc = identity<T>(op);

@@ -1,0 +1,107 @@
+// pmap_scaling: throughput of a data-parallel training step (an MLP's
+// forward, backward, pmean of gradients and update; matmul-bound) on 1 and
+// on 2 virtual CPU devices, side by side. Each virtual device owns an equal
+// share of the cores (GRAFT_CPU_DEVICES=2 on 2 cores: one core each), so the
+// ratio measures how well replicas run side by side: 2.0 is perfect.
+// For scale, the same step jitted on the whole machine (no pmap) is shown.
+//
+//   ./build/bench/pmap_scaling
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <tuple>
+
+#include "graft/graft.h"
+#include "timing.h"
+
+using namespace graft;
+
+namespace {
+
+constexpr int64_t kPerDevice = 256, kWidth = 512;
+
+struct Mlp {
+  Array w1, w2, w3;
+};
+
+}  // namespace
+
+GRAFT_PYTREE(Mlp, w1, w2, w3);
+
+namespace {
+
+Array loss(const Mlp& p, const Array& x) {
+  Array h = graft::tanh(matmul(x, p.w1));
+  h = graft::tanh(matmul(h, p.w2));
+  Array out = matmul(h, p.w3);
+  return mean(out * out);
+}
+
+Array wiggle(Shape shape, float scale, float phase) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return reshape(sin(arange(n, f32) * 1.618f + phase) * scale, shape);
+}
+
+Array copies(const Array& a, int n) { return stack(std::vector<Array>(static_cast<size_t>(n), a)); }
+
+// Seconds per step of pmap on the first n devices, the parameters kept sharded between steps.
+double seconds_per_step(int n) {
+  const std::vector<Device> all = devices();
+  auto step = pmap(
+      [](const Mlp& p, const Array& x) {
+        Mlp g = grad(loss)(p, x);
+        auto avg = [](const Array& a) { return pmean(a, "d"); };
+        return Mlp{p.w1 - 0.01f * avg(g.w1), p.w2 - 0.01f * avg(g.w2), p.w3 - 0.01f * avg(g.w3)};
+      },
+      PmapOptions{.axis_name = "d", .devices = std::vector<Device>(all.begin(), all.begin() + n)});
+  const float s = 1.0f / static_cast<float>(kWidth);
+  Mlp params{copies(wiggle({kWidth, kWidth}, s, 0.1f), n), copies(wiggle({kWidth, kWidth}, s, 0.2f), n),
+             copies(wiggle({kWidth, kWidth}, s, 0.3f), n)};
+  Array x = wiggle({n, kPerDevice, kWidth}, 1.0f, 0.4f);
+  params = step(params, x);  // compile, and leave the parameters sharded
+  const int steps = 10;
+  return best_seconds([&] {
+           for (int i = 0; i < steps; ++i) params = step(params, x);
+           params.w3.to_vector<float>();  // wait for nothing: pmap returns when every replica is done
+         }) /
+         steps;
+}
+
+double seconds_per_jit_step(int64_t batch) {
+  auto step = jit([](const Mlp& p, const Array& x) {
+    Mlp g = grad(loss)(p, x);
+    return Mlp{p.w1 - 0.01f * g.w1, p.w2 - 0.01f * g.w2, p.w3 - 0.01f * g.w3};
+  });
+  const float s = 1.0f / static_cast<float>(kWidth);
+  Mlp params{wiggle({kWidth, kWidth}, s, 0.1f), wiggle({kWidth, kWidth}, s, 0.2f), wiggle({kWidth, kWidth}, s, 0.3f)};
+  Array x = wiggle({batch, kWidth}, 1.0f, 0.4f);
+  params = step(params, x);
+  const int steps = 10;
+  return best_seconds([&] {
+           for (int i = 0; i < steps; ++i) params = step(params, x);
+         }) /
+         steps;
+}
+
+}  // namespace
+
+int main() {
+  setenv("GRAFT_CPU_DEVICES", "2", 0);
+  if (devices().size() < 2) {
+    std::fprintf(stderr, "pmap_scaling needs GRAFT_CPU_DEVICES >= 2\n");
+    return 2;
+  }
+  const double flops = 3.0 * 3.0 * 2.0 * kPerDevice * kWidth * kWidth;  // 3 matmuls, forward + 2 backward each
+  const double one = seconds_per_step(1), two = seconds_per_step(2);
+  const double whole = seconds_per_jit_step(2 * kPerDevice);
+  std::printf("MLP training step, %lld examples per device, width %lld (%.2f GFLOP per device per step)\n",
+              static_cast<long long>(kPerDevice), static_cast<long long>(kWidth), flops / 1e9);
+  std::printf("%-34s %12s %16s %10s\n", "", "ms/step", "examples/s", "vs 1 dev");
+  std::printf("%-34s %12.2f %16.0f %10.2fx\n", "pmap, 1 device (its share: 1 core)", one * 1e3, kPerDevice / one, 1.0);
+  std::printf("%-34s %12.2f %16.0f %10.2fx\n", "pmap, 2 devices", two * 1e3, 2 * kPerDevice / two,
+              (2 * kPerDevice / two) / (kPerDevice / one));
+  std::printf("%-34s %12.2f %16.0f %10.2fx\n", "jit, no pmap, all cores, 2x batch", whole * 1e3,
+              2 * kPerDevice / whole, (2 * kPerDevice / whole) / (kPerDevice / one));
+  return 0;
+}
