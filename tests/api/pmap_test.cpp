@@ -139,6 +139,10 @@ TEST_CASE("pmap 4: grad of a pmapped function, pmap of vmap, jit inside and outs
   auto nested = pmap(vmap(inner, 0, 0, "j"), "i");
   auto batched = vmap(vmap(inner, 0, 0, "j"), 0, 0, "i");
   check_close(nested(xy), batched(xy));
+  // vmap of pmap: the inner pmap is traced by vmap, as its batched equivalent.
+  auto outer = vmap(pmap(vmap(inner, 0, 0, "j"), "i"), 0, 0, "k");
+  Array xyz = data({2, 4, 2, 3});
+  check_close(outer(xyz), vmap(batched, 0, 0, "k")(xyz));
   // jit inside pmap is inlined into the replica's graph; jit outside traces pmap as vmap.
   auto f = [](const Array& v) { return pmax(exp(v), "i"); };
   check_close(pmap(jit(f), "i")(x), vmap(f, 0, 0, "i")(x));
