@@ -15,7 +15,6 @@
 #pragma once
 
 #include <memory>
-#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -44,12 +43,7 @@ std::vector<Array> run_pmap(const Executable& exe, const std::vector<Array>& lea
 template <class F, class... Args>
 auto pmap_impl(F& f, const PmapOptions& options, GraphCache& cache, const Args&... args) {
   using Out = std::decay_t<decltype(f(args...))>;
-  std::vector<Array> leaves = all_leaves(args...);
-  tree::TreeShape shape = arguments_shape(args...);
-  std::vector<int64_t> ranks;
-  for (const Array& a : leaves) ranks.push_back(a.ndim());
-  std::vector<int64_t> dims = leaf_axes(options.in_axes, shape, ranks, "in_axes", "argument");
-  const int64_t size = mapped_axis_size(leaves, dims, shape);
+  auto [leaves, dims, size] = map_leaves(options.in_axes, args...);
   std::vector<Device> devices = pmap_devices(options.devices, size);
   if (tracing()) return Out(vmap_impl(f, options.in_axes, 0, options.axis_name, cache, args...));
 
@@ -63,25 +57,10 @@ auto pmap_impl(F& f, const PmapOptions& options, GraphCache& cache, const Args&.
   if (!entry) {
     cache.count_trace();
     double t0 = now_ms();
-    TraceSession session;
-    std::vector<Array> examples;
-    for (size_t i = 0; i < leaves.size(); ++i) examples.push_back(example_input(session, leaves[i], dims[i]));
-    size_t pos = 0;
-    auto rebuild = [&](const auto& a) {
-      size_t n = tree::leaves(a).size();
-      auto r = tree::unflatten(a, std::vector<Array>(examples.begin() + pos, examples.begin() + pos + n));
-      pos += n;
-      return r;
-    };
-    std::tuple<Args...> traced_args{rebuild(args)...};  // braced: left to right, the leaves' order
-    std::optional<Out> out;
-    {
-      AxisFrame frame(options.axis_name, size);
-      out.emplace(std::apply(f, traced_args));
-    }
-    Graph g = session.finish(tree::leaves(*out));
+    auto traced = trace_example(f, leaves, dims, options.axis_name, size, args...);  // no enclosing trace: nothing captured
     double t1 = now_ms();
-    entry = std::make_shared<const Entry>(Entry{compile_graph(g, JitOptions{}, {}, "pmap"), std::move(*out)});
+    entry = std::make_shared<const Entry>(
+        Entry{compile_graph(traced.graph, JitOptions{}, {}, "pmap"), std::move(traced.out)});
     log_compile("pmap", t1 - t0, now_ms() - t1);
     if (!key.empty()) cache.insert(key, entry);
   }

@@ -82,6 +82,59 @@ tree::TreeShape arguments_shape(const Args&... args) {
   return top;
 }
 
+// The arguments' leaves, the axis each is mapped along (-1: none) and the
+// mapped axis's size, checked against in_axes.
+struct MappedLeaves {
+  std::vector<Array> leaves;
+  std::vector<int64_t> dims;
+  int64_t size;
+};
+
+template <class... Args>
+MappedLeaves map_leaves(const AxisSpec& in_axes, const Args&... args) {
+  std::vector<Array> leaves = all_leaves(args...);
+  tree::TreeShape shape = arguments_shape(args...);
+  std::vector<int64_t> ranks;
+  for (const Array& a : leaves) ranks.push_back(a.ndim());
+  std::vector<int64_t> dims = leaf_axes(in_axes, shape, ranks, "in_axes", "argument");
+  const int64_t size = mapped_axis_size(leaves, dims, shape);
+  return {std::move(leaves), std::move(dims), size};
+}
+
+// f traced on one example of its arguments: each leaf mapped at dims[i]
+// without that axis (an unmapped leaf as it is), with axis `axis_name` of
+// `size` bound for collectives. Gives the graph, f's result (for its tree
+// structure) and the values of enclosing traces f captured.
+template <class F, class... Args>
+auto trace_example(F& f, const std::vector<Array>& leaves, const std::vector<int64_t>& dims,
+                   const std::string& axis_name, int64_t size, const Args&... args) {
+  using Out = std::decay_t<decltype(f(args...))>;
+  struct Traced {
+    Graph graph;
+    Out out;
+    std::vector<Array> captured;
+  };
+  TraceSession session;
+  std::vector<Array> examples;
+  for (size_t i = 0; i < leaves.size(); ++i) examples.push_back(example_input(session, leaves[i], dims[i]));
+  size_t pos = 0;
+  auto rebuild = [&](const auto& a) {
+    size_t n = tree::leaves(a).size();
+    auto r = tree::unflatten(a, std::vector<Array>(examples.begin() + pos, examples.begin() + pos + n));
+    pos += n;
+    return r;
+  };
+  // Braced initialisation runs left to right, matching the leaves' order.
+  std::tuple<Args...> traced_args{rebuild(args)...};
+  std::optional<Out> out;
+  {
+    AxisFrame frame(axis_name, size);
+    out.emplace(std::apply(f, traced_args));
+  }
+  Graph g = session.finish(tree::leaves(*out));
+  return Traced{std::move(g), std::move(*out), session.captured()};
+}
+
 template <class F, class... Args>
 auto vmap_impl(F& f, const AxisSpec& in_axes, const AxisSpec& out_axes, const std::string& axis_name,
                GraphCache& cache, const Args&... args) {
@@ -90,12 +143,7 @@ auto vmap_impl(F& f, const AxisSpec& in_axes, const AxisSpec& out_axes, const st
     Graph graph;
     Out out_like;
   };
-  std::vector<Array> leaves = all_leaves(args...);
-  tree::TreeShape shape = arguments_shape(args...);
-  std::vector<int64_t> ranks;
-  for (const Array& a : leaves) ranks.push_back(a.ndim());
-  std::vector<int64_t> dims = leaf_axes(in_axes, shape, ranks, "in_axes", "argument");
-  const int64_t size = mapped_axis_size(leaves, dims, shape);
+  auto [leaves, dims, size] = map_leaves(in_axes, args...);
 
   std::string key = signature_key("vmap", args...);
   std::shared_ptr<const Entry> entry;
@@ -103,31 +151,13 @@ auto vmap_impl(F& f, const AxisSpec& in_axes, const AxisSpec& out_axes, const st
   std::vector<Array> captured;
   if (!entry) {
     cache.count_trace();
-    TraceSession session;
-    std::vector<Array> examples;
-    for (size_t i = 0; i < leaves.size(); ++i) examples.push_back(example_input(session, leaves[i], dims[i]));
-    size_t pos = 0;
-    auto rebuild = [&](const auto& a) {
-      size_t n = tree::leaves(a).size();
-      auto r = tree::unflatten(a, std::vector<Array>(examples.begin() + pos, examples.begin() + pos + n));
-      pos += n;
-      return r;
-    };
-    // Braced initialisation runs left to right, matching the leaves' order.
-    std::tuple<Args...> traced_args{rebuild(args)...};
-    std::optional<Out> out;
-    {
-      AxisFrame frame(axis_name, size);
-      out.emplace(std::apply(f, traced_args));
-    }
-    std::vector<Array> out_leaves = tree::leaves(*out);
-    Graph g = session.finish(out_leaves);
-    captured = session.captured();
+    auto traced = trace_example(f, leaves, dims, axis_name, size, args...);
+    captured = traced.captured;
     std::vector<int64_t> out_ranks;
-    for (const Array& a : out_leaves) out_ranks.push_back(a.ndim() + 1);
-    std::vector<int64_t> out_dims = leaf_axes(out_axes, tree::shape(*out), out_ranks, "out_axes", "output");
+    for (const Array& a : tree::leaves(traced.out)) out_ranks.push_back(a.ndim() + 1);
+    std::vector<int64_t> out_dims = leaf_axes(out_axes, tree::shape(traced.out), out_ranks, "out_axes", "output");
     entry = std::make_shared<const Entry>(
-        Entry{vmap_transform(g, captured.size(), dims, out_dims, size, axis_name), std::move(*out)});
+        Entry{vmap_transform(traced.graph, captured.size(), dims, out_dims, size, axis_name), std::move(traced.out)});
     if (!key.empty() && captured.empty()) cache.insert(key, entry);
   }
   std::vector<Array> inputs = leaves;

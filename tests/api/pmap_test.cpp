@@ -38,11 +38,7 @@ Array data(Shape shape) {
 }  // namespace
 
 TEST_CASE("pmap: the suite on 4 virtual CPU devices", "[pmap]") {
-  int status = 0;
-  std::string out = graft::test::run_self("GRAFT_CPU_DEVICES=4", "[.pmap4]", &status);
-  INFO(out);
-  CHECK(status == 0);
-  CHECK(out.find("All tests passed") != std::string::npos);
+  graft::test::check_child_passes("GRAFT_CPU_DEVICES=4", "[.pmap4]");
 }
 
 TEST_CASE("pmap 4: every collective equals vmap with the same axis name", "[.pmap4]") {
@@ -180,11 +176,7 @@ TEST_CASE("pmap 4: a failing replica surfaces its error and does not hang the ot
 }
 
 TEST_CASE("pmap: a failing replica", "[pmap]") {
-  int status = 0;
-  std::string out = graft::test::run_self("GRAFT_CPU_DEVICES=4 GRAFT_DEBUG_NANS=1", "[.pmap4_nans]", &status);
-  INFO(out);
-  CHECK(status == 0);
-  CHECK(out.find("All tests passed") != std::string::npos);
+  graft::test::check_child_passes("GRAFT_CPU_DEVICES=4 GRAFT_DEBUG_NANS=1", "[.pmap4_nans]");
 }
 
 TEST_CASE("pmap: one device runs f on the caller's device", "[pmap]") {

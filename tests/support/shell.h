@@ -30,6 +30,16 @@ inline std::string run_self(const std::string& env, const std::string& spec, int
   return run(env + " '" + self + "' '" + spec + "'", status);
 }
 
+// Runs the hidden test cases matching `spec` in a child with `env`, and
+// checks that every one of them passed (showing the child's output if not).
+inline void check_child_passes(const std::string& env, const std::string& spec) {
+  int status = 0;
+  std::string out = run_self(env, spec, &status);
+  INFO(out);
+  CHECK(status == 0);
+  CHECK(out.find("All tests passed") != std::string::npos);
+}
+
 inline bool have_go() { return std::system("command -v go >/dev/null 2>&1") == 0; }
 
 // The prefix of a `go tool pprof` command run in `dir`: go wants a writable
