@@ -7,13 +7,14 @@
 
 #include <algorithm>
 #include <exception>
-#include <thread>
+#include <functional>
 
 #include "api/device_map.h"
 #include "api/dispatch.h"
 #include "api/sharded_array.h"
 #include "graft/errors.h"
 #include "runtime/communicator.h"
+#include "runtime/device_threads.h"
 
 namespace graft::detail {
 
@@ -95,19 +96,21 @@ std::vector<Array> run_pmap(const Executable& exe, const std::vector<Array>& lea
       communicator.abort("replica " + std::to_string(r) + " on " + devices[r].str() + " failed");
     }
   };
-  {
-    std::vector<std::jthread> others;
-    for (size_t r = 1; r < n; ++r)
-      others.emplace_back([&, r] {
-        omp_set_num_threads(threads);
-        replica(r);
-      });
-    // Replica 0 runs on the caller's thread, under the same thread budget.
-    const int caller_threads = omp_get_max_threads();
+  // Replica 0 runs on the caller's thread, the others on their devices'
+  // worker threads, each under the same share of the cores.
+  std::vector<runtime::Device*> worker_devices(targets.begin() + 1, targets.end());
+  std::vector<std::function<void()>> others;
+  for (size_t r = 1; r < n; ++r)
+    others.emplace_back([&, r] {
+      omp_set_num_threads(threads);
+      replica(r);
+    });
+  const int caller_threads = omp_get_max_threads();
+  runtime::run_on_device_threads(worker_devices, others, [&] {
     omp_set_num_threads(threads);
     replica(0);
     omp_set_num_threads(caller_threads);
-  }  // joins the others
+  });
   rethrow_first(errors);
 
   std::vector<Array> result;

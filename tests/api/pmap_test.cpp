@@ -145,6 +145,33 @@ TEST_CASE("pmap 4: grad of a pmapped function, pmap of vmap, jit inside and outs
   check_close(jit(pmap(f, "i"))(x), vmap(f, 0, 0, "i")(x));
 }
 
+TEST_CASE("pmap 4: concurrent calls from several threads neither deadlock nor mix replicas", "[.pmap4]") {
+  auto f = pmap([](const Array& v) { return psum(v, "i") + astype(axis_index("i"), f32); }, "i");
+  // Two calls on the devices in opposite orders, as well as in the same order.
+  const std::vector<Device> all = devices();
+  auto g = pmap([](const Array& v) { return psum(v, "i"); },
+                PmapOptions{.axis_name = "i", .devices = {all[3], all[2], all[1], all[0]}});
+  std::vector<std::future<bool>> callers;
+  for (int t = 0; t < 4; ++t)
+    callers.push_back(std::async(std::launch::async, [&, t] {
+      bool ok = true;
+      for (int k = 0; k < 25; ++k) {
+        const float base = static_cast<float>(t * 100 + k);
+        Array x = array<float>({base, base + 1, base + 2, base + 3}, {4});
+        std::vector<float> y = (t % 2 ? g(x) : f(x)).to_vector<float>();
+        for (int r = 0; r < 4; ++r) ok = ok && y[static_cast<size_t>(r)] == 4 * base + 6 + (t % 2 ? 0 : r);
+      }
+      return ok;
+    }));
+  for (auto& c : callers) {
+    if (c.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
+      FAIL_CHECK("concurrent pmap calls deadlocked");
+      std::_Exit(3);
+    }
+    CHECK(c.get());
+  }
+}
+
 TEST_CASE("pmap 4: bad input gets clear errors", "[.pmap4]") {
   auto f = pmap([](const Array& v) { return psum(v, "i"); }, "i");
   CHECK_THROWS_WITH(f(data({8, 2})), Catch::Contains("mapped axis has size 8") && Catch::Contains("only 4 device"));
