@@ -143,15 +143,60 @@ void topo_sort(Graph& g) {
 
 Graph dead_code_elimination(const Graph& g) { return dead_code_elimination(Graph(g)); }
 
-Graph dead_code_elimination(Graph&& g) {
-  DataflowView view = dataflow_view(g);
-  std::vector<DataflowVertex> output_producers;
+namespace {
+
+// Live nodes of a well-formed graph whose nodes are in topological order
+// (every operand defined before its use, every value defined once): one
+// backward sweep over value flags, no adjacency lists. Nothing when the
+// graph is not such a graph; the general path then finds (or reports) its shape.
+std::optional<std::vector<bool>> live_nodes_in_order(const Graph& g) {
+  const std::vector<Node>& nodes = g.nodes();
+  const ValueId bound = g.value_id_bound();
+  std::vector<uint8_t> flag(static_cast<size_t>(bound), 0);
+  auto fresh = [&](ValueId v) { return v >= 0 && v < bound && g.has_value(v) && !flag[static_cast<size_t>(v)]; };
+  for (ValueId v : g.inputs()) {
+    if (!fresh(v)) return std::nullopt;
+    flag[static_cast<size_t>(v)] = 1;
+  }
+  for (const Node& n : nodes) {
+    for (ValueId v : n.inputs)
+      if (v < 0 || v >= bound || !flag[static_cast<size_t>(v)]) return std::nullopt;
+    for (ValueId v : n.outputs) {
+      if (!fresh(v)) return std::nullopt;
+      flag[static_cast<size_t>(v)] = 1;
+    }
+  }
   for (ValueId v : g.outputs())
-    if (int64_t p = view.producer_of(v); p != DataflowView::kNoProducer)
-      output_producers.push_back(static_cast<DataflowVertex>(p));
-  // Live nodes are those some output depends on: reachable backwards from
-  // the outputs' producers.
-  std::vector<bool> live = reached_from(boost::make_reverse_graph(view.graph), output_producers);
+    if (v < 0 || v >= bound || !flag[static_cast<size_t>(v)]) return std::nullopt;
+  // Now flag means "some output needs this value".
+  std::fill(flag.begin(), flag.end(), 0);
+  for (ValueId v : g.outputs()) flag[static_cast<size_t>(v)] = 1;
+  std::vector<bool> live(nodes.size(), false);
+  for (size_t i = nodes.size(); i-- > 0;) {
+    for (ValueId v : nodes[i].outputs) live[i] = live[i] || flag[static_cast<size_t>(v)];
+    if (live[i])
+      for (ValueId v : nodes[i].inputs) flag[static_cast<size_t>(v)] = 1;
+  }
+  return live;
+}
+
+}  // namespace
+
+Graph dead_code_elimination(Graph&& g) {
+  // Live nodes are those some output depends on.
+  std::optional<std::vector<bool>> in_order = live_nodes_in_order(g);
+  std::vector<bool> live;
+  if (in_order) {
+    live = std::move(*in_order);
+  } else {
+    // Not in order (or malformed): reachable backwards from the outputs' producers.
+    DataflowView view = dataflow_view(g);
+    std::vector<DataflowVertex> output_producers;
+    for (ValueId v : g.outputs())
+      if (int64_t p = view.producer_of(v); p != DataflowView::kNoProducer)
+        output_producers.push_back(static_cast<DataflowVertex>(p));
+    live = reached_from(boost::make_reverse_graph(view.graph), output_producers);
+  }
   if (std::find(live.begin(), live.end(), false) == live.end()) return std::move(g);  // nothing to drop
 
   Graph pruned;

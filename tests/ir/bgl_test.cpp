@@ -223,6 +223,23 @@ TEST_CASE("bgl: dead code elimination keeps exactly what the outputs need", "[bg
   SECTION("it is idempotent") { CHECK(dead_code_elimination(pruned) == pruned); }
 }
 
+TEST_CASE("bgl: dead code elimination of nodes out of topological order", "[bgl]") {
+  // The usual graph is in order and is swept backwards; this one is not, and
+  // goes through the dataflow view instead, with the same answer.
+  Graph g;
+  ValueId x = g.add_input(kF32x3);
+  g.define_value(1, kF32x3);
+  g.define_value(2, kF32x3);
+  g.define_value(3, kF32x3);
+  g.add_node(make_node(0, Op::cos, {1}, {2}));  // live, reads node 1's value
+  g.add_node(make_node(1, Op::sin, {x}, {1}));  // live
+  g.add_node(make_node(2, Op::exp, {x}, {3}));  // dead
+  g.set_outputs({2});
+  Graph pruned = dead_code_elimination(g);
+  CHECK(node_ids(pruned) == std::vector<int32_t>{0, 1});
+  CHECK_FALSE(pruned.has_value(3));
+}
+
 TEST_CASE("bgl: dead code elimination of a graph that returns its inputs removes every node", "[bgl]") {
   GraphBuilder b;
   ValueId x = b.input(kF32x3);
