@@ -213,9 +213,9 @@ GraphPtr Reader::graph(const json& j, const std::string& path, int depth) {
       const json& loc = jn["loc"];
       std::string lp = np + ".loc";
       expect_object(loc, lp, {"file", "line", "function"});
-      n.loc.file = get_string(field(loc, "file", lp), lp + ".file");
-      n.loc.line = static_cast<int>(get_int(field(loc, "line", lp), lp + ".line", 0, std::numeric_limits<int>::max()));
-      n.loc.function = get_string(field(loc, "function", lp), lp + ".function");
+      const std::string file = get_string(field(loc, "file", lp), lp + ".file");
+      const int line = static_cast<int>(get_int(field(loc, "line", lp), lp + ".line", 0, std::numeric_limits<int>::max()));
+      n.loc = SourceLoc(file, get_string(field(loc, "function", lp), lp + ".function"), line);
     }
     g.add_node(std::move(n));
   }

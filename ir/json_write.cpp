@@ -66,7 +66,7 @@ json node_json(const Graph& g, const Node& n) {
   for (const auto& [name, value] : n.attrs.items()) attrs[name] = attr_json(value);
   j["attrs"] = attrs;
   if (!n.scope.empty()) j["scope"] = n.scope;
-  if (!n.loc.empty()) j["loc"] = {{"file", n.loc.file}, {"line", n.loc.line}, {"function", n.loc.function}};
+  if (!n.loc.empty()) j["loc"] = {{"file", std::string(n.loc.file)}, {"line", n.loc.line}, {"function", std::string(n.loc.function)}};
   return j;
 }
 

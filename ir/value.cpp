@@ -1,5 +1,9 @@
 #include "ir/value.h"
 
+#include <mutex>
+#include <string>
+#include <unordered_set>
+
 #include <limits>
 
 namespace graft::ir {
@@ -32,7 +36,30 @@ std::string type_str(const ValueType& type) { return dtype_name(type.dtype) + sh
 
 std::string loc_str(const SourceLoc& loc) {
   if (loc.empty()) return "";
-  return loc.file + ":" + std::to_string(loc.line);
+  return std::string(loc.file) + ":" + std::to_string(loc.line);
 }
+
+std::string_view intern_string(std::string_view s) {
+  if (s.empty()) return {};
+  // Traced ops come in runs from one function: a per-thread memo of the last
+  // few strings skips the lock (a compare of a few dozen bytes).
+  thread_local std::string_view recent[4];
+  thread_local int next = 0;
+  for (const std::string_view& r : recent)
+    if (r == s) return r;
+  static std::mutex mutex;
+  static std::unordered_set<std::string> pool;  // node-based: elements never move
+  std::string_view kept;
+  {
+    std::lock_guard lock(mutex);
+    kept = *pool.emplace(s).first;
+  }
+  recent[next] = kept;
+  next = (next + 1) % 4;
+  return kept;
+}
+
+SourceLoc::SourceLoc(std::string_view file, std::string_view function, int line)
+    : file(intern_string(file)), function(intern_string(function)), line(line) {}
 
 }  // namespace graft::ir

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "graft/types.h"
 
@@ -30,15 +31,23 @@ std::string type_str(const ValueType& type);    // "f32[3,4]"
 // Element count of a shape, or -1 when it overflows int64 (or a dim is negative).
 int64_t checked_num_elements(const Shape& shape);
 
-// Where a node came from in the user's program.
-struct SourceLoc {
-  std::string file;
-  std::string function;
+// Where a node came from in the user's program. File and function names
+// are interned (one copy per process, never freed), so copying a node's
+// location, which every graph pass does, allocates nothing.
+class SourceLoc {
+ public:
+  SourceLoc() = default;
+  SourceLoc(std::string_view file, std::string_view function, int line);
+
+  std::string_view file;
+  std::string_view function;
   int line = 0;
 
   bool empty() const { return file.empty() && line == 0; }
   bool operator==(const SourceLoc&) const = default;
 };
+// The process's one copy of s (safe to keep for the life of the process).
+std::string_view intern_string(std::string_view s);
 std::string loc_str(const SourceLoc& loc);  // "file.cpp:12", or "" when unknown
 
 }  // namespace graft::ir

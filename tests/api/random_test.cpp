@@ -353,7 +353,7 @@ TEST_CASE("random: traced calls record random_bits and evaluate to the eager res
   for (const auto& node : g.ir().nodes())
     if (node.op == ir::Op::random_bits) {
       ++random_nodes;
-      CHECK_THAT(node.loc.file, Contains("random_test.cpp"));
+      CHECK_THAT(std::string(node.loc.file), Contains("random_test.cpp"));
     }
   CHECK(random_nodes == 3);  // split, normal, uniform
   CHECK_THAT(g.to_text(), Contains("random_bits"));

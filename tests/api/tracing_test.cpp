@@ -38,7 +38,7 @@ TEST_CASE("make_graph: an MLP traces to the expected nodes", "[api][tracing]") {
   CHECK_NOTHROW(g.verify());
   // Nodes carry the user's file and named scopes.
   for (const auto& n : g.ir().nodes()) {
-    CHECK_THAT(n.loc.file, Contains("tracing_test.cpp"));
+    CHECK_THAT(std::string(n.loc.file), Contains("tracing_test.cpp"));
     CHECK((n.scope == "layer1" || n.scope == "layer2"));
   }
   CHECK_THAT(g.to_text(), Contains("# layer1"));
