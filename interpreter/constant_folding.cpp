@@ -33,6 +33,7 @@ bool foldable(Op op) {
 
 FoldResult fold_constants(const ir::Graph& g, int64_t max_elements) {
   ir::GraphBuilder b;
+  b.reserve(g.nodes().size());
   std::vector<ValueId> map(g.value_id_bound(), -1);
   // The literal of each value known to be constant (by value id of the new graph).
   std::vector<ir::LiteralPtr> literal;

@@ -21,10 +21,11 @@ std::vector<ValueId> GraphBuilder::add(Op op, std::vector<ValueId> inputs, Attrs
                                        std::string scope) {
   Key key{op, &inputs, &attrs};
   // The table indexes by low bits: mix the high ones in (murmur3's finaliser).
-  size_t h = KeyHash{}(key);
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
-  h ^= h >> 33;
+  size_t mixed = KeyHash{}(key);
+  mixed ^= mixed >> 33;
+  mixed *= 0xff51afd7ed558ccdull;
+  mixed ^= mixed >> 33;
+  const auto h = static_cast<uint32_t>(mixed ^ (mixed >> 32));
   if (!table_.empty()) {
     const size_t mask = table_.size() - 1;
     for (size_t i = h & mask; table_[i].node >= 0; i = (i + 1) & mask) {
@@ -54,7 +55,20 @@ std::vector<ValueId> GraphBuilder::add(Op op, std::vector<ValueId> inputs, Attrs
   return graph_.add_node(std::move(node)).outputs;
 }
 
-void GraphBuilder::insert_slot(size_t hash, int32_t node) {
+void GraphBuilder::reserve(size_t nodes) {
+  size_t size = 64;
+  while (size < 2 * (nodes + 1)) size *= 2;
+  if (size > table_.size()) {
+    std::vector<Slot> old = std::move(table_);
+    table_.assign(size, Slot{});
+    used_ = 0;
+    for (const Slot& s : old)
+      if (s.node >= 0) insert_slot(s.hash, s.node);
+  }
+  graph_.reserve(nodes);
+}
+
+void GraphBuilder::insert_slot(uint32_t hash, int32_t node) {
   if (2 * (used_ + 1) > table_.size()) {
     std::vector<Slot> old = std::move(table_);
     table_.assign(std::max<size_t>(64, 2 * old.size()), Slot{});

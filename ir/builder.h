@@ -5,6 +5,7 @@
 // so sharing never changes a result.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -21,6 +22,9 @@ class GraphBuilder {
                            std::string scope = {});
   // For single-output ops.
   ValueId add1(Op op, std::vector<ValueId> inputs, Attrs attrs = {}, SourceLoc loc = {}, std::string scope = {});
+
+  // Room for about `nodes` nodes without regrowing (a pass rebuilding a graph knows its size).
+  void reserve(size_t nodes);
 
   // Valid until the next add: adding values may move the table; copy to keep.
   const ValueType& type(ValueId id) const { return graph_.type(id); }
@@ -48,11 +52,13 @@ class GraphBuilder {
   // An open-addressing table of (key hash, node index), linear probing, at
   // most half full: one cache line per lookup in the common case, where a
   // node-based hash map costs several misses on graphs of 100k nodes.
+  // A slot is 8 bytes (a 32-bit hash, which also places it, and the node),
+  // so the table of a 200k-node graph stays a few MB.
   struct Slot {
-    size_t hash = 0;
+    uint32_t hash = 0;
     int32_t node = -1;  // -1: empty
   };
-  void insert_slot(size_t hash, int32_t node);
+  void insert_slot(uint32_t hash, int32_t node);
 
   Graph graph_;
   // Keys point into graph_'s nodes; indices stay valid as nodes are appended,

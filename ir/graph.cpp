@@ -45,6 +45,12 @@ void Graph::reserve_ids(ValueId value_bound, int32_t node_bound) {
   next_node_id_ = std::max(next_node_id_, node_bound);
 }
 
+void Graph::reserve(size_t nodes) {
+  nodes_.reserve(nodes);
+  types_.reserve(nodes + inputs_.size());  // most nodes define one value
+  defined_.reserve(nodes + inputs_.size());
+}
+
 bool Graph::has_value(ValueId id) const {
   return id >= 0 && static_cast<size_t>(id) < defined_.size() && defined_[id];
 }

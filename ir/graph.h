@@ -39,6 +39,7 @@ class Graph {
   // Keeps ids below these bounds from being handed out again, so a pass that
   // drops nodes (DCE) never lets a later node reuse a removed id.
   void reserve_ids(ValueId value_bound, int32_t node_bound);
+  void reserve(size_t nodes);  // capacity for about that many nodes and their values
 
   // ---- reading
   const std::vector<ValueId>& inputs() const { return inputs_; }

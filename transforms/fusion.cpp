@@ -336,6 +336,7 @@ class Fuser {
     for (ValueId v : g_.outputs()) outside[v] = true;
 
     map_.assign(g_.value_id_bound(), -1);
+    b_.reserve(g_.nodes().size());
     for (ValueId v : g_.inputs()) map_[v] = b_.input(g_.type(v));
     // Scalar constants first: slots ignore their edges (they are copied into
     // bodies), so a plain node reading one may sort before it.

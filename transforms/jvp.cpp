@@ -15,6 +15,7 @@ ir::GraphPtr jvp_graph(const ir::Graph& g, const std::vector<bool>& has_tangent)
     throw Error("jvp: " + std::to_string(has_tangent.size()) + " tangent flags for " +
                 std::to_string(g.inputs().size()) + " inputs");
   ir::GraphBuilder b;
+  b.reserve(3 * g.nodes().size());  // a primal and about two tangent nodes per node
   std::vector<ValueId> primal(g.value_id_bound(), kZero), tangent(g.value_id_bound(), kZero);
   for (ValueId v : g.inputs()) primal[v] = b.input(g.type(v));
   for (size_t i = 0; i < g.inputs().size(); ++i) {

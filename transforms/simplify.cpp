@@ -18,6 +18,7 @@ class Simplifier {
   explicit Simplifier(const ir::Graph& g) : g_(g), map_(g.value_id_bound(), -1) {}
 
   ir::GraphPtr run() {
+    b_.reserve(g_.nodes().size());
     for (ValueId v : g_.inputs()) map_[v] = b_.input(g_.type(v));
     for (const ir::Node& n : g_.nodes()) {
       std::vector<ValueId> ins;

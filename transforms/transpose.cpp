@@ -72,6 +72,7 @@ ir::GraphPtr transpose_graph(const ir::Graph& g, const std::vector<bool>& unknow
   ir::GraphPtr sorted = ir::rebind_graph(g, types, bind, all_outputs);
 
   ir::GraphBuilder b;
+  b.reserve(sorted->nodes().size());
   std::vector<ValueId> known;
   for (size_t pos = 0; pos < n_known; ++pos) known.push_back(b.input(types[pos]));
   std::vector<std::pair<ValueId, ValueId>> seeds;
