@@ -38,9 +38,12 @@ std::vector<ValueId> GraphBuilder::add(Op op, std::vector<ValueId> inputs, Attrs
     }
   }
 
-  std::vector<ValueType> in_types;
-  in_types.reserve(inputs.size());
-  for (ValueId v : inputs) in_types.push_back(graph_.type(v));
+  // The operand types are copied into per-thread scratch whose shapes keep
+  // their capacity, so the copies allocate nothing once warm. (Shape rules
+  // never build graphs, so this cannot be re-entered while in use.)
+  thread_local std::vector<ValueType> in_types;
+  in_types.resize(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) in_types[i] = graph_.type(inputs[i]);
   std::vector<ValueType> out_types = infer_types(op, in_types, attrs, &loc, graph_.next_node_id());
 
   Node node;
