@@ -117,15 +117,7 @@ auto trace_example(F& f, const std::vector<Array>& leaves, const std::vector<int
   TraceSession session;
   std::vector<Array> examples;
   for (size_t i = 0; i < leaves.size(); ++i) examples.push_back(example_input(session, leaves[i], dims[i]));
-  size_t pos = 0;
-  auto rebuild = [&](const auto& a) {
-    size_t n = tree::leaves(a).size();
-    auto r = tree::unflatten(a, std::vector<Array>(examples.begin() + pos, examples.begin() + pos + n));
-    pos += n;
-    return r;
-  };
-  // Braced initialisation runs left to right, matching the leaves' order.
-  std::tuple<Args...> traced_args{rebuild(args)...};
+  std::tuple<Args...> traced_args = regroup_all(std::forward_as_tuple(args...), examples);
   std::optional<Out> out;
   {
     AxisFrame frame(axis_name, size);
