@@ -145,29 +145,37 @@ Graph dead_code_elimination(const Graph& g) { return dead_code_elimination(Graph
 
 namespace {
 
+// Marks every value an input or a node defines; false when the graph is
+// not well formed and in order (see in_topological_order).
+bool defined_in_order(const Graph& g, std::vector<uint8_t>& flag) {
+  const ValueId bound = g.value_id_bound();
+  flag.assign(static_cast<size_t>(bound), 0);
+  auto fresh = [&](ValueId v) { return v >= 0 && v < bound && g.has_value(v) && !flag[static_cast<size_t>(v)]; };
+  for (ValueId v : g.inputs()) {
+    if (!fresh(v)) return false;
+    flag[static_cast<size_t>(v)] = 1;
+  }
+  for (const Node& n : g.nodes()) {
+    for (ValueId v : n.inputs)
+      if (v < 0 || v >= bound || !flag[static_cast<size_t>(v)]) return false;
+    for (ValueId v : n.outputs) {
+      if (!fresh(v)) return false;
+      flag[static_cast<size_t>(v)] = 1;
+    }
+  }
+  for (ValueId v : g.outputs())
+    if (v < 0 || v >= bound || !flag[static_cast<size_t>(v)]) return false;
+  return true;
+}
+
 // Live nodes of a well-formed graph whose nodes are in topological order
 // (every operand defined before its use, every value defined once): one
 // backward sweep over value flags, no adjacency lists. Nothing when the
 // graph is not such a graph; the general path then finds (or reports) its shape.
 std::optional<std::vector<bool>> live_nodes_in_order(const Graph& g) {
   const std::vector<Node>& nodes = g.nodes();
-  const ValueId bound = g.value_id_bound();
-  std::vector<uint8_t> flag(static_cast<size_t>(bound), 0);
-  auto fresh = [&](ValueId v) { return v >= 0 && v < bound && g.has_value(v) && !flag[static_cast<size_t>(v)]; };
-  for (ValueId v : g.inputs()) {
-    if (!fresh(v)) return std::nullopt;
-    flag[static_cast<size_t>(v)] = 1;
-  }
-  for (const Node& n : nodes) {
-    for (ValueId v : n.inputs)
-      if (v < 0 || v >= bound || !flag[static_cast<size_t>(v)]) return std::nullopt;
-    for (ValueId v : n.outputs) {
-      if (!fresh(v)) return std::nullopt;
-      flag[static_cast<size_t>(v)] = 1;
-    }
-  }
-  for (ValueId v : g.outputs())
-    if (v < 0 || v >= bound || !flag[static_cast<size_t>(v)]) return std::nullopt;
+  std::vector<uint8_t> flag;
+  if (!defined_in_order(g, flag)) return std::nullopt;
   // Now flag means "some output needs this value".
   std::fill(flag.begin(), flag.end(), 0);
   for (ValueId v : g.outputs()) flag[static_cast<size_t>(v)] = 1;
@@ -181,6 +189,11 @@ std::optional<std::vector<bool>> live_nodes_in_order(const Graph& g) {
 }
 
 }  // namespace
+
+bool in_topological_order(const Graph& g) {
+  std::vector<uint8_t> flag;
+  return defined_in_order(g, flag);
+}
 
 Graph dead_code_elimination(Graph&& g) {
   // Live nodes are those some output depends on.
@@ -199,20 +212,9 @@ Graph dead_code_elimination(Graph&& g) {
   }
   if (std::find(live.begin(), live.end(), false) == live.end()) return std::move(g);  // nothing to drop
 
-  Graph pruned;
-  for (ValueId v : g.inputs()) {
-    if (!pruned.has_value(v)) pruned.define_value(v, g.type(v));
-    pruned.add_input_id(v);
-  }
-  for (size_t i = 0; i < g.nodes().size(); ++i) {
-    if (!live[i]) continue;
-    Node& n = g.mutable_nodes()[i];
-    for (ValueId v : n.outputs) pruned.define_value(v, g.type(v));
-    pruned.add_node(std::move(n));
-  }
-  pruned.set_outputs(g.outputs());
-  pruned.reserve_ids(g.value_id_bound(), g.next_node_id());
-  return pruned;
+  // Compacted in place: no node, type or vector is copied.
+  g.keep_nodes(live);
+  return std::move(g);
 }
 
 std::vector<bool> reachable_from(const DataflowView& view, const std::vector<size_t>& start_nodes) {

@@ -54,6 +54,11 @@ DataflowView dataflow_view(const Graph& g);
 // undefined value (see dataflow_view).
 void topo_sort(Graph& g);
 
+// Whether g is well formed and already in topological order: every value
+// defined once (by an input or a node) and used only after its definition.
+// Linear, with no adjacency lists; what every GraphBuilder-built graph is.
+bool in_topological_order(const Graph& g);
+
 // A copy of g without the nodes that do not contribute to g.outputs(). Inputs
 // (the signature), outputs, node ids, value ids and node order are kept.
 // Subgraphs in attributes are copied as they are.

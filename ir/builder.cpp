@@ -19,6 +19,12 @@ bool GraphBuilder::KeyEq::operator()(const Key& a, const Key& b) const {
 
 std::vector<ValueId> GraphBuilder::add(Op op, std::vector<ValueId> inputs, Attrs attrs, SourceLoc loc,
                                        std::string scope) {
+  const int32_t node = add_node_index(op, std::move(inputs), std::move(attrs), std::move(loc), std::move(scope));
+  return graph_.nodes()[static_cast<size_t>(node)].outputs;
+}
+
+int32_t GraphBuilder::add_node_index(Op op, std::vector<ValueId>&& inputs, Attrs&& attrs, SourceLoc&& loc,
+                                     std::string&& scope) {
   Key key{op, &inputs, &attrs};
   // The table indexes by low bits: mix the high ones in (murmur3's finaliser).
   size_t mixed = KeyHash{}(key);
@@ -33,7 +39,7 @@ std::vector<ValueId> GraphBuilder::add(Op op, std::vector<ValueId> inputs, Attrs
       const Node& n = graph_.nodes()[static_cast<size_t>(table_[i].node)];
       if (KeyEq{}(key, Key{n.op, &n.inputs, &n.attrs})) {
         ++num_shared_;
-        return n.outputs;
+        return table_[i].node;
       }
     }
   }
@@ -54,8 +60,10 @@ std::vector<ValueId> GraphBuilder::add(Op op, std::vector<ValueId> inputs, Attrs
   node.loc = std::move(loc);
   node.scope = std::move(scope);
   for (ValueType& t : out_types) node.outputs.push_back(graph_.new_value(std::move(t)));
-  insert_slot(h, static_cast<int32_t>(graph_.nodes().size()));
-  return graph_.add_node(std::move(node)).outputs;
+  const auto index = static_cast<int32_t>(graph_.nodes().size());
+  insert_slot(h, index);
+  graph_.add_node(std::move(node));
+  return index;
 }
 
 void GraphBuilder::reserve(size_t nodes) {
@@ -87,7 +95,9 @@ void GraphBuilder::insert_slot(uint32_t hash, int32_t node) {
 }
 
 ValueId GraphBuilder::add1(Op op, std::vector<ValueId> inputs, Attrs attrs, SourceLoc loc, std::string scope) {
-  std::vector<ValueId> out = add(op, std::move(inputs), std::move(attrs), std::move(loc), std::move(scope));
+  // Reads the one output in place: copying the output list would allocate per node.
+  const int32_t node = add_node_index(op, std::move(inputs), std::move(attrs), std::move(loc), std::move(scope));
+  const std::vector<ValueId>& out = graph_.nodes()[static_cast<size_t>(node)].outputs;
   if (out.size() != 1)
     throw Error(std::string(op_name(op)) + ": expected one output, the op has " + std::to_string(out.size()));
   return out[0];

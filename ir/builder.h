@@ -59,6 +59,8 @@ class GraphBuilder {
     int32_t node = -1;  // -1: empty
   };
   void insert_slot(uint32_t hash, int32_t node);
+  // add's work: the index of the new (or shared) node.
+  int32_t add_node_index(Op op, std::vector<ValueId>&& inputs, Attrs&& attrs, SourceLoc&& loc, std::string&& scope);
 
   Graph graph_;
   // Keys point into graph_'s nodes; indices stay valid as nodes are appended,

@@ -51,6 +51,24 @@ void Graph::reserve(size_t nodes) {
   defined_.reserve(nodes + inputs_.size());
 }
 
+void Graph::keep_nodes(const std::vector<bool>& keep) {
+  std::vector<bool> defined(defined_.size(), false);
+  for (ValueId v : inputs_)
+    if (has_value(v)) defined[v] = true;
+  size_t kept = 0;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (i < keep.size() && !keep[i]) continue;
+    for (ValueId v : nodes_[i].outputs)
+      if (has_value(v)) defined[v] = true;
+    if (kept != i) nodes_[kept] = std::move(nodes_[i]);
+    ++kept;
+  }
+  nodes_.resize(kept);
+  for (size_t v = 0; v < defined_.size(); ++v)
+    if (defined_[v] && !defined[v]) types_[v] = ValueType{};
+  defined_ = std::move(defined);
+}
+
 bool Graph::has_value(ValueId id) const {
   return id >= 0 && static_cast<size_t>(id) < defined_.size() && defined_[id];
 }

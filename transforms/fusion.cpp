@@ -66,8 +66,12 @@ using Contracted = boost::adjacency_list<boost::vecS, boost::vecS, boost::direct
 
 class Fuser {
  public:
-  Fuser(const ir::Graph& g, const std::vector<bool>& donated) : g_(g), view_(ir::dataflow_view(g)) {
+  // g must be well formed and in topological order (fuse sorts it first when not).
+  Fuser(const ir::Graph& g, const std::vector<bool>& donated) : g_(g) {
     const size_t n = g.nodes().size();
+    producer_.assign(static_cast<size_t>(g.value_id_bound()), -1);
+    for (size_t i = 0; i < n; ++i)
+      for (ValueId v : g.nodes()[i].outputs) producer_[v] = static_cast<int32_t>(i);
     kind_.resize(n);
     space_.assign(n, 0);
     parent_.resize(n);
@@ -116,7 +120,19 @@ class Fuser {
     return i;
   }
 
-  int64_t producer(ValueId v) const { return view_.producer_of(v); }
+  int64_t producer(ValueId v) const { return producer_[v]; }
+
+  // The nodes that read node q's outputs (a multi-edge per use), built on
+  // first need: only the exact cycle check asks.
+  const std::vector<int32_t>& consumers(int32_t q) {
+    if (consumers_.empty()) {
+      consumers_.resize(g_.nodes().size());
+      for (size_t j = 0; j < g_.nodes().size(); ++j)
+        for (ValueId v : g_.nodes()[j].inputs)
+          if (int32_t p = producer_[v]; p >= 0) consumers_[p].push_back(static_cast<int32_t>(j));
+    }
+    return consumers_[q];
+  }
 
   bool fusible(int32_t i) const {
     return kind_[i] == Kind::elementwise || kind_[i] == Kind::layout || kind_[i] == Kind::reduction;
@@ -239,8 +255,7 @@ class Fuser {
   bool reduction_read_inside(int32_t i, const std::vector<int32_t>& trial) {
     for (int32_t r : trial)
       for (int32_t q : reductions_[r])
-        for (auto e : boost::make_iterator_range(boost::out_edges(static_cast<size_t>(q), view_.graph))) {
-          auto j = static_cast<int32_t>(boost::target(e, view_.graph));
+        for (int32_t j : consumers(q)) {
           if (j > i) continue;  // not placed yet
           if (j == i || contains(trial, find(j))) return true;
         }
@@ -352,9 +367,8 @@ class Fuser {
     }
     std::vector<ValueId> outs;
     for (ValueId v : g_.outputs()) outs.push_back(map_[v]);
-    ir::Graph result = ir::dead_code_elimination(b_.finish_graph(std::move(outs)));
-    ir::topo_sort(result);  // already sorted; throws if a cycle slipped through
-    return std::make_shared<const ir::Graph>(std::move(result));
+    // Built in slot order, which is topological: the builder refuses a use before its definition.
+    return std::make_shared<const ir::Graph>(ir::dead_code_elimination(b_.finish_graph(std::move(outs))));
   }
 
   void emit_plain(const ir::Node& node) {
@@ -422,7 +436,8 @@ class Fuser {
   }
 
   const ir::Graph& g_;
-  ir::DataflowView view_;
+  std::vector<int32_t> producer_;                // by value: the node defining it, or -1 (an input)
+  std::vector<std::vector<int32_t>> consumers_;  // by node, see consumers()
   std::vector<Kind> kind_;
   std::vector<int64_t> space_;     // per node, then per root: the iteration space
   std::vector<int32_t> parent_, size_;
@@ -443,7 +458,10 @@ bool fusible_op(Op op) {
 }
 
 ir::GraphPtr fuse(const ir::Graph& g, FusionStats* stats, const std::vector<bool>& donated) {
-  return Fuser(g, donated).run(stats);
+  if (ir::in_topological_order(g)) return Fuser(g, donated).run(stats);
+  ir::Graph sorted = g;
+  ir::topo_sort(sorted);  // names a cycle or an undefined value
+  return Fuser(sorted, donated).run(stats);
 }
 
 }  // namespace graft::transforms

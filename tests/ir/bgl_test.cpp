@@ -240,6 +240,42 @@ TEST_CASE("bgl: dead code elimination of nodes out of topological order", "[bgl]
   CHECK_FALSE(pruned.has_value(3));
 }
 
+TEST_CASE("bgl: in_topological_order tells built graphs from scrambled and malformed ones", "[bgl]") {
+  GraphBuilder b;
+  ValueId x = b.input(kF32x3);
+  ValueId s = b.add1(Op::sin, {x});
+  GraphPtr built = b.finish({b.add1(Op::mul, {s, x})});
+  CHECK(in_topological_order(*built));
+  CHECK(in_topological_order(Graph()));
+
+  Graph scrambled = scrambled_graph();
+  CHECK_FALSE(in_topological_order(scrambled));
+  topo_sort(scrambled);
+  CHECK(in_topological_order(scrambled));
+
+  Graph twice = *built;  // one value defined by two nodes
+  twice.add_node(make_node(9, Op::cos, {x}, {s}));
+  CHECK_FALSE(in_topological_order(twice));
+  Graph undefined_output = *built;
+  undefined_output.set_outputs({42});
+  CHECK_FALSE(in_topological_order(undefined_output));
+}
+
+TEST_CASE("bgl: dead code elimination drops the types of the values it removes", "[bgl]") {
+  GraphBuilder b;
+  ValueId x = b.input(kF32x3);
+  ValueId dead = b.add1(Op::reduce_sum, {x}, {{"axes", Ints{0}}});  // f32[], unlike every live value
+  ValueId live = b.add1(Op::sin, {x});
+  Graph g = b.finish_graph({live});
+  REQUIRE(g.has_value(dead));
+  Graph pruned = dead_code_elimination(std::move(g));
+  CHECK_FALSE(pruned.has_value(dead));
+  CHECK(pruned.value_id_bound() > dead);  // ids are not handed out again
+  CHECK(pruned.type(live) == kF32x3);
+  Graph rebuilt = pruned;
+  CHECK(rebuilt.new_value(kF32x3) == pruned.value_id_bound());
+}
+
 TEST_CASE("bgl: dead code elimination of a graph that returns its inputs removes every node", "[bgl]") {
   GraphBuilder b;
   ValueId x = b.input(kF32x3);

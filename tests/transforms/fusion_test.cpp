@@ -5,6 +5,7 @@
 #include <omp.h>
 
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <set>
@@ -126,6 +127,25 @@ TEST_CASE("fusion: an 8-op elementwise chain is one kernel", "[jit][fusion]") {
   CHECK(big.fused.num_nodes() == 1);
   same_bits(run(big.fused, bx, by), run(big.simplified, bx, by));
   same_bits({jit(f, kInterpreter)(bx, by)}, {f(bx, by)});
+}
+
+TEST_CASE("fusion: a graph out of topological order is sorted first", "[jit][fusion]") {
+  Array x = randn({64}, 11);
+  Fused sorted = fuse_of([](const Array& a) { return sum(exp(sin(a) * a)); }, x);
+  // The same nodes, last first: fuse must not read a value before its producer is placed.
+  ir::Graph reversed = sorted.simplified.ir();
+  std::reverse(reversed.mutable_nodes().begin(), reversed.mutable_nodes().end());
+  Graph fused(transforms::fuse(reversed, nullptr));
+  fused.verify();
+  CHECK(kernels(fused).size() == kernels(sorted.fused).size());
+  same_bits(run(fused, x), run(sorted.fused, x));
+
+  // A cycle cannot be sorted: the error names it.
+  ir::Graph cyclic = sorted.simplified.ir();
+  auto& nodes = cyclic.mutable_nodes();
+  REQUIRE(nodes.size() >= 2);
+  nodes.front().inputs[0] = nodes.back().outputs[0];
+  CHECK_THROWS_AS(transforms::fuse(cyclic, nullptr), GraphFormatError);
 }
 
 TEST_CASE("fusion: a dot in the middle splits the chain", "[jit][fusion]") {
