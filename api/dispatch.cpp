@@ -97,9 +97,9 @@ std::vector<Array> bind(ir::Op op, const std::vector<Array>& inputs, ir::Attrs a
   }
   // The caller's location only matters for an error message, so the common
   // path skips building it; a failing rule is run again with it.
-  std::vector<ir::ValueType> out_types;
+  ir::OutTypes out_types;
   try {
-    out_types = ir::infer_types(op, in_types, attrs);
+    out_types = ir::infer_output_types(op, in_types, attrs);
   } catch (const Error&) {
     ir::SourceLoc loc = to_loc(where);
     ir::infer_types(op, in_types, attrs, &loc);

@@ -50,7 +50,7 @@ int32_t GraphBuilder::add_node_index(Op op, std::vector<ValueId>&& inputs, Attrs
   thread_local std::vector<ValueType> in_types;
   in_types.resize(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) in_types[i] = graph_.type(inputs[i]);
-  std::vector<ValueType> out_types = infer_types(op, in_types, attrs, &loc, graph_.next_node_id());
+  OutTypes out_types = infer_output_types(op, in_types, attrs, &loc, graph_.next_node_id());
 
   Node node;
   node.id = graph_.next_node_id();
@@ -59,6 +59,7 @@ int32_t GraphBuilder::add_node_index(Op op, std::vector<ValueId>&& inputs, Attrs
   node.attrs = std::move(attrs);
   node.loc = std::move(loc);
   node.scope = std::move(scope);
+  node.outputs.reserve(out_types.size());
   for (ValueType& t : out_types) node.outputs.push_back(graph_.new_value(std::move(t)));
   const auto index = static_cast<int32_t>(graph_.nodes().size());
   insert_slot(h, index);

@@ -25,13 +25,13 @@ int64_t axis_size(const RuleCtx& c) {
   return n;
 }
 
-Types same_type(const RuleCtx& c) {
+OutTypes same_type(const RuleCtx& c) {
   check_name(c);
   if (c.op() == Op::psum && c.input(0).dtype == DType::bool_) c.dtype_error("needs a numeric operand, got bool");
   return {c.input(0)};
 }
 
-Types all_gather_rule(const RuleCtx& c) {
+OutTypes all_gather_rule(const RuleCtx& c) {
   check_name(c);
   const ValueType& x = c.input(0);
   int64_t n = axis_size(c);
@@ -48,7 +48,7 @@ Types all_gather_rule(const RuleCtx& c) {
   return {ValueType{x.dtype, out}};
 }
 
-Types psum_scatter_rule(const RuleCtx& c) {
+OutTypes psum_scatter_rule(const RuleCtx& c) {
   check_name(c);
   const ValueType& x = c.input(0);
   if (x.dtype == DType::bool_) c.dtype_error("needs a numeric operand, got bool");
@@ -67,7 +67,7 @@ Types psum_scatter_rule(const RuleCtx& c) {
   return {ValueType{x.dtype, out}};
 }
 
-Types ppermute_rule(const RuleCtx& c) {
+OutTypes ppermute_rule(const RuleCtx& c) {
   check_name(c);
   const Ints& perm = c.attr_ints("perm");
   if (perm.size() % 2 != 0) c.shape_error("perm must hold (source, destination) pairs");
@@ -84,7 +84,7 @@ Types ppermute_rule(const RuleCtx& c) {
   return {c.input(0)};
 }
 
-Types axis_index_rule(const RuleCtx& c) {
+OutTypes axis_index_rule(const RuleCtx& c) {
   check_name(c);
   return {ValueType{DType::i32, {}}};
 }

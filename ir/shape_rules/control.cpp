@@ -29,7 +29,7 @@ int64_t count_attr(const RuleCtx& c, const std::string& name, size_t limit) {
   return n;
 }
 
-Types cond_rule(const RuleCtx& c) {
+OutTypes cond_rule(const RuleCtx& c) {
   if (c.num_inputs() < 1) c.shape_error("needs an index operand");
   const ValueType& index = c.input(0);
   const Graphs& branches = c.attr_graphs("branches");
@@ -47,7 +47,7 @@ Types cond_rule(const RuleCtx& c) {
   return outs;
 }
 
-Types while_rule(const RuleCtx& c) {
+OutTypes while_rule(const RuleCtx& c) {
   int64_t cn = count_attr(c, "cond_nconsts", c.num_inputs());
   int64_t bn = count_attr(c, "body_nconsts", c.num_inputs() - cn);
   Types carry = slice_types(c.inputs(), cn + bn, c.num_inputs() - cn - bn);
@@ -61,7 +61,7 @@ Types while_rule(const RuleCtx& c) {
   return carry;
 }
 
-Types scan_rule(const RuleCtx& c) {
+OutTypes scan_rule(const RuleCtx& c) {
   int64_t nconsts = count_attr(c, "num_consts", c.num_inputs());
   int64_t ncarry = count_attr(c, "num_carry", c.num_inputs() - nconsts);
   int64_t length = c.attr_int("length");

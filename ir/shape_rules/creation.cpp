@@ -8,7 +8,7 @@ namespace {
 using Types = std::vector<ValueType>;
 
 // iota: 0, 1, 2, ... along `dimension` of `shape`, broadcast along the others.
-Types iota_rule(const RuleCtx& c) {
+OutTypes iota_rule(const RuleCtx& c) {
   DType d = c.attr_dtype("dtype");
   if (d == DType::bool_) c.dtype_error("iota cannot be bool");
   const Ints& shape = c.attr_ints("shape");
@@ -18,7 +18,7 @@ Types iota_rule(const RuleCtx& c) {
 }
 
 // constant: the literal in `value`; its byte count must match its type.
-Types constant_rule(const RuleCtx& c) {
+OutTypes constant_rule(const RuleCtx& c) {
   const Literal& lit = c.attr_literal("value");
   c.check_shape(lit.type.shape, "literal shape");
   int64_t n = checked_num_elements(lit.type.shape);

@@ -21,7 +21,7 @@ Types concat(Types a, const Types& b) {
   return a;
 }
 
-Types custom_jvp_rule(const RuleCtx& c) {
+OutTypes custom_jvp_rule(const RuleCtx& c) {
   const Graph& call = c.attr_graph("call");
   c.check_signature(call, "call", c.inputs(), nullptr);
   Types outs = call.output_types();
@@ -30,7 +30,7 @@ Types custom_jvp_rule(const RuleCtx& c) {
   return outs;
 }
 
-Types custom_vjp_rule(const RuleCtx& c) {
+OutTypes custom_vjp_rule(const RuleCtx& c) {
   const Graph& call = c.attr_graph("call");
   c.check_signature(call, "call", c.inputs(), nullptr);
   Types outs = call.output_types();
@@ -47,13 +47,13 @@ Types custom_vjp_rule(const RuleCtx& c) {
   return outs;
 }
 
-Types remat_rule(const RuleCtx& c) {
+OutTypes remat_rule(const RuleCtx& c) {
   const Graph& body = c.attr_graph("body");
   c.check_signature(body, "body", c.inputs(), nullptr);
   return body.output_types();
 }
 
-Types custom_lin_rule(const RuleCtx& c) {
+OutTypes custom_lin_rule(const RuleCtx& c) {
   const Graph& bwd = c.attr_graph("bwd");
   int64_t nres = c.attr_int("num_residuals");
   if (nres < 0 || nres > static_cast<int64_t>(c.num_inputs()))

@@ -25,12 +25,12 @@ void check_dtype(const RuleCtx& c, DType d, Accepts accepts) {
 }
 
 template <Accepts A>
-Types unary(const RuleCtx& c) {
+OutTypes unary(const RuleCtx& c) {
   check_dtype(c, c.input(0).dtype, A);
   return {c.input(0)};
 }
 
-Types is_finite_rule(const RuleCtx& c) {
+OutTypes is_finite_rule(const RuleCtx& c) {
   check_dtype(c, c.input(0).dtype, Accepts::floats);
   return {ValueType{DType::bool_, c.input(0).shape}};
 }
@@ -42,18 +42,18 @@ void check_same(const RuleCtx& c, const ValueType& a, const ValueType& b) {
 }
 
 template <Accepts A>
-Types binary(const RuleCtx& c) {
+OutTypes binary(const RuleCtx& c) {
   check_same(c, c.input(0), c.input(1));
   check_dtype(c, c.input(0).dtype, A);
   return {c.input(0)};
 }
 
-Types compare(const RuleCtx& c) {
+OutTypes compare(const RuleCtx& c) {
   check_same(c, c.input(0), c.input(1));
   return {ValueType{DType::bool_, c.input(0).shape}};
 }
 
-Types select_rule(const RuleCtx& c) {
+OutTypes select_rule(const RuleCtx& c) {
   const ValueType& pred = c.input(0);
   if (pred.dtype != DType::bool_) c.dtype_error(std::string("predicate must be bool, got ") + dtype_name(pred.dtype));
   check_same(c, c.input(1), c.input(2));
@@ -63,7 +63,7 @@ Types select_rule(const RuleCtx& c) {
   return {c.input(1)};
 }
 
-Types convert_rule(const RuleCtx& c) { return {ValueType{c.attr_dtype("new_dtype"), c.input(0).shape}}; }
+OutTypes convert_rule(const RuleCtx& c) { return {ValueType{c.attr_dtype("new_dtype"), c.input(0).shape}}; }
 
 }  // namespace
 

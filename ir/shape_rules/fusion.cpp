@@ -8,7 +8,7 @@
 namespace graft::ir {
 namespace {
 
-std::vector<ValueType> fusion_rule(const RuleCtx& c) {
+OutTypes fusion_rule(const RuleCtx& c) {
   const Graph& body = c.attr_graph("body");
   c.check_signature(body, "body", c.inputs(), nullptr);
   if (body.outputs().empty()) c.shape_error("body must return at least one value");

@@ -26,7 +26,7 @@ void check_start_indices(const RuleCtx& c, size_t first, int rank) {
   }
 }
 
-Types dynamic_slice_rule(const RuleCtx& c) {
+OutTypes dynamic_slice_rule(const RuleCtx& c) {
   if (c.num_inputs() < 1) c.shape_error("needs an operand");
   const ValueType& x = c.input(0);
   check_start_indices(c, 1, x.rank());
@@ -39,7 +39,7 @@ Types dynamic_slice_rule(const RuleCtx& c) {
   return {ValueType{x.dtype, sizes}};
 }
 
-Types dynamic_update_slice_rule(const RuleCtx& c) {
+OutTypes dynamic_update_slice_rule(const RuleCtx& c) {
   if (c.num_inputs() < 2) c.shape_error("needs an operand and an update");
   const ValueType& x = c.input(0);
   const ValueType& u = c.input(1);
@@ -68,12 +68,12 @@ Shape gather_shape(const RuleCtx& c, const ValueType& x, const ValueType& idx) {
   return out;
 }
 
-Types gather_rule(const RuleCtx& c) {
+OutTypes gather_rule(const RuleCtx& c) {
   const ValueType& x = c.input(0);
   return {ValueType{x.dtype, gather_shape(c, x, c.input(1))}};
 }
 
-Types scatter_add_rule(const RuleCtx& c) {
+OutTypes scatter_add_rule(const RuleCtx& c) {
   const ValueType& x = c.input(0);
   const ValueType& u = c.input(2);
   if (x.dtype == DType::bool_) c.dtype_error("needs a numeric operand, got bool");

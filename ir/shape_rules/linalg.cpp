@@ -5,7 +5,7 @@
 namespace graft::ir {
 namespace {
 
-std::vector<ValueType> dot_general_rule(const RuleCtx& c) {
+OutTypes dot_general_rule(const RuleCtx& c) {
   const ValueType& a = c.input(0);
   const ValueType& b = c.input(1);
   if (a.dtype != b.dtype)

@@ -6,7 +6,7 @@
 namespace graft::ir {
 namespace {
 
-std::vector<ValueType> random_bits_rule(const RuleCtx& c) {
+OutTypes random_bits_rule(const RuleCtx& c) {
   const ValueType& key = c.input(0);
   if (key.dtype != DType::u32) c.dtype_error(std::string("key must be u32, got ") + dtype_name(key.dtype));
   if (key.rank() == 0 || key.shape.back() != 2) c.shape_error("key must have a trailing axis of size 2");

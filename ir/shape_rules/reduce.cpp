@@ -25,7 +25,7 @@ Shape reduced_shape(const RuleCtx& c, const Shape& in, const Ints& axes) {
 }
 
 template <bool BoolOnly>
-Types reduce_rule(const RuleCtx& c) {
+OutTypes reduce_rule(const RuleCtx& c) {
   DType d = c.input(0).dtype;
   if (BoolOnly && is_floating(d)) c.dtype_error(std::string("needs bool or integer operands, got ") + dtype_name(d));
   if (!BoolOnly && d == DType::bool_ && c.op() != Op::reduce_max && c.op() != Op::reduce_min)
@@ -33,7 +33,7 @@ Types reduce_rule(const RuleCtx& c) {
   return {ValueType{d, reduced_shape(c, c.input(0).shape, c.attr_ints("axes"))}};
 }
 
-Types arg_rule(const RuleCtx& c) {
+OutTypes arg_rule(const RuleCtx& c) {
   const ValueType& x = c.input(0);
   int ax = c.axis(c.attr_int("axis"), x.rank(), "axis");
   if (x.shape[ax] == 0) c.shape_error("cannot take an arg-reduction over an empty axis");
@@ -45,7 +45,7 @@ Types arg_rule(const RuleCtx& c) {
   return {ValueType{index, out}};
 }
 
-Types cumulative_rule(const RuleCtx& c) {
+OutTypes cumulative_rule(const RuleCtx& c) {
   const ValueType& x = c.input(0);
   c.axis(c.attr_int("axis"), x.rank(), "axis");
   c.attr_bool("reverse");

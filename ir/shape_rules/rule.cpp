@@ -129,8 +129,20 @@ ShapeRule shape_rule(Op op) {
   return table[static_cast<size_t>(op)];
 }
 
+std::vector<ValueType> OutTypes::to_vector() && {
+  if (!single_) return std::move(many_);
+  std::vector<ValueType> out;
+  out.push_back(std::move(one_));
+  return out;
+}
+
 std::vector<ValueType> infer_types(Op op, const std::vector<ValueType>& inputs, const Attrs& attrs,
                                    const SourceLoc* loc, int node_id) {
+  return infer_output_types(op, inputs, attrs, loc, node_id).to_vector();
+}
+
+OutTypes infer_output_types(Op op, const std::vector<ValueType>& inputs, const Attrs& attrs, const SourceLoc* loc,
+                            int node_id) {
   RuleCtx ctx(op, inputs, attrs, loc, node_id);
   int arity = op_info(op).arity;
   if (arity != kVariadic && static_cast<int>(inputs.size()) != arity)

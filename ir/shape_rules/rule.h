@@ -64,7 +64,30 @@ class RuleCtx {
   int node_id_;
 };
 
-using ShapeRule = std::vector<ValueType> (*)(const RuleCtx&);
+// A rule's output types. Nearly every op has one output, held inline, so
+// inferring a node's type allocates nothing but its shape.
+class OutTypes {
+ public:
+  OutTypes() = default;  // no outputs
+  OutTypes(ValueType one) : one_(std::move(one)), single_(true) {}
+  OutTypes(std::vector<ValueType> many) : many_(std::move(many)) {}
+
+  size_t size() const { return single_ ? 1 : many_.size(); }
+  ValueType& operator[](size_t i) { return single_ ? one_ : many_[i]; }
+  const ValueType& operator[](size_t i) const { return single_ ? one_ : many_[i]; }
+  ValueType* begin() { return single_ ? &one_ : many_.data(); }
+  ValueType* end() { return begin() + size(); }
+  const ValueType* begin() const { return single_ ? &one_ : many_.data(); }
+  const ValueType* end() const { return begin() + size(); }
+  std::vector<ValueType> to_vector() &&;
+
+ private:
+  ValueType one_;
+  std::vector<ValueType> many_;
+  bool single_ = false;
+};
+
+using ShapeRule = OutTypes (*)(const RuleCtx&);
 using ShapeRuleTable = std::array<ShapeRule, kNumOps>;
 
 // Each family registers its ops' rules (ir/shape_rules/<family>.cpp).
@@ -85,6 +108,9 @@ void register_fusion_shape_rules(ShapeRuleTable& table);
 ShapeRule shape_rule(Op op);
 
 // Output types of a node: checks arity, then runs the op's rule.
+OutTypes infer_output_types(Op op, const std::vector<ValueType>& inputs, const Attrs& attrs,
+                            const SourceLoc* loc = nullptr, int node_id = -1);
+// The same, as a vector.
 std::vector<ValueType> infer_types(Op op, const std::vector<ValueType>& inputs, const Attrs& attrs,
                                    const SourceLoc* loc = nullptr, int node_id = -1);
 

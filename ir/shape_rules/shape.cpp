@@ -9,7 +9,7 @@ using Types = std::vector<ValueType>;
 
 // shape: the result; broadcast_dimensions[i]: where operand axis i lands
 // (strictly increasing); each operand dim is 1 or equals its target dim.
-Types broadcast_in_dim_rule(const RuleCtx& c) {
+OutTypes broadcast_in_dim_rule(const RuleCtx& c) {
   const ValueType& x = c.input(0);
   const Ints& shape = c.attr_ints("shape");
   const Ints& dims = c.attr_ints("broadcast_dimensions");
@@ -26,7 +26,7 @@ Types broadcast_in_dim_rule(const RuleCtx& c) {
   return {ValueType{x.dtype, shape}};
 }
 
-Types reshape_rule(const RuleCtx& c) {
+OutTypes reshape_rule(const RuleCtx& c) {
   const ValueType& x = c.input(0);
   const Ints& sizes = c.attr_ints("new_sizes");
   c.check_shape(sizes, "new_sizes");
@@ -36,7 +36,7 @@ Types reshape_rule(const RuleCtx& c) {
   return {ValueType{x.dtype, sizes}};
 }
 
-Types transpose_rule(const RuleCtx& c) {
+OutTypes transpose_rule(const RuleCtx& c) {
   const ValueType& x = c.input(0);
   const Ints& perm = c.attr_ints("permutation");
   c.check_permutation(perm, x.rank(), "permutation");
@@ -45,7 +45,7 @@ Types transpose_rule(const RuleCtx& c) {
   return {ValueType{x.dtype, out}};
 }
 
-Types rev_rule(const RuleCtx& c) {
+OutTypes rev_rule(const RuleCtx& c) {
   const ValueType& x = c.input(0);
   std::vector<bool> seen(x.rank(), false);
   for (int64_t d : c.attr_ints("dimensions")) {
@@ -56,7 +56,7 @@ Types rev_rule(const RuleCtx& c) {
   return {x};
 }
 
-Types slice_rule(const RuleCtx& c) {
+OutTypes slice_rule(const RuleCtx& c) {
   const ValueType& x = c.input(0);
   const Ints& start = c.attr_ints("start_indices");
   const Ints& limit = c.attr_ints("limit_indices");
@@ -74,7 +74,7 @@ Types slice_rule(const RuleCtx& c) {
   return {ValueType{x.dtype, out}};
 }
 
-Types concatenate_rule(const RuleCtx& c) {
+OutTypes concatenate_rule(const RuleCtx& c) {
   if (c.num_inputs() == 0) c.shape_error("needs at least one operand");
   const ValueType& first = c.input(0);
   int dim = c.axis(c.attr_int("dimension"), first.rank(), "dimension");
@@ -92,7 +92,7 @@ Types concatenate_rule(const RuleCtx& c) {
 }
 
 // pad(x, value): low/high may be negative (cropping); interior >= 0.
-Types pad_rule(const RuleCtx& c) {
+OutTypes pad_rule(const RuleCtx& c) {
   const ValueType& x = c.input(0);
   const ValueType& v = c.input(1);
   if (v.rank() != 0) c.shape_error("padding value must be a scalar");

@@ -5,7 +5,7 @@
 namespace graft::ir {
 namespace {
 
-std::vector<ValueType> sort_rule(const RuleCtx& c) {
+OutTypes sort_rule(const RuleCtx& c) {
   if (c.num_inputs() == 0) c.shape_error("needs at least one operand");
   const Shape& shape = c.input(0).shape;
   for (const ValueType& t : c.inputs())
