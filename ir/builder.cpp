@@ -17,13 +17,12 @@ bool GraphBuilder::KeyEq::operator()(const Key& a, const Key& b) const {
   return a.op == b.op && *a.inputs == *b.inputs && *a.attrs == *b.attrs;
 }
 
-std::vector<ValueId> GraphBuilder::add(Op op, std::vector<ValueId> inputs, Attrs attrs, SourceLoc loc,
-                                       std::string scope) {
+IdList GraphBuilder::add(Op op, IdList inputs, Attrs attrs, SourceLoc loc, std::string scope) {
   const int32_t node = add_node_index(op, std::move(inputs), std::move(attrs), std::move(loc), std::move(scope));
   return graph_.nodes()[static_cast<size_t>(node)].outputs;
 }
 
-int32_t GraphBuilder::add_node_index(Op op, std::vector<ValueId>&& inputs, Attrs&& attrs, SourceLoc&& loc,
+int32_t GraphBuilder::add_node_index(Op op, IdList&& inputs, Attrs&& attrs, SourceLoc&& loc,
                                      std::string&& scope) {
   Key key{op, &inputs, &attrs};
   // The table indexes by low bits: mix the high ones in (murmur3's finaliser).
@@ -95,10 +94,10 @@ void GraphBuilder::insert_slot(uint32_t hash, int32_t node) {
   ++used_;
 }
 
-ValueId GraphBuilder::add1(Op op, std::vector<ValueId> inputs, Attrs attrs, SourceLoc loc, std::string scope) {
+ValueId GraphBuilder::add1(Op op, IdList inputs, Attrs attrs, SourceLoc loc, std::string scope) {
   // Reads the one output in place: copying the output list would allocate per node.
   const int32_t node = add_node_index(op, std::move(inputs), std::move(attrs), std::move(loc), std::move(scope));
-  const std::vector<ValueId>& out = graph_.nodes()[static_cast<size_t>(node)].outputs;
+  const IdList& out = graph_.nodes()[static_cast<size_t>(node)].outputs;
   if (out.size() != 1)
     throw Error(std::string(op_name(op)) + ": expected one output, the op has " + std::to_string(out.size()));
   return out[0];

@@ -18,10 +18,9 @@ class GraphBuilder {
   ValueId input(ValueType type) { return graph_.add_input(std::move(type)); }
 
   // Appends (or finds) a node; returns its output values.
-  std::vector<ValueId> add(Op op, std::vector<ValueId> inputs, Attrs attrs = {}, SourceLoc loc = {},
-                           std::string scope = {});
+  IdList add(Op op, IdList inputs, Attrs attrs = {}, SourceLoc loc = {}, std::string scope = {});
   // For single-output ops.
-  ValueId add1(Op op, std::vector<ValueId> inputs, Attrs attrs = {}, SourceLoc loc = {}, std::string scope = {});
+  ValueId add1(Op op, IdList inputs, Attrs attrs = {}, SourceLoc loc = {}, std::string scope = {});
 
   // Room for about `nodes` nodes without regrowing (a pass rebuilding a graph knows its size).
   void reserve(size_t nodes);
@@ -39,7 +38,7 @@ class GraphBuilder {
  private:
   struct Key {
     Op op;
-    const std::vector<ValueId>* inputs;
+    const IdList* inputs;
     const Attrs* attrs;
   };
   struct KeyHash {
@@ -60,7 +59,7 @@ class GraphBuilder {
   };
   void insert_slot(uint32_t hash, int32_t node);
   // add's work: the index of the new (or shared) node.
-  int32_t add_node_index(Op op, std::vector<ValueId>&& inputs, Attrs&& attrs, SourceLoc&& loc, std::string&& scope);
+  int32_t add_node_index(Op op, IdList&& inputs, Attrs&& attrs, SourceLoc&& loc, std::string&& scope);
 
   Graph graph_;
   // Keys point into graph_'s nodes; indices stay valid as nodes are appended,

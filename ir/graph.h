@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ir/attrs.h"
+#include "ir/id_list.h"
 #include "ir/op.h"
 #include "ir/value.h"
 
@@ -17,8 +18,8 @@ namespace graft::ir {
 struct Node {
   int32_t id = 0;
   Op op = Op::add;
-  std::vector<ValueId> inputs;
-  std::vector<ValueId> outputs;
+  IdList inputs;
+  IdList outputs;
   Attrs attrs;
   SourceLoc loc;
   std::string scope;  // named scopes joined by '/', "" at top level

@@ -170,7 +170,11 @@ class Fuser {
   void join_operand_groups(int32_t i) {
     const ir::Node& n = g_.nodes()[i];
     // A group whose reduction result i reads cannot take i: a reduction ends its kernel.
-    std::vector<int32_t> forbidden, candidates;
+    // (Member scratch: this runs once per fusible node and would allocate each time.)
+    std::vector<int32_t>& forbidden = forbidden_;
+    std::vector<int32_t>& candidates = candidates_;
+    forbidden.clear();
+    candidates.clear();
     for (ValueId v : n.inputs) {
       int64_t p = producer(v);
       if (p >= 0 && kind_[p] == Kind::reduction) forbidden.push_back(find(static_cast<int32_t>(p)));
@@ -183,13 +187,15 @@ class Fuser {
       candidates.push_back(r);
     }
     if (candidates.empty()) return;
-    std::vector<int32_t> chosen;
+    std::vector<int32_t>& chosen = chosen_;
+    chosen.clear();
     int32_t signature = signature_[i];
     bool exact_used = false;
     double slot = slot_[i];
     for (int32_t r : candidates) {
       if (signature >= 0 && signature_[r] >= 0 && !same_signature(signature, signature_[r])) continue;
-      std::vector<int32_t> trial = chosen;
+      std::vector<int32_t>& trial = trial_;
+      trial.assign(chosen.begin(), chosen.end());
       trial.push_back(r);
       double s = 0;
       bool ok = quick_test(i, trial, &s);
@@ -202,7 +208,7 @@ class Fuser {
         ++stats_.merges_refused;
         continue;
       }
-      chosen = std::move(trial);
+      chosen.swap(trial);
       slot = s;
       if (signature < 0) signature = signature_[r];
     }
@@ -436,6 +442,7 @@ class Fuser {
   }
 
   const ir::Graph& g_;
+  std::vector<int32_t> forbidden_, candidates_, chosen_, trial_;  // join_operand_groups' scratch
   std::vector<int32_t> producer_;                // by value: the node defining it, or -1 (an input)
   std::vector<std::vector<int32_t>> consumers_;  // by node, see consumers()
   std::vector<Kind> kind_;

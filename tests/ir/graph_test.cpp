@@ -78,3 +78,40 @@ TEST_CASE("graph: ids removed by DCE are not handed out again", "[ir][builder][b
   CHECK(pruned.new_value({DType::f32, {}}) == g->value_id_bound());
   CHECK(pruned.next_node_id() == g->next_node_id());
 }
+
+TEST_CASE("graph: IdList holds four ids inline and grows like a vector past them", "[ir]") {
+  IdList ids{1, 2, 3};
+  CHECK(ids.size() == 3);
+  CHECK(ids.capacity() == 4);
+  for (ValueId v = 4; v <= 11; ++v) ids.push_back(v);  // past the inline four, then past the first block
+  REQUIRE(ids.size() == 11);
+  CHECK(ids.capacity() >= 11);
+  for (size_t i = 0; i < ids.size(); ++i) CHECK(ids[i] == static_cast<ValueId>(i + 1));
+  CHECK(ids == std::vector<ValueId>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+
+  IdList copy = ids;  // a heap copy owns its own block
+  copy[0] = 100;
+  CHECK(ids[0] == 1);
+  IdList moved = std::move(copy);
+  CHECK(moved.size() == 11);
+  CHECK(moved[0] == 100);
+  CHECK(copy.empty());  // NOLINT: moved-from is specified as empty
+
+  IdList small{7, 8};
+  IdList small_moved = std::move(small);
+  CHECK(small_moved == IdList{7, 8});
+  small_moved = ids;  // inline -> heap by assignment
+  CHECK(small_moved == ids);
+  small_moved = IdList{5};  // heap -> inline by move
+  CHECK(small_moved == std::vector<ValueId>{5});
+
+  std::vector<ValueId> as_vector = ids;
+  CHECK(as_vector.size() == 11);
+  CHECK(IdList(as_vector) == ids);
+  IdList sized(6, -1);
+  CHECK(sized == std::vector<ValueId>(6, -1));
+  sized.resize(2);
+  sized.append(ids.begin(), ids.begin() + 3);
+  CHECK(sized == std::vector<ValueId>{-1, -1, 1, 2, 3});
+  CHECK_FALSE(sized == ids);
+}
