@@ -47,7 +47,7 @@ FoldResult fold_constants(const ir::Graph& g, int64_t max_elements) {
   FoldResult result;
   for (ValueId v : g.inputs()) map[v] = b.input(g.type(v));
   for (const ir::Node& n : g.nodes()) {
-    std::vector<ValueId> ins;
+    ir::IdList ins;
     bool all_constant = true;
     for (ValueId v : n.inputs) {
       ins.push_back(map[v]);
@@ -81,7 +81,7 @@ FoldResult fold_constants(const ir::Graph& g, int64_t max_elements) {
       ++result.folded;
       continue;
     }
-    std::vector<ValueId> outs = b.add(n.op, ins, n.attrs, n.loc, n.scope);
+    ir::IdList outs = b.add(n.op, ins, n.attrs, n.loc, n.scope);
     for (size_t k = 0; k < outs.size(); ++k) map[n.outputs[k]] = outs[k];
     if (n.op == Op::constant) remember(outs[0], std::get<ir::LiteralPtr>(*n.attrs.find("value")));
   }

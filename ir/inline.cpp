@@ -11,10 +11,10 @@ std::vector<ValueId> inline_graph(GraphBuilder& b, const Graph& g, const std::ve
   std::vector<ValueId> map(g.value_id_bound(), -1);
   for (size_t i = 0; i < inputs.size(); ++i) map[g.inputs()[i]] = inputs[i];
   for (const Node& n : g.nodes()) {
-    std::vector<ValueId> in;
+    IdList in;
     in.reserve(n.inputs.size());
     for (ValueId v : n.inputs) in.push_back(map[v]);
-    std::vector<ValueId> out = b.add(n.op, std::move(in), n.attrs, n.loc, n.scope);
+    IdList out = b.add(n.op, std::move(in), n.attrs, n.loc, n.scope);
     for (size_t k = 0; k < out.size(); ++k) map[n.outputs[k]] = out[k];
   }
   std::vector<ValueId> outs;

@@ -378,10 +378,10 @@ class Fuser {
   }
 
   void emit_plain(const ir::Node& node) {
-    std::vector<ValueId> ins;
+    ir::IdList ins;
     ins.reserve(node.inputs.size());
     for (ValueId v : node.inputs) ins.push_back(map_[v]);
-    std::vector<ValueId> outs = b_.add(node.op, std::move(ins), node.attrs, node.loc, node.scope);
+    ir::IdList outs = b_.add(node.op, std::move(ins), node.attrs, node.loc, node.scope);
     for (size_t k = 0; k < outs.size(); ++k) map_[node.outputs[k]] = outs[k];
   }
 
@@ -409,7 +409,7 @@ class Fuser {
     int64_t duplicated = 0;
     for (int32_t j : members) {
       const ir::Node& node = nodes[j];
-      std::vector<ValueId> ins;
+      ir::IdList ins;
       for (ValueId v : node.inputs) {
         auto it = body_of.find(v);
         if (it == body_of.end()) {  // a scalar constant: copied into the body
@@ -419,7 +419,7 @@ class Fuser {
         }
         ins.push_back(it->second);
       }
-      std::vector<ValueId> outs = body.add(node.op, std::move(ins), node.attrs, node.loc, node.scope);
+      ir::IdList outs = body.add(node.op, std::move(ins), node.attrs, node.loc, node.scope);
       for (size_t k = 0; k < outs.size(); ++k) body_of[node.outputs[k]] = outs[k];
     }
     std::vector<ValueId> body_outputs, results;

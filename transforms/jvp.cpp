@@ -28,14 +28,14 @@ ir::GraphPtr jvp_graph(const ir::Graph& g, const std::vector<bool>& has_tangent)
   }
 
   for (const ir::Node& n : g.nodes()) {
-    std::vector<ValueId> ins, tins;
+    ir::IdList ins, tins;
     bool any_tangent = false;
     for (ValueId v : n.inputs) {
       ins.push_back(primal[v]);
       tins.push_back(tangent[v]);
       any_tangent = any_tangent || tangent[v] != kZero;
     }
-    std::vector<ValueId> outs = b.add(n.op, ins, n.attrs, n.loc, n.scope);
+    ir::IdList outs = b.add(n.op, ins, n.attrs, n.loc, n.scope);
     for (size_t k = 0; k < outs.size(); ++k) primal[n.outputs[k]] = outs[k];
 
     bool float_out = false;
@@ -46,7 +46,7 @@ ir::GraphPtr jvp_graph(const ir::Graph& g, const std::vector<bool>& has_tangent)
       throw UnsupportedError("jvp: " + std::string(ir::op_name(n.op)) + " has no JVP rule yet" +
                              (n.loc.empty() ? "" : " (at " + ir::loc_str(n.loc) + ")"));
     JvpCtx ctx(b, n, ins, tins, outs);
-    std::vector<ValueId> touts;
+    ir::IdList touts;
     try {
       touts = rule(ctx);
     } catch (const UnsupportedError& e) {

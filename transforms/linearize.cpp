@@ -41,9 +41,9 @@ Linearized linearize_graph(const ir::Graph& g, const std::vector<bool>& has_tang
   for (size_t i = n_in; i < j.inputs().size(); ++i) map[j.inputs()[i]] = lb.input(j.type(j.inputs()[i]));
   for (size_t idx : pe.linear_nodes) {
     const ir::Node& n = j.nodes()[idx];
-    std::vector<ValueId> ins;
+    ir::IdList ins;
     for (ValueId v : n.inputs) ins.push_back(map[v]);
-    std::vector<ValueId> outs = lb.add(n.op, std::move(ins), n.attrs, n.loc, n.scope);
+    ir::IdList outs = lb.add(n.op, std::move(ins), n.attrs, n.loc, n.scope);
     for (size_t k = 0; k < outs.size(); ++k) map[n.outputs[k]] = outs[k];
   }
   std::vector<ValueId> lin_outs;

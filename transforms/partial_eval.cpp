@@ -17,9 +17,9 @@ PartialEval partial_eval(const ir::Graph& jvp, ir::GraphBuilder& b, const std::v
       pe.linear_nodes.push_back(idx);
       continue;
     }
-    std::vector<ValueId> ins;
+    ir::IdList ins;
     for (ValueId v : n.inputs) ins.push_back(pe.known[v]);
-    std::vector<ValueId> outs = b.add(n.op, std::move(ins), n.attrs, n.loc, n.scope);
+    ir::IdList outs = b.add(n.op, std::move(ins), n.attrs, n.loc, n.scope);
     for (size_t k = 0; k < outs.size(); ++k) pe.known[n.outputs[k]] = outs[k];
   }
   return pe;

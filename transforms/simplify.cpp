@@ -21,7 +21,7 @@ class Simplifier {
     b_.reserve(g_.nodes().size());
     for (ValueId v : g_.inputs()) map_[v] = b_.input(g_.type(v));
     for (const ir::Node& n : g_.nodes()) {
-      std::vector<ValueId> ins;
+      ir::IdList ins;
       for (ValueId v : n.inputs) ins.push_back(map_[v]);
       ValueId same = n.outputs.size() == 1 ? rewrite(n, ins) : -1;
       if (same >= 0 && b_.type(same) == g_.type(n.outputs[0])) {
@@ -29,7 +29,7 @@ class Simplifier {
         ++rewrites_;
         continue;
       }
-      std::vector<ValueId> outs = b_.add(n.op, ins, n.attrs, n.loc, n.scope);
+      ir::IdList outs = b_.add(n.op, ins, n.attrs, n.loc, n.scope);
       for (size_t k = 0; k < outs.size(); ++k) map_[n.outputs[k]] = outs[k];
     }
     std::vector<ValueId> outs;
@@ -66,7 +66,7 @@ class Simplifier {
 
   // A value of the new graph equal to n's output, or -1 to keep n. Every
   // rewrite returns an existing value of the same type (checked by the caller).
-  ValueId rewrite(const ir::Node& n, const std::vector<ValueId>& in) {
+  ValueId rewrite(const ir::Node& n, const ir::IdList& in) {
     record_producers();
     switch (n.op) {
       case Op::mul:

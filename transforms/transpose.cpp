@@ -24,7 +24,7 @@ std::vector<ValueId> transpose_linear(const ir::Graph& j, const PartialEval& pe,
 
   for (auto it = pe.linear_nodes.rbegin(); it != pe.linear_nodes.rend(); ++it) {
     const ir::Node& n = j.nodes()[*it];
-    std::vector<ValueId> cts;
+    ir::IdList cts;
     bool any = false;
     for (ValueId v : n.outputs) {
       cts.push_back(ct[v]);
@@ -36,7 +36,7 @@ std::vector<ValueId> transpose_linear(const ir::Graph& j, const PartialEval& pe,
       throw UnsupportedError("vjp: " + std::string(ir::op_name(n.op)) +
                              " appears in the tangent computation but has no transpose rule" +
                              (n.loc.empty() ? "" : " (at " + ir::loc_str(n.loc) + ")"));
-    std::vector<ValueId> operands;
+    ir::IdList operands;
     std::vector<bool> operand_unknown;
     std::vector<ir::ValueType> types;
     for (ValueId v : n.inputs) {
@@ -44,10 +44,10 @@ std::vector<ValueId> transpose_linear(const ir::Graph& j, const PartialEval& pe,
       operand_unknown.push_back(pe.unknown[v]);
       types.push_back(j.type(v));
     }
-    TransposeCtx ctx(b, n, operands, operand_unknown, types, cts);
-    std::vector<ValueId> in_cts = rule(ctx);
+    TransposeCtx ctx(b, n, std::move(operands), std::move(operand_unknown), std::move(types), std::move(cts));
+    ir::IdList in_cts = rule(ctx);
     for (size_t i = 0; i < n.inputs.size(); ++i)
-      if (operand_unknown[i]) accumulate(n.inputs[i], in_cts[i], &n);
+      if (ctx.unknown[i]) accumulate(n.inputs[i], in_cts[i], &n);
   }
   return ct;
 }

@@ -17,7 +17,7 @@ namespace graft::transforms {
 namespace {
 
 using ir::Op;
-using Out = std::vector<ValueId>;
+using Out = ir::IdList;
 
 Out linear_rule(JvpCtx& c) { return {c.linear({0})}; }
 
@@ -47,7 +47,7 @@ void register_collective_jvp_rules(JvpRuleTable& t) {
 // ---- transpose rules
 namespace {
 
-std::vector<ValueId> psum_transpose(TransposeCtx& c) {
+ir::IdList psum_transpose(TransposeCtx& c) {
   if (c.cotangents[0] == kZero) return {kZero};
   return {c.add(Op::psum, {c.cotangents[0]}, c.attrs())};
 }
@@ -55,12 +55,12 @@ std::vector<ValueId> psum_transpose(TransposeCtx& c) {
 // all_gather and psum_scatter share attributes (axis_name, axis_size, axis,
 // tiled) and are each other's transpose.
 template <Op Other>
-std::vector<ValueId> swap_transpose(TransposeCtx& c) {
+ir::IdList swap_transpose(TransposeCtx& c) {
   if (c.cotangents[0] == kZero) return {kZero};
   return {c.add(Other, {c.cotangents[0]}, c.attrs())};
 }
 
-std::vector<ValueId> ppermute_transpose(TransposeCtx& c) {
+ir::IdList ppermute_transpose(TransposeCtx& c) {
   if (c.cotangents[0] == kZero) return {kZero};
   ir::Ints perm = std::get<ir::Ints>(*c.attrs().find("perm"));
   for (size_t i = 0; i + 1 < perm.size(); i += 2) std::swap(perm[i], perm[i + 1]);

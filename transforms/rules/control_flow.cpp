@@ -29,7 +29,7 @@ namespace graft::transforms {
 namespace {
 
 using ir::Op;
-using Out = std::vector<ValueId>;
+using Out = ir::IdList;
 using Types = std::vector<ir::ValueType>;
 
 const ir::Graphs& graphs_attr(const ir::Attrs& attrs, const char* name) {
@@ -290,7 +290,7 @@ ir::ValueType stacked(const ir::ValueType& t, int64_t length) {
 
 // cond is linear in the operands whose branches are: each branch is
 // transposed on its own, and a cond over the transposed branches picks one.
-std::vector<ValueId> cond_transpose(TransposeCtx& c) {
+ir::IdList cond_transpose(TransposeCtx& c) {
   if (c.unknown[0]) throw UnsupportedError("cond: the branch index cannot carry a tangent");
   const ir::Graphs& branches = graphs_attr(c.attrs(), "branches");
   std::vector<bool> unknown(c.unknown.begin() + 1, c.unknown.end());
@@ -313,7 +313,7 @@ std::vector<ValueId> cond_transpose(TransposeCtx& c) {
 // carry cotangents flow from the last step to the first, the unknown
 // consts' cotangents are summed over steps in extra carries, and the
 // unknown xs' cotangents come out stacked. Each step transposes the body.
-std::vector<ValueId> scan_transpose(TransposeCtx& c) {
+ir::IdList scan_transpose(TransposeCtx& c) {
   const ir::Graph& body = *graphs_attr(c.attrs(), "body").at(0);
   const ScanShape s = scan_shape(c.attrs(), c.operands.size(), body);
   // Every carry is linear in a scan that is transposed. One can still be
@@ -371,7 +371,7 @@ std::vector<ValueId> scan_transpose(TransposeCtx& c) {
 
 // Reverse mode needs the loop's steps in reverse, which a while loop cannot
 // give without a bound on its trip count; this rule only explains that.
-std::vector<ValueId> while_transpose(TransposeCtx&) {
+ir::IdList while_transpose(TransposeCtx&) {
   throw UnsupportedError(
       "while: reverse-mode differentiation of a while_loop is not supported (its trip count is only known at run "
       "time); use scan, or fori_loop with integer bounds, which lowers to scan");

@@ -17,7 +17,7 @@ namespace {
 
 using ir::Op;
 
-std::vector<ValueId> custom_jvp_rule(JvpCtx& c) {
+ir::IdList custom_jvp_rule(JvpCtx& c) {
   const ir::Graph& rule = *std::get<ir::Graphs>(*c.attrs().find("jvp")).at(0);
   std::vector<ValueId> args = c.primals;
   for (size_t i = 0; i < c.primals.size(); ++i) args.push_back(c.instantiate(c.tangents[i], c.primals[i]));
@@ -29,7 +29,7 @@ std::vector<ValueId> custom_jvp_rule(JvpCtx& c) {
 // custom_vjp_call: the forward pass comes from the user's fwd (for its
 // residuals); the tangents from a custom_lin node, linear in the tangents,
 // whose transpose is the user's bwd.
-std::vector<ValueId> custom_vjp_rule(JvpCtx& c) {
+ir::IdList custom_vjp_rule(JvpCtx& c) {
   const ir::Graph& fwd = *std::get<ir::Graphs>(*c.attrs().find("fwd")).at(0);
   const ir::GraphPtr& bwd = std::get<ir::Graphs>(*c.attrs().find("bwd")).at(0);
   int64_t nres = std::get<int64_t>(*c.attrs().find("num_residuals"));
@@ -43,7 +43,7 @@ std::vector<ValueId> custom_vjp_rule(JvpCtx& c) {
 // a second remat whose body is the body's JVP restricted to its tangents.
 // That body is linear in the tangents, and its transpose (below) recomputes
 // the body's primal values inside the backward pass instead of saving them.
-std::vector<ValueId> remat_rule(JvpCtx& c) {
+ir::IdList remat_rule(JvpCtx& c) {
   const ir::Graph& body = *std::get<ir::Graphs>(*c.attrs().find("body")).at(0);
   std::vector<bool> has_tangent;
   std::vector<ValueId> args = c.primals;
@@ -63,7 +63,7 @@ std::vector<ValueId> remat_rule(JvpCtx& c) {
 // custom_lin exists only between a JVP and its transpose. Differentiating it
 // again in forward mode would need the JVP of the user's bwd with respect to
 // the residuals, which a custom_vjp does not define; JAX refuses it too.
-std::vector<ValueId> custom_lin_rule(JvpCtx&) {
+ir::IdList custom_lin_rule(JvpCtx&) {
   throw UnsupportedError(
       "custom_lin: forward-mode differentiation of a custom_vjp function's tangent is not defined (its rule is a "
       "VJP); use reverse mode (grad, vjp, jacrev) over it, or custom_jvp");
@@ -82,7 +82,7 @@ void register_custom_jvp_rules(JvpRuleTable& t) {
 namespace {
 
 // custom_lin's transpose is the user's bwd on (residuals, output cotangents).
-std::vector<ValueId> custom_lin_transpose(TransposeCtx& c) {
+ir::IdList custom_lin_transpose(TransposeCtx& c) {
   const ir::Graph& bwd = *std::get<ir::Graphs>(*c.attrs().find("bwd")).at(0);
   int64_t nres = std::get<int64_t>(*c.attrs().find("num_residuals"));
   for (int64_t i = 0; i < nres; ++i)
@@ -102,7 +102,7 @@ std::vector<ValueId> custom_lin_transpose(TransposeCtx& c) {
 // A tangent operand can be known too (a zero tangent made concrete, for an
 // argument not differentiated); the body is then reordered so that the known
 // operands come first, as partial evaluation wants them.
-std::vector<ValueId> remat_transpose(TransposeCtx& c) {
+ir::IdList remat_transpose(TransposeCtx& c) {
   const ir::GraphPtr& body_ptr = std::get<ir::Graphs>(*c.attrs().find("body")).at(0);
   std::vector<size_t> known, unknown;
   for (size_t i = 0; i < c.unknown.size(); ++i) (c.unknown[i] ? unknown : known).push_back(i);

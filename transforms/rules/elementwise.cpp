@@ -13,7 +13,7 @@ namespace graft::transforms {
 namespace {
 
 using ir::Op;
-using Out = std::vector<ValueId>;
+using Out = ir::IdList;
 
 // Tangent of a unary op whose derivative is a function of x and y = f(x).
 template <ValueId (*Derivative)(JvpCtx&, ValueId x, ValueId y)>
@@ -173,7 +173,7 @@ void register_elementwise_jvp_rules(JvpRuleTable& t) {
 // ---- transpose rules (linear ops only)
 namespace {
 
-using Cts = std::vector<ValueId>;
+using Cts = ir::IdList;
 
 Cts neg_transpose(TransposeCtx& c) { return {c.cotangents[0] == kZero ? kZero : c.add(Op::neg, {c.cotangents[0]})}; }
 Cts copy_transpose(TransposeCtx& c) { return {c.cotangents[0]}; }

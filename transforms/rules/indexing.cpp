@@ -10,7 +10,7 @@ namespace graft::transforms {
 namespace {
 
 using ir::Op;
-using Out = std::vector<ValueId>;
+using Out = ir::IdList;
 
 Out in_operand(JvpCtx& c) { return {c.linear({0})}; }
 Out in_operand_and_update(JvpCtx& c) { return {c.linear({0, 1})}; }
@@ -29,7 +29,7 @@ void register_indexing_jvp_rules(JvpRuleTable& t) {
 // ---- transpose rules
 namespace {
 
-using Cts = std::vector<ValueId>;
+using Cts = ir::IdList;
 
 Cts dynamic_slice_transpose(TransposeCtx& c) {
   ValueId ct = c.cotangents[0];

@@ -9,7 +9,7 @@ namespace graft::transforms {
 
 using ir::Op;
 
-ValueId JvpCtx::add(Op op, std::vector<ValueId> inputs, ir::Attrs attrs) {
+ValueId JvpCtx::add(Op op, ir::IdList inputs, ir::Attrs attrs) {
   return b_.add1(op, std::move(inputs), std::move(attrs), node_.loc, node_.scope);
 }
 

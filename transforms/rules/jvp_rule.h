@@ -24,8 +24,7 @@ ValueId emit_full(ir::GraphBuilder& b, double value, const ir::ValueType& type, 
 
 class JvpCtx {
  public:
-  JvpCtx(ir::GraphBuilder& b, const ir::Node& node, std::vector<ValueId> primals, std::vector<ValueId> tangents,
-         std::vector<ValueId> outputs)
+  JvpCtx(ir::GraphBuilder& b, const ir::Node& node, ir::IdList primals, ir::IdList tangents, ir::IdList outputs)
       : primals(std::move(primals)), tangents(std::move(tangents)), outputs(std::move(outputs)), b_(b), node_(node) {}
 
   const ir::Node& node() const { return node_; }
@@ -33,7 +32,7 @@ class JvpCtx {
   const ir::ValueType& type(ValueId v) const { return b_.type(v); }
 
   // Emitting nodes: located at, and scoped like, the node being differentiated.
-  ValueId add(ir::Op op, std::vector<ValueId> inputs, ir::Attrs attrs = {});
+  ValueId add(ir::Op op, ir::IdList inputs, ir::Attrs attrs = {});
   std::vector<ValueId> add_multi(ir::Op op, std::vector<ValueId> inputs, ir::Attrs attrs = {});
   ValueId scalar_like(double value, ValueId like);  // a constant broadcast to like's type
   ValueId zeros_like(ValueId like) { return scalar_like(0.0, like); }
@@ -53,9 +52,9 @@ class JvpCtx {
   // A graph's nodes copied in, its inputs bound to `inputs`; its outputs.
   std::vector<ValueId> inline_graph(const ir::Graph& g, const std::vector<ValueId>& inputs);
 
-  std::vector<ValueId> primals;   // operands, as values of the new graph
-  std::vector<ValueId> tangents;  // per operand: a value or kZero
-  std::vector<ValueId> outputs;   // the node's outputs in the new graph
+  ir::IdList primals;   // operands, as values of the new graph
+  ir::IdList tangents;  // per operand: a value or kZero
+  ir::IdList outputs;   // the node's outputs in the new graph
 
  private:
   ir::GraphBuilder& b_;
@@ -63,7 +62,7 @@ class JvpCtx {
 };
 
 // Tangents of the node's outputs, one per output (kZero allowed).
-using JvpRule = std::vector<ValueId> (*)(JvpCtx&);
+using JvpRule = ir::IdList (*)(JvpCtx&);
 using JvpRuleTable = std::array<JvpRule, ir::kNumOps>;
 
 // Ops whose outputs never carry a tangent (integer, boolean or piecewise

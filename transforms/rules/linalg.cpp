@@ -10,7 +10,7 @@ namespace graft::transforms {
 namespace {
 
 using ir::Op;
-using Out = std::vector<ValueId>;
+using Out = ir::IdList;
 
 Out dot_general_rule(JvpCtx& c) {
   ValueId a = c.tangents[0] == kZero ? kZero : c.add(Op::dot_general, {c.tangents[0], c.primals[1]}, c.attrs());
@@ -90,7 +90,7 @@ ValueId operand_cotangent(TransposeCtx& c, ValueId ct, ValueId other, const ir::
   return is_identity(free_first) ? r : c.add(Op::transpose, {r}, {{"permutation", free_first}});
 }
 
-std::vector<ValueId> dot_general_transpose(TransposeCtx& c) {
+ir::IdList dot_general_transpose(TransposeCtx& c) {
   ValueId ct = c.cotangents[0];
   if (c.unknown[0] && c.unknown[1]) throw UnsupportedError("transpose: dot_general of two tangents is not linear");
   if (ct == kZero) return {kZero, kZero};

@@ -9,7 +9,7 @@ namespace graft::transforms {
 namespace {
 
 using ir::Op;
-using Out = std::vector<ValueId>;
+using Out = ir::IdList;
 
 // The axes of a rank-`rank` operand that a reduction over `axes` keeps.
 ir::Ints kept_axes(int64_t rank, const ir::Ints& axes) {
@@ -162,7 +162,7 @@ void register_reduce_jvp_rules(JvpRuleTable& t) {
 // ---- transpose rules
 namespace {
 
-std::vector<ValueId> reduce_sum_transpose(TransposeCtx& c) {
+ir::IdList reduce_sum_transpose(TransposeCtx& c) {
   ValueId ct = c.cotangents[0];
   if (ct == kZero) return {kZero};
   const ir::ValueType& x = c.operand_types[0];
@@ -171,7 +171,7 @@ std::vector<ValueId> reduce_sum_transpose(TransposeCtx& c) {
 }
 
 // cumsum's transpose is the cumulative sum running the other way.
-std::vector<ValueId> cumsum_transpose(TransposeCtx& c) {
+ir::IdList cumsum_transpose(TransposeCtx& c) {
   ValueId ct = c.cotangents[0];
   if (ct == kZero) return {kZero};
   ir::Attrs attrs = c.attrs();

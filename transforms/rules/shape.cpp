@@ -10,7 +10,7 @@ namespace graft::transforms {
 namespace {
 
 using ir::Op;
-using Out = std::vector<ValueId>;
+using Out = ir::IdList;
 
 Out unary_linear(JvpCtx& c) { return {c.linear({0})}; }
 Out pad_rule(JvpCtx& c) { return {c.linear({0, 1})}; }
@@ -34,7 +34,7 @@ void register_shape_jvp_rules(JvpRuleTable& t) {
 // ---- transpose rules
 namespace {
 
-using Cts = std::vector<ValueId>;
+using Cts = ir::IdList;
 
 // Sums the broadcast axes away and restores the operand's size-1 axes.
 Cts broadcast_in_dim_transpose(TransposeCtx& c) {

@@ -11,7 +11,7 @@ namespace {
 
 using ir::Op;
 
-std::vector<ValueId> sort_rule(JvpCtx& c) {
+ir::IdList sort_rule(JvpCtx& c) {
   int64_t dim = std::get<int64_t>(*c.attrs().find("dimension"));
   int64_t num_keys = std::get<int64_t>(*c.attrs().find("num_keys"));
   const ir::ValueType t = c.type(c.primals[0]);

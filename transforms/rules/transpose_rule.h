@@ -14,30 +14,30 @@ namespace graft::transforms {
 
 class TransposeCtx {
  public:
-  TransposeCtx(ir::GraphBuilder& b, const ir::Node& node, std::vector<ValueId> operands, std::vector<bool> unknown,
-               std::vector<ir::ValueType> operand_types, std::vector<ValueId> cotangents)
+  TransposeCtx(ir::GraphBuilder& b, const ir::Node& node, ir::IdList operands, std::vector<bool> unknown,
+               std::vector<ir::ValueType> operand_types, ir::IdList cotangents)
       : operands(std::move(operands)), unknown(std::move(unknown)), operand_types(std::move(operand_types)),
         cotangents(std::move(cotangents)), emit_(b, node, {}, {}, {}) {}
 
   const ir::Attrs& attrs() const { return emit_.attrs(); }
   const ir::Node& node() const { return emit_.node(); }
   JvpCtx& emit() { return emit_; }  // node-emitting helpers (add, scalar_like, ...)
-  ValueId add(ir::Op op, std::vector<ValueId> inputs, ir::Attrs attrs = {}) {
+  ValueId add(ir::Op op, ir::IdList inputs, ir::Attrs attrs = {}) {
     return emit_.add(op, std::move(inputs), std::move(attrs));
   }
   ValueId zeros(const ir::ValueType& type);  // an array of zeros of this type
 
-  std::vector<ValueId> operands;              // known operands' values; kZero for unknown ones
+  ir::IdList operands;                        // known operands' values; kZero for unknown ones
   std::vector<bool> unknown;                  // which operands are linear (carry tangents)
   std::vector<ir::ValueType> operand_types;   // every operand's type
-  std::vector<ValueId> cotangents;            // one per output (kZero if none reached it)
+  ir::IdList cotangents;                      // one per output (kZero if none reached it)
 
  private:
   JvpCtx emit_;
 };
 
 // Cotangents per operand (kZero for known operands or none).
-using TransposeRule = std::vector<ValueId> (*)(TransposeCtx&);
+using TransposeRule = ir::IdList (*)(TransposeCtx&);
 using TransposeRuleTable = std::array<TransposeRule, ir::kNumOps>;
 
 void register_elementwise_transpose_rules(TransposeRuleTable& t);
