@@ -96,7 +96,8 @@ class IdList {
     std::copy(first, last, data());
     size_ = static_cast<uint32_t>(n);
   }
-  // Appends [first, last) at the end (the only position passes insert at).
+  // Appends [first, last) at the end (the only position passes insert at);
+  // the range must not point into this list, which may move as it grows.
   template <class It>
   void append(It first, It last) {
     for (; first != last; ++first) push_back(*first);
