@@ -52,12 +52,14 @@ void Graph::reserve(size_t nodes) {
 }
 
 void Graph::keep_nodes(const std::vector<bool>& keep) {
+  if (keep.size() != nodes_.size())
+    throw Error("keep_nodes: " + std::to_string(keep.size()) + " flags for " + std::to_string(nodes_.size()) + " nodes");
   std::vector<bool> defined(defined_.size(), false);
   for (ValueId v : inputs_)
     if (has_value(v)) defined[v] = true;
   size_t kept = 0;
   for (size_t i = 0; i < nodes_.size(); ++i) {
-    if (i < keep.size() && !keep[i]) continue;
+    if (!keep[i]) continue;
     for (ValueId v : nodes_[i].outputs)
       if (has_value(v)) defined[v] = true;
     if (kept != i) nodes_[kept] = std::move(nodes_[i]);

@@ -41,7 +41,7 @@ class Graph {
   // drops nodes (DCE) never lets a later node reuse a removed id.
   void reserve_ids(ValueId value_bound, int32_t node_bound);
   void reserve(size_t nodes);  // capacity for about that many nodes and their values
-  // Drops the nodes whose flag is false, in place (order kept), and with them
+  // Drops the nodes whose flag is false (one flag per node), in place, order kept, and with them
   // every value that neither a graph input nor a kept node defines.
   void keep_nodes(const std::vector<bool>& keep);
 
