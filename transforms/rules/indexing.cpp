@@ -59,17 +59,48 @@ Cts dynamic_update_slice_transpose(TransposeCtx& c) {
   return out;
 }
 
+int64_t int_attr(const ir::Attrs& a, const char* name) { return std::get<int64_t>(*a.find(name)); }
+ir::Ints ints_attr(const ir::Attrs& a, const char* name) { return std::get<ir::Ints>(*a.find(name)); }
+
+// The out-of-range treatment of the forward op must carry over to its
+// transpose: gather clamps an index (the read came from the nearest end, so
+// the cotangent goes there), scatter_add drops it (the update went nowhere,
+// so its cotangent is zero). scatter_add itself drops, gather itself clamps,
+// hence the explicit clamp and mask below.
 Cts gather_transpose(TransposeCtx& c) {
   ValueId ct = c.cotangents[0];
   if (ct == kZero) return {kZero, kZero};
-  return {c.add(Op::scatter_add, {c.zeros(c.operand_types[0]), c.operands[1], ct}, c.attrs()), kZero};
+  ValueId idx = c.operands[1];
+  const int64_t n = c.operand_types[0].shape[static_cast<size_t>(int_attr(c.attrs(), "axis"))];
+  if (n > 0) {
+    ValueId lo = c.add(Op::max, {idx, c.emit().scalar_like(0, idx)});
+    idx = c.add(Op::min, {lo, c.emit().scalar_like(static_cast<double>(n - 1), idx)});
+  }
+  return {c.add(Op::scatter_add, {c.zeros(c.operand_types[0]), idx, ct}, c.attrs()), kZero};
 }
 
 Cts scatter_add_transpose(TransposeCtx& c) {
   ValueId ct = c.cotangents[0];
   if (ct == kZero) return {kZero, kZero, kZero};
-  return {c.unknown[0] ? ct : kZero, kZero,
-          c.unknown[2] ? c.add(Op::gather, {ct, c.operands[1]}, c.attrs()) : kZero};
+  ValueId ct_updates = kZero;
+  if (c.unknown[2]) {
+    const int64_t axis = int_attr(c.attrs(), "axis"), b = int_attr(c.attrs(), "batch_dims");
+    const int64_t n = c.operand_types[0].shape[static_cast<size_t>(axis)];
+    ValueId idx = c.operands[1];
+    ValueId read = c.add(Op::gather, {ct, idx}, c.attrs());
+    // An index outside [0, n) was dropped: its update's cotangent is zero.
+    ValueId inside = c.add(Op::and_, {c.add(Op::ge, {idx, c.emit().scalar_like(0, idx)}),
+                                      c.add(Op::lt, {idx, c.emit().scalar_like(static_cast<double>(n), idx)})});
+    // Index axis j lands on result axis j among the paired batch_dims, else on axis + (j - b).
+    ir::Ints dims;
+    const int64_t idx_rank = c.operand_types[1].rank();
+    for (int64_t j = 0; j < idx_rank; ++j) dims.push_back(j < b ? j : axis + (j - b));
+    const ir::ValueType rt = c.emit().type(read);  // a copy: adding nodes may move the type table
+    ValueId mask = c.add(Op::broadcast_in_dim, {inside},
+                         {{"shape", ir::Ints(rt.shape)}, {"broadcast_dimensions", std::move(dims)}});
+    ct_updates = c.add(Op::select, {mask, read, c.emit().zeros_like(read)});
+  }
+  return {c.unknown[0] ? ct : kZero, kZero, ct_updates};
 }
 
 }  // namespace
@@ -85,9 +116,6 @@ void register_indexing_transpose_rules(TransposeRuleTable& t) {
 namespace {
 
 using Batched = std::vector<BatchedValue>;
-
-int64_t int_attr(const ir::Attrs& a, const char* name) { return std::get<int64_t>(*a.find(name)); }
-ir::Ints ints_attr(const ir::Attrs& a, const char* name) { return std::get<ir::Ints>(*a.find(name)); }
 
 ValueId full(BatchCtx& c, double value, DType dtype, Shape shape) {
   return emit_full(c.builder(), value, ir::ValueType{dtype, std::move(shape)}, &c.node());
