@@ -217,6 +217,7 @@ class Plan {
   template <class Fold>
   void run_tile(Thread& t, int64_t lo, int64_t len, Fold&& fold) const;
   void finish_tile(Thread& t, int64_t lo, int64_t len) const;
+  void finish_output(Thread& t, size_t k, int64_t lo, int64_t len) const;
 
   int64_t n_ = 0;                  // the iteration space
   std::vector<Value> values_;      // by body value id
@@ -300,8 +301,12 @@ bool Plan::build(const ir::Graph& body, const KernelCall& call) {
       const auto* in = static_cast<const uint8_t*>(call.inputs[i].data);
       const size_t ib = static_cast<size_t>(count_of(*call.inputs[i].type)) * ir::dtype_size(call.inputs[i].type->dtype);
       if (!ob || !ib || !(o < in + ib && in < o + ob)) continue;
-      const bool same_range = in == o && ib == ob && value(body.inputs()[i]).kind == Kind::full &&
-                              value(body_outputs_[k]).kind == Kind::full &&
+      // An output that is a view of an operand (or literal) would be copied
+      // at the end of the tile from memory another tile-end write may have
+      // overwritten: it goes through a temporary instead.
+      const Value& ov = value(body_outputs_[k]);
+      const bool computed = ov.kind == Kind::full && values_[static_cast<size_t>(ov.home)].where != Where::direct;
+      const bool same_range = in == o && ib == ob && value(body.inputs()[i]).kind == Kind::full && computed &&
                               ir::dtype_size(call.inputs[i].type->dtype) == ir::dtype_size(call.outputs[k].type->dtype);
       if (same_range) tile_end_[k] = true;
       else temp = true;
@@ -525,18 +530,26 @@ void Plan::run_tile(Thread& t, int64_t lo, int64_t len, Fold&& fold) const {
 }
 
 // Outputs not written in place: copied (or filled) from where they live.
+// Outputs written over an operand (tile_end_) come last, once every other
+// output has copied what it reads of this tile, operand views included.
 void Plan::finish_tile(Thread& t, int64_t lo, int64_t len) const {
-  for (size_t k = 0; k < body_outputs_.size(); ++k) {
-    const Value& v = value(body_outputs_[k]);
-    const size_t size = ir::dtype_size(v.dtype);
-    uint8_t* dst = out_data_[k] + static_cast<size_t>(lo) * size;
-    if (v.kind == Kind::splat) {
-      fill_splat(size, v.bits, dst, len);
-    } else if (v.kind == Kind::full) {
-      const Value& h = value(v.home);
-      if (h.where == Where::output && h.index == static_cast<int>(k)) continue;
-      std::memcpy(dst, locate(t, v.home, lo), static_cast<size_t>(len) * size);
+  for (int pass = 0; pass < 2; ++pass)
+    for (size_t k = 0; k < body_outputs_.size(); ++k) {
+      if (tile_end_[k] != (pass == 1)) continue;
+      finish_output(t, k, lo, len);
     }
+}
+
+void Plan::finish_output(Thread& t, size_t k, int64_t lo, int64_t len) const {
+  const Value& v = value(body_outputs_[k]);
+  const size_t size = ir::dtype_size(v.dtype);
+  uint8_t* dst = out_data_[k] + static_cast<size_t>(lo) * size;
+  if (v.kind == Kind::splat) {
+    fill_splat(size, v.bits, dst, len);
+  } else if (v.kind == Kind::full) {
+    const Value& h = value(v.home);
+    if (h.where == Where::output && h.index == static_cast<int>(k)) return;
+    std::memcpy(dst, locate(t, v.home, lo), static_cast<size_t>(len) * size);
   }
 }
 
