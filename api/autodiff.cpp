@@ -177,20 +177,4 @@ std::vector<Array> remat_bind(const Graph& body, const std::vector<Array>& captu
   return bind(ir::Op::remat, args, {{"body", ir::Graphs{body.ir_ptr()}}}, std::source_location::current());
 }
 
-Array standard_basis(const Array& like) {
-  const int64_t n = like.size();
-  Shape s{n};
-  s.insert(s.end(), like.shape().begin(), like.shape().end());
-  return reshape(one_hot(arange(n), n, like.dtype()), s);
-}
-
-Array basis_last(const Array& columns, const Shape& in_shape) {
-  std::vector<int> perm;
-  for (int d = 1; d < columns.ndim(); ++d) perm.push_back(d);
-  perm.push_back(0);
-  Shape s(columns.shape().begin() + 1, columns.shape().end());
-  s.insert(s.end(), in_shape.begin(), in_shape.end());
-  return reshape(transpose(columns, perm), s);
-}
-
 }  // namespace graft::detail

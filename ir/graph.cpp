@@ -94,6 +94,28 @@ std::vector<ValueType> Graph::output_types() const {
   return out;
 }
 
+size_t Graph::structural_hash() const {
+  auto mix = [](size_t seed, size_t v) { return seed ^ (v + 0x9e3779b97f4a7c15ull + (seed << 6) + (seed >> 2)); };
+  size_t h = mix(inputs_.size(), nodes_.size());
+  auto add_type = [&](ValueId id) {
+    const ValueType& t = types_[static_cast<size_t>(id)];
+    h = mix(h, static_cast<size_t>(t.dtype));
+    for (int64_t d : t.shape) h = mix(h, static_cast<size_t>(d));
+  };
+  for (ValueId id : inputs_) {
+    h = mix(h, static_cast<size_t>(id));
+    add_type(id);
+  }
+  for (const Node& n : nodes_) {
+    h = mix(h, static_cast<size_t>(n.op));
+    for (ValueId id : n.inputs) h = mix(h, static_cast<size_t>(id));
+    for (ValueId id : n.outputs) h = mix(h, static_cast<size_t>(id));
+    h = mix(h, n.attrs.hash());
+  }
+  for (ValueId id : outputs_) h = mix(h, static_cast<size_t>(id));
+  return h;
+}
+
 bool Graph::operator==(const Graph& other) const {
   if (inputs_ != other.inputs_ || outputs_ != other.outputs_ || nodes_ != other.nodes_) return false;
   // Only defined values matter; trailing unused capacity does not.

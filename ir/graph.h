@@ -61,6 +61,10 @@ class Graph {
   // Structural equality: same ids, ops, attributes (subgraphs compared
   // structurally, floats bitwise), locations, scopes, inputs and outputs.
   bool operator==(const Graph& other) const;
+  // A hash consistent with operator== (equal graphs hash equal): ops,
+  // operand and result ids, attributes (constants by value), input and
+  // output ids and types. Linear in the graph and its constants' bytes.
+  size_t structural_hash() const;
 
  private:
   std::vector<ValueId> inputs_;

@@ -53,6 +53,14 @@ Graph grad_graph(const Graph& graph, size_t num_captured, const std::vector<Arra
 std::vector<Array> run_grad_graph(const Graph& vjp, const std::vector<Array>& leaves, const std::vector<Array>& captured,
                                   size_t num_outputs);
 
+// Checks of the argnums at compile time, with a message that names the problem.
+template <size_t NumArgs, size_t... Is>
+constexpr void check_argnums() {
+  static_assert(((Is < NumArgs) && ...),
+                "graft: an argnum of grad/value_and_grad/jacfwd/jacrev/hessian<I...> is not less than the number of "
+                "arguments the function is called with");
+}
+
 // Leaves of every argument, with those of the arguments in Is flagged.
 template <size_t... Is, class... Args>
 std::pair<std::vector<Array>, std::vector<bool>> leaves_with_flags(const Args&... args) {
@@ -81,7 +89,10 @@ auto regroup(const Tuple& args, const std::vector<Array>& grads) {
     pos += n;
     return t;
   };
-  return std::tuple{take(std::get<Is>(args))...};
+  // The tuple type is spelled out: std::tuple{x} with x a pair or tuple would
+  // deduce a copy of x rather than a one-element tuple holding it. Braced
+  // initialisation runs take() left to right.
+  return std::tuple<decltype(take(std::get<Is>(args)))...>{take(std::get<Is>(args))...};
 }
 
 // The cotangents of every leaf given cotangents of the outputs (zeros for
@@ -111,7 +122,8 @@ auto regroup_all(const Tuple& args, const std::vector<Array>& flat) {
     pos += n;
     return t;
   };
-  return std::apply([&](const auto&... a) { return std::tuple{take(a)...}; }, args);
+  // Spelled-out tuple type and left-to-right braced initialisation, as in regroup.
+  return std::apply([&](const auto&... a) { return std::tuple<decltype(take(a))...>{take(a)...}; }, args);
 }
 
 
@@ -209,9 +221,11 @@ namespace detail {
 
 // value_and_grad with or without auxiliary outputs: the loss (and aux) as f
 // returned them, then the gradients of the arguments Is (argument 0 if none).
-// The VJP graph is reused from `cache` when this signature was seen before.
+// f is traced at every call, so arrays it closes over are read now; the VJP
+// graph is reused from `cache` when this signature traced to the same graph.
 template <bool WithAux, size_t... Is, class F, class... Args>
 auto value_and_grad_impl(F& f, GraphCache& cache, const Args&... args) {
+  check_argnums<sizeof...(Args), Is...>();
   using Out = std::decay_t<decltype(f(args...))>;
   struct Entry {
     Graph vjp;
@@ -220,17 +234,15 @@ auto value_and_grad_impl(F& f, GraphCache& cache, const Args&... args) {
   constexpr bool default_arg = sizeof...(Is) == 0;
   auto [leaves, wrt] = default_arg ? leaves_with_flags<0>(args...) : leaves_with_flags<Is...>(args...);
   std::string key = signature_key(WithAux ? "value_and_grad+aux" : "value_and_grad", args...);
+  auto traced = trace_function(f, args...);
+  std::vector<Array> captured = traced.captured;
   std::shared_ptr<const Entry> entry;
-  if (!key.empty()) entry = std::static_pointer_cast<const Entry>(cache.find(key));
-  std::vector<Array> captured;
+  if (!key.empty()) entry = std::static_pointer_cast<const Entry>(cache.find(key, traced.graph));
   if (!entry) {
     cache.count_trace();
-    auto traced = trace_function(f, args...);
-    captured = traced.captured;
     entry = std::make_shared<const Entry>(
         Entry{grad_graph(traced.graph, captured.size(), leaves, wrt, WithAux), traced.out});
-    // A graph that takes values of an enclosing trace is only good for that trace.
-    if (!key.empty() && captured.empty()) cache.insert(key, entry);
+    if (!key.empty()) cache.insert(key, traced.graph, entry);
   }
   size_t n_out = tree::leaves(entry->out_like).size();
   std::vector<Array> res = run_grad_graph(entry->vjp, leaves, captured, n_out);
@@ -251,8 +263,9 @@ auto value_and_grad_impl(F& f, GraphCache& cache, const Args&... args) {
 // value_and_grad<I...>(f)(args...): (f(args...), gradients w.r.t. arguments
 // I...). f must return a scalar float Array. With one index the gradient
 // has that argument's structure; with several it is a std::tuple of them.
-// The wrapper traces f once per abstract signature of its arguments (see
-// graft/graph_cache.h); copies of it share what it cached.
+// The wrapper traces f at every call, so arrays f closes over are read then
+// (as jax.grad does), and builds the VJP graph once per abstract signature
+// and traced graph (see graft/graph_cache.h); copies share what it cached.
 template <size_t... Is, class F>
 auto value_and_grad(F f) {
   return [f, cache = std::make_shared<detail::GraphCache>()](const auto&... args) {

@@ -1,11 +1,18 @@
-// The memory of a transform wrapper (grad(f), value_and_grad(f), and later
-// vmap and jit): the graphs it built, one per abstract signature of its
-// arguments, so that calling the wrapper in a loop traces f once.
+// The memory of a transform wrapper: the graphs it built, so that calling
+// the wrapper in a loop does not rebuild them.
 //
-// As with jax.jit, arrays f closes over are read when f is traced and become
-// constants of the cached graph: data that changes between calls must be an
-// argument. Calls whose f closes over values of an enclosing trace, or whose
-// arguments hold static leaves that cannot be compared, are never cached.
+// jit and pmap key an entry by the abstract signature of the arguments and
+// trace f once per signature: as with jax.jit, arrays f closes over are read
+// when f is traced and become constants of the compiled graph.
+//
+// grad, value_and_grad, vjp and vmap read the arrays f closes over at every
+// call, as JAX's do: they trace f at every call (cheap) and key the
+// transformed graph by the signature and by the traced graph itself (its
+// constants by value), so a changed closure gets a graph of its own. A few
+// traced graphs are kept per signature (most recent first), so a closure
+// that changes at every call does not grow the cache without bound.
+//
+// Calls whose arguments hold static leaves that cannot be compared are never cached.
 #pragma once
 
 #include <memory>
@@ -13,7 +20,9 @@
 #include <string>
 #include <typeinfo>
 #include <unordered_map>
+#include <vector>
 
+#include "graft/graph.h"
 #include "graft/tree.h"
 
 namespace graft::detail {
@@ -23,13 +32,27 @@ class GraphCache {
   // The entry stored under key, or null.
   std::shared_ptr<const void> find(const std::string& key) const;
   void insert(const std::string& key, std::shared_ptr<const void> entry);
+  // The entry stored under key for this traced graph, or null.
+  std::shared_ptr<const void> find(const std::string& key, const Graph& traced) const;
+  void insert(const std::string& key, const Graph& traced, std::shared_ptr<const void> entry);
+  static constexpr size_t kTracesPerSignature = 4;
   size_t size() const;
-  size_t traces() const;  // how many times a wrapper traced f (cache misses and uncached calls)
+  // jit: how many times the wrapper traced f; grad and vmap: how many
+  // transformed graphs they built (cache misses and uncached calls).
+  size_t traces() const;
   void count_trace();
+  // Over every cache of the process, for tests: transformed graphs built.
+  static size_t total_traces();
 
  private:
   mutable std::mutex mutex_;
   std::unordered_map<std::string, std::shared_ptr<const void>> entries_;
+  struct ByTrace {
+    Graph traced;
+    size_t hash;
+    std::shared_ptr<const void> entry;
+  };
+  std::unordered_map<std::string, std::vector<ByTrace>> by_trace_;
   size_t traces_ = 0;
 };
 

@@ -274,6 +274,7 @@ T map(F f, const T& t, const Ts&... ts) {
 #define GRAFT_PYTREE(Type, ...)                                                  \
   template <>                                                                    \
   struct graft::tree::Node<Type> {                                               \
+    static constexpr bool is_struct = true; /* jacobians: Array fields only */   \
     static void flatten(const Type& t, std::vector<::graft::Array>& out) {       \
       GRAFT_PT_FOR_EACH(GRAFT_PT_FLATTEN_FIELD, __VA_ARGS__)                     \
     }                                                                            \

@@ -137,20 +137,21 @@ auto vmap_impl(F& f, const AxisSpec& in_axes, const AxisSpec& out_axes, const st
   };
   auto [leaves, dims, size] = map_leaves(in_axes, args...);
 
+  // Traced at every call, so arrays f closes over are read now; the batched
+  // graph is reused when this signature traced to the same graph.
   std::string key = signature_key("vmap", args...);
+  auto traced = trace_example(f, leaves, dims, axis_name, size, args...);
+  std::vector<Array> captured = traced.captured;
   std::shared_ptr<const Entry> entry;
-  if (!key.empty()) entry = std::static_pointer_cast<const Entry>(cache.find(key));
-  std::vector<Array> captured;
+  if (!key.empty()) entry = std::static_pointer_cast<const Entry>(cache.find(key, traced.graph));
   if (!entry) {
     cache.count_trace();
-    auto traced = trace_example(f, leaves, dims, axis_name, size, args...);
-    captured = traced.captured;
     std::vector<int64_t> out_ranks;
     for (const Array& a : tree::leaves(traced.out)) out_ranks.push_back(a.ndim() + 1);
     std::vector<int64_t> out_dims = leaf_axes(out_axes, tree::shape(traced.out), out_ranks, "out_axes", "output");
     entry = std::make_shared<const Entry>(
-        Entry{vmap_transform(traced.graph, captured.size(), dims, out_dims, size, axis_name), std::move(traced.out)});
-    if (!key.empty() && captured.empty()) cache.insert(key, entry);
+        Entry{vmap_transform(traced.graph, captured.size(), dims, out_dims, size, axis_name), traced.out});
+    if (!key.empty()) cache.insert(key, traced.graph, entry);
   }
   std::vector<Array> inputs = leaves;
   inputs.insert(inputs.end(), captured.begin(), captured.end());
@@ -162,7 +163,8 @@ auto vmap_impl(F& f, const AxisSpec& in_axes, const AxisSpec& out_axes, const st
 // vmap(f, in_axes, out_axes, axis_name)(args...): f applied to every example
 // along the mapped axes, results stacked along out_axes. Collectives inside f
 // over axis_name (psum, all_gather, axis_index, ...) act across the examples.
-// The wrapper traces f once per abstract signature of its arguments.
+// The wrapper traces f at every call (arrays f closes over are read then) and
+// batches a graph once per signature and traced graph (graft/graph_cache.h).
 template <class F>
 auto vmap(F f, AxisSpec in_axes = 0, AxisSpec out_axes = 0, std::string axis_name = "") {
   return [f, in_axes, out_axes, axis_name, cache = std::make_shared<detail::GraphCache>()](const auto&... args) {
