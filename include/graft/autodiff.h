@@ -53,13 +53,14 @@ Graph grad_graph(const Graph& graph, size_t num_captured, const std::vector<Arra
 std::vector<Array> run_grad_graph(const Graph& vjp, const std::vector<Array>& leaves, const std::vector<Array>& captured,
                                   size_t num_outputs);
 
-// Checks of the argnums at compile time, with a message that names the problem.
-template <size_t NumArgs, size_t... Is>
-constexpr void check_argnums() {
-  static_assert(((Is < NumArgs) && ...),
-                "graft: an argnum of grad/value_and_grad/jacfwd/jacrev/hessian<I...> is not less than the number of "
-                "arguments the function is called with");
-}
+// Whether argnums Is... name arguments of a call with N of them. Wrappers
+// test it before anything else is instantiated, so a bad index is one clear
+// compile-time message rather than errors deep inside <tuple>.
+template <size_t N, size_t... Is>
+inline constexpr bool argnums_ok = ((Is < N) && ...);
+#define GRAFT_ARGNUMS_MESSAGE                                                                                \
+  "graft: an argnum of grad/value_and_grad/jacfwd/jacrev/hessian<I...> is not less than the number of "     \
+  "arguments the function is called with (argnums count from 0)"
 
 // Leaves of every argument, with those of the arguments in Is flagged.
 template <size_t... Is, class... Args>
@@ -225,7 +226,6 @@ namespace detail {
 // graph is reused from `cache` when this signature traced to the same graph.
 template <bool WithAux, size_t... Is, class F, class... Args>
 auto value_and_grad_impl(F& f, GraphCache& cache, const Args&... args) {
-  check_argnums<sizeof...(Args), Is...>();
   using Out = std::decay_t<decltype(f(args...))>;
   struct Entry {
     Graph vjp;
@@ -269,7 +269,10 @@ auto value_and_grad_impl(F& f, GraphCache& cache, const Args&... args) {
 template <size_t... Is, class F>
 auto value_and_grad(F f) {
   return [f, cache = std::make_shared<detail::GraphCache>()](const auto&... args) {
-    return detail::value_and_grad_impl<false, Is...>(f, *cache, args...);
+    if constexpr (detail::argnums_ok<sizeof...(args), Is...>)
+      return detail::value_and_grad_impl<false, Is...>(f, *cache, args...);
+    else
+      static_assert(detail::argnums_ok<sizeof...(args), Is...>, GRAFT_ARGNUMS_MESSAGE);
   };
 }
 
@@ -288,7 +291,10 @@ inline constexpr HasAux has_aux{};
 template <size_t... Is, class F>
 auto value_and_grad(F f, HasAux) {
   return [f, cache = std::make_shared<detail::GraphCache>()](const auto&... args) {
-    return detail::value_and_grad_impl<true, Is...>(f, *cache, args...);
+    if constexpr (detail::argnums_ok<sizeof...(args), Is...>)
+      return detail::value_and_grad_impl<true, Is...>(f, *cache, args...);
+    else
+      static_assert(detail::argnums_ok<sizeof...(args), Is...>, GRAFT_ARGNUMS_MESSAGE);
   };
 }
 

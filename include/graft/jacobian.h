@@ -155,7 +155,6 @@ using WrtIndices = std::conditional_t<sizeof...(Is) == 0, std::index_sequence<0>
 template <bool Forward, size_t... Is, class F, class... Args>
 auto jacobian_impl(F& f, const Args&... args) {
   constexpr size_t n_args = sizeof...(Args);
-  check_argnums<n_args, Is...>();
   static_assert(n_args > 0, "graft: jacfwd/jacrev/hessian need an argument to differentiate");
   using All = std::tuple<Args...>;
   const All all{args...};
@@ -227,12 +226,22 @@ auto jacobian_impl(F& f, const Args&... args) {
 
 template <size_t... Is, class F>
 auto jacfwd(F f) {
-  return [f](const auto&... args) { return detail::jacobian_impl<true, Is...>(f, args...); };
+  return [f](const auto&... args) {
+    if constexpr (detail::argnums_ok<sizeof...(args), Is...>)
+      return detail::jacobian_impl<true, Is...>(f, args...);
+    else
+      static_assert(detail::argnums_ok<sizeof...(args), Is...>, GRAFT_ARGNUMS_MESSAGE);
+  };
 }
 
 template <size_t... Is, class F>
 auto jacrev(F f) {
-  return [f](const auto&... args) { return detail::jacobian_impl<false, Is...>(f, args...); };
+  return [f](const auto&... args) {
+    if constexpr (detail::argnums_ok<sizeof...(args), Is...>)
+      return detail::jacobian_impl<false, Is...>(f, args...);
+    else
+      static_assert(detail::argnums_ok<sizeof...(args), Is...>, GRAFT_ARGNUMS_MESSAGE);
+  };
 }
 
 template <size_t... Is, class F>
