@@ -45,8 +45,16 @@ Graph grad_graph(const Graph& graph, size_t num_captured, const std::vector<Arra
                      std::to_string(g.outputs().size()) + " arrays" +
                      (with_aux ? "" : " (use has_aux to return auxiliary values beside the loss)"));
   const ir::ValueType& out = g.type(g.outputs()[0]);
-  if (out.rank() != 0) throw ShapeError("grad: the function must return a scalar, it returns " + ir::type_str(out));
-  if (!ir::is_floating(out.dtype)) throw DTypeError("grad: the function must return a float, it returns " + ir::type_str(out));
+  // Where the returned value was computed: the user's line.
+  std::string made;
+  for (const ir::Node& n : g.nodes())
+    for (ir::ValueId v : n.outputs)
+      if (v == g.outputs()[0] && !n.loc.empty()) made = " (computed at " + ir::loc_str(n.loc) + ")";
+  if (out.rank() != 0)
+    throw ShapeError("grad: the function must return a scalar, it returns " + ir::type_str(out) + made +
+                     "; sum it, or use vjp or jacrev for non-scalar outputs");
+  if (!ir::is_floating(out.dtype))
+    throw DTypeError("grad: the function must return a float, it returns " + ir::type_str(out) + made);
   for (size_t i = 0; i < leaves.size(); ++i)
     if (wrt[i] && !ir::is_floating(checked_impl(leaves[i], "grad").type.dtype))
       throw DTypeError("grad: cannot differentiate with respect to " + ir::type_str(leaves[i].impl()->type) +

@@ -81,7 +81,7 @@ Device Array::device() const {
 }
 
 Array device_put(const Array& x, const Device& device, std::source_location where) {
-  const detail::ArrayImpl& impl = detail::checked_impl(x, "device_put");
+  const detail::ArrayImpl& impl = detail::live_impl(x, "device_put");
   runtime::Device& target = runtime_device(device);
   if (impl.traced()) return x;
   runtime::SiteScope site(runtime::intern_site("device_put", ir::current_scope(), where.file_name(),

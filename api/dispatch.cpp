@@ -42,9 +42,26 @@ ir::SourceLoc to_loc(const std::source_location& loc) {
 
 const ArrayImpl& checked_impl(const Array& a, const char* what) {
   if (!a.impl()) throw Error(std::string(what) + ": the Array is empty (default-constructed)");
-  if (a.impl()->deleted)
-    throw DonatedArrayError(std::string(what) + ": the Array's buffer was donated to a jitted call and is deleted");
   return *a.impl();
+}
+
+const ArrayImpl& live_impl(const Array& a, const char* what, const std::source_location* loc) {
+  const ArrayImpl& impl = checked_impl(a, what);
+  if (impl.deleted)
+    throw DonatedArrayError(std::string(what) + ": this " + ir::type_str(impl.type) +
+                            " Array's buffer was donated to a jitted call and is deleted" +
+                            (loc ? " (used at " + ir::loc_str(to_loc(*loc)) + ")" : std::string()) +
+                            "; use the jitted call's result instead");
+  return impl;
+}
+
+std::string made_at(const ArrayImpl& impl) {
+  if (!impl.traced()) return {};
+  const auto& nodes = impl.trace->builder().graph().nodes();
+  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it)
+    for (ir::ValueId v : it->outputs)
+      if (v == impl.value) return it->loc.empty() ? std::string() : " (made at " + ir::loc_str(it->loc) + ")";
+  return {};
 }
 
 namespace {
@@ -75,7 +92,7 @@ std::vector<Array> bind(ir::Op op, const std::vector<Array>& inputs, ir::Attrs a
     ir::SourceLoc loc = to_loc(where);
     std::vector<ir::ValueId> ids;
     ids.reserve(inputs.size());
-    for (const Array& a : inputs) ids.push_back(value_in(*trace, checked_impl(a, name.data()), loc));
+    for (const Array& a : inputs) ids.push_back(value_in(*trace, live_impl(a, name.data(), &where), loc));
     std::vector<ir::ValueId> outs = trace->builder().add(op, std::move(ids), std::move(attrs), loc, ir::current_scope());
     std::vector<Array> result;
     result.reserve(outs.size());
@@ -89,7 +106,7 @@ std::vector<Array> bind(ir::Op op, const std::vector<Array>& inputs, ir::Attrs a
   thread_local std::vector<ir::ValueType> in_types;
   in_types.resize(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const ArrayImpl& impl = checked_impl(inputs[i], name.data());
+    const ArrayImpl& impl = live_impl(inputs[i], name.data(), &where);
     if (impl.traced())
       throw TracerLeakError(std::string(name) + ": a traced value was used outside the transform that traced it (at " +
                             ir::loc_str(to_loc(where)) + "); return it from the function instead of storing it");
@@ -136,7 +153,7 @@ std::vector<Array> call_graph(const ir::Graph& graph, const std::vector<Array>& 
                 std::to_string(inputs.size()));
   if (const ir::TracePtr& trace = ir::current_trace()) {
     std::vector<ir::ValueId> ids;
-    for (const Array& a : inputs) ids.push_back(value_in(*trace, checked_impl(a, "call"), {}));
+    for (const Array& a : inputs) ids.push_back(value_in(*trace, live_impl(a, "call"), {}));
     std::vector<ir::ValueId> outs = ir::inline_graph(trace->builder(), graph, ids);
     std::vector<Array> result;
     for (ir::ValueId v : outs) result.emplace_back(make_traced(trace->builder().type(v), trace, v));
@@ -144,7 +161,7 @@ std::vector<Array> call_graph(const ir::Graph& graph, const std::vector<Array>& 
   }
   std::vector<runtime::BufferPtr> buffers;
   for (const Array& a : inputs) {
-    const ArrayImpl& impl = checked_impl(a, "call");
+    const ArrayImpl& impl = live_impl(a, "call");
     if (impl.traced()) throw TracerLeakError("a traced value was used outside the transform that traced it");
     buffers.push_back(data_buffer(impl));
   }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <source_location>
+#include <string>
 #include <vector>
 
 #include "graft/array.h"
@@ -20,6 +21,13 @@ ir::SourceLoc to_loc(const std::source_location& loc);
 // Runs a graph on Arrays: inlined into the active trace (so transforms
 // compose), or evaluated by the interpreter when no trace is active.
 std::vector<Array> call_graph(const ir::Graph& graph, const std::vector<Array>& inputs);
-const ArrayImpl& checked_impl(const Array& a, const char* what);  // throws for empty or donated arrays
+// The Array's implementation, for its type: throws only for an empty handle
+// (a donated Array keeps its shape and dtype, as in JAX).
+const ArrayImpl& checked_impl(const Array& a, const char* what);
+// The same, for using its data: a donated Array throws DonatedArrayError
+// naming `what` and, when given, the user's line.
+const ArrayImpl& live_impl(const Array& a, const char* what, const std::source_location* loc = nullptr);
+// " (made at file:line)" for a traced Array whose node records the user's line, else "".
+std::string made_at(const ArrayImpl& impl);
 
 }  // namespace graft::detail

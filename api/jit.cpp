@@ -178,7 +178,7 @@ std::vector<Array> run_executable(const Executable& exe, const std::vector<Array
   std::vector<runtime::BufferPtr> buffers;
   buffers.reserve(leaves.size());
   for (size_t i = 0; i < leaves.size(); ++i) {
-    const ArrayImpl& impl = checked_impl(leaves[i], "jit");
+    const ArrayImpl& impl = live_impl(leaves[i], "jit");
     if (impl.traced()) throw TracerLeakError("jit: a traced value was passed to a compiled executable");
     if (impl.type != g.type(g.inputs()[i]))
       throw ShapeError("jit: argument leaf " + std::to_string(i) + " is " + ir::type_str(impl.type) +

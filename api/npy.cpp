@@ -482,7 +482,7 @@ Array load_npy(const std::string& path) {
 
 void save_npy(const std::string& path, const Array& x) {
   const std::string ctx = where("save_npy", path);
-  const detail::ArrayImpl& impl = detail::checked_impl(x, "save_npy");
+  const detail::ArrayImpl& impl = detail::live_impl(x, "save_npy");
   if (impl.traced()) {
     std::string msg = ctx;
     msg += "needs a concrete value, but this Array (";

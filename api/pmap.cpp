@@ -73,7 +73,7 @@ std::vector<Array> run_pmap(const Executable& exe, const std::vector<Array>& lea
   for (const Device& d : devices) targets.push_back(&runtime_device(d));
   std::vector<std::vector<Array>> inputs(n);
   for (size_t i = 0; i < leaves.size(); ++i) {
-    const ArrayImpl& impl = checked_impl(leaves[i], "pmap");
+    const ArrayImpl& impl = live_impl(leaves[i], "pmap");
     if (impl.traced()) throw TracerLeakError("pmap: a traced value was passed outside the transform that traced it");
     ir::ValueType part = impl.type;
     if (dims[i] >= 0) part.shape.erase(part.shape.begin() + dims[i]);

@@ -23,6 +23,8 @@ ir::ValueType without_axis(const ir::ValueType& type, int64_t dim) {
 }  // namespace
 
 const runtime::BufferPtr& data_buffer(const ArrayImpl& impl) {
+  if (impl.deleted)
+    throw DonatedArrayError("the " + ir::type_str(impl.type) + " Array's buffer was donated to a jitted call and is deleted");
   if (impl.buffer || impl.shards.empty()) return impl.buffer;
   // Assembling is a cache of the shards' contents, so it may fill `buffer` of
   // a const Array; one lock serialises the rare first reads.

@@ -64,7 +64,7 @@ std::vector<Array> evaluate(const Graph& graph, const std::vector<Array>& inputs
                      std::to_string(inputs.size()));
   std::vector<runtime::BufferPtr> buffers;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const detail::ArrayImpl& impl = detail::checked_impl(inputs[i], "evaluate");
+    const detail::ArrayImpl& impl = detail::live_impl(inputs[i], "evaluate");
     const ir::ValueType& want = g.type(g.inputs()[i]);
     if (impl.type != want)
       throw ShapeError("evaluate: input " + std::to_string(i) + " must be " + ir::type_str(want) + ", got " +

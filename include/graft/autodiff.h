@@ -5,12 +5,14 @@
 #pragma once
 
 #include <memory>
+#include <source_location>
 #include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 #include "graft/array.h"
+#include "graft/errors.h"
 #include "graft/graph.h"
 #include "graft/graph_cache.h"
 #include "graft/make_graph.h"
@@ -225,7 +227,7 @@ namespace detail {
 // f is traced at every call, so arrays it closes over are read now; the VJP
 // graph is reused from `cache` when this signature traced to the same graph.
 template <bool WithAux, size_t... Is, class F, class... Args>
-auto value_and_grad_impl(F& f, GraphCache& cache, const Args&... args) {
+auto value_and_grad_impl(F& f, GraphCache& cache, const std::source_location& site, const Args&... args) {
   using Out = std::decay_t<decltype(f(args...))>;
   struct Entry {
     Graph vjp;
@@ -240,8 +242,13 @@ auto value_and_grad_impl(F& f, GraphCache& cache, const Args&... args) {
   if (!key.empty()) entry = std::static_pointer_cast<const Entry>(cache.find(key, traced.graph));
   if (!entry) {
     cache.count_trace();
-    entry = std::make_shared<const Entry>(
-        Entry{grad_graph(traced.graph, captured.size(), leaves, wrt, WithAux), traced.out});
+    Graph vjp;
+    try {
+      vjp = grad_graph(traced.graph, captured.size(), leaves, wrt, WithAux);
+    } catch (const Error&) {
+      rethrow_with_site(WithAux ? "value_and_grad(has_aux)" : "grad", site);
+    }
+    entry = std::make_shared<const Entry>(Entry{std::move(vjp), traced.out});
     if (!key.empty()) cache.insert(key, traced.graph, entry);
   }
   size_t n_out = tree::leaves(entry->out_like).size();
@@ -267,10 +274,10 @@ auto value_and_grad_impl(F& f, GraphCache& cache, const Args&... args) {
 // (as jax.grad does), and builds the VJP graph once per abstract signature
 // and traced graph (see graft/graph_cache.h); copies share what it cached.
 template <size_t... Is, class F>
-auto value_and_grad(F f) {
-  return [f, cache = std::make_shared<detail::GraphCache>()](const auto&... args) {
+auto value_and_grad(F f, std::source_location site = std::source_location::current()) {
+  return [f, site, cache = std::make_shared<detail::GraphCache>()](const auto&... args) {
     if constexpr (detail::argnums_ok<sizeof...(args), Is...>)
-      return detail::value_and_grad_impl<false, Is...>(f, *cache, args...);
+      return detail::value_and_grad_impl<false, Is...>(f, *cache, site, args...);
     else
       static_assert(detail::argnums_ok<sizeof...(args), Is...>, GRAFT_ARGNUMS_MESSAGE);
   };
@@ -278,8 +285,8 @@ auto value_and_grad(F f) {
 
 // grad<I...>(f)(args...): the gradient part of value_and_grad.
 template <size_t... Is, class F>
-auto grad(F f) {
-  return [vg = value_and_grad<Is...>(f)](const auto&... args) { return vg(args...).second; };
+auto grad(F f, std::source_location site = std::source_location::current()) {
+  return [vg = value_and_grad<Is...>(f, site)](const auto&... args) { return vg(args...).second; };
 }
 
 // The has_aux tag: f returns std::pair<Array loss, Aux> and only the loss is
@@ -289,18 +296,18 @@ struct HasAux {};
 inline constexpr HasAux has_aux{};
 
 template <size_t... Is, class F>
-auto value_and_grad(F f, HasAux) {
-  return [f, cache = std::make_shared<detail::GraphCache>()](const auto&... args) {
+auto value_and_grad(F f, HasAux, std::source_location site = std::source_location::current()) {
+  return [f, site, cache = std::make_shared<detail::GraphCache>()](const auto&... args) {
     if constexpr (detail::argnums_ok<sizeof...(args), Is...>)
-      return detail::value_and_grad_impl<true, Is...>(f, *cache, args...);
+      return detail::value_and_grad_impl<true, Is...>(f, *cache, site, args...);
     else
       static_assert(detail::argnums_ok<sizeof...(args), Is...>, GRAFT_ARGNUMS_MESSAGE);
   };
 }
 
 template <size_t... Is, class F>
-auto grad(F f, HasAux) {
-  return [vg = value_and_grad<Is...>(f, has_aux)](const auto&... args) {
+auto grad(F f, HasAux, std::source_location site = std::source_location::current()) {
+  return [vg = value_and_grad<Is...>(f, has_aux, site)](const auto&... args) {
     auto [value, grads] = vg(args...);
     return std::make_pair(grads, value.second);
   };

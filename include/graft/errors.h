@@ -2,6 +2,7 @@
 // operation, the shapes and dtypes involved, and the user's file and line.
 #pragma once
 
+#include <source_location>
 #include <stdexcept>
 #include <string>
 
@@ -28,5 +29,12 @@ GRAFT_DECLARE_ERROR(GraphFormatError)     // a graph (in memory or JSON) is malf
 GRAFT_DECLARE_ERROR(UnsupportedError)     // valid request that graft does not implement
 
 #undef GRAFT_DECLARE_ERROR
+
+namespace detail {
+// Called inside a catch of a graft::Error raised by a transform's own checks:
+// throws an error of the same type whose message also names the transform and
+// the user's line that made the wrapper, e.g. "... (in vmap at train.cpp:42)".
+[[noreturn]] void rethrow_with_site(const char* transform, const std::source_location& loc);
+}  // namespace detail
 
 }  // namespace graft

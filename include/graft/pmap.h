@@ -41,11 +41,19 @@ std::vector<Array> run_pmap(const Executable& exe, const std::vector<Array>& lea
                             const std::vector<Device>& devices, const std::string& axis_name);
 
 template <class F, class... Args>
-auto pmap_impl(F& f, const PmapOptions& options, GraphCache& cache, const Args&... args) {
+auto pmap_impl(F& f, const PmapOptions& options, GraphCache& cache, const std::source_location& site,
+               const Args&... args) {
   using Out = std::decay_t<decltype(f(args...))>;
-  auto [leaves, dims, size] = map_leaves(options.in_axes, args...);
-  std::vector<Device> devices = pmap_devices(options.devices, size);
-  if (tracing()) return Out(vmap_impl(f, options.in_axes, 0, options.axis_name, cache, args...));
+  MappedLeaves mapped;
+  std::vector<Device> devices;
+  try {
+    mapped = map_leaves(options.in_axes, args...);
+    devices = pmap_devices(options.devices, mapped.size);
+  } catch (const Error&) {
+    rethrow_with_site("pmap", site);
+  }
+  auto& [leaves, dims, size] = mapped;
+  if (tracing()) return Out(vmap_impl(f, options.in_axes, 0, options.axis_name, cache, site, args...));
 
   struct Entry {
     std::shared_ptr<const Executable> exe;
@@ -71,16 +79,16 @@ auto pmap_impl(F& f, const PmapOptions& options, GraphCache& cache, const Args&.
 
 // pmap(f, options)(args...): see the top of this header.
 template <class F>
-auto pmap(F f, PmapOptions options = {}) {
-  return [f, options = std::move(options), cache = std::make_shared<detail::GraphCache>()](const auto&... args) {
-    return detail::pmap_impl(f, options, *cache, args...);
+auto pmap(F f, PmapOptions options = {}, std::source_location site = std::source_location::current()) {
+  return [f, options = std::move(options), site, cache = std::make_shared<detail::GraphCache>()](const auto&... args) {
+    return detail::pmap_impl(f, options, *cache, site, args...);
   };
 }
 
 // pmap(f, "i"): the leading axis of every argument mapped, collectives over "i".
 template <class F>
-auto pmap(F f, std::string axis_name) {
-  return pmap(std::move(f), PmapOptions{.axis_name = std::move(axis_name)});
+auto pmap(F f, std::string axis_name, std::source_location site = std::source_location::current()) {
+  return pmap(std::move(f), PmapOptions{.axis_name = std::move(axis_name)}, site);
 }
 
 }  // namespace graft

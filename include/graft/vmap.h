@@ -7,6 +7,7 @@
 #include <initializer_list>
 #include <memory>
 #include <optional>
+#include <source_location>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "graft/array.h"
 #include "graft/autodiff.h"
 #include "graft/collectives.h"
+#include "graft/errors.h"
 #include "graft/graph.h"
 #include "graft/graph_cache.h"
 #include "graft/make_graph.h"
@@ -87,7 +89,7 @@ tree::TreeShape arguments_shape(const Args&... args) {
 struct MappedLeaves {
   std::vector<Array> leaves;
   std::vector<int64_t> dims;
-  int64_t size;
+  int64_t size = 0;
 };
 
 template <class... Args>
@@ -129,13 +131,19 @@ auto trace_example(F& f, const std::vector<Array>& leaves, const std::vector<int
 
 template <class F, class... Args>
 auto vmap_impl(F& f, const AxisSpec& in_axes, const AxisSpec& out_axes, const std::string& axis_name,
-               GraphCache& cache, const Args&... args) {
+               GraphCache& cache, const std::source_location& site, const Args&... args) {
   using Out = std::decay_t<decltype(f(args...))>;
   struct Entry {
     Graph graph;
     Out out_like;
   };
-  auto [leaves, dims, size] = map_leaves(in_axes, args...);
+  auto [leaves, dims, size] = [&] {
+    try {
+      return map_leaves(in_axes, args...);
+    } catch (const Error&) {
+      rethrow_with_site("vmap", site);
+    }
+  }();
 
   // Traced at every call, so arrays f closes over are read now; the batched
   // graph is reused when this signature traced to the same graph.
@@ -148,7 +156,12 @@ auto vmap_impl(F& f, const AxisSpec& in_axes, const AxisSpec& out_axes, const st
     cache.count_trace();
     std::vector<int64_t> out_ranks;
     for (const Array& a : tree::leaves(traced.out)) out_ranks.push_back(a.ndim() + 1);
-    std::vector<int64_t> out_dims = leaf_axes(out_axes, tree::shape(traced.out), out_ranks, "out_axes", "output");
+    std::vector<int64_t> out_dims;
+    try {
+      out_dims = leaf_axes(out_axes, tree::shape(traced.out), out_ranks, "out_axes", "output");
+    } catch (const Error&) {
+      rethrow_with_site("vmap", site);
+    }
     entry = std::make_shared<const Entry>(
         Entry{vmap_transform(traced.graph, captured.size(), dims, out_dims, size, axis_name), traced.out});
     if (!key.empty()) cache.insert(key, traced.graph, entry);
@@ -166,9 +179,10 @@ auto vmap_impl(F& f, const AxisSpec& in_axes, const AxisSpec& out_axes, const st
 // The wrapper traces f at every call (arrays f closes over are read then) and
 // batches a graph once per signature and traced graph (graft/graph_cache.h).
 template <class F>
-auto vmap(F f, AxisSpec in_axes = 0, AxisSpec out_axes = 0, std::string axis_name = "") {
-  return [f, in_axes, out_axes, axis_name, cache = std::make_shared<detail::GraphCache>()](const auto&... args) {
-    return detail::vmap_impl(f, in_axes, out_axes, axis_name, *cache, args...);
+auto vmap(F f, AxisSpec in_axes = 0, AxisSpec out_axes = 0, std::string axis_name = "",
+          std::source_location site = std::source_location::current()) {
+  return [f, in_axes, out_axes, axis_name, site, cache = std::make_shared<detail::GraphCache>()](const auto&... args) {
+    return detail::vmap_impl(f, in_axes, out_axes, axis_name, *cache, site, args...);
   };
 }
 
