@@ -30,13 +30,14 @@ bool Array::is_deleted() const { return impl_ && impl_->deleted; }
 
 namespace {
 
-const ArrayImpl& concrete(const Array& a, const char* what) {
-  const ArrayImpl& impl = checked_impl(a, what);
+const ArrayImpl& concrete(const Array& a, const char* what, const std::source_location* loc = nullptr) {
+  const ArrayImpl& impl = detail::live_impl(a, what, loc);
   if (impl.traced())
     throw ConcretizationError(std::string(what) + " needs a concrete value, but this Array (" +
-                              ir::type_str(impl.type) +
-                              ") is traced inside a transform; its value is not known yet. Use graft::where or "
-                              "graft::cond to choose by a traced value.");
+                              ir::type_str(impl.type) + detail::made_at(impl) +
+                              ") is traced inside a transform; its value is not known yet" +
+                              (loc ? " (needed at " + ir::loc_str(detail::to_loc(*loc)) + ")" : std::string()) +
+                              ". Use graft::where or graft::cond to choose by a traced value.");
   return impl;
 }
 
@@ -60,8 +61,8 @@ void convert_out(const ArrayImpl& impl, T* out) {
 }  // namespace
 
 template <class T>
-std::vector<T> Array::to_vector() const {
-  const ArrayImpl& impl = concrete(*this, "to_vector");
+std::vector<T> Array::to_vector(std::source_location loc) const {
+  const ArrayImpl& impl = concrete(*this, "to_vector", &loc);
   std::vector<T> out(static_cast<size_t>(impl.type.num_elements()));
   if constexpr (std::is_same_v<T, bool>) {
     std::vector<uint8_t> bytes(out.size());
@@ -74,16 +75,16 @@ std::vector<T> Array::to_vector() const {
 }
 
 template <class T>
-T Array::item() const {
-  const ArrayImpl& impl = concrete(*this, "item");
+T Array::item(std::source_location loc) const {
+  const ArrayImpl& impl = concrete(*this, "item", &loc);
   if (impl.type.num_elements() != 1)
-    throw ShapeError("item: needs an array of one element, got " + ir::type_str(impl.type));
-  return to_vector<T>()[0];
+    throw ShapeError("item: needs an array of one element, got " + ir::type_str(impl.type) + detail::where(loc));
+  return to_vector<T>(loc)[0];
 }
 
 #define GRAFT_INSTANTIATE(T)                             \
-  template std::vector<T> Array::to_vector<T>() const; \
-  template T Array::item<T>() const;
+  template std::vector<T> Array::to_vector<T>(std::source_location) const; \
+  template T Array::item<T>(std::source_location) const;
 GRAFT_INSTANTIATE(float)
 GRAFT_INSTANTIATE(double)
 GRAFT_INSTANTIATE(int32_t)
@@ -99,7 +100,7 @@ Array::operator bool() const {
   if (impl.type.num_elements() != 1)
     throw ShapeError("bool(Array): the truth value of an array with " + std::to_string(impl.type.num_elements()) +
                      " elements is ambiguous");
-  return item<double>() != 0;
+  return to_vector<double>()[0] != 0;
 }
 
 // ---- creation

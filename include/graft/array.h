@@ -5,9 +5,12 @@
 #include <concepts>
 #include <cstdint>
 #include <initializer_list>
+#include <iosfwd>
 #include <memory>
+#include <optional>
 #include <source_location>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "graft/device.h"
@@ -18,6 +21,24 @@ namespace graft {
 namespace detail {
 struct ArrayImpl;
 }
+
+class IndexUpdate;
+struct ScalarAt;
+struct ArrayAt;
+
+// One axis of a per-axis index list: Slice() is NumPy's ":", Slice(a, b) is
+// a:b and Slice(a, b, s) is a:b:s (negative bounds count from the end, then
+// clamp; a negative step walks backwards; std::nullopt leaves a bound open).
+struct Slice {
+  std::optional<int64_t> start, stop;
+  int64_t step = 1;
+  Slice() = default;
+  Slice(std::optional<int64_t> start, std::optional<int64_t> stop, int64_t step = 1)
+      : start(start), stop(stop), step(step) {}
+};
+// An entry of a per-axis index list: an integer (drops its axis) or a Slice.
+// Axes past the list are taken whole.
+using Index = std::variant<int64_t, Slice>;
 
 class Array {
  public:
@@ -37,10 +58,11 @@ class Array {
 
   // The elements converted to T (row-major). Throws ConcretizationError on a
   // traced Array: inside a transform the values do not exist yet.
+  // Errors name the caller's line.
   template <class T>
-  std::vector<T> to_vector() const;
+  std::vector<T> to_vector(std::source_location loc = std::source_location::current()) const;
   template <class T>
-  T item() const;  // the single element of a size-1 array
+  T item(std::source_location loc = std::source_location::current()) const;  // the single element of a size-1 array
 
   const void* unsafe_buffer_pointer() const;  // the data address (donation checks)
 
@@ -55,7 +77,24 @@ class Array {
 
   // x[i]: index axis 0 (dropping it); negative i counts from the end.
   Array operator[](int64_t i) const;
+  // x[{0, Slice(1, 3)}]: NumPy's basic indexing, one entry per leading axis.
+  Array operator[](const std::vector<Index>& index) const;
   Array T() const;  // axes reversed
+
+  // x += y rebinds this handle to a new Array (x + y); the old one is untouched.
+  Array& operator+=(ArrayAt other);
+  Array& operator-=(ArrayAt other);
+  Array& operator*=(ArrayAt other);
+  Array& operator/=(ArrayAt other);
+  Array& operator+=(ScalarAt other);
+  Array& operator-=(ScalarAt other);
+  Array& operator*=(ScalarAt other);
+  Array& operator/=(ScalarAt other);
+
+  // JAX's x.at[index]: functional updates, see IndexUpdate below.
+  IndexUpdate at(int64_t i) const;
+  IndexUpdate at(const Array& indices) const;
+  IndexUpdate at(std::vector<Index> index) const;
 
   const std::shared_ptr<detail::ArrayImpl>& impl() const { return impl_; }
 
@@ -74,6 +113,59 @@ struct ArrayAt {
 
 template <class T>
 concept Scalar = std::is_arithmetic_v<T>;
+
+// A C++ number and where it was written (for compound assignment), weakly
+// typed: it takes the Array's dtype unless its kind is higher.
+struct ScalarAt {
+  template <Scalar S>
+  ScalarAt(S s, std::source_location loc = std::source_location::current())  // NOLINT: implicit by design
+      : value(static_cast<double>(s)), is_float(std::is_floating_point_v<S>), loc(loc) {}
+  double value;
+  bool is_float;
+  std::source_location loc;
+};
+
+// x.at(index): JAX's x.at[index]. Each method returns a new Array, x with the
+// indexed entries replaced (set), added to (add; repeated indices
+// accumulate), multiplied (mul), or combined by minimum/maximum; get reads
+// them. index is an integer (along axis 0), an integer Array (its entries
+// along axis 0), or a per-axis list of integers and Slices. As in JAX, an
+// out-of-range integer entry is clamped by get and dropped by the updates;
+// with repeated indices, set keeps the last update. Differentiable,
+// batchable and jittable (everything lowers to gather, scatter_add and
+// elementwise ops).
+class IndexUpdate {
+ public:
+  Array get(std::source_location loc = std::source_location::current()) const;
+  Array set(const Array& v, std::source_location loc = std::source_location::current()) const;
+  Array add(const Array& v, std::source_location loc = std::source_location::current()) const;
+  Array mul(const Array& v, std::source_location loc = std::source_location::current()) const;
+  Array min(const Array& v, std::source_location loc = std::source_location::current()) const;
+  Array max(const Array& v, std::source_location loc = std::source_location::current()) const;
+  Array set(ScalarAt v) const;
+  Array add(ScalarAt v) const;
+  Array mul(ScalarAt v) const;
+  Array min(ScalarAt v) const;
+  Array max(ScalarAt v) const;
+
+  enum class Kind { integer, array, list };
+  enum class Update { set, add, mul, min, max };
+
+ private:
+  friend class Array;
+  IndexUpdate(const Array& x, Kind kind) : x_(x), kind_(kind) {}
+  Array apply(Update u, const Array& v, const std::source_location& loc) const;
+  Array apply(Update u, ScalarAt v) const;
+  Array x_;
+  Kind kind_;
+  int64_t i_ = 0;
+  Array indices_;
+  std::vector<Index> list_;
+};
+
+// Prints values, dtype and shape, as JAX's repr: Array([1., 2.], dtype=f32, shape=(2,)).
+// Arrays of more than 1000 elements are summarised (the first and last 3 along each axis).
+std::ostream& operator<<(std::ostream& os, const Array& x);
 
 // ---- creation
 template <Scalar T>
