@@ -126,11 +126,28 @@ std::vector<runtime::BufferPtr> evaluate(const ir::Graph& graph, const std::vect
       }
       call.outputs.push_back({&t, values[v]->data()});
     }
+    // GRAFT_DEBUG_NANS: a fused kernel that makes a NaN is run again op by
+    // op on copies of its operands (taken now: an output may overwrite one),
+    // so the error names the op and the line inside it, as JAX re-runs un-jitted.
+    std::vector<runtime::BufferPtr> operand_copies;
+    if (debug_nans() && n.op == ir::Op::fusion)
+      for (const KernelIn& in : call.inputs) {
+        const size_t bytes = static_cast<size_t>(in.type->num_elements()) * ir::dtype_size(in.type->dtype);
+        operand_copies.push_back(runtime::make_buffer(bytes));
+        if (bytes) std::memcpy(operand_copies.back()->data(), in.data, bytes);
+      }
     if (node_kernels && i < node_kernels->size() && (*node_kernels)[i])
       (*node_kernels)[i](call);
     else
       run_kernel(call);
-    if (debug_nans()) check_nans(call, n.loc, &n);
+    if (debug_nans()) {
+      try {
+        check_nans(call, n.loc, &n);
+      } catch (const Error&) {
+        if (n.op == ir::Op::fusion) evaluate(*std::get<ir::Graphs>(*n.attrs.find("body")).at(0), operand_copies);
+        throw;  // the op-by-op run found none: report the fused kernel
+      }
+    }
     for (ir::ValueId v : n.inputs)
       if (last_use[v] == static_cast<int64_t>(i)) values[v].reset();
     for (ir::ValueId v : n.outputs)
