@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "runtime/spin_wait.h"
+
 namespace graft::runtime {
 
 ThreadCommunicator::ThreadCommunicator(int size) : size_(size), slots_(static_cast<size_t>(size)) {
@@ -15,9 +17,15 @@ void ThreadCommunicator::barrier() {
   if (++arrived_ == size_) {
     arrived_ = 0;
     ++generation_;
+    released_.store(generation_, std::memory_order_release);
+    lock.unlock();
     arrived_cv_.notify_all();
     return;
   }
+  // The other ranks usually arrive within microseconds: poll before sleeping.
+  lock.unlock();
+  spin_until([&] { return released_.load(std::memory_order_acquire) != generation || aborted_flag_.load(); });
+  lock.lock();
   arrived_cv_.wait(lock, [&] { return generation_ != generation || aborted_; });
   if (generation_ == generation) throw CollectiveAborted(abort_reason_);
 }
@@ -26,6 +34,7 @@ void ThreadCommunicator::abort(const std::string& why) {
   std::lock_guard lock(mutex_);
   if (aborted_) return;
   aborted_ = true;
+  aborted_flag_ = true;
   abort_reason_ = "collective aborted: " + why;
   arrived_cv_.notify_all();
 }

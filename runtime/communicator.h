@@ -8,6 +8,8 @@
 // and MPI_Abort, and nothing above runtime/ changes.
 #pragma once
 
+#include <atomic>
+
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -74,6 +76,8 @@ class ThreadCommunicator final : public Communicator {
   std::condition_variable arrived_cv_;
   int arrived_ = 0;
   uint64_t generation_ = 0;
+  std::atomic<uint64_t> released_{0};  // generation_, readable without the lock (polled before sleeping)
+  std::atomic<bool> aborted_flag_{false};
   bool aborted_ = false;
   std::string abort_reason_;
   std::vector<Slot> slots_;

@@ -1,5 +1,6 @@
 #include "runtime/device_threads.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <latch>
@@ -8,6 +9,7 @@
 #include <thread>
 
 #include "runtime/device.h"
+#include "runtime/spin_wait.h"
 
 namespace graft::runtime {
 namespace {
@@ -19,6 +21,7 @@ class Worker {
     {
       std::lock_guard lock(mutex_);
       stopping_ = true;
+      stopping_flag_ = true;
     }
     ready_.notify_one();
     thread_.join();
@@ -27,6 +30,7 @@ class Worker {
     {
       std::lock_guard lock(mutex_);
       queue_.push_back(std::move(task));
+      queued_.fetch_add(1, std::memory_order_release);
     }
     ready_.notify_one();
   }
@@ -35,12 +39,15 @@ class Worker {
   void loop() {
     for (;;) {
       std::function<void()> task;
+      // The next launch usually follows within microseconds: poll before sleeping.
+      spin_until([&] { return queued_.load(std::memory_order_acquire) > 0 || stopping_flag_.load(); });
       {
         std::unique_lock lock(mutex_);
         ready_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
         if (queue_.empty()) return;  // stopping, nothing left
         task = std::move(queue_.front());
         queue_.pop_front();
+        queued_.fetch_sub(1, std::memory_order_relaxed);
       }
       task();
     }
@@ -50,6 +57,8 @@ class Worker {
   std::condition_variable ready_;
   std::deque<std::function<void()>> queue_;
   bool stopping_ = false;
+  std::atomic<size_t> queued_{0};        // queue_.size(), readable without the lock
+  std::atomic<bool> stopping_flag_{false};
   std::thread thread_;  // last: starts once the queue exists
 };
 
@@ -82,6 +91,7 @@ void run_on_device_threads(const std::vector<Device*>& devices, const std::vecto
     }
   }
   here();
+  spin_until([&] { return done.try_wait(); });  // the other replicas usually finish within microseconds
   done.wait();
 }
 
