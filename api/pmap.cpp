@@ -67,7 +67,8 @@ void rethrow_first(const std::vector<std::exception_ptr>& errors) {
 }  // namespace
 
 std::vector<Array> run_pmap(const Executable& exe, const std::vector<Array>& leaves, const std::vector<int64_t>& dims,
-                            const std::vector<Device>& devices, const std::string& axis_name) {
+                            const std::vector<Device>& devices, const std::string& axis_name,
+                            const std::vector<bool>& donated) {
   const size_t n = devices.size();
   std::vector<runtime::Device*> targets;
   for (const Device& d : devices) targets.push_back(&runtime_device(d));
@@ -90,7 +91,7 @@ std::vector<Array> run_pmap(const Executable& exe, const std::vector<Array>& lea
       runtime::DeviceScope on_device(*targets[r]);
       const runtime::Replica self{&communicator, static_cast<int>(r), axis_name};
       runtime::ReplicaScope bound(self);
-      outputs[r] = run_executable(exe, inputs[r], {}, JitOptions{});
+      outputs[r] = run_executable(exe, inputs[r], donated, JitOptions{});
     } catch (...) {
       errors[r] = std::current_exception();
       communicator.abort("replica " + std::to_string(r) + " on " + devices[r].str() + " failed");
@@ -120,6 +121,32 @@ std::vector<Array> run_pmap(const Executable& exe, const std::vector<Array>& lea
     result.emplace_back(make_sharded(outputs[0][k].impl()->type, std::move(shards)));
   }
   return result;
+}
+
+std::vector<Array> place_pmap_outputs(std::vector<Array> sharded, const std::vector<int64_t>& out_dims) {
+  for (size_t k = 0; k < sharded.size(); ++k) {
+    const int64_t d = out_dims[k];
+    if (d == 0) continue;
+    if (d < 0) {  // the same on every replica: replica 0's, where it was computed
+      sharded[k] = sharded[k].addressable_shards()[0];
+      continue;
+    }
+    std::vector<int> perm;
+    for (int a = 1; a < sharded[k].ndim(); ++a) perm.push_back(a);
+    perm.insert(perm.begin() + d, 0);
+    sharded[k] = transpose(sharded[k], perm);
+  }
+  return sharded;
+}
+
+void delete_donated(const std::vector<Array>& leaves, const std::vector<bool>& donated) {
+  for (size_t i = 0; i < donated.size() && i < leaves.size(); ++i) {
+    if (!donated[i]) continue;
+    ArrayImpl& impl = *leaves[i].impl();
+    impl.deleted = true;
+    impl.buffer.reset();
+    impl.shards.clear();
+  }
 }
 
 }  // namespace graft::detail

@@ -1,5 +1,7 @@
 #include "codegen/memory_plan.h"
 
+#include "ir/in_place.h"
+
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -16,22 +18,6 @@ int64_t block_bytes(const ir::ValueType& t) {
   const int64_t bytes = t.num_elements() * static_cast<int64_t>(ir::dtype_size(t.dtype));
   const int64_t a = static_cast<int64_t>(runtime::kBufferAlignment);
   return std::max<int64_t>(a, (bytes + a - 1) / a * a);
-}
-
-// Whether every output element is computed from the operands' elements at
-// the same index, each read before the output is written: elementwise ops
-// flagged inplace in ops.def, and fused kernels without a reduction (a
-// kernel with one may read its operands again after writing elementwise
-// outputs).
-bool elementwise_in_place(const ir::Node& node) {
-  const ir::OpInfo& info = ir::op_info(node.op);
-  if (info.family == ir::OpFamily::elementwise) return info.inplace;
-  if (node.op != ir::Op::fusion) return false;
-  for (const ir::Node& b : std::get<ir::Graphs>(*node.attrs.find("body")).at(0)->nodes())
-    if (ir::op_info(b.op).family != ir::OpFamily::elementwise && b.op != ir::Op::broadcast_in_dim &&
-        b.op != ir::Op::reshape && b.op != ir::Op::constant)
-      return false;
-  return true;
 }
 
 // Blocks of one arena: best fit among the free gaps (by size, then offset),
@@ -148,7 +134,7 @@ MemoryPlan plan_memory(const ir::Graph& graph, const std::vector<bool>& excluded
   for (int64_t i = 0; i < n_nodes; ++i) {
     const ir::Node& node = nodes[static_cast<size_t>(i)];
     arena.free_until(i);  // blocks whose values were last read before this node
-    const bool can_run_in_place = elementwise_in_place(node);
+    const bool can_run_in_place = ir::elementwise_in_place(node);
     std::vector<ir::ValueId> taken;
     for (ir::ValueId v : node.outputs) {
       if (outside[v]) continue;

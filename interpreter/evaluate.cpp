@@ -5,6 +5,7 @@
 #include "graft/errors.h"
 #include "interpreter/kernel.h"
 #include "ir/dtype.h"
+#include "ir/in_place.h"
 #include "runtime/allocation_site.h"
 
 #include <cstring>
@@ -17,7 +18,7 @@ namespace {
 // For each graph value that a donated input's buffer should hold: the index of
 // that input (-1 elsewhere). An output takes a donated input of the same byte
 // size that is dead once the output's node runs, or that the node reads
-// elementwise (each element read before it is written).
+// elementwise (each element read before it is written: ir/in_place.h).
 std::vector<int64_t> plan_donations(const ir::Graph& graph, const std::vector<bool>& donated,
                                     const std::vector<int64_t>& last_use) {
   std::vector<int64_t> take(graph.value_id_bound(), -1);
@@ -31,7 +32,7 @@ std::vector<int64_t> plan_donations(const ir::Graph& graph, const std::vector<bo
   const auto& nodes = graph.nodes();
   for (size_t i = 0; i < nodes.size(); ++i) {
     const ir::Node& n = nodes[i];
-    const bool elementwise = ir::op_info(n.op).family == ir::OpFamily::elementwise;
+    const bool elementwise = ir::elementwise_in_place(n);
     for (ir::ValueId v : n.outputs) {
       if (!is_output[v] || take[v] >= 0) continue;
       for (size_t d = 0; d < donated.size(); ++d) {

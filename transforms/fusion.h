@@ -52,11 +52,10 @@ inline constexpr int64_t kMaxExactChecks = 16;
 // computes what g computes; inputs and outputs keep their order.
 //
 // donated (by input, may be empty): inputs whose buffers outputs may take
-// over. The interpreter's graph walker writes an output over an operand only
-// for elementwise nodes, so an elementwise node that returns a graph output
-// from a donated input of its shape stays a plain node. (The fusion kernel
-// itself is safe in place; once the walker's donation planner admits fusion
-// nodes, this argument can go.)
+// over. An elementwise node that returns a graph output from a donated input
+// of its shape stays a plain node. (The walker's donation planner now admits
+// fusion nodes of elementwise bodies too, ir/in_place.h, so this argument
+// could go; it is kept until a benchmark says which is faster.)
 ir::GraphPtr fuse(const ir::Graph& g, FusionStats* stats = nullptr, const std::vector<bool>& donated = {});
 
 // The ops a fusion body may hold (elementwise, broadcast_in_dim, reshape, the

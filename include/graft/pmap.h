@@ -28,7 +28,12 @@ namespace graft {
 struct PmapOptions {
   std::string axis_name = "";    // the name collectives inside f use
   AxisSpec in_axes = 0;          // which axis of each argument is split over the devices (none: replicated)
+  // Where each output stacks the replicas' results: an axis, or none for an
+  // output that is the same on every replica (replica 0's is returned, once).
+  AxisSpec out_axes = 0;
   std::vector<Device> devices = {};  // default: the first n devices, n the mapped axis size
+  // Arguments whose buffers the outputs may take over; the caller's Arrays are deleted.
+  std::vector<int> donate_argnums = {};
 };
 
 namespace detail {
@@ -37,8 +42,14 @@ namespace detail {
 std::vector<Device> pmap_devices(const std::vector<Device>& requested, int64_t n);
 // Runs the per-device executable on every device; leaves are split along
 // dims (-1: replicated); returns one sharded Array per output.
+// `donated` (per leaf, may be empty): leaves whose per-device pieces the outputs may take over.
 std::vector<Array> run_pmap(const Executable& exe, const std::vector<Array>& leaves, const std::vector<int64_t>& dims,
-                            const std::vector<Device>& devices, const std::string& axis_name);
+                            const std::vector<Device>& devices, const std::string& axis_name,
+                            const std::vector<bool>& donated);
+// The replicas' results placed as out_dims says (-1: replica 0's alone); the
+// donated arguments' Arrays deleted, as jit does.
+std::vector<Array> place_pmap_outputs(std::vector<Array> sharded, const std::vector<int64_t>& out_dims);
+void delete_donated(const std::vector<Array>& leaves, const std::vector<bool>& donated);
 
 template <class F, class... Args>
 auto pmap_impl(F& f, const PmapOptions& options, GraphCache& cache, const std::source_location& site,
@@ -53,11 +64,13 @@ auto pmap_impl(F& f, const PmapOptions& options, GraphCache& cache, const std::s
     rethrow_with_site("pmap", site);
   }
   auto& [leaves, dims, size] = mapped;
-  if (tracing()) return Out(vmap_impl(f, options.in_axes, 0, options.axis_name, cache, site, args...));
+  if (tracing()) return Out(vmap_impl(f, options.in_axes, options.out_axes, options.axis_name, cache, site, args...));
 
   struct Entry {
     std::shared_ptr<const Executable> exe;
     Out out_like;
+    std::vector<int64_t> out_dims;  // per output leaf: its stacking axis, -1 for none
+    std::vector<bool> donated;      // per argument leaf
   };
   std::string key = signature_key("pmap", args...);
   std::shared_ptr<const Entry> entry;
@@ -67,12 +80,28 @@ auto pmap_impl(F& f, const PmapOptions& options, GraphCache& cache, const std::s
     double t0 = now_ms();
     auto traced = trace_example(f, leaves, dims, options.axis_name, size, args...);  // no enclosing trace: nothing captured
     double t1 = now_ms();
-    entry = std::make_shared<const Entry>(
-        Entry{compile_graph(traced.graph, JitOptions{}, {}, "pmap"), std::move(traced.out)});
+    std::vector<int64_t> out_ranks;
+    for (const Array& a : tree::leaves(traced.out)) out_ranks.push_back(a.ndim() + 1);
+    std::vector<int64_t> out_dims;
+    try {
+      out_dims = leaf_axes(options.out_axes, tree::shape(traced.out), out_ranks, "out_axes", "output");
+    } catch (const Error&) {
+      rethrow_with_site("pmap", site);
+    }
+    // Only split (mapped) leaves are donated inside: a replicated buffer may be shared by the replicas.
+    std::vector<bool> donated = donated_leaves(options.donate_argnums, args...);
+    std::vector<bool> inside = donated;
+    for (size_t i = 0; i < inside.size(); ++i) inside[i] = inside[i] && dims[i] >= 0;
+    entry = std::make_shared<const Entry>(Entry{compile_graph(traced.graph, JitOptions{}, inside, "pmap"),
+                                                std::move(traced.out), std::move(out_dims), std::move(donated)});
     log_compile("pmap", t1 - t0, now_ms() - t1);
     if (!key.empty()) cache.insert(key, entry);
   }
-  return tree::unflatten(entry->out_like, run_pmap(*entry->exe, leaves, dims, devices, options.axis_name));
+  std::vector<bool> inside = entry->donated;
+  for (size_t i = 0; i < inside.size(); ++i) inside[i] = inside[i] && dims[i] >= 0;
+  std::vector<Array> outs = run_pmap(*entry->exe, leaves, dims, devices, options.axis_name, inside);
+  delete_donated(leaves, entry->donated);
+  return tree::unflatten(entry->out_like, place_pmap_outputs(std::move(outs), entry->out_dims));
 }
 
 }  // namespace detail

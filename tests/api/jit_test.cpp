@@ -128,3 +128,17 @@ TEST_CASE("jit: constants fold at compile time", "[jit]") {
   CHECK(text.find(" sqrt ") == std::string::npos);
   CHECK(values(compiled(x)) == values(f(x)));
 }
+
+TEST_CASE("jit: a donated argument backs the output of a fused kernel that reads it", "[jit][donation]") {
+  // v * 0.5 + 1 fuses into one kernel reading v elementwise: it may write over v.
+  for (Backend backend : {Backend::interpreter, Backend::cpu}) {
+    auto step = jit([](const Array& v) { return v * 0.5f + 1.0f; },
+                    {.donate_argnums = {0}, .backend = backend, .donation_must_apply = true});
+    Array x = full({256}, 2.0f);
+    const void* p = x.unsafe_buffer_pointer();
+    Array y = step(x);
+    CHECK(y.unsafe_buffer_pointer() == p);
+    CHECK(y.to_vector<float>() == std::vector<float>(256, 2.0f));
+    CHECK(x.is_deleted());
+  }
+}

@@ -107,6 +107,47 @@ TEST_CASE("pmap 4: in_axes none replicates, other axes split", "[.pmap4]") {
   check_close(y, vmap(f, Axes{1, none}, 0, "i")(x, w));
 }
 
+TEST_CASE("pmap 4: out_axes places each output, none returns a replicated one once", "[.pmap4]") {
+  Array x = data({4, 3});
+  auto f = [](const Array& v) { return std::make_pair(v * 2.0f, psum(v, "i")); };
+  PmapOptions options{.axis_name = "i", .out_axes = Axes{1, none}};
+  auto [stacked, total] = pmap(f, options)(x);
+  check_close(stacked, transpose(x * 2.0f));  // replicas along axis 1: [3, 4]
+  check_close(total, sum(x, {0}));             // one copy, not four
+  CHECK(total.shape() == Shape{3});
+  CHECK(total.device() == devices()[0]);
+  // Negative out_axes count from the end; under a transform pmap is vmap with the same out_axes.
+  auto g = pmap([](const Array& v) { return v * 3.0f; }, PmapOptions{.axis_name = "i", .out_axes = -1});
+  check_close(g(x), transpose(x * 3.0f));
+  auto loss = [&](const Array& v) { return sum(pmap(f, options)(v).second * 2.0f); };
+  check_close(grad(loss)(x), full({4, 3}, 2.0f));
+  check_close(jit([&](const Array& v) { return pmap(f, options)(v).second; })(x), sum(x, {0}));
+  // out_axes that do not fit the output are an error naming the line.
+  auto bad = pmap(f, PmapOptions{.axis_name = "i", .out_axes = Axes{3, none}});
+  CHECK_THROWS_WITH(bad(x), Catch::Contains("out_axes") && Catch::Contains("pmap_test.cpp"));
+}
+
+TEST_CASE("pmap 4: donate_argnums lets outputs take over the argument's shards", "[.pmap4]") {
+  auto step = pmap([](const Array& v) { return v * 0.5f + 1.0f; }, PmapOptions{.donate_argnums = {0}});
+  Array x = pmap([](const Array& v) { return v; })(data({4, 256}));  // sharded on the 4 devices
+  std::vector<const void*> before;
+  for (const Array& s : x.addressable_shards()) before.push_back(s.unsafe_buffer_pointer());
+  Array want = data({4, 256}) * 0.5f + 1.0f;
+  Array y = step(x);
+  CHECK(x.is_deleted());
+  CHECK_THROWS_AS(step(x), DonatedArrayError);
+  std::vector<Array> shards = y.addressable_shards();
+  for (size_t i = 0; i < 4; ++i) CHECK(shards[i].unsafe_buffer_pointer() == before[i]);  // in place
+  check_close(y, want);
+  // A replicated donated argument is deleted but never shared between replicas' outputs.
+  auto both = pmap([](const Array& v, const Array& w) { return v + w; },
+                   PmapOptions{.in_axes = Axes{0, none}, .donate_argnums = {0, 1}});
+  Array w = data({256});
+  Array z = both(data({4, 256}), w);
+  CHECK(w.is_deleted());
+  check_close(z, data({4, 256}) + reshape(data({256}), {1, 256}));
+}
+
 TEST_CASE("pmap 4: data-parallel gradients (pmap of grad, pmean) equal the full-batch gradient", "[.pmap4]") {
   Array w = data({3, 2}) * 0.3f;
   Array xs = data({4, 5, 3});  // 4 devices x 5 examples
