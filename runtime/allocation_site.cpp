@@ -1,5 +1,8 @@
 #include "runtime/allocation_site.h"
 
+#include <array>
+#include <cstdint>
+
 #include <memory>
 #include <mutex>
 #include <unordered_set>
@@ -57,17 +60,22 @@ std::string AllocationSite::str() const {
 
 const AllocationSite* intern_site(std::string_view op, std::string_view scope, std::string_view file,
                                   std::string_view function, int line) {
-  // Most allocations come from the same site as the thread's previous one
-  // (a loop, or one node's outputs): compare before locking.
-  thread_local const AllocationSite* last = nullptr;
-  if (last && same(*last, op, scope, file, function, line)) return last;
+  // A program allocates from a few sites over and over (a loop, a traced
+  // function's lines): a small per-thread cache, placed by the site's line,
+  // op and file addresses and checked by content, answers without building
+  // strings or locking.
+  thread_local std::array<const AllocationSite*, 64> recent{};
+  const size_t slot = (static_cast<size_t>(line) * 31u + reinterpret_cast<uintptr_t>(op.data()) / 8 +
+                       reinterpret_cast<uintptr_t>(file.data()) / 16 + scope.size()) %
+                      recent.size();
+  if (const AllocationSite* hit = recent[slot]; hit && same(*hit, op, scope, file, function, line)) return hit;
   AllocationSite probe{std::string(op), std::string(scope), std::string(file), std::string(function), line};
   Interned& t = interned();
   std::lock_guard<std::mutex> lock(t.mutex);
   auto it = t.sites.find(&probe);
   if (it == t.sites.end()) it = t.sites.insert(new AllocationSite(std::move(probe))).first;
-  last = *it;
-  return last;
+  recent[slot] = *it;
+  return *it;
 }
 
 const AllocationSite* unknown_site() {
