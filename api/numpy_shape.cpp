@@ -31,7 +31,8 @@ void check_not_scalar(const char* name, const Array& x, const Loc& loc) {
 
 }  // namespace
 
-std::vector<Array> split(const Array& x, int sections, int axis, Loc loc) {
+std::vector<Array> split(const Array& x, SplitSections split_sections, int axis, Loc loc) {
+  const int64_t sections = split_sections.n;
   check_not_scalar("split", x, loc);
   int a = detail::normalize_axis("split", axis, x.ndim(), loc);
   int64_t n = x.shape()[a];

@@ -133,11 +133,18 @@ Array flip(const Array& x, std::vector<int> axes, Loc loc = Loc::current());
 // x[start:stop:step] per axis; empty step means 1; negative bounds count from the end, then clamp, as NumPy.
 Array slice(const Array& x, Shape start, Shape stop, Shape step = {}, Loc loc = Loc::current());
 Array pad(const Array& x, std::vector<std::pair<int64_t, int64_t>> widths, double value = 0, Loc loc = Loc::current());
+// split's count of equal sections. A class, so an integer reaches it only by a
+// user-defined conversion: a caller's own split(const Array&, int64_t), found
+// beside graft's through `using namespace graft`, stays the better match.
+struct SplitSections {
+  SplitSections(int64_t n) : n(n) {}  // NOLINT: implicit, so split(x, 3) reads as NumPy's
+  int64_t n;
+};
 // `sections` equal pieces along axis (ShapeError when they do not divide it), as np.split.
-std::vector<Array> split(const Array& x, int sections, int axis = 0, Loc loc = Loc::current());
+std::vector<Array> split(const Array& x, SplitSections sections, int axis = 0, Loc loc = Loc::current());
 // Pieces cut before each of `indices` along axis (clamped into range, as NumPy's
-// slicing). Note: a one-element list must be written std::vector<int64_t>{3};
-// a braced {3} picks the `sections` overload.
+// slicing). split(x, {3}) is ambiguous between the two: write split(x, 3) for
+// sections or split(x, std::vector<int64_t>{3}) for a cut.
 std::vector<Array> split(const Array& x, std::vector<int64_t> indices, int axis = 0, Loc loc = Loc::current());
 // x repeated reps[i] times along axis i; reps and x's shape are padded with
 // leading ones to the same length, as np.tile.
