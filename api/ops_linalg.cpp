@@ -83,6 +83,35 @@ struct EinsumTerm {
   Array value;
 };
 
+// Replaces each letter repeated within t by one axis, its diagonal: the two
+// axes moved last and flattened, every (n+1)-th element of the n*n is the
+// diagonal (a strided slice, so linear and cheap under every transform).
+EinsumTerm take_diagonals(EinsumTerm t, const Loc& loc) {
+  for (size_t p = 0; p < t.letters.size(); ++p) {
+    size_t q = t.letters.find(t.letters[p], p + 1);
+    if (q == std::string::npos) continue;
+    std::vector<int> perm;
+    std::string letters;
+    for (size_t i = 0; i < t.letters.size(); ++i)
+      if (i != p && i != q) {
+        perm.push_back(static_cast<int>(i));
+        letters += t.letters[i];
+      }
+    perm.push_back(static_cast<int>(p));
+    perm.push_back(static_cast<int>(q));
+    Array moved = transpose(t.value, perm, loc);
+    Shape flat(moved.shape().begin(), moved.shape().end() - 2);
+    int64_t n = moved.shape().back();
+    flat.push_back(n * n);
+    Array square = reshape(moved, flat, loc);
+    Shape start(flat.size(), 0), stop = flat, step(flat.size(), 1);
+    step.back() = n + 1;
+    t = {letters + t.letters[p], slice(square, start, stop, step, loc)};
+    p = static_cast<size_t>(-1);  // rescan: a letter may repeat three times
+  }
+  return t;
+}
+
 // Sums out letters of `t` that appear in no other operand and not in the output.
 EinsumTerm reduce_private(EinsumTerm t, const std::string& keep, const Loc& loc) {
   std::vector<int> axes;
@@ -153,16 +182,13 @@ Array einsum(const std::string& spec, const std::vector<Array>& operands, Loc lo
       if (lhs.find(c) == std::string::npos) throw bad(std::string("output letter '") + c + "' is in no operand");
     }
   }
-  // Sizes must agree per letter; a letter repeated inside one operand (a diagonal) is not supported.
+  // Sizes must agree per letter, also for a letter repeated inside one operand (a diagonal).
   std::map<char, int64_t> sizes;
   for (size_t k = 0; k < inputs.size(); ++k) {
     const std::string& t = inputs[k];
     if (static_cast<int>(t.size()) != operands[k].ndim())
       throw bad("term '" + t + "' has " + std::to_string(t.size()) + " letters for " + detail::describe(operands[k]));
     for (size_t i = 0; i < t.size(); ++i) {
-      if (std::count(t.begin(), t.end(), t[i]) > 1)
-        throw UnsupportedError("einsum: repeated letter '" + std::string(1, t[i]) + "' within one operand (a diagonal) in \"" +
-                               spec + "\"" + detail::where(loc));
       auto [it, fresh] = sizes.emplace(t[i], operands[k].shape()[i]);
       if (!fresh && it->second != operands[k].shape()[i])
         throw bad(std::string("letter '") + t[i] + "' has sizes " + std::to_string(it->second) + " and " +
@@ -175,10 +201,10 @@ Array einsum(const std::string& spec, const std::vector<Array>& operands, Loc lo
     for (size_t j = k; j < inputs.size(); ++j) keep += inputs[j];
     return keep;
   };
-  EinsumTerm acc = reduce_private({inputs[0], operands[0]}, needed_after(1), loc);
+  EinsumTerm acc = reduce_private(take_diagonals({inputs[0], operands[0]}, loc), needed_after(1), loc);
   for (size_t k = 1; k < operands.size(); ++k) {
     std::string keep = needed_after(k + 1);
-    EinsumTerm next = reduce_private({inputs[k], operands[k]}, keep + acc.letters, loc);
+    EinsumTerm next = reduce_private(take_diagonals({inputs[k], operands[k]}, loc), keep + acc.letters, loc);
     acc = contract(acc, next, keep, loc);
   }
   acc = reduce_private(acc, out, loc);

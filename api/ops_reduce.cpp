@@ -63,6 +63,16 @@ Array min(const Array& x, std::vector<int> axes, bool keepdims, Loc loc) {
   return reduce(Op::reduce_min, "min", x, axes, keepdims, loc);
 }
 
+// any/all test "nonzero" (x != 0, so NaN counts), then reduce with or/and.
+Array any(const Array& x, std::vector<int> axes, bool keepdims, Loc loc) {
+  Array b = x.dtype() == DType::bool_ ? x : detail::binary_with_scalar(detail::BinaryOp::ne, x, 0, false, false, loc);
+  return reduce(Op::reduce_or, "any", b, axes, keepdims, loc);
+}
+Array all(const Array& x, std::vector<int> axes, bool keepdims, Loc loc) {
+  Array b = x.dtype() == DType::bool_ ? x : detail::binary_with_scalar(detail::BinaryOp::ne, x, 0, false, false, loc);
+  return reduce(Op::reduce_and, "all", b, axes, keepdims, loc);
+}
+
 Array mean(const Array& x, std::vector<int> axes, bool keepdims, Loc loc) {
   ir::Ints ax = reduction_axes("mean", x, axes, loc);
   int64_t count = 1;
@@ -70,6 +80,35 @@ Array mean(const Array& x, std::vector<int> axes, bool keepdims, Loc loc) {
   Array xf = ir::is_floating(x.dtype()) ? x : detail::convert(x, DType::f32, loc);
   Array s = reduce(Op::reduce_sum, "mean", xf, axes, keepdims, loc);
   return detail::binary_with_scalar(detail::BinaryOp::div, s, static_cast<double>(count), true, false, loc);
+}
+
+namespace {
+
+// Two passes (deviations from the mean, then their squares) rather than
+// E[x^2] - E[x]^2, which cancels badly when the mean is large. `name` is the
+// op the user called, for errors.
+Array variance(const char* name, const Array& x, const std::vector<int>& axes, bool keepdims, int ddof, const Loc& loc) {
+  if (detail::checked_impl(x, name).type.dtype == DType::bool_)
+    throw DTypeError(std::string(name) + ": expected a numeric array, got " + detail::describe(x) + detail::where(loc));
+  ir::Ints ax = reduction_axes(name, x, axes, loc);
+  int64_t count = 1;
+  for (int64_t a : ax) count *= x.shape()[a];
+  Array xf = ir::is_floating(x.dtype()) ? x : detail::convert(x, DType::f32, loc);
+  Array centred = ArrayAt(xf, loc) - mean(xf, axes, true, loc);
+  Array s = reduce(Op::reduce_sum, name, square(centred, loc), axes, keepdims, loc);
+  // N - ddof <= 0 divides by zero (inf or NaN), as NumPy does after its warning.
+  double divisor = static_cast<double>(std::max<int64_t>(count - ddof, 0));
+  return detail::binary_with_scalar(detail::BinaryOp::div, s, divisor, true, false, loc);
+}
+
+}  // namespace
+
+Array var(const Array& x, std::vector<int> axes, bool keepdims, int ddof, Loc loc) {
+  return variance("var", x, axes, keepdims, ddof, loc);
+}
+
+Array std(const Array& x, std::vector<int> axes, bool keepdims, int ddof, Loc loc) {
+  return sqrt(variance("std", x, axes, keepdims, ddof, loc), loc);
 }
 
 }  // namespace graft
@@ -123,7 +162,9 @@ Array cumulative(Op op, const char* name, const Array& x, int axis, bool reverse
 
 }  // namespace
 
-Array cumsum(const Array& x, int axis, Loc loc) { return cumulative(Op::cumsum, "cumsum", x, axis, false, loc); }
+Array cumsum(const Array& x, int axis, bool reverse, Loc loc) {
+  return cumulative(Op::cumsum, "cumsum", x, axis, reverse, loc);
+}
 Array cumprod(const Array& x, int axis, bool reverse, Loc loc) {
   return cumulative(Op::cumprod, "cumprod", x, axis, reverse, loc);
 }

@@ -12,6 +12,7 @@
 #include "graft/jit.h"
 #include "graft/make_graph.h"
 #include "graft/named_scope.h"
+#include "graft/nn.h"
 #include "graft/npy.h"
 #include "graft/profiler.h"
 #include "graft/ops.h"

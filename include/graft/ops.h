@@ -3,8 +3,10 @@
 // the caller's source line for error messages and traced nodes.
 #pragma once
 
+#include <optional>
 #include <source_location>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -58,14 +60,51 @@ Array where(const Array& cond, const Array& x, const Array& y, Loc loc = Loc::cu
 Array clip(const Array& x, double lo, double hi, Loc loc = Loc::current());
 Array astype(const Array& x, DType dtype, Loc loc = Loc::current());
 
+// ---- the same with a plain number for one operand. The number is weakly
+// typed, as with the arithmetic operators: it takes the array's dtype unless
+// its kind is higher (an int array and a floating number give f32), so
+// pow(x_f64, 0.37) uses the exact double 0.37 and pow(x_f32, 0.37) its f32 rounding.
+namespace detail {
+enum class ScalarBinary { pow, maximum, minimum, atan2 };
+Array binary_scalar(ScalarBinary op, const Array& x, double value, bool is_float, bool scalar_first, const Loc& loc);
+// where(cond, x, value), or where(cond, value, x) when scalar_first.
+Array where_scalar(const Array& cond, const Array& x, double value, bool is_float, bool scalar_first, const Loc& loc);
+}  // namespace detail
+
+#define GRAFT_BINARY_WITH_SCALAR(name)                                                                            \
+  template <Scalar S>                                                                                             \
+  Array name(const Array& x, S y, Loc loc = Loc::current()) {                                                     \
+    return detail::binary_scalar(detail::ScalarBinary::name, x, static_cast<double>(y), std::is_floating_point_v<S>, \
+                                 false, loc);                                                                     \
+  }                                                                                                               \
+  template <Scalar S>                                                                                             \
+  Array name(S x, const Array& y, Loc loc = Loc::current()) {                                                     \
+    return detail::binary_scalar(detail::ScalarBinary::name, y, static_cast<double>(x), std::is_floating_point_v<S>, \
+                                 true, loc);                                                                      \
+  }
+GRAFT_BINARY_WITH_SCALAR(pow)
+GRAFT_BINARY_WITH_SCALAR(maximum)
+GRAFT_BINARY_WITH_SCALAR(minimum)
+GRAFT_BINARY_WITH_SCALAR(atan2)
+#undef GRAFT_BINARY_WITH_SCALAR
+
+template <Scalar S>
+Array where(const Array& cond, const Array& x, S y, Loc loc = Loc::current()) {
+  return detail::where_scalar(cond, x, static_cast<double>(y), std::is_floating_point_v<S>, false, loc);
+}
+template <Scalar S>
+Array where(const Array& cond, S x, const Array& y, Loc loc = Loc::current()) {
+  return detail::where_scalar(cond, y, static_cast<double>(x), std::is_floating_point_v<S>, true, loc);
+}
+
 // ---- reductions (`axes` empty = all axes)
 Array argmax(const Array& x, int axis, Loc loc = Loc::current());  // i32 indices; NaN counts as the maximum
 Array argmin(const Array& x, int axis, Loc loc = Loc::current());
 Array logsumexp(const Array& x, std::vector<int> axes = {}, bool keepdims = false, Loc loc = Loc::current());
 Array softmax(const Array& x, std::vector<int> axes = {-1}, Loc loc = Loc::current());
 Array log_softmax(const Array& x, std::vector<int> axes = {-1}, Loc loc = Loc::current());
-Array cumsum(const Array& x, int axis, Loc loc = Loc::current());
-// Running product / maximum / minimum along axis (from the end when reverse), as lax.cumprod etc.
+// Running sum / product / maximum / minimum along axis (from the end when reverse), as lax.cumsum etc.
+Array cumsum(const Array& x, int axis, bool reverse = false, Loc loc = Loc::current());
 Array cumprod(const Array& x, int axis, bool reverse = false, Loc loc = Loc::current());
 Array cummax(const Array& x, int axis, bool reverse = false, Loc loc = Loc::current());
 Array cummin(const Array& x, int axis, bool reverse = false, Loc loc = Loc::current());
@@ -74,6 +113,13 @@ Array mean(const Array& x, std::vector<int> axes = {}, bool keepdims = false, Lo
 Array max(const Array& x, std::vector<int> axes = {}, bool keepdims = false, Loc loc = Loc::current());
 Array min(const Array& x, std::vector<int> axes = {}, bool keepdims = false, Loc loc = Loc::current());
 Array prod(const Array& x, std::vector<int> axes = {}, bool keepdims = false, Loc loc = Loc::current());
+// Whether any / every element is nonzero, as bool (a NaN counts as nonzero, as NumPy).
+Array any(const Array& x, std::vector<int> axes = {}, bool keepdims = false, Loc loc = Loc::current());
+Array all(const Array& x, std::vector<int> axes = {}, bool keepdims = false, Loc loc = Loc::current());
+// Variance: the mean of squared deviations from the mean, divided by (N - ddof)
+// instead of N; std is its square root. Integers compute in f32.
+Array var(const Array& x, std::vector<int> axes = {}, bool keepdims = false, int ddof = 0, Loc loc = Loc::current());
+Array std(const Array& x, std::vector<int> axes = {}, bool keepdims = false, int ddof = 0, Loc loc = Loc::current());
 
 // ---- shape
 Array reshape(const Array& x, Shape shape, Loc loc = Loc::current());  // one -1 allowed
@@ -87,6 +133,51 @@ Array flip(const Array& x, std::vector<int> axes, Loc loc = Loc::current());
 // x[start:stop:step] per axis; empty step means 1; negative bounds count from the end, then clamp, as NumPy.
 Array slice(const Array& x, Shape start, Shape stop, Shape step = {}, Loc loc = Loc::current());
 Array pad(const Array& x, std::vector<std::pair<int64_t, int64_t>> widths, double value = 0, Loc loc = Loc::current());
+// split's count of equal sections. A class, so an integer reaches it only by a
+// user-defined conversion: a caller's own split(const Array&, int64_t), found
+// beside graft's through `using namespace graft`, stays the better match.
+struct SplitSections {
+  SplitSections(int64_t n) : n(n) {}  // NOLINT: implicit, so split(x, 3) reads as NumPy's
+  int64_t n;
+};
+// `sections` equal pieces along axis (ShapeError when they do not divide it), as np.split.
+std::vector<Array> split(const Array& x, SplitSections sections, int axis = 0, Loc loc = Loc::current());
+// Pieces cut before each of `indices` along axis (clamped into range, as NumPy's
+// slicing). split(x, {3}) is ambiguous between the two: write split(x, 3) for
+// sections or split(x, std::vector<int64_t>{3}) for a cut.
+std::vector<Array> split(const Array& x, std::vector<int64_t> indices, int axis = 0, Loc loc = Loc::current());
+// x repeated reps[i] times along axis i; reps and x's shape are padded with
+// leading ones to the same length, as np.tile.
+Array tile(const Array& x, Shape reps, Loc loc = Loc::current());
+// Every element repeated `repeats` times along axis, as np.repeat; without an
+// axis x is flattened first.
+Array repeat(const Array& x, int64_t repeats, int axis, Loc loc = Loc::current());
+Array repeat(const Array& x, int64_t repeats, Loc loc = Loc::current());
+// The outer product of a and b flattened: r[i, j] = a[i] * b[j].
+Array outer(const Array& a, const Array& b, Loc loc = Loc::current());
+
+// ---- ranges: arange(start, stop[, step][, dtype]), NumPy's rules:
+// ceil((stop - start) / step) elements start + i * step (none when that is <= 0);
+// step 0 is an error. The dtype, unless given, is i32 when every argument is a C++
+// integer and f32 (graft's default float) when any is floating, whatever its value.
+namespace detail {
+Array arange_range(double start, double stop, double step, std::optional<DType> dtype, bool any_float, const Loc& loc);
+}
+template <Scalar A, Scalar B, Scalar C = int>
+Array arange(A start, B stop, C step = 1, Loc loc = Loc::current()) {
+  constexpr bool any_float = std::is_floating_point_v<A> || std::is_floating_point_v<B> || std::is_floating_point_v<C>;
+  return detail::arange_range(static_cast<double>(start), static_cast<double>(stop), static_cast<double>(step),
+                              std::nullopt, any_float, loc);
+}
+template <Scalar A, Scalar B, Scalar C>
+Array arange(A start, B stop, C step, DType dtype, Loc loc = Loc::current()) {
+  return detail::arange_range(static_cast<double>(start), static_cast<double>(stop), static_cast<double>(step), dtype,
+                              false, loc);
+}
+template <Scalar A, Scalar B>
+Array arange(A start, B stop, DType dtype, Loc loc = Loc::current()) {
+  return detail::arange_range(static_cast<double>(start), static_cast<double>(stop), 1.0, dtype, false, loc);
+}
 
 // ---- indexing with run-time indices
 // A window of `sizes` at traced (or concrete) start indices, clamped into range.
@@ -104,7 +195,8 @@ Array one_hot(const Array& labels, int64_t n, DType dtype = DType::f32, Loc loc 
 Array matmul(const Array& a, const Array& b, Loc loc = Loc::current());
 Array dot(const Array& a, const Array& b, Loc loc = Loc::current());  // NumPy's dot
 // Explicit-output einsum over letters, e.g. "bij,bjk->bik"; implicit output (no "->")
-// sorts the letters that appear once, as NumPy. A letter repeated within one operand is unsupported.
+// sorts the letters that appear once, as NumPy. A letter repeated within one operand takes
+// that operand's diagonal ("ii->i"), summed when the output lacks it ("ii->" is the trace).
 Array einsum(const std::string& spec, const std::vector<Array>& operands, Loc loc = Loc::current());
 Array dot_general(const Array& a, const Array& b, std::pair<std::vector<int>, std::vector<int>> contracting,
                   std::pair<std::vector<int>, std::vector<int>> batch = {}, Loc loc = Loc::current());

@@ -1,0 +1,54 @@
+// Binary ops and where with a plain number for one operand. The number is
+// weakly typed (it adopts the array's dtype unless its kind is higher), the
+// rule of the arithmetic operators, so an f64 array meets the exact double.
+#include "api/array_impl.h"
+#include "api/dispatch.h"
+#include "api/lowering.h"
+#include "graft/errors.h"
+#include "graft/ops.h"
+
+namespace graft::detail {
+
+namespace {
+
+struct ScalarOpInfo {
+  ir::Op op;
+  const char* name;
+  bool float_only;  // integer results compute in f32, as the Array overloads do
+};
+
+ScalarOpInfo info(ScalarBinary op) {
+  switch (op) {
+    case ScalarBinary::pow: return {ir::Op::pow, "pow", true};
+    case ScalarBinary::maximum: return {ir::Op::max, "maximum", false};
+    case ScalarBinary::minimum: return {ir::Op::min, "minimum", false};
+    case ScalarBinary::atan2: return {ir::Op::atan2, "atan2", true};
+  }
+  return {ir::Op::pow, "pow", true};
+}
+
+// The dtype an array and a weak number of the given kind compute in.
+DType weak_result(const char* name, const Array& x, bool is_float) {
+  DType xd = checked_impl(x, name).type.dtype;
+  return ir::promote_types(ir::PromotionType{xd}, ir::PromotionType{is_float ? DType::f32 : DType::i32, true}).dtype;
+}
+
+}  // namespace
+
+Array binary_scalar(ScalarBinary op, const Array& x, double value, bool is_float, bool scalar_first, const Loc& loc) {
+  ScalarOpInfo i = info(op);
+  DType d = weak_result(i.name, x, is_float);
+  if (i.float_only && !ir::is_floating(d)) d = DType::f32;
+  Array xs = convert(x, d, loc);
+  Array s = broadcast_to_shape(scalar(value, d, loc), xs.shape(), loc);
+  return bind1(i.op, scalar_first ? std::vector<Array>{s, xs} : std::vector<Array>{xs, s}, {}, loc);
+}
+
+Array where_scalar(const Array& cond, const Array& x, double value, bool is_float, bool scalar_first, const Loc& loc) {
+  DType d = weak_result("where", x, is_float);
+  Array xs = convert(x, d, loc);
+  Array s = scalar(value, d, loc);
+  return scalar_first ? where(cond, s, xs, loc) : where(cond, xs, s, loc);
+}
+
+}  // namespace graft::detail
