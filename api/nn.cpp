@@ -46,23 +46,23 @@ Array gelu(const Array& x, bool approximate, Loc loc) {
   Array v = float_input("gelu", x, loc);
   ArrayAt at(v, loc);
   Array half_x = at * 0.5;
-  if (!approximate) return ArrayAt(half_x, loc) * (erf(at * (1 / std::numbers::sqrt2), loc) + 1.0);
+  if (!approximate) return ArrayAt(half_x, loc) * (erf({at * (1 / std::numbers::sqrt2), loc}) + 1.0);
   const double c = std::sqrt(2 / std::numbers::pi);
-  Array cube = ArrayAt(square(v, loc), loc) * v;
+  Array cube = ArrayAt(square({v, loc}), loc) * v;
   Array inner = ArrayAt(at + ArrayAt(cube, loc) * 0.044715, loc) * c;
-  return ArrayAt(half_x, loc) * (tanh(inner, loc) + 1.0);
+  return ArrayAt(half_x, loc) * (tanh({inner, loc}) + 1.0);
 }
 
 Array silu(const Array& x, Loc loc) {
   Array v = float_input("silu", x, loc);
-  return ArrayAt(v, loc) * sigmoid(v, loc);
+  return ArrayAt(v, loc) * sigmoid({v, loc});
 }
 
 // max(x, 0) + log1p(exp(-|x|)): exp never sees a positive argument. max's
 // even split at the tie makes the derivative at 0 exactly sigmoid(0) = 1/2.
 Array softplus(const Array& x, Loc loc) {
   Array v = float_input("softplus", x, loc);
-  return ArrayAt(maximum(v, 0.0, loc), loc) + log1p(exp(-ArrayAt(abs(v, loc), loc), loc), loc);
+  return ArrayAt(maximum(v, 0.0, loc), loc) + log1p({exp({-ArrayAt(abs({v, loc}), loc), loc}), loc});
 }
 
 Array log_sigmoid(const Array& x, Loc loc) {
@@ -74,7 +74,7 @@ Array elu(const Array& x, double alpha, Loc loc) {
   Array v = float_input("elu", x, loc);
   Array positive = ArrayAt(v, loc) > 0;
   Array safe = where(positive, 0.0, v, loc);  // expm1 of a large positive x would overflow
-  return where(positive, v, ArrayAt(expm1(safe, loc), loc) * alpha, loc);
+  return where(positive, v, ArrayAt(expm1({safe, loc}), loc) * alpha, loc);
 }
 
 Array leaky_relu(const Array& x, double negative_slope, Loc loc) {
@@ -95,7 +95,7 @@ Array standardize(const Array& x, std::vector<int> axes, double epsilon, Loc loc
   }
   Array centred = ArrayAt(v, loc) - mean(v, axes, true, loc);
   Array variance = var(v, axes, true, 0, loc);
-  return ArrayAt(centred, loc) * rsqrt(ArrayAt(variance, loc) + epsilon, loc);
+  return ArrayAt(centred, loc) * rsqrt({ArrayAt(variance, loc) + epsilon, loc});
 }
 
 }  // namespace graft::nn

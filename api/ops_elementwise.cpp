@@ -53,9 +53,9 @@ Op to_op(detail::BinaryOp op) {
 }  // namespace
 
 #define GRAFT_UNARY(name, op) \
-  Array name(const Array& x, Loc loc) { return unary(Op::op, x, loc); }
+  Array name(ArrayAt x) { return unary(Op::op, x.array, x.loc); }
 #define GRAFT_UNARY_FLOAT(name, op) \
-  Array name(const Array& x, Loc loc) { return unary_float(Op::op, x, loc); }
+  Array name(ArrayAt x) { return unary_float(Op::op, x.array, x.loc); }
 GRAFT_UNARY(neg, neg)
 GRAFT_UNARY(abs, abs)
 GRAFT_UNARY(sign, sign)
@@ -86,12 +86,14 @@ GRAFT_UNARY_FLOAT(reciprocal, reciprocal)
 #undef GRAFT_UNARY
 #undef GRAFT_UNARY_FLOAT
 
-Array isfinite(const Array& x, Loc loc) {
+Array isfinite(ArrayAt at) {
+  const Array& x = at.array;
+  const Loc& loc = at.loc;
   if (!ir::is_floating(detail::checked_impl(x, "isfinite").type.dtype)) return full(x.shape(), 1, DType::bool_, loc);
   return bind1(Op::is_finite, {x}, {}, loc);
 }
 
-Array logical_not(const Array& x, Loc loc) { return bind1(Op::not_, {detail::convert(x, DType::bool_, loc)}, {}, loc); }
+Array logical_not(ArrayAt x) { return bind1(Op::not_, {detail::convert(x.array, DType::bool_, x.loc)}, {}, x.loc); }
 
 Array pow(const Array& x, const Array& y, Loc loc) { return binary_float(Op::pow, "pow", x, y, loc); }
 Array maximum(const Array& x, const Array& y, Loc loc) { return binary(Op::max, "maximum", x, y, loc); }

@@ -95,7 +95,7 @@ Array variance(const char* name, const Array& x, const std::vector<int>& axes, b
   for (int64_t a : ax) count *= x.shape()[a];
   Array xf = ir::is_floating(x.dtype()) ? x : detail::convert(x, DType::f32, loc);
   Array centred = ArrayAt(xf, loc) - mean(xf, axes, true, loc);
-  Array s = reduce(Op::reduce_sum, name, square(centred, loc), axes, keepdims, loc);
+  Array s = reduce(Op::reduce_sum, name, square({centred, loc}), axes, keepdims, loc);
   // N - ddof <= 0 divides by zero (inf or NaN), as NumPy does after its warning.
   double divisor = static_cast<double>(std::max<int64_t>(count - ddof, 0));
   return detail::binary_with_scalar(detail::BinaryOp::div, s, divisor, true, false, loc);
@@ -108,7 +108,7 @@ Array var(const Array& x, std::vector<int> axes, bool keepdims, int ddof, Loc lo
 }
 
 Array std(const Array& x, std::vector<int> axes, bool keepdims, int ddof, Loc loc) {
-  return sqrt(variance("std", x, axes, keepdims, ddof, loc), loc);
+  return sqrt({variance("std", x, axes, keepdims, ddof, loc), loc});
 }
 
 }  // namespace graft
@@ -132,10 +132,10 @@ Array argmin(const Array& x, int axis, Loc loc) { return arg_reduce(Op::argmin, 
 // Shifted by the (gradient-stopped) maximum so large inputs do not overflow.
 Array logsumexp(const Array& x, std::vector<int> axes, bool keepdims, Loc loc) {
   Array xf = ir::is_floating(x.dtype()) ? x : detail::convert(x, DType::f32, loc);
-  Array m = stop_gradient(max(xf, axes, true, loc), loc);
-  Array finite_m = where(isfinite(m, loc), m, zeros({}, m.dtype(), loc), loc);
-  Array s = sum(exp(xf - finite_m, loc), axes, true, loc);
-  Array r = log(s, loc) + finite_m;
+  Array m = stop_gradient({max(xf, axes, true, loc), loc});
+  Array finite_m = where(isfinite({m, loc}), m, zeros({}, m.dtype(), loc), loc);
+  Array s = sum(exp({xf - finite_m, loc}), axes, true, loc);
+  Array r = log({s, loc}) + finite_m;
   if (keepdims) return r;
   return squeeze(r, axes.empty() ? std::vector<int>{} : axes, loc);
 }
@@ -147,7 +147,7 @@ Array log_softmax(const Array& x, std::vector<int> axes, Loc loc) {
 
 Array softmax(const Array& x, std::vector<int> axes, Loc loc) {
   Array xf = ir::is_floating(x.dtype()) ? x : detail::convert(x, DType::f32, loc);
-  Array e = exp(xf - stop_gradient(max(xf, axes, true, loc), loc), loc);
+  Array e = exp({xf - stop_gradient({max(xf, axes, true, loc), loc}), loc});
   return e / sum(e, axes, true, loc);
 }
 

@@ -188,8 +188,8 @@ Array normal(const Array& key, Shape shape, DType dtype, Loc loc) {
   std::vector<Array> u = units(key, shape, dtype, 2, loc);
   // Box–Muller: 1 - u1 is in (0, 1], so the log is finite.
   Array one_minus = bind1(Op::sub, {const_like(u[0], 1.0, dtype, loc), u[0]}, {}, loc);
-  Array radius = graft::sqrt(binop(Op::mul, graft::log(one_minus, loc), -2.0, loc), loc);
-  Array angle = graft::cos(binop(Op::mul, u[1], 2.0 * std::numbers::pi, loc), loc);
+  Array radius = graft::sqrt({binop(Op::mul, graft::log({one_minus, loc}), -2.0, loc), loc});
+  Array angle = graft::cos({binop(Op::mul, u[1], 2.0 * std::numbers::pi, loc), loc});
   return bind1(Op::mul, {radius, angle}, {}, loc);
 }
 

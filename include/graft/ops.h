@@ -17,7 +17,10 @@ namespace graft {
 using Loc = std::source_location;
 
 // ---- elementwise, unary
-#define GRAFT_UNARY(name) Array name(const Array& x, Loc loc = Loc::current());
+// Each takes one ArrayAt (an Array and, implicitly, the caller's line), so
+// the name is a single function that transforms take directly:
+// vmap(graft::sin)(x), jit(graft::exp). Pass an explicit line as sin({x, loc}).
+#define GRAFT_UNARY(name) Array name(ArrayAt x);
 GRAFT_UNARY(neg)
 GRAFT_UNARY(abs)
 GRAFT_UNARY(sign)

@@ -143,3 +143,26 @@ TEST_CASE("x.at[...] differentiates, batches and jits", "[array][indexing][at][t
   CHECK(values(ys[0]) == std::vector<double>{10, 20, 2, 0.3});
   CHECK(values(ys[1]) == std::vector<double>{0.5, -1, 2, 20});
 }
+
+TEST_CASE("unary ops pass to transforms directly and still record the caller's line", "[array][transforms]") {
+  Array x = array({0.5, -1.0, 2.0});
+  CHECK(values(vmap(graft::sin)(x)) == values(graft::sin(x)));
+  CHECK(values(jit(graft::exp)(x)) == values(graft::exp(x)));
+  CHECK(values(grad([](const Array& a) { return sum(graft::tanh(a)); })(x)) ==
+        values(1.0 - graft::square(graft::tanh(x))));
+  Array sq = vmap(graft::sqrt)(array({4.0, 9.0}));
+  CHECK(values(sq) == std::vector<double>{2.0, 3.0});
+  // The line recorded by a direct call is the caller's.
+  Graph g = make_graph([](const Array& a) { return graft::cos(a); })(x);
+  CHECK_THAT(g.to_json(), Catch::Contains("array_conveniences_test.cpp"));
+  auto step = jit([](const Array& a) { return a * 2.0; }, {.donate_argnums = {0}});
+  Array p = array({1.0});
+  step(p);
+  int line = __LINE__ + 2;
+  try {
+    graft::exp(p);
+    FAIL("a donated array was used");
+  } catch (const DonatedArrayError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("array_conveniences_test.cpp:" + std::to_string(line)));
+  }
+}
