@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "interpreter/kernels/float_math.h"
 #include "interpreter/kernels/loops.h"
@@ -56,6 +57,19 @@ T int_rem(T a, T b) {
   return a % b;
 }
 
+// Integer arithmetic wraps around (two's complement), as XLA's does. Signed
+// overflow is undefined in C++, so signed values go through their unsigned
+// type; floats and unsigned types use the plain operators.
+template <class T>
+using Wrapped = std::conditional_t<std::is_integral_v<T> && std::is_signed_v<T>, std::make_unsigned<T>,
+                                   std::type_identity<T>>::type;
+template <class T>
+T wrapping_add(T a, T b) { return static_cast<T>(static_cast<Wrapped<T>>(a) + static_cast<Wrapped<T>>(b)); }
+template <class T>
+T wrapping_sub(T a, T b) { return static_cast<T>(static_cast<Wrapped<T>>(a) - static_cast<Wrapped<T>>(b)); }
+template <class T>
+T wrapping_mul(T a, T b) { return static_cast<T>(static_cast<Wrapped<T>>(a) * static_cast<Wrapped<T>>(b)); }
+
 template <class T>
 void unary_int(Op op, const T* x, T* y, int64_t n) {
   if constexpr (std::is_same_v<T, bool>) {  // the shape rules admit only `not` on bool
@@ -69,10 +83,10 @@ void unary_int(Op op, const T* x, T* y, int64_t n) {
     for (int64_t i = b; i < e; ++i) {
       T v = x[i];
       switch (op) {
-        case Op::abs: y[i] = v < 0 ? static_cast<T>(T(0) - v) : v; break;  // wraps at INT_MIN, as XLA
-        case Op::neg: y[i] = static_cast<T>(T(0) - v); break;
+        case Op::abs: y[i] = v < 0 ? wrapping_sub<T>(T(0), v) : v; break;  // wraps at INT_MIN, as XLA
+        case Op::neg: y[i] = wrapping_sub<T>(T(0), v); break;
         case Op::sign: y[i] = static_cast<T>((v > 0) - (v < 0)); break;
-        case Op::square: y[i] = static_cast<T>(v * v); break;
+        case Op::square: y[i] = wrapping_mul<T>(v, v); break;
         case Op::reciprocal: y[i] = int_div<T>(1, v); break;
         case Op::not_: y[i] = static_cast<T>(~v); break;
         default: throw UnsupportedError(std::string(ir::op_name(op)) + ": no integer kernel");
@@ -126,9 +140,9 @@ template <class T>
 void binary_typed(const KernelCall& call) {
   constexpr bool is_float = std::is_floating_point_v<T>;
   switch (call.op) {
-    case Op::add: return zip<T, T>(call, [](T a, T b) { return static_cast<T>(a + b); });
-    case Op::sub: return zip<T, T>(call, [](T a, T b) { return static_cast<T>(a - b); });
-    case Op::mul: return zip<T, T>(call, [](T a, T b) { return static_cast<T>(a * b); });
+    case Op::add: return zip<T, T>(call, wrapping_add<T>);
+    case Op::sub: return zip<T, T>(call, wrapping_sub<T>);
+    case Op::mul: return zip<T, T>(call, wrapping_mul<T>);
     case Op::div:
       if constexpr (is_float) return zip<T, T>(call, [](T a, T b) { return a / b; });
       else return zip<T, T>(call, int_div<T>);
