@@ -10,9 +10,12 @@ namespace {
 #define NONLINEAR false
 #define INPLACE true
 #define NOT_INPLACE false
+#define REDUCTION true
+#define NO_REDUCTION false
+#define DIFFERENTIABLE ""
 constexpr std::array<OpInfo, kNumOps> kOpTable = {{
-#define GRAFT_OP(ident, name, arity, family, linear, inplace) \
-  OpInfo{name, arity, OpFamily::family, linear, inplace},
+#define GRAFT_OP(ident, name, arity, family, linear, inplace, reduction, differentiable) \
+  OpInfo{name, arity, OpFamily::family, linear, inplace, reduction, differentiable},
 #include "ir/ops.def"
 #undef GRAFT_OP
 }};
@@ -21,6 +24,9 @@ constexpr std::array<OpInfo, kNumOps> kOpTable = {{
 #undef NONLINEAR
 #undef INPLACE
 #undef NOT_INPLACE
+#undef REDUCTION
+#undef NO_REDUCTION
+#undef DIFFERENTIABLE
 
 constexpr int count_ops() {
   int n = 0;

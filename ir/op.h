@@ -13,7 +13,7 @@ enum class OpFamily : uint8_t {
 inline constexpr int kNumFamilies = 12;
 
 enum class Op : uint16_t {
-#define GRAFT_OP(ident, name, arity, family, linear, inplace) ident,
+#define GRAFT_OP(ident, name, arity, family, linear, inplace, reduction, differentiable) ident,
 #include "ir/ops.def"
 #undef GRAFT_OP
 };
@@ -28,11 +28,19 @@ struct OpInfo {
   std::string_view name;
   int arity;  // kVariadic for a variable number of operands
   OpFamily family;
-  bool linear;   // has a transpose rule (see ops.def)
-  bool inplace;  // output may reuse a dying operand's buffer
+  bool linear;     // has a transpose rule (see ops.def)
+  bool inplace;    // output may reuse a dying operand's buffer
+  bool reduction;  // a tree reduction over `axes` (may end a fused kernel)
+  std::string_view not_differentiable;  // empty, or why the op has no JVP rule
 };
 
 const OpInfo& op_info(Op op);
+
+// Predicates over the table's columns: the only place op properties are asked.
+inline bool is_elementwise(Op op) { return op_info(op).family == OpFamily::elementwise; }
+inline bool is_reduction(Op op) { return op_info(op).reduction; }
+inline bool is_collective(Op op) { return op_info(op).family == OpFamily::collective; }
+inline bool is_differentiable(Op op) { return op_info(op).not_differentiable.empty(); }
 inline std::string_view op_name(Op op) { return op_info(op).name; }
 std::optional<Op> op_from_name(std::string_view name);
 const char* family_name(OpFamily family);

@@ -36,19 +36,7 @@ using ir::ValueId;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-bool is_reduction(Op op) {
-  switch (op) {
-    case Op::reduce_sum:
-    case Op::reduce_max:
-    case Op::reduce_min:
-    case Op::reduce_prod:
-    case Op::reduce_and:
-    case Op::reduce_or:
-      return true;
-    default:
-      return false;
-  }
-}
+using ir::is_reduction;  // from ops.def
 
 // How a node takes part: never fused, copied into bodies (a scalar
 // constant), or a member of a group of one iteration space.

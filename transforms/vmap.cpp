@@ -10,15 +10,7 @@ namespace {
 
 using ir::Op;
 
-bool is_collective(Op op) {
-  switch (op) {
-    case Op::psum: case Op::pmax: case Op::pmin: case Op::all_gather: case Op::psum_scatter: case Op::ppermute:
-    case Op::axis_index:
-      return true;
-    default:
-      return false;
-  }
-}
+using ir::is_collective;  // from ops.def
 
 // Does the node name this vmap's axis? Then it needs its rule even when no
 // operand is batched (psum of an unbatched value, axis_index).

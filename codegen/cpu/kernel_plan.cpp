@@ -25,7 +25,7 @@ Plan analyze(const ir::Graph& g) {
 
   // A trailing reduction, when one of the outputs is its result.
   const Node* red = nullptr;
-  if (!nodes.empty() && is_reduction(nodes.back().op)) {
+  if (!nodes.empty() && emits_reduction(nodes.back().op)) {
     red = &nodes.back();
     --num_nodes;
     if (std::find(g.outputs().begin(), g.outputs().end(), red->outputs[0]) == g.outputs().end()) red = nullptr;
@@ -119,7 +119,7 @@ Plan analyze(const ir::Graph& g) {
       continue;
     }
     if (ir::op_info(node.op).family != ir::OpFamily::elementwise) {
-      if (is_reduction(node.op)) fail(cat(std::string(ir::op_name(node.op)), " must be the body's last node (and an output)"));
+      if (emits_reduction(node.op)) fail(cat(std::string(ir::op_name(node.op)), " must be the body's last node (and an output)"));
       fail(cat(std::string(ir::op_name(node.op)), " cannot be fused into a CPU kernel"));
     }
     // An elementwise op.

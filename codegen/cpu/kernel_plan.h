@@ -70,7 +70,12 @@ inline int64_t count_of(const Shape& s) {
 // (elementwise.cpp); throws UnsupportedError for an op it cannot emit.
 std::string op_expr(Op op, DType dt, DType out, const std::vector<std::string>& a);
 
-inline bool is_reduction(Op op) { return op == Op::reduce_sum || op == Op::reduce_max || op == Op::reduce_min; }
+// The reductions (ops.def) the C++ emitter can end a kernel with: a backend's
+// capability, not an op fact; a body ending in another is refused and runs
+// on the interpreter.
+inline bool emits_reduction(Op op) {
+  return ir::is_reduction(op) && (op == Op::reduce_sum || op == Op::reduce_max || op == Op::reduce_min);
+}
 
 // ---- analysis
 

@@ -64,10 +64,7 @@ constexpr int64_t kTile = 4096;        // elements per tile: a few scratch buffe
 constexpr int64_t kBlock = 1 << 16;    // elements one reduction work item covers at most
 constexpr size_t kMaxElemBytes = 8;
 
-bool is_reduction(Op op) {
-  return op == Op::reduce_sum || op == Op::reduce_max || op == Op::reduce_min || op == Op::reduce_prod ||
-         op == Op::reduce_and || op == Op::reduce_or;
-}
+using ir::is_reduction;  // from ops.def
 
 // ---- copies
 

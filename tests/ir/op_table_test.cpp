@@ -1,4 +1,6 @@
 #include <catch2/catch.hpp>
+#include <string>
+#include <vector>
 
 #include "ir/dtype.h"
 #include "ir/op.h"
@@ -27,4 +29,26 @@ TEST_CASE("op table: every op has a shape rule", "[ir][ops][coverage]") {
     if (!shape_rule(static_cast<Op>(i))) missing.emplace_back(op_name(static_cast<Op>(i)));
   INFO("ops without a shape rule: " << Catch::Detail::stringify(missing));
   CHECK(missing.empty());
+}
+
+TEST_CASE("op table: the property columns and the predicates derived from them", "[ir][ops]") {
+  std::vector<std::string> reductions, not_differentiable;
+  for (int i = 0; i < ir::kNumOps; ++i) {
+    Op op = static_cast<Op>(i);
+    if (ir::is_reduction(op)) reductions.emplace_back(ir::op_name(op));
+    if (!ir::is_differentiable(op)) {
+      not_differentiable.emplace_back(ir::op_name(op));
+      CHECK(ir::op_info(op).not_differentiable.size() > 3);  // a reason, not a flag
+    }
+    CHECK(ir::is_collective(op) == (ir::op_info(op).family == ir::OpFamily::collective));
+    if (ir::is_reduction(op)) CHECK(ir::op_info(op).family == ir::OpFamily::reduce);
+  }
+  CHECK(reductions == std::vector<std::string>{"reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_and",
+                                               "reduce_or"});
+  CHECK(!ir::is_reduction(Op::argmax));
+  CHECK(!ir::is_reduction(Op::cumsum));
+  CHECK(ir::is_differentiable(Op::sin));
+  CHECK(!ir::is_differentiable(Op::floor));
+  CHECK(ir::op_info(Op::floor).not_differentiable == "piecewise constant");
+  CHECK(not_differentiable.size() == 24);
 }

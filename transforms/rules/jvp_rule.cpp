@@ -89,17 +89,7 @@ ValueId JvpCtx::take_along_axis(ValueId x, ValueId perm, int64_t axis) {
   return move(g, from_last);
 }
 
-bool is_non_differentiable(Op op) {
-  switch (op) {
-    case Op::sign: case Op::floor: case Op::ceil: case Op::round: case Op::is_finite: case Op::not_:
-    case Op::and_: case Op::or_: case Op::xor_: case Op::eq: case Op::ne: case Op::lt: case Op::le: case Op::gt:
-    case Op::ge: case Op::stop_gradient: case Op::argmax: case Op::argmin: case Op::reduce_and: case Op::reduce_or:
-    case Op::iota: case Op::constant: case Op::random_bits: case Op::axis_index:
-      return true;
-    default:
-      return false;
-  }
-}
+bool is_non_differentiable(Op op) { return !ir::is_differentiable(op); }
 
 namespace {
 

@@ -65,8 +65,8 @@ class JvpCtx {
 using JvpRule = ir::IdList (*)(JvpCtx&);
 using JvpRuleTable = std::array<JvpRule, ir::kNumOps>;
 
-// Ops whose outputs never carry a tangent (integer, boolean or piecewise
-// constant results); they get zero tangents without a rule.
+// Ops whose outputs never carry a tangent (ops.def's differentiable column
+// gives the reason); they get zero tangents without a rule.
 bool is_non_differentiable(ir::Op op);
 
 void register_elementwise_jvp_rules(JvpRuleTable& t);
