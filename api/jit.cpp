@@ -1,6 +1,7 @@
 // The non-template side of jit: compiling a traced graph (simplify, plan
 // donation, analyse), running it, and the compile log.
 #include "graft/jit.h"
+#include "ir/attr_access.h"
 
 #include <atomic>
 #include <chrono>
@@ -100,7 +101,7 @@ CostAnalysis cost_of(const ir::Graph& g) {
       // 2 * (output elements) * (contracted elements).
       const ir::ValueType& a = g.type(n.inputs[0]);
       double contracted = 1;
-      for (int64_t axis : std::get<ir::Ints>(*n.attrs.find("lhs_contracting")))
+      for (int64_t axis : ir::attr<ir::Ints>(n, "lhs_contracting"))
         contracted *= static_cast<double>(a.shape[static_cast<size_t>(axis)]);
       c.flops += 2.0 * static_cast<double>(g.type(n.outputs[0]).num_elements()) * contracted;
     } else if (family == ir::OpFamily::elementwise) {
@@ -236,7 +237,7 @@ std::string executable_text(const Executable& exe) {
   int64_t count = 0, fused = 0;
   for (const ir::Node& n : exe.graph->nodes()) {
     if (n.op != ir::Op::fusion) continue;
-    const ir::Graph& body = *std::get<ir::Graphs>(*n.attrs.find("body")).at(0);
+    const ir::Graph& body = *ir::attr<ir::Graphs>(n, "body").at(0);
     std::string names;
     int64_t ops = 0;
     for (const ir::Node& b : body.nodes()) {

@@ -1,4 +1,5 @@
 #include "interpreter/constant_folding.h"
+#include "ir/attr_access.h"
 
 #include <memory>
 
@@ -83,7 +84,7 @@ FoldResult fold_constants(const ir::Graph& g, int64_t max_elements) {
     }
     ir::IdList outs = b.add(n.op, ins, n.attrs, n.loc, n.scope);
     for (size_t k = 0; k < outs.size(); ++k) map[n.outputs[k]] = outs[k];
-    if (n.op == Op::constant) remember(outs[0], std::get<ir::LiteralPtr>(*n.attrs.find("value")));
+    if (n.op == Op::constant) remember(outs[0], ir::attr<ir::LiteralPtr>(n, "value"));
   }
   std::vector<ValueId> outs;
   for (ValueId v : g.outputs()) outs.push_back(map[v]);

@@ -1,4 +1,5 @@
 #include "interpreter/debug_nans.h"
+#include "ir/attr_access.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -31,7 +32,7 @@ int64_t first_nan(const void* data, int64_t n) {
 std::string op_description(ir::Op op, const ir::Node* node) {
   if (!node || op != ir::Op::fusion) return std::string(ir::op_name(op));
   std::string s = "fusion of";
-  const ir::Graph& body = *std::get<ir::Graphs>(*node->attrs.find("body")).at(0);
+  const ir::Graph& body = *ir::attr<ir::Graphs>(*node, "body").at(0);
   const char* separator = " ";
   for (const ir::Node& b : body.nodes()) {
     if (b.op == ir::Op::constant) continue;

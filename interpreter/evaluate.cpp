@@ -1,4 +1,5 @@
 #include "interpreter/evaluate.h"
+#include "ir/attr_access.h"
 
 #include "interpreter/debug_nans.h"
 
@@ -145,7 +146,7 @@ std::vector<runtime::BufferPtr> evaluate(const ir::Graph& graph, const std::vect
       try {
         check_nans(call, n.loc, &n);
       } catch (const Error&) {
-        if (n.op == ir::Op::fusion) evaluate(*std::get<ir::Graphs>(*n.attrs.find("body")).at(0), operand_copies);
+        if (n.op == ir::Op::fusion) evaluate(*ir::attr<ir::Graphs>(n, "body").at(0), operand_copies);
         throw;  // the op-by-op run found none: report the fused kernel
       }
     }

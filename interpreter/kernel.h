@@ -3,6 +3,8 @@
 // fills preallocated output buffers whose types the shape rule inferred.
 #pragma once
 
+#include "ir/attr_access.h"
+
 #include <array>
 #include <vector>
 
@@ -26,6 +28,13 @@ struct KernelCall {
   std::vector<KernelIn> inputs;
   std::vector<KernelOut> outputs;
 };
+
+// Checked reads of a call's attributes (ir/attr_access.h): a missing or
+// mistyped one is a GraphFormatError naming the op and the attribute.
+inline int64_t int_attr(const KernelCall& call, std::string_view name) { return ir::attr<int64_t>(call.attrs, name, call.op); }
+inline const ir::Ints& ints_attr(const KernelCall& call, std::string_view name) {
+  return ir::attr<ir::Ints>(call.attrs, name, call.op);
+}
 
 using Kernel = void (*)(const KernelCall&);
 using KernelTable = std::array<Kernel, ir::kNumOps>;

@@ -1,5 +1,8 @@
 #include "ir/attrs.h"
 
+#include "graft/errors.h"
+#include "ir/attr_access.h"
+
 #include <algorithm>
 #include <bit>
 #include <functional>
@@ -110,6 +113,12 @@ size_t Attrs::hash() const {
   size_t h = items_.size();
   for (const auto& [name, value] : items_) h = mix(mix(h, std::hash<std::string>{}(name)), attr_hash(value));
   return h;
+}
+
+[[noreturn]] void bad_attr(Op op, std::string_view name, const AttrValue* found, const char* want) {
+  std::string msg = std::string(op_name(op)) + ": attribute '" + std::string(name) + "' ";
+  msg += found ? "is not " + std::string(want) : "is missing (it must be " + std::string(want) + ")";
+  throw GraphFormatError(msg);
 }
 
 }  // namespace graft::ir

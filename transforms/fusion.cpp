@@ -14,6 +14,7 @@
 // node); a topological sort of the contracted graph with the merge applied
 // decides, and on success renumbers every slot from that order.
 #include "transforms/fusion.h"
+#include "ir/attr_access.h"
 
 #include <algorithm>
 #include <cmath>
@@ -130,7 +131,7 @@ class Fuser {
   bool same_signature(int32_t a, int32_t b) const {
     const ir::Node& x = g_.nodes()[a];
     const ir::Node& y = g_.nodes()[b];
-    return g_.type(x.inputs[0]).shape == g_.type(y.inputs[0]).shape && *x.attrs.find("axes") == *y.attrs.find("axes");
+    return g_.type(x.inputs[0]).shape == g_.type(y.inputs[0]).shape && ir::ints_attr(x, "axes") == ir::ints_attr(y, "axes");
   }
 
   static bool contains(const std::vector<int32_t>& v, int32_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }

@@ -1,4 +1,5 @@
 #include "transforms/simplify.h"
+#include "ir/attr_access.h"
 
 #include <optional>
 #include <unordered_map>
@@ -48,7 +49,7 @@ class Simplifier {
     const ir::Node& n = b_.graph().nodes()[it->second];
     if (n.op == Op::broadcast_in_dim) return uniform_constant(n.inputs[0]);
     if (n.op != Op::constant) return std::nullopt;
-    const ir::Literal& lit = *std::get<ir::LiteralPtr>(*n.attrs.find("value"));
+    const ir::Literal& lit = *ir::attr<ir::LiteralPtr>(n, "value");
     const int64_t count = lit.type.num_elements();
     if (count == 0) return std::nullopt;
     double first = ir::literal_element(lit, 0);
@@ -62,7 +63,6 @@ class Simplifier {
     return it == producers_.end() ? nullptr : &b_.graph().nodes()[it->second];
   }
 
-  static const ir::Ints& ints(const ir::Node& n, const char* name) { return std::get<ir::Ints>(*n.attrs.find(name)); }
 
   // A value of the new graph equal to n's output, or -1 to keep n. Every
   // rewrite returns an existing value of the same type (checked by the caller).
@@ -95,14 +95,14 @@ class Simplifier {
         return -1;
       }
       case Op::transpose: {
-        const ir::Ints& perm = ints(n, "permutation");
+        const ir::Ints& perm = ir::ints_attr(n, "permutation");
         bool identity = true;
         for (size_t i = 0; i < perm.size(); ++i) identity = identity && perm[i] == static_cast<int64_t>(i);
         if (identity) return in[0];
         // transpose(transpose(x, p), q) is x when the two cancel.
         const ir::Node* p = node_of(in[0]);
         if (p && p->op == Op::transpose) {
-          const ir::Ints& inner = ints(*p, "permutation");
+          const ir::Ints& inner = ir::ints_attr(*p, "permutation");
           bool cancels = true;
           for (size_t i = 0; i < perm.size(); ++i) cancels = cancels && inner[perm[i]] == static_cast<int64_t>(i);
           if (cancels) return p->inputs[0];

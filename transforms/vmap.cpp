@@ -1,4 +1,5 @@
 #include "transforms/vmap.h"
+#include "ir/attr_access.h"
 
 #include "graft/errors.h"
 #include "ir/bgl.h"
@@ -16,8 +17,7 @@ using ir::is_collective;  // from ops.def
 // operand is batched (psum of an unbatched value, axis_index).
 bool names_axis(const ir::Node& n, const std::string& axis_name) {
   if (axis_name.empty() || !is_collective(n.op)) return false;
-  const ir::AttrValue* name = n.attrs.find("axis_name");
-  return name && std::get<std::string>(*name) == axis_name;
+  return ir::attr<std::string>(n, "axis_name") == axis_name;
 }
 
 // Does the node, or any subgraph it carries, name this vmap's axis? A loop

@@ -42,6 +42,7 @@
 // 8 lanes left to right, and adds the chunks' sums in order (0 + c0 + c1 ...).
 // Max and min run sequentially (associative, so exact), integers wrap.
 #include "codegen/cpu/emit.h"
+#include "ir/attr_access.h"
 
 #include <algorithm>
 #include <cctype>
@@ -524,9 +525,7 @@ std::vector<int64_t> kernel_scalars(const ir::Graph& body) {
   std::vector<int64_t> out;
   for (const Node& n : body.nodes()) {
     if (n.op != Op::constant) continue;
-    const auto* attr = n.attrs.find("value");
-    if (!attr) throw GraphFormatError("cpu codegen: constant without a value");
-    const ir::Literal& lit = *std::get<ir::LiteralPtr>(*attr);
+    const ir::Literal& lit = *ir::attr<ir::LiteralPtr>(n, "value");
     if (lit.bytes.size() != ir::dtype_size(lit.type.dtype))
       fail(cat("constant ", ir::type_str(lit.type), " is not a one-element kernel parameter"));
     int64_t v = 0;

@@ -1,4 +1,5 @@
 #include "codegen/cpu/fused_graph.h"
+#include "ir/attr_access.h"
 
 #include <optional>
 
@@ -20,7 +21,7 @@ FusedGraphKernels compile_fused_graph(const ir::Graph& graph) {
   for (size_t i = 0; i < graph.nodes().size(); ++i) {
     const ir::Node& node = graph.nodes()[i];
     if (node.op != ir::Op::fusion) continue;
-    const ir::Graph& body = *std::get<ir::Graphs>(*node.attrs.find("body")).at(0);
+    const ir::Graph& body = *ir::attr<ir::Graphs>(node, "body").at(0);
     if (std::optional<std::string> why = unsupported_reason(body)) {
       out.refused.push_back("node " + std::to_string(i) + ": " + *why);
       continue;

@@ -1,4 +1,5 @@
 #include "codegen/cpu/kernel_plan.h"
+#include "ir/attr_access.h"
 
 #include <algorithm>
 
@@ -106,9 +107,7 @@ Plan analyze(const ir::Graph& g) {
           v.input = src.input;
           v.strides = row_major(ot.shape);
         } else {
-          const auto* dims = node.attrs.find("broadcast_dimensions");
-          if (!dims) throw GraphFormatError("cpu codegen: broadcast_in_dim without broadcast_dimensions");
-          const ir::Ints& bd = std::get<ir::Ints>(*dims);
+          const ir::Ints& bd = ir::ints_attr(node, "broadcast_dimensions");
           v.input = src.input;
           v.strides.assign(ot.shape.size(), 0);
           for (size_t i = 0; i < bd.size(); ++i)
@@ -185,10 +184,8 @@ Plan analyze(const ir::Graph& g) {
     p.red_dtype = rt.dtype;
     if (p.red_op == Op::reduce_sum && p.red_dtype == DType::bool_) fail("reduce_sum of bool has no kernel");
     p.red_count = count_of(g.type(red->outputs[0]).shape);
-    const auto* axes_attr = red->attrs.find("axes");
-    if (!axes_attr) throw GraphFormatError("cpu codegen: reduction without axes");
     std::vector<bool> reduced(rt.shape.size(), false);
-    for (int64_t a : std::get<ir::Ints>(*axes_attr)) {
+    for (int64_t a : ir::ints_attr(*red, "axes")) {
       int64_t ax = a < 0 ? a + rt.rank() : a;
       if (ax < 0 || ax >= rt.rank()) throw GraphFormatError("cpu codegen: reduction axis out of range");
       reduced[ax] = true;

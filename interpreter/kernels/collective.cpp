@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "graft/errors.h"
+#include "ir/attr_access.h"
 #include "interpreter/kernel.h"
 #include "ir/dtype.h"
 #include "runtime/buffer.h"
@@ -17,8 +18,7 @@ namespace {
 
 using ir::Op;
 
-const std::string& axis_name(const KernelCall& call) { return std::get<std::string>(*call.attrs.find("axis_name")); }
-int64_t int_attr(const KernelCall& call, const char* name) { return std::get<int64_t>(*call.attrs.find(name)); }
+const std::string& axis_name(const KernelCall& call) { return ir::attr<std::string>(call.attrs, "axis_name", call.op); }
 
 // The replica running this kernel, checked to be mapped over the op's axis.
 const runtime::Replica& replica(const KernelCall& call) {
@@ -112,7 +112,7 @@ void psum_scatter_kernel(const KernelCall& call) {
 
 void ppermute_kernel(const KernelCall& call) {
   const runtime::Replica& r = replica(call);
-  const ir::Ints& flat = std::get<ir::Ints>(*call.attrs.find("perm"));
+  const ir::Ints& flat = ir::attr<ir::Ints>(call.attrs, "perm", call.op);
   std::vector<std::pair<int, int>> pairs;
   for (size_t i = 0; i + 1 < flat.size(); i += 2)
     pairs.emplace_back(static_cast<int>(flat[i]), static_cast<int>(flat[i + 1]));

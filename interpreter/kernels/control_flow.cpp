@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "interpreter/evaluate.h"
+#include "ir/attr_access.h"
 #include "interpreter/kernels/loops.h"
 
 namespace graft::interpreter {
@@ -36,9 +37,8 @@ void copy_out(const runtime::BufferPtr& from, const KernelOut& to) {
   if (bytes) std::memcpy(to.data, from->data(), bytes);
 }
 
-int64_t int_attr(const KernelCall& call, const char* name) { return std::get<int64_t>(*call.attrs.find(name)); }
 const ir::Graph& graph_attr(const KernelCall& call, const char* name) {
-  return *std::get<ir::Graphs>(*call.attrs.find(name)).at(0);
+  return *ir::attr<ir::Graphs>(call.attrs, name, call.op).at(0);
 }
 
 Buffers concat(const Buffers& a, const Buffers& b) {
@@ -50,7 +50,7 @@ Buffers concat(const Buffers& a, const Buffers& b) {
 }
 
 void cond_kernel(const KernelCall& call) {
-  const ir::Graphs& branches = std::get<ir::Graphs>(*call.attrs.find("branches"));
+  const ir::Graphs& branches = ir::attr<ir::Graphs>(call.attrs, "branches", call.op);
   const KernelIn& index = call.inputs.at(0);
   int64_t i;
   if (index.type->dtype == DType::bool_) {

@@ -2,13 +2,14 @@
 #include <cstring>
 
 #include "interpreter/kernels/layout.h"
+#include "ir/attr_access.h"
 #include "interpreter/kernels/loops.h"
 
 namespace graft::interpreter {
 namespace {
 
 void iota_kernel(const KernelCall& call) {
-  int64_t dim = std::get<int64_t>(*call.attrs.find("dimension"));
+  int64_t dim = ir::attr<int64_t>(call.attrs, "dimension", call.op);
   const Shape& shape = call.outputs[0].type->shape;
   int64_t stride = row_major_strides(shape)[dim], size = shape[dim];
   visit_dtype(call.outputs[0].type->dtype, [&](auto tag) {
@@ -21,7 +22,7 @@ void iota_kernel(const KernelCall& call) {
 }
 
 void constant_kernel(const KernelCall& call) {
-  const ir::Literal& lit = *std::get<ir::LiteralPtr>(*call.attrs.find("value"));
+  const ir::Literal& lit = *ir::attr<ir::LiteralPtr>(call.attrs, "value", call.op);
   if (!lit.bytes.empty()) std::memcpy(call.outputs[0].data, lit.bytes.data(), lit.bytes.size());
 }
 

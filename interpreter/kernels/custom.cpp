@@ -2,6 +2,7 @@
 // them means running the wrapped function's graph ("call" for custom_jvp_call
 // and custom_vjp_call, "body" for remat).
 #include "interpreter/evaluate.h"
+#include "ir/attr_access.h"
 #include "interpreter/kernels/loops.h"
 
 namespace graft::interpreter {
@@ -9,7 +10,7 @@ namespace {
 
 void call_kernel(const KernelCall& call) {
   const char* name = call.op == ir::Op::remat ? "body" : "call";
-  const ir::Graph& body = *std::get<ir::Graphs>(*call.attrs.find(name)).at(0);
+  const ir::Graph& body = *ir::attr<ir::Graphs>(call.attrs, name, call.op).at(0);
   evaluate_call(body, call);
 }
 

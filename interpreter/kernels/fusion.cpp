@@ -48,6 +48,7 @@
 #include <tuple>
 
 #include "interpreter/evaluate.h"
+#include "ir/attr_access.h"
 #include "interpreter/kernels/layout.h"
 #include "interpreter/kernels/loops.h"
 #include "interpreter/kernels/reduce_step.h"
@@ -132,7 +133,7 @@ struct Gather {
 };
 
 Gather make_gather(const ir::ValueType& in, const uint8_t* src, const ir::Node& node, const Shape& out_shape) {
-  const ir::Ints& dims = std::get<ir::Ints>(*node.attrs.find("broadcast_dimensions"));
+  const ir::Ints& dims = ir::attr<ir::Ints>(node, "broadcast_dimensions");
   std::vector<int64_t> in_strides = row_major_strides(in.shape);
   std::vector<int64_t> strides(out_shape.size(), 0);
   for (size_t i = 0; i < dims.size(); ++i)
@@ -319,7 +320,7 @@ bool Plan::build(const ir::Graph& body, const KernelCall& call) {
     bool first = true;
     for (const ir::Node& node : body.nodes()) {
       if (!is_reduction(node.op)) continue;
-      Geometry g = geometry_of(body.type(node.inputs[0]).shape, std::get<ir::Ints>(*node.attrs.find("axes")));
+      Geometry g = geometry_of(body.type(node.inputs[0]).shape, ir::attr<ir::Ints>(node, "axes"));
       if (first) geometry_ = g;
       else if (g.general != geometry_.general || g.outer != geometry_.outer || g.reduced != geometry_.reduced ||
                g.inner != geometry_.inner)
@@ -340,7 +341,7 @@ bool Plan::add_node(const ir::Graph& body, const ir::Node& node) {
   out.dtype = out_type.dtype;
   const ValueId self = node.outputs[0];
   if (node.op == Op::constant) {
-    const ir::Literal& lit = *std::get<ir::LiteralPtr>(*node.attrs.find("value"));
+    const ir::Literal& lit = *ir::attr<ir::LiteralPtr>(node, "value");
     const int64_t count = count_of(lit.type);
     if (count == 1) {
       out.kind = Kind::splat;
@@ -730,7 +731,7 @@ void Plan::run() const {
 }
 
 void fusion_kernel(const KernelCall& call) {
-  const ir::Graph& body = *std::get<ir::Graphs>(*call.attrs.find("body")).at(0);
+  const ir::Graph& body = *ir::attr<ir::Graphs>(call.attrs, "body", call.op).at(0);
   Plan plan;
   if (plan.build(body, call)) plan.run();
   else evaluate_call(body, call);

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "interpreter/kernels/layout.h"
+#include "ir/attr_access.h"
 #include "interpreter/kernels/loops.h"
 
 namespace graft::interpreter {
@@ -71,8 +72,8 @@ struct TakeGeometry {
 TakeGeometry geometry(const KernelCall& call) {
   const Shape& x = call.inputs[0].type->shape;
   const Shape& idx = call.inputs[1].type->shape;
-  int64_t axis = std::get<int64_t>(*call.attrs.find("axis"));
-  int64_t b = std::get<int64_t>(*call.attrs.find("batch_dims"));
+  int64_t axis = ir::attr<int64_t>(call.attrs, "axis", call.op);
+  int64_t b = ir::attr<int64_t>(call.attrs, "batch_dims", call.op);
   TakeGeometry g;
   for (int64_t d = 0; d < axis; ++d) g.outer *= x[d];
   for (int64_t d = b; d < axis; ++d) g.per_batch *= x[d];  // outer positions sharing one batch of indices

@@ -9,6 +9,7 @@
 #endif
 
 #include "interpreter/kernels/layout.h"
+#include "ir/attr_access.h"
 #include "interpreter/kernels/loops.h"
 
 // GCC 12 at -O3 reports a false -Wfree-nonheap-object on StridedWalk's
@@ -70,10 +71,10 @@ template <class T>
 void dot_typed(const KernelCall& call) {
   const Shape& a_shape = call.inputs[0].type->shape;
   const Shape& b_shape = call.inputs[1].type->shape;
-  const Ints& lc = std::get<Ints>(*call.attrs.find("lhs_contracting"));
-  const Ints& rc = std::get<Ints>(*call.attrs.find("rhs_contracting"));
-  const Ints& lb = std::get<Ints>(*call.attrs.find("lhs_batch"));
-  const Ints& rb = std::get<Ints>(*call.attrs.find("rhs_batch"));
+  const Ints& lc = ir::attr<Ints>(call.attrs, "lhs_contracting", call.op);
+  const Ints& rc = ir::attr<Ints>(call.attrs, "rhs_contracting", call.op);
+  const Ints& lb = ir::attr<Ints>(call.attrs, "lhs_batch", call.op);
+  const Ints& rb = ir::attr<Ints>(call.attrs, "rhs_batch", call.op);
 
   auto free_axes = [](int rank, const Ints& x, const Ints& y) {
     std::vector<int64_t> f;

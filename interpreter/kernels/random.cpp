@@ -7,6 +7,7 @@
 // (k, i) only — never on N's chunking or the thread count — and
 // random_bits(k, {n, 2}) row r is exactly threefry2x32(k, (0, r)).
 #include "interpreter/kernels/loops.h"
+#include "ir/attr_access.h"
 #include "interpreter/kernels/threefry.h"
 
 namespace graft::interpreter {
@@ -16,7 +17,7 @@ void random_bits_kernel(const KernelCall& call) {
   const uint32_t* keys = in_ptr<uint32_t>(call, 0);
   uint32_t* out = out_ptr<uint32_t>(call, 0);
   int64_t per_key = 1;
-  for (int64_t d : std::get<ir::Ints>(*call.attrs.find("shape"))) per_key *= d;
+  for (int64_t d : ir::attr<ir::Ints>(call.attrs, "shape", call.op)) per_key *= d;
   const int64_t total = out_elements(call);
   if (per_key == 0 || total == 0) return;
   parallel_ranges(total, [&](int64_t b, int64_t e) {

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "interpreter/kernels/layout.h"
+#include "ir/attr_access.h"
 #include "interpreter/kernels/loops.h"
 #include "interpreter/kernels/reduce_step.h"
 
@@ -90,7 +91,7 @@ bool reduce_contiguous_run(const Shape& shape, const std::vector<bool>& reduced,
 
 template <class T>
 void reduce_typed(const KernelCall& call) {
-  const std::vector<bool> reduced = reduced_axes(call, std::get<ir::Ints>(*call.attrs.find("axes")));
+  const std::vector<bool> reduced = reduced_axes(call, ir::attr<ir::Ints>(call.attrs, "axes", call.op));
   const T* x = in_ptr<T>(call, 0);
   T* y = out_ptr<T>(call, 0);
   Op op = call.op;
@@ -114,7 +115,7 @@ void reduce_kernel(const KernelCall& call) {
 // argmax / argmin: the first index of the extreme value; a NaN counts as the extreme.
 template <class T, class I>
 void arg_typed(const KernelCall& call) {
-  int64_t axis = std::get<int64_t>(*call.attrs.find("axis"));
+  int64_t axis = ir::attr<int64_t>(call.attrs, "axis", call.op);
   std::vector<bool> r(call.inputs[0].type->rank(), false);
   r[axis] = true;
   ReductionPlan p = plan(call.inputs[0].type->shape, r);
@@ -151,8 +152,8 @@ void arg_kernel(const KernelCall& call) {
 
 template <class T>
 void cumulative_typed(const KernelCall& call) {
-  int64_t axis = std::get<int64_t>(*call.attrs.find("axis"));
-  bool reverse = std::get<int64_t>(*call.attrs.find("reverse")) != 0;
+  int64_t axis = ir::attr<int64_t>(call.attrs, "axis", call.op);
+  bool reverse = ir::attr<int64_t>(call.attrs, "reverse", call.op) != 0;
   const Shape& shape = call.inputs[0].type->shape;
   std::vector<bool> r(shape.size(), false);
   r[axis] = true;

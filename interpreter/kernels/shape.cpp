@@ -13,8 +13,6 @@ namespace {
 using ir::Ints;
 using ir::Op;
 
-const Ints& ints(const KernelCall& call, const char* name) { return std::get<Ints>(*call.attrs.find(name)); }
-int64_t int_attr(const KernelCall& call, const char* name) { return std::get<int64_t>(*call.attrs.find(name)); }
 
 // Calls f(std::type_identity<U>{}) with U an unsigned type of the dtype's size.
 template <class F>
@@ -69,7 +67,7 @@ void broadcast_in_dim_kernel(const KernelCall& call) {
   const Shape& in = call.inputs[0].type->shape;
   std::vector<int64_t> in_strides = row_major_strides(in);
   std::vector<int64_t> strides(call.outputs[0].type->rank(), 0);
-  const Ints& dims = ints(call, "broadcast_dimensions");
+  const Ints& dims = ints_attr(call, "broadcast_dimensions");
   for (size_t i = 0; i < dims.size(); ++i)
     if (in[i] != 1) strides[dims[i]] = in_strides[i];
   gather_strided(call, strides, 0);
@@ -82,7 +80,7 @@ void reshape_kernel(const KernelCall& call) {
 
 void transpose_kernel(const KernelCall& call) {
   std::vector<int64_t> in_strides = row_major_strides(call.inputs[0].type->shape);
-  const Ints& perm = ints(call, "permutation");
+  const Ints& perm = ints_attr(call, "permutation");
   std::vector<int64_t> strides(perm.size());
   for (size_t i = 0; i < perm.size(); ++i) strides[i] = in_strides[perm[i]];
   gather_strided(call, strides, 0);
@@ -92,7 +90,7 @@ void rev_kernel(const KernelCall& call) {
   const Shape& shape = call.inputs[0].type->shape;
   std::vector<int64_t> strides = row_major_strides(shape);
   int64_t base = 0;
-  for (int64_t d : ints(call, "dimensions")) {
+  for (int64_t d : ints_attr(call, "dimensions")) {
     if (shape[d] == 0) return;
     base += (shape[d] - 1) * strides[d];
     strides[d] = -strides[d];
@@ -102,8 +100,8 @@ void rev_kernel(const KernelCall& call) {
 
 void slice_kernel(const KernelCall& call) {
   std::vector<int64_t> in_strides = row_major_strides(call.inputs[0].type->shape);
-  const Ints& start = ints(call, "start_indices");
-  const Ints& step = ints(call, "strides");
+  const Ints& start = ints_attr(call, "start_indices");
+  const Ints& step = ints_attr(call, "strides");
   std::vector<int64_t> strides(in_strides.size());
   int64_t base = 0;
   for (size_t i = 0; i < strides.size(); ++i) {
@@ -137,8 +135,8 @@ void concatenate_kernel(const KernelCall& call) {
 void pad_kernel(const KernelCall& call) {
   const Shape& in = call.inputs[0].type->shape;
   const Shape& out = call.outputs[0].type->shape;
-  const Ints& lo = ints(call, "padding_low");
-  const Ints& interior = ints(call, "padding_interior");
+  const Ints& lo = ints_attr(call, "padding_low");
+  const Ints& interior = ints_attr(call, "padding_interior");
   std::vector<int64_t> out_strides = row_major_strides(out);
   visit_size(call.outputs[0].type->dtype, [&](auto tag) {
     using U = typename decltype(tag)::type;

@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "interpreter/kernels/layout.h"
+#include "ir/attr_access.h"
 #include "interpreter/kernels/loops.h"
 
 namespace graft::interpreter {
@@ -34,8 +35,8 @@ Compare make_compare(const KernelIn& in) {
 
 void sort_kernel(const KernelCall& call) {
   const Shape& shape = call.inputs[0].type->shape;
-  int64_t dim = std::get<int64_t>(*call.attrs.find("dimension"));
-  int64_t num_keys = std::get<int64_t>(*call.attrs.find("num_keys"));
+  int64_t dim = ir::attr<int64_t>(call.attrs, "dimension", call.op);
+  int64_t num_keys = ir::attr<int64_t>(call.attrs, "num_keys", call.op);
   std::vector<int64_t> strides = row_major_strides(shape);
   int64_t n = shape[dim], stride = strides[dim];
   int64_t total = call.inputs[0].type->num_elements();

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "graft/errors.h"
+#include "ir/attr_access.h"
 #include "transforms/rules/batch_rule.h"
 #include "transforms/rules/jvp_rule.h"
 #include "transforms/rules/transpose_rule.h"
@@ -21,16 +22,14 @@ using Out = ir::IdList;
 
 Out linear_rule(JvpCtx& c) { return {c.linear({0})}; }
 
-ir::Attrs axis_only(const ir::Attrs& attrs) {
-  return {{"axis_name", std::get<std::string>(*attrs.find("axis_name"))}};
-}
+ir::Attrs axis_only(const ir::Node& node) { return {{"axis_name", ir::attr<std::string>(node, "axis_name")}}; }
 
 Out extreme_rule(JvpCtx& c) {
   if (c.tangents[0] == kZero) return {kZero};
   ValueId x = c.primals[0];
   ValueId hit = c.add(Op::eq, {x, c.outputs[0]});
   ValueId weights = c.add(Op::convert_element_type, {hit}, {{"new_dtype", c.type(x).dtype}});
-  ir::Attrs sum_attrs = axis_only(c.attrs());
+  ir::Attrs sum_attrs = axis_only(c.node());
   ValueId count = c.add(Op::psum, {weights}, sum_attrs);
   ValueId picked = c.add(Op::psum, {c.add(Op::mul, {c.tangents[0], weights})}, sum_attrs);
   return {c.add(Op::div, {picked, count})};
@@ -62,10 +61,10 @@ ir::IdList swap_transpose(TransposeCtx& c) {
 
 ir::IdList ppermute_transpose(TransposeCtx& c) {
   if (c.cotangents[0] == kZero) return {kZero};
-  ir::Ints perm = std::get<ir::Ints>(*c.attrs().find("perm"));
+  ir::Ints perm = ir::attr<ir::Ints>(c.node(), "perm");
   for (size_t i = 0; i + 1 < perm.size(); i += 2) std::swap(perm[i], perm[i + 1]);
   return {c.add(Op::ppermute, {c.cotangents[0]},
-                {{"axis_name", std::get<std::string>(*c.attrs().find("axis_name"))}, {"perm", perm}})};
+                {{"axis_name", ir::attr<std::string>(c.node(), "axis_name")}, {"perm", perm}})};
 }
 
 }  // namespace
@@ -99,14 +98,13 @@ namespace {
 
 using Batched = std::vector<BatchedValue>;
 
-int64_t int_attr(const ir::Attrs& attrs, const char* name) { return std::get<int64_t>(*attrs.find(name)); }
 
 bool over_vmap_axis(const BatchCtx& c) {
-  return !c.axis_name.empty() && std::get<std::string>(*c.attrs().find("axis_name")) == c.axis_name;
+  return !c.axis_name.empty() && ir::attr<std::string>(c.node(), "axis_name") == c.axis_name;
 }
 
 void check_axis_size(const BatchCtx& c) {
-  const int64_t n = int_attr(c.attrs(), "axis_size");
+  const int64_t n = ir::int_attr(c.node(), "axis_size");
   if (n != c.axis_size)
     throw ShapeError(std::string(ir::op_name(c.node().op)) + ": axis_size " + std::to_string(n) + " of axis '" +
                      c.axis_name + "' differs from the vmapped size " + std::to_string(c.axis_size));
@@ -155,12 +153,12 @@ Batched extreme_batch(BatchCtx& c) {
 
 // The `axis` attribute, negative ones counted from the end of a rank-`rank` shape.
 int64_t axis_attr(const BatchCtx& c, int64_t rank) {
-  const int64_t axis = int_attr(c.attrs(), "axis");
+  const int64_t axis = ir::int_attr(c.node(), "axis");
   return axis < 0 ? axis + rank : axis;
 }
 
 Batched all_gather_batch(BatchCtx& c) {
-  const bool tiled = int_attr(c.attrs(), "tiled") != 0;
+  const bool tiled = ir::int_attr(c.node(), "tiled") != 0;
   const int64_t axis = axis_attr(c, c.unbatched_type(0).rank() + (tiled ? 0 : 1));
   const int64_t dim = c.operands[0].dim;
   if (!over_vmap_axis(c)) {
@@ -184,7 +182,7 @@ Batched all_gather_batch(BatchCtx& c) {
 
 Batched psum_scatter_batch(BatchCtx& c) {
   const int64_t axis = axis_attr(c, c.unbatched_type(0).rank());
-  const bool tiled = int_attr(c.attrs(), "tiled") != 0;
+  const bool tiled = ir::int_attr(c.node(), "tiled") != 0;
   const int64_t dim = c.operands[0].dim;
   if (!over_vmap_axis(c)) {
     ir::Attrs attrs = c.attrs();
@@ -209,7 +207,7 @@ Batched psum_scatter_batch(BatchCtx& c) {
 
 Batched ppermute_batch(BatchCtx& c) {
   if (!over_vmap_axis(c)) return pass_through(c);
-  const ir::Ints& perm = std::get<ir::Ints>(*c.attrs().find("perm"));
+  const ir::Ints& perm = ir::attr<ir::Ints>(c.node(), "perm");
   std::vector<int64_t> source(static_cast<size_t>(c.axis_size), 0), receives(static_cast<size_t>(c.axis_size), 0);
   for (size_t i = 0; i + 1 < perm.size(); i += 2) {
     if (perm[i] >= c.axis_size || perm[i + 1] >= c.axis_size)

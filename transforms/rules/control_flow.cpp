@@ -15,6 +15,7 @@
 #include <algorithm>
 
 #include "graft/errors.h"
+#include "ir/attr_access.h"
 #include "ir/bgl.h"
 #include "ir/dtype.h"
 #include "ir/inline.h"
@@ -32,11 +33,7 @@ using ir::Op;
 using Out = ir::IdList;
 using Types = std::vector<ir::ValueType>;
 
-const ir::Graphs& graphs_attr(const ir::Attrs& attrs, const char* name) {
-  return std::get<ir::Graphs>(*attrs.find(name));
-}
-
-int64_t int_attr(const ir::Attrs& attrs, const char* name) { return std::get<int64_t>(*attrs.find(name)); }
+const ir::Graphs& graphs_attr(const ir::Node& n, const char* name) { return ir::attr<ir::Graphs>(n, name); }
 
 // Which outputs of g may carry a tangent when the flagged inputs do: a float
 // path through differentiable ops. A superset of what jvp_graph leaves
@@ -77,7 +74,7 @@ std::vector<size_t> iota_indices(size_t first, size_t count) {
 // cond(index, args..): the primal cond stays; a second cond, over each
 // branch's JVP restricted to its tangents, gives the output tangents.
 Out cond_rule(JvpCtx& c) {
-  const ir::Graphs& branches = graphs_attr(c.attrs(), "branches");
+  const ir::Graphs& branches = graphs_attr(c.node(), "branches");
   const size_t n_args = c.primals.size() - 1;
   std::vector<bool> flags(n_args);
   std::vector<ValueId> inputs = c.primals;
@@ -109,10 +106,10 @@ Out cond_rule(JvpCtx& c) {
 // carries together. Which carries need a tangent is a fixed point: a carry
 // whose tangent is zero on entry may get one from the body.
 Out while_rule(JvpCtx& c) {
-  const ir::Graph& cond = *graphs_attr(c.attrs(), "cond").at(0);
-  const ir::Graph& body = *graphs_attr(c.attrs(), "body").at(0);
-  const size_t cn = static_cast<size_t>(int_attr(c.attrs(), "cond_nconsts"));
-  const size_t bn = static_cast<size_t>(int_attr(c.attrs(), "body_nconsts"));
+  const ir::Graph& cond = *graphs_attr(c.node(), "cond").at(0);
+  const ir::Graph& body = *graphs_attr(c.node(), "body").at(0);
+  const size_t cn = static_cast<size_t>(ir::int_attr(c.node(), "cond_nconsts"));
+  const size_t bn = static_cast<size_t>(ir::int_attr(c.node(), "body_nconsts"));
   const size_t n = c.primals.size() - cn - bn;
   std::vector<bool> flags(bn + n);  // body inputs: bconsts, carry
   for (size_t i = 0; i < bn + n; ++i) flags[i] = c.tangents[cn + i] != kZero;
@@ -173,14 +170,14 @@ struct ScanShape {
   int64_t length, reverse;
 };
 
-ScanShape scan_shape(const ir::Attrs& attrs, size_t num_operands, const ir::Graph& body) {
+ScanShape scan_shape(const ir::Node& node, size_t num_operands, const ir::Graph& body) {
   ScanShape s;
-  s.consts = static_cast<size_t>(int_attr(attrs, "num_consts"));
-  s.carry = static_cast<size_t>(int_attr(attrs, "num_carry"));
+  s.consts = static_cast<size_t>(ir::int_attr(node, "num_consts"));
+  s.carry = static_cast<size_t>(ir::int_attr(node, "num_carry"));
   s.xs = num_operands - s.consts - s.carry;
   s.ys = body.outputs().size() - s.carry;
-  s.length = int_attr(attrs, "length");
-  s.reverse = int_attr(attrs, "reverse");
+  s.length = ir::int_attr(node, "length");
+  s.reverse = ir::int_attr(node, "reverse");
   return s;
 }
 
@@ -196,8 +193,8 @@ ir::Attrs scan_attrs(const ir::GraphPtr& body, size_t consts, size_t carry, int6
 // stacks the carry entering each step; a tangent scan then runs each step's
 // JVP from that carry, recomputing the step's primal values.
 Out scan_rule(JvpCtx& c) {
-  const ir::Graph& body = *graphs_attr(c.attrs(), "body").at(0);
-  const ScanShape s = scan_shape(c.attrs(), c.primals.size(), body);
+  const ir::Graph& body = *graphs_attr(c.node(), "body").at(0);
+  const ScanShape s = scan_shape(c.node(), c.primals.size(), body);
   const size_t n_in = c.primals.size();
   std::vector<bool> flags(n_in);
   for (size_t i = 0; i < n_in; ++i) flags[i] = c.tangents[i] != kZero;
@@ -292,7 +289,7 @@ ir::ValueType stacked(const ir::ValueType& t, int64_t length) {
 // transposed on its own, and a cond over the transposed branches picks one.
 ir::IdList cond_transpose(TransposeCtx& c) {
   if (c.unknown[0]) throw UnsupportedError("cond: the branch index cannot carry a tangent");
-  const ir::Graphs& branches = graphs_attr(c.attrs(), "branches");
+  const ir::Graphs& branches = graphs_attr(c.node(), "branches");
   std::vector<bool> unknown(c.unknown.begin() + 1, c.unknown.end());
   std::vector<ValueId> inputs{c.operands[0]};
   for (size_t i = 0; i < unknown.size(); ++i)
@@ -314,8 +311,8 @@ ir::IdList cond_transpose(TransposeCtx& c) {
 // consts' cotangents are summed over steps in extra carries, and the
 // unknown xs' cotangents come out stacked. Each step transposes the body.
 ir::IdList scan_transpose(TransposeCtx& c) {
-  const ir::Graph& body = *graphs_attr(c.attrs(), "body").at(0);
-  const ScanShape s = scan_shape(c.attrs(), c.operands.size(), body);
+  const ir::Graph& body = *graphs_attr(c.node(), "body").at(0);
+  const ScanShape s = scan_shape(c.node(), c.operands.size(), body);
   // Every carry is linear in a scan that is transposed. One can still be
   // known: a tangent that starts as zeros (a constant) and becomes non-zero
   // in the loop. The body is transposed with it as linear all the same.
@@ -449,7 +446,7 @@ ValueId spread(ir::GraphBuilder& b, ValueId pred, const Shape& shape, const ir::
 
 // cond(index, args..)
 Batched cond_batch(BatchCtx& c) {
-  const ir::Graphs& branches = graphs_attr(c.attrs(), "branches");
+  const ir::Graphs& branches = graphs_attr(c.node(), "branches");
   const size_t n_args = c.operands.size() - 1;
   const std::vector<int64_t> arg_dims = dims_of(c.operands, 1, n_args);
   std::vector<ValueId> args;
@@ -506,10 +503,10 @@ Batched cond_batch(BatchCtx& c) {
 
 // while(cconsts.., bconsts.., carry..)
 Batched while_batch(BatchCtx& c) {
-  const ir::Graph& cond = *graphs_attr(c.attrs(), "cond").at(0);
-  const ir::Graph& body = *graphs_attr(c.attrs(), "body").at(0);
-  const size_t cn = static_cast<size_t>(int_attr(c.attrs(), "cond_nconsts"));
-  const size_t bn = static_cast<size_t>(int_attr(c.attrs(), "body_nconsts"));
+  const ir::Graph& cond = *graphs_attr(c.node(), "cond").at(0);
+  const ir::Graph& body = *graphs_attr(c.node(), "body").at(0);
+  const size_t cn = static_cast<size_t>(ir::int_attr(c.node(), "cond_nconsts"));
+  const size_t bn = static_cast<size_t>(ir::int_attr(c.node(), "body_nconsts"));
   const size_t n = c.operands.size() - cn - bn;
   const std::vector<int64_t> cdims = dims_of(c.operands, 0, cn), bdims = dims_of(c.operands, cn, bn);
 
@@ -589,8 +586,8 @@ Batched while_batch(BatchCtx& c) {
 
 // scan(consts.., init.., xs..)
 Batched scan_batch(BatchCtx& c) {
-  const ir::Graph& body = *graphs_attr(c.attrs(), "body").at(0);
-  const ScanShape s = scan_shape(c.attrs(), c.operands.size(), body);
+  const ir::Graph& body = *graphs_attr(c.node(), "body").at(0);
+  const ScanShape s = scan_shape(c.node(), c.operands.size(), body);
   const std::vector<int64_t> kdims = dims_of(c.operands, 0, s.consts);
 
   // xs: the slice's batch dim is the operand's less one; an operand batched

@@ -2,6 +2,7 @@
 // (primals, then tangents, with zeros made concrete). The rule is written
 // with graft's ops, so it is differentiable and transposable in turn.
 #include "ir/inline.h"
+#include "ir/attr_access.h"
 #include "graft/errors.h"
 #include "ir/bgl.h"
 #include "ir/dtype.h"
@@ -18,7 +19,7 @@ namespace {
 using ir::Op;
 
 ir::IdList custom_jvp_rule(JvpCtx& c) {
-  const ir::Graph& rule = *std::get<ir::Graphs>(*c.attrs().find("jvp")).at(0);
+  const ir::Graph& rule = *ir::attr<ir::Graphs>(c.node(), "jvp").at(0);
   std::vector<ValueId> args = c.primals;
   for (size_t i = 0; i < c.primals.size(); ++i) args.push_back(c.instantiate(c.tangents[i], c.primals[i]));
   std::vector<ValueId> outs = c.inline_graph(rule, args);
@@ -30,9 +31,9 @@ ir::IdList custom_jvp_rule(JvpCtx& c) {
 // residuals); the tangents from a custom_lin node, linear in the tangents,
 // whose transpose is the user's bwd.
 ir::IdList custom_vjp_rule(JvpCtx& c) {
-  const ir::Graph& fwd = *std::get<ir::Graphs>(*c.attrs().find("fwd")).at(0);
-  const ir::GraphPtr& bwd = std::get<ir::Graphs>(*c.attrs().find("bwd")).at(0);
-  int64_t nres = std::get<int64_t>(*c.attrs().find("num_residuals"));
+  const ir::Graph& fwd = *ir::attr<ir::Graphs>(c.node(), "fwd").at(0);
+  const ir::GraphPtr& bwd = ir::attr<ir::Graphs>(c.node(), "bwd").at(0);
+  int64_t nres = ir::attr<int64_t>(c.node(), "num_residuals");
   std::vector<ValueId> fwd_outs = c.inline_graph(fwd, c.primals);
   std::vector<ValueId> args(fwd_outs.end() - nres, fwd_outs.end());
   for (size_t i = 0; i < c.primals.size(); ++i) args.push_back(c.instantiate(c.tangents[i], c.primals[i]));
@@ -44,7 +45,7 @@ ir::IdList custom_vjp_rule(JvpCtx& c) {
 // That body is linear in the tangents, and its transpose (below) recomputes
 // the body's primal values inside the backward pass instead of saving them.
 ir::IdList remat_rule(JvpCtx& c) {
-  const ir::Graph& body = *std::get<ir::Graphs>(*c.attrs().find("body")).at(0);
+  const ir::Graph& body = *ir::attr<ir::Graphs>(c.node(), "body").at(0);
   std::vector<bool> has_tangent;
   std::vector<ValueId> args = c.primals;
   for (size_t i = 0; i < c.primals.size(); ++i) {
@@ -83,8 +84,8 @@ namespace {
 
 // custom_lin's transpose is the user's bwd on (residuals, output cotangents).
 ir::IdList custom_lin_transpose(TransposeCtx& c) {
-  const ir::Graph& bwd = *std::get<ir::Graphs>(*c.attrs().find("bwd")).at(0);
-  int64_t nres = std::get<int64_t>(*c.attrs().find("num_residuals"));
+  const ir::Graph& bwd = *ir::attr<ir::Graphs>(c.node(), "bwd").at(0);
+  int64_t nres = ir::attr<int64_t>(c.node(), "num_residuals");
   for (int64_t i = 0; i < nres; ++i)
     if (c.unknown[i]) throw UnsupportedError("transpose: custom_vjp residuals cannot carry tangents (higher order)");
   std::vector<ValueId> args(c.operands.begin(), c.operands.begin() + nres);
@@ -103,7 +104,7 @@ ir::IdList custom_lin_transpose(TransposeCtx& c) {
 // argument not differentiated); the body is then reordered so that the known
 // operands come first, as partial evaluation wants them.
 ir::IdList remat_transpose(TransposeCtx& c) {
-  const ir::GraphPtr& body_ptr = std::get<ir::Graphs>(*c.attrs().find("body")).at(0);
+  const ir::GraphPtr& body_ptr = ir::attr<ir::Graphs>(c.node(), "body").at(0);
   std::vector<size_t> known, unknown;
   for (size_t i = 0; i < c.unknown.size(); ++i) (c.unknown[i] ? unknown : known).push_back(i);
   ir::GraphPtr body = body_ptr;
@@ -159,9 +160,7 @@ namespace {
 
 using Batched = std::vector<BatchedValue>;
 
-const ir::GraphPtr& graph_attr(const ir::Attrs& attrs, const char* name) {
-  return std::get<ir::Graphs>(*attrs.find(name)).at(0);
-}
+const ir::GraphPtr& graph_attr(const ir::Node& node, const char* name) { return ir::attr<ir::Graphs>(node, name).at(0); }
 
 std::vector<int64_t> operand_dims(const BatchCtx& c) {
   std::vector<int64_t> d;
@@ -186,14 +185,14 @@ Batched custom_jvp_batch(BatchCtx& c) {
   std::vector<int64_t> jvp_dims = dims;
   jvp_dims.insert(jvp_dims.end(), dims.begin(), dims.end());
   ir::Attrs attrs = c.attrs();
-  attrs.set("call", ir::Graphs{batch_subgraph(*graph_attr(attrs, "call"), dims, c.axis_size, c.axis_name)});
-  attrs.set("jvp", ir::Graphs{batch_subgraph(*graph_attr(attrs, "jvp"), jvp_dims, c.axis_size, c.axis_name)});
+  attrs.set("call", ir::Graphs{batch_subgraph(*graph_attr(c.node(), "call"), dims, c.axis_size, c.axis_name)});
+  attrs.set("jvp", ir::Graphs{batch_subgraph(*graph_attr(c.node(), "jvp"), jvp_dims, c.axis_size, c.axis_name)});
   return at_zero(c.add_multi(Op::custom_jvp_call, operand_values(c), attrs));
 }
 
 Batched remat_batch(BatchCtx& c) {
   ir::Attrs attrs = c.attrs();
-  attrs.set("body", ir::Graphs{batch_subgraph(*graph_attr(attrs, "body"), operand_dims(c), c.axis_size, c.axis_name)});
+  attrs.set("body", ir::Graphs{batch_subgraph(*graph_attr(c.node(), "body"), operand_dims(c), c.axis_size, c.axis_name)});
   return at_zero(c.add_multi(Op::remat, operand_values(c), attrs));
 }
 
@@ -202,17 +201,17 @@ Batched custom_vjp_batch(BatchCtx& c) {
   for (size_t i = 0; i < c.operands.size(); ++i) args.push_back(c.at(i, 0));
   const std::vector<int64_t> zeros(c.operands.size(), 0);
   ir::Attrs attrs = c.attrs();
-  const ir::Graph& bwd = *graph_attr(attrs, "bwd");
+  const ir::Graph& bwd = *graph_attr(c.node(), "bwd");
   const std::vector<int64_t> bwd_dims(bwd.inputs().size(), 0);  // residuals, then output cotangents
-  attrs.set("call", ir::Graphs{batch_subgraph(*graph_attr(attrs, "call"), zeros, c.axis_size, c.axis_name)});
-  attrs.set("fwd", ir::Graphs{batch_subgraph(*graph_attr(attrs, "fwd"), zeros, c.axis_size, c.axis_name)});
+  attrs.set("call", ir::Graphs{batch_subgraph(*graph_attr(c.node(), "call"), zeros, c.axis_size, c.axis_name)});
+  attrs.set("fwd", ir::Graphs{batch_subgraph(*graph_attr(c.node(), "fwd"), zeros, c.axis_size, c.axis_name)});
   attrs.set("bwd", ir::Graphs{batch_subgraph(bwd, bwd_dims, c.axis_size, c.axis_name)});
   return at_zero(c.add_multi(Op::custom_vjp_call, args, attrs));
 }
 
 Batched custom_lin_batch(BatchCtx& c) {
-  const size_t nres = static_cast<size_t>(std::get<int64_t>(*c.attrs().find("num_residuals")));
-  const ir::Graph& bwd = *graph_attr(c.attrs(), "bwd");
+  const size_t nres = static_cast<size_t>(ir::attr<int64_t>(c.node(), "num_residuals"));
+  const ir::Graph& bwd = *graph_attr(c.node(), "bwd");
   std::vector<ValueId> args;
   std::vector<int64_t> bwd_dims;  // residuals as they are, output cotangents at 0
   for (size_t i = 0; i < nres; ++i) {

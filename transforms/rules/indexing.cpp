@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "transforms/rules/batch_rule.h"
+#include "ir/attr_access.h"
 #include "transforms/rules/jvp_rule.h"
 #include "transforms/rules/transpose_rule.h"
 
@@ -59,8 +60,6 @@ Cts dynamic_update_slice_transpose(TransposeCtx& c) {
   return out;
 }
 
-int64_t int_attr(const ir::Attrs& a, const char* name) { return std::get<int64_t>(*a.find(name)); }
-ir::Ints ints_attr(const ir::Attrs& a, const char* name) { return std::get<ir::Ints>(*a.find(name)); }
 
 // The out-of-range treatment of the forward op must carry over to its
 // transpose: gather clamps an index (the read came from the nearest end, so
@@ -71,7 +70,7 @@ Cts gather_transpose(TransposeCtx& c) {
   ValueId ct = c.cotangents[0];
   if (ct == kZero) return {kZero, kZero};
   ValueId idx = c.operands[1];
-  const int64_t n = c.operand_types[0].shape[static_cast<size_t>(int_attr(c.attrs(), "axis"))];
+  const int64_t n = c.operand_types[0].shape[static_cast<size_t>(ir::int_attr(c.node(), "axis"))];
   if (n > 0) {
     ValueId lo = c.add(Op::max, {idx, c.emit().scalar_like(0, idx)});
     idx = c.add(Op::min, {lo, c.emit().scalar_like(static_cast<double>(n - 1), idx)});
@@ -84,7 +83,7 @@ Cts scatter_add_transpose(TransposeCtx& c) {
   if (ct == kZero) return {kZero, kZero, kZero};
   ValueId ct_updates = kZero;
   if (c.unknown[2]) {
-    const int64_t axis = int_attr(c.attrs(), "axis"), b = int_attr(c.attrs(), "batch_dims");
+    const int64_t axis = ir::int_attr(c.node(), "axis"), b = ir::int_attr(c.node(), "batch_dims");
     const int64_t n = c.operand_types[0].shape[static_cast<size_t>(axis)];
     ValueId idx = c.operands[1];
     ValueId read = c.add(Op::gather, {ct, idx}, c.attrs());
@@ -144,7 +143,7 @@ ValueId clamp_start(BatchCtx& c, ValueId s, int64_t n, int64_t size) {
 // axis stays where it is, unless it lies among the paired batch_dims, in
 // which case it is moved just past them.
 Batched gather_batch(BatchCtx& c) {
-  const int64_t axis = int_attr(c.attrs(), "axis"), b = int_attr(c.attrs(), "batch_dims");
+  const int64_t axis = ir::int_attr(c.node(), "axis"), b = ir::int_attr(c.node(), "batch_dims");
   const BatchedValue x = c.operands[0], idx = c.operands[1];
   const int64_t mid = c.unbatched_type(1).rank() - b;  // index axes past the paired ones
   if (x.dim != kNotBatched && idx.dim != kNotBatched) {
@@ -167,7 +166,7 @@ Batched gather_batch(BatchCtx& c) {
 // batch axis at matching places outside the paired batch_dims (kept where
 // the operand, or else the updates, already has it when that is such a place).
 Batched scatter_add_batch(BatchCtx& c) {
-  const int64_t axis = int_attr(c.attrs(), "axis"), b = int_attr(c.attrs(), "batch_dims");
+  const int64_t axis = ir::int_attr(c.node(), "axis"), b = ir::int_attr(c.node(), "batch_dims");
   const BatchedValue x = c.operands[0], idx = c.operands[1], u = c.operands[2];
   const int64_t mid = c.unbatched_type(1).rank() - b;
   if (idx.dim != kNotBatched) {
@@ -199,7 +198,7 @@ bool any_index_batched(const BatchCtx& c, size_t first) {
 Batched dynamic_slice_batch(BatchCtx& c) {
   const BatchedValue x = c.operands[0];
   const Shape n = c.unbatched_type(0).shape;
-  const ir::Ints sizes = ints_attr(c.attrs(), "slice_sizes");
+  const ir::Ints sizes = ir::ints_attr(c.node(), "slice_sizes");
   const int64_t rank = static_cast<int64_t>(n.size());
   if (!any_index_batched(c, 1)) {
     std::vector<ValueId> ins{x.value};

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "graft/errors.h"
+#include "ir/attr_access.h"
 #include "transforms/rules/batch_rule.h"
 #include "transforms/rules/jvp_rule.h"
 #include "transforms/rules/transpose_rule.h"
@@ -94,10 +95,10 @@ ir::IdList dot_general_transpose(TransposeCtx& c) {
   ValueId ct = c.cotangents[0];
   if (c.unknown[0] && c.unknown[1]) throw UnsupportedError("transpose: dot_general of two tangents is not linear");
   if (ct == kZero) return {kZero, kZero};
-  const ir::Ints& lc = std::get<ir::Ints>(*c.attrs().find("lhs_contracting"));
-  const ir::Ints& rc = std::get<ir::Ints>(*c.attrs().find("rhs_contracting"));
-  const ir::Ints& lb = std::get<ir::Ints>(*c.attrs().find("lhs_batch"));
-  const ir::Ints& rb = std::get<ir::Ints>(*c.attrs().find("rhs_batch"));
+  const ir::Ints& lc = ir::attr<ir::Ints>(c.node(), "lhs_contracting");
+  const ir::Ints& rc = ir::attr<ir::Ints>(c.node(), "rhs_contracting");
+  const ir::Ints& lb = ir::attr<ir::Ints>(c.node(), "lhs_batch");
+  const ir::Ints& rb = ir::attr<ir::Ints>(c.node(), "rhs_batch");
   const ir::ValueType a = c.operand_types[0], b = c.operand_types[1];
   if (c.unknown[0]) return {operand_cotangent(c, ct, c.operands[1], a, b, lc, rc, lb, rb, true), kZero};
   return {kZero, operand_cotangent(c, ct, c.operands[0], b, a, rc, lc, rb, lb, false)};
@@ -124,7 +125,7 @@ std::vector<BatchedValue> dot_general_batch(BatchCtx& c) {
       for (int64_t& a : axes) a = a >= dim ? a + 1 : a;
     return axes;
   };
-  auto get = [&](const char* name) { return std::get<ir::Ints>(*c.attrs().find(name)); };
+  auto get = [&](const char* name) { return ir::ints_attr(c.node(), name); };
   ir::Ints lc = shifted(get("lhs_contracting"), dl), rc = shifted(get("rhs_contracting"), dr);
   ir::Ints lb = shifted(get("lhs_batch"), dl), rb = shifted(get("rhs_batch"), dr);
   const int64_t lrank = c.type(c.operands[0].value).rank();

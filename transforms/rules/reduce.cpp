@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "transforms/rules/batch_rule.h"
+#include "ir/attr_access.h"
 #include "transforms/rules/jvp_rule.h"
 #include "transforms/rules/transpose_rule.h"
 
@@ -24,7 +25,7 @@ Out linear_rule(JvpCtx& c) { return {c.linear({0})}; }
 // The result broadcast back over the reduced axes (for comparisons with x).
 ValueId broadcast_back(JvpCtx& c, ValueId reduced, ValueId x) {
   const ir::ValueType xt = c.type(x);  // a copy: adding nodes may move the builder's type table
-  ir::Ints kept = kept_axes(xt.rank(), std::get<ir::Ints>(*c.attrs().find("axes")));
+  ir::Ints kept = kept_axes(xt.rank(), ir::attr<ir::Ints>(c.node(), "axes"));
   return c.add(Op::broadcast_in_dim, {reduced}, {{"shape", ir::Ints(xt.shape)}, {"broadcast_dimensions", kept}});
 }
 
@@ -47,7 +48,7 @@ Out prod_rule(JvpCtx& c) {
   if (c.tangents[0] == kZero) return {kZero};
   ValueId x = c.primals[0];
   const ir::ValueType xt = c.type(x);
-  const ir::Ints axes = std::get<ir::Ints>(*c.attrs().find("axes"));
+  const ir::Ints axes = ir::attr<ir::Ints>(c.node(), "axes");
   ir::Ints perm, kept_shape;
   int64_t n = 1;
   for (int64_t d = 0; d < xt.rank(); ++d)
@@ -89,8 +90,8 @@ Out cumprod_rule(JvpCtx& c) {
   if (c.tangents[0] == kZero) return {kZero};
   ValueId x = c.primals[0];
   const ir::ValueType xt = c.type(x);
-  const int64_t axis = std::get<int64_t>(*c.attrs().find("axis"));
-  const int64_t reverse = std::get<int64_t>(*c.attrs().find("reverse"));
+  const int64_t axis = ir::attr<int64_t>(c.node(), "axis");
+  const int64_t reverse = ir::attr<int64_t>(c.node(), "reverse");
   const int64_t n = xt.shape[axis];
   if (n == 0) return {kZero};
   ir::Ints perm, moved_shape;
@@ -133,8 +134,8 @@ Out cumprod_rule(JvpCtx& c) {
 Out cumulative_extreme_rule(JvpCtx& c) {
   if (c.tangents[0] == kZero) return {kZero};
   ValueId x = c.primals[0], y = c.outputs[0];
-  int64_t axis = std::get<int64_t>(*c.attrs().find("axis"));
-  int64_t reverse = std::get<int64_t>(*c.attrs().find("reverse"));
+  int64_t axis = ir::attr<int64_t>(c.node(), "axis");
+  int64_t reverse = ir::attr<int64_t>(c.node(), "reverse");
   const ir::ValueType xt = c.type(x);
   ValueId iota = c.add(Op::iota, {}, {{"dtype", DType::i32}, {"shape", ir::Ints(xt.shape)}, {"dimension", axis}});
   ValueId record = c.add(Op::eq, {x, y});
@@ -166,7 +167,7 @@ ir::IdList reduce_sum_transpose(TransposeCtx& c) {
   ValueId ct = c.cotangents[0];
   if (ct == kZero) return {kZero};
   const ir::ValueType& x = c.operand_types[0];
-  ir::Ints kept = kept_axes(x.rank(), std::get<ir::Ints>(*c.attrs().find("axes")));
+  ir::Ints kept = kept_axes(x.rank(), ir::attr<ir::Ints>(c.node(), "axes"));
   return {c.add(Op::broadcast_in_dim, {ct}, {{"shape", ir::Ints(x.shape)}, {"broadcast_dimensions", kept}})};
 }
 
@@ -175,7 +176,7 @@ ir::IdList cumsum_transpose(TransposeCtx& c) {
   ValueId ct = c.cotangents[0];
   if (ct == kZero) return {kZero};
   ir::Attrs attrs = c.attrs();
-  attrs.set("reverse", int64_t{1 - std::get<int64_t>(*attrs.find("reverse"))});
+  attrs.set("reverse", int64_t{1 - ir::int_attr(c.node(), "reverse")});
   return {c.add(Op::cumsum, {ct}, attrs)};
 }
 
@@ -197,7 +198,7 @@ int64_t past(int64_t axis, int64_t dim) { return axis >= dim ? axis + 1 : axis; 
 std::vector<BatchedValue> reduce_batch(BatchCtx& c) {
   const int64_t dim = c.operands[0].dim;
   ir::Attrs attrs = c.attrs();
-  ir::Ints axes = std::get<ir::Ints>(*attrs.find("axes"));
+  ir::Ints axes = ir::ints_attr(c.node(), "axes");
   int64_t before = 0;
   for (int64_t& a : axes) {
     if (a < dim) ++before;
@@ -211,7 +212,7 @@ std::vector<BatchedValue> reduce_batch(BatchCtx& c) {
 std::vector<BatchedValue> axis_batch(BatchCtx& c) {
   const int64_t dim = c.operands[0].dim;
   ir::Attrs attrs = c.attrs();
-  const int64_t axis = std::get<int64_t>(*attrs.find("axis"));
+  const int64_t axis = ir::int_attr(c.node(), "axis");
   attrs.set("axis", past(axis, dim));
   const bool removes = c.node().op == Op::argmax || c.node().op == Op::argmin;
   return {{c.add(c.node().op, {c.operands[0].value}, attrs), removes && axis < dim ? dim - 1 : dim}};

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "transforms/rules/batch_rule.h"
+#include "ir/attr_access.h"
 #include "transforms/rules/jvp_rule.h"
 #include "transforms/rules/transpose_rule.h"
 
@@ -41,8 +42,8 @@ Cts broadcast_in_dim_transpose(TransposeCtx& c) {
   ValueId ct = c.cotangents[0];
   if (ct == kZero) return {kZero};
   const ir::ValueType& x = c.operand_types[0];
-  const ir::Ints& shape = std::get<ir::Ints>(*c.attrs().find("shape"));
-  const ir::Ints& dims = std::get<ir::Ints>(*c.attrs().find("broadcast_dimensions"));
+  const ir::Ints& shape = ir::attr<ir::Ints>(c.node(), "shape");
+  const ir::Ints& dims = ir::attr<ir::Ints>(c.node(), "broadcast_dimensions");
   ir::Ints sum_axes;
   for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
     auto it = std::find(dims.begin(), dims.end(), d);
@@ -61,7 +62,7 @@ Cts reshape_transpose(TransposeCtx& c) {
 Cts transpose_transpose(TransposeCtx& c) {
   ValueId ct = c.cotangents[0];
   if (ct == kZero) return {kZero};
-  const ir::Ints& perm = std::get<ir::Ints>(*c.attrs().find("permutation"));
+  const ir::Ints& perm = ir::attr<ir::Ints>(c.node(), "permutation");
   ir::Ints inverse(perm.size());
   for (size_t i = 0; i < perm.size(); ++i) inverse[perm[i]] = static_cast<int64_t>(i);
   return {c.add(Op::transpose, {ct}, {{"permutation", inverse}})};
@@ -78,8 +79,8 @@ Cts slice_transpose(TransposeCtx& c) {
   ValueId ct = c.cotangents[0];
   if (ct == kZero) return {kZero};
   const ir::ValueType x = c.operand_types[0];
-  const ir::Ints& start = std::get<ir::Ints>(*c.attrs().find("start_indices"));
-  const ir::Ints& strides = std::get<ir::Ints>(*c.attrs().find("strides"));
+  const ir::Ints& start = ir::attr<ir::Ints>(c.node(), "start_indices");
+  const ir::Ints& strides = ir::attr<ir::Ints>(c.node(), "strides");
   const Shape out = c.emit().type(ct).shape;
   size_t r = x.shape.size();
   ir::Ints lo(r), hi(r), interior(r);
@@ -102,7 +103,7 @@ Cts concatenate_transpose(TransposeCtx& c) {
   ValueId ct = c.cotangents[0];
   Cts out(c.operand_types.size(), kZero);
   if (ct == kZero) return out;
-  int64_t dim = std::get<int64_t>(*c.attrs().find("dimension"));
+  int64_t dim = ir::attr<int64_t>(c.node(), "dimension");
   const Shape total = c.emit().type(ct).shape;
   int64_t offset = 0;
   for (size_t k = 0; k < c.operand_types.size(); ++k) {
@@ -124,9 +125,9 @@ Cts pad_transpose(TransposeCtx& c) {
   ValueId ct = c.cotangents[0];
   if (ct == kZero) return {kZero, kZero};
   const ir::ValueType x = c.operand_types[0];
-  const ir::Ints lo = std::get<ir::Ints>(*c.attrs().find("padding_low"));
-  const ir::Ints hi = std::get<ir::Ints>(*c.attrs().find("padding_high"));
-  const ir::Ints interior = std::get<ir::Ints>(*c.attrs().find("padding_interior"));
+  const ir::Ints lo = ir::attr<ir::Ints>(c.node(), "padding_low");
+  const ir::Ints hi = ir::attr<ir::Ints>(c.node(), "padding_high");
+  const ir::Ints interior = ir::attr<ir::Ints>(c.node(), "padding_interior");
   size_t r = x.shape.size();
   ir::Ints unlo(r), unhi(r), no_interior(r, 0);
   bool cropped = false;
@@ -173,7 +174,6 @@ namespace {
 
 using Batched = std::vector<BatchedValue>;
 
-ir::Ints ints_attr(const ir::Attrs& attrs, const char* name) { return std::get<ir::Ints>(*attrs.find(name)); }
 
 // A per-axis attribute with an entry for the batch axis inserted at dim.
 ir::Ints with_entry(ir::Ints v, int64_t dim, int64_t entry) {
@@ -185,16 +185,16 @@ ir::Ints with_entry(ir::Ints v, int64_t dim, int64_t entry) {
 // of the result (reshape needs it outside the reshaped block anyway).
 Batched broadcast_batch(BatchCtx& c) {
   ValueId x = c.at(0, 0);
-  ir::Ints shape = with_entry(ints_attr(c.attrs(), "shape"), 0, c.axis_size);
+  ir::Ints shape = with_entry(ir::ints_attr(c.node(), "shape"), 0, c.axis_size);
   ir::Ints dims{0};
-  for (int64_t d : ints_attr(c.attrs(), "broadcast_dimensions")) dims.push_back(d + 1);
+  for (int64_t d : ir::ints_attr(c.node(), "broadcast_dimensions")) dims.push_back(d + 1);
   return {{c.add(Op::broadcast_in_dim, {x}, {{"shape", shape}, {"broadcast_dimensions", dims}}), 0}};
 }
 
 Batched reshape_batch(BatchCtx& c) {
   ValueId x = c.at(0, 0);
   ir::Attrs attrs = c.attrs();
-  attrs.set("new_sizes", with_entry(ints_attr(attrs, "new_sizes"), 0, c.axis_size));
+  attrs.set("new_sizes", with_entry(ir::ints_attr(c.node(), "new_sizes"), 0, c.axis_size));
   return {{c.add(Op::reshape, {x}, attrs), 0}};
 }
 
@@ -202,13 +202,13 @@ Batched reshape_batch(BatchCtx& c) {
 Batched transpose_batch(BatchCtx& c) {
   const int64_t dim = c.operands[0].dim;
   ir::Ints perm{dim};
-  for (int64_t p : ints_attr(c.attrs(), "permutation")) perm.push_back(p >= dim ? p + 1 : p);
+  for (int64_t p : ir::ints_attr(c.node(), "permutation")) perm.push_back(p >= dim ? p + 1 : p);
   return {{c.add(Op::transpose, {c.operands[0].value}, {{"permutation", perm}}), 0}};
 }
 
 Batched rev_batch(BatchCtx& c) {
   const int64_t dim = c.operands[0].dim;
-  ir::Ints dims = ints_attr(c.attrs(), "dimensions");
+  ir::Ints dims = ir::ints_attr(c.node(), "dimensions");
   for (int64_t& d : dims) d = d >= dim ? d + 1 : d;
   return {{c.add(Op::rev, {c.operands[0].value}, {{"dimensions", dims}}), dim}};
 }
@@ -216,9 +216,9 @@ Batched rev_batch(BatchCtx& c) {
 Batched slice_batch(BatchCtx& c) {
   const int64_t dim = c.operands[0].dim;
   ir::Attrs attrs = c.attrs();
-  attrs.set("start_indices", with_entry(ints_attr(attrs, "start_indices"), dim, 0));
-  attrs.set("limit_indices", with_entry(ints_attr(attrs, "limit_indices"), dim, c.axis_size));
-  attrs.set("strides", with_entry(ints_attr(attrs, "strides"), dim, 1));
+  attrs.set("start_indices", with_entry(ir::ints_attr(c.node(), "start_indices"), dim, 0));
+  attrs.set("limit_indices", with_entry(ir::ints_attr(c.node(), "limit_indices"), dim, c.axis_size));
+  attrs.set("strides", with_entry(ir::ints_attr(c.node(), "strides"), dim, 1));
   return {{c.add(Op::slice, {c.operands[0].value}, attrs), dim}};
 }
 
@@ -226,7 +226,7 @@ Batched concatenate_batch(BatchCtx& c) {
   int64_t dim = c.first_batched_dim();
   std::vector<ValueId> ins;
   for (size_t i = 0; i < c.operands.size(); ++i) ins.push_back(c.at(i, dim));
-  const int64_t axis = std::get<int64_t>(*c.attrs().find("dimension"));
+  const int64_t axis = ir::attr<int64_t>(c.node(), "dimension");
   return {{c.add(Op::concatenate, ins, {{"dimension", axis >= dim ? axis + 1 : axis}}), dim}};
 }
 
@@ -237,9 +237,9 @@ Batched pad_batch(BatchCtx& c) {
   const int64_t dim = value_batched ? 0 : c.operands[0].dim;
   ValueId x = c.at(0, dim);
   ir::Attrs attrs = c.attrs();
-  attrs.set("padding_low", with_entry(ints_attr(attrs, "padding_low"), dim, 0));
-  attrs.set("padding_high", with_entry(ints_attr(attrs, "padding_high"), dim, 0));
-  attrs.set("padding_interior", with_entry(ints_attr(attrs, "padding_interior"), dim, 0));
+  attrs.set("padding_low", with_entry(ir::ints_attr(c.node(), "padding_low"), dim, 0));
+  attrs.set("padding_high", with_entry(ir::ints_attr(c.node(), "padding_high"), dim, 0));
+  attrs.set("padding_interior", with_entry(ir::ints_attr(c.node(), "padding_interior"), dim, 0));
   if (!value_batched) return {{c.add(Op::pad, {x, c.operands[1].value}, attrs), dim}};
   ir::GraphBuilder& b = c.builder();
   const ir::ValueType xt = c.unbatched_type(0);

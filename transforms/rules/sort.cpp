@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "transforms/rules/batch_rule.h"
+#include "ir/attr_access.h"
 #include "transforms/rules/jvp_rule.h"
 
 namespace graft::transforms {
@@ -12,8 +13,8 @@ namespace {
 using ir::Op;
 
 ir::IdList sort_rule(JvpCtx& c) {
-  int64_t dim = std::get<int64_t>(*c.attrs().find("dimension"));
-  int64_t num_keys = std::get<int64_t>(*c.attrs().find("num_keys"));
+  int64_t dim = ir::attr<int64_t>(c.node(), "dimension");
+  int64_t num_keys = ir::attr<int64_t>(c.node(), "num_keys");
   const ir::ValueType t = c.type(c.primals[0]);
   ValueId iota = c.add(Op::iota, {}, {{"dtype", DType::i32}, {"shape", ir::Ints(t.shape)}, {"dimension", dim}});
   std::vector<ValueId> keys(c.primals.begin(), c.primals.begin() + num_keys);
@@ -42,7 +43,7 @@ std::vector<BatchedValue> sort_batch(BatchCtx& c) {
   std::vector<ValueId> ins;
   for (size_t i = 0; i < c.operands.size(); ++i) ins.push_back(c.at(i, dim));
   ir::Attrs attrs = c.attrs();
-  const int64_t d = std::get<int64_t>(*attrs.find("dimension"));
+  const int64_t d = ir::int_attr(c.node(), "dimension");
   attrs.set("dimension", d >= dim ? d + 1 : d);
   std::vector<BatchedValue> out;
   for (ValueId v : c.add_multi(Op::sort, ins, attrs)) out.push_back({v, dim});
