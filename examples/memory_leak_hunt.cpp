@@ -2,7 +2,7 @@
 // loop that, by mistake, keeps every step's activations alive in a
 // std::vector. A memory profile is saved after each step; diffing two of them
 // with `go tool pprof -top -lines -diff_base=mem_1.pb.gz mem_4.pb.gz` names
-// the line that keeps allocating (the README shows the output).
+// the line that keeps allocating (docs/MEMORY.md shows the output).
 //
 //   ./memory_leak_hunt [dir]   writes dir/mem_<step>.pb.gz (default: the current directory)
 #include <cstdio>

@@ -1,4 +1,4 @@
-// The JSON view of a graph (schema "graft.graph", version 1; see README).
+// The JSON view of a graph (schema "graft.graph", version 1; see docs/GRAPH_JSON.md).
 #pragma once
 
 #include <string>

@@ -1,7 +1,7 @@
 // Devices: where an Array's buffer lives, and their memory statistics.
 // CPU devices are virtual: GRAFT_CPU_DEVICES of them (default 1), each with its
 // own allocator. The GRAFT_* memory settings are read when graft first uses a
-// device; changing the environment later has no effect (see the README).
+// device; changing the environment later has no effect (see docs/MEMORY.md).
 #pragma once
 
 #include <cstdint>

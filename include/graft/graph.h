@@ -19,7 +19,7 @@ class Graph {
 
   // One line per node, jaxpr-like; nested subgraphs are indented.
   std::string to_text() const;
-  // The versioned JSON schema described in the README. indent < 0 is compact.
+  // The versioned JSON schema of docs/GRAPH_JSON.md. indent < 0 is compact.
   std::string to_json(int indent = 2) const;
   // Reads what to_json wrote (exactly: ids, attributes, constants bit for bit,
   // subgraphs, locations). Anything malformed throws GraphFormatError naming

@@ -1,5 +1,5 @@
 // NumPy-named operations on Arrays. Binary operations broadcast as NumPy and
-// promote as JAX (see README); axes may be negative. Every function records
+// promote as JAX (see docs/API.md); axes may be negative. Every function records
 // the caller's source line for error messages and traced nodes.
 #pragma once
 
