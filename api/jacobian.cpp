@@ -16,14 +16,18 @@ std::vector<int64_t> leaf_offsets(const std::vector<Array>& leaves) {
   return off;
 }
 
+void check_float_leaves(const std::vector<Array>& leaves, const char* what) {
+  for (size_t i = 0; i < leaves.size(); ++i)
+    if (!ir::is_floating(leaves[i].dtype()))
+      throw DTypeError(std::string(what) + " leaf " + std::to_string(i) + " is " + dtype_name(leaves[i].dtype()) +
+                       "; Jacobians are taken of float arrays only (as in JAX)");
+}
+
 Array flat_basis(const std::vector<Array>& leaves, const char* what) {
+  check_float_leaves(leaves, what);
   int64_t n = 0;
   DType dtype = DType::f32;
-  for (size_t i = 0; i < leaves.size(); ++i) {
-    const Array& a = leaves[i];
-    if (!ir::is_floating(a.dtype()))
-      throw DTypeError(std::string(what) + " leaf " + std::to_string(i) + " is " + dtype_name(a.dtype()) +
-                       "; Jacobians are taken of float arrays only (as in JAX)");
+  for (const Array& a : leaves) {
     if (a.dtype() == DType::f64) dtype = DType::f64;
     n += a.size();
   }

@@ -132,8 +132,10 @@ void put_selected(All& all, const Sel& sel, std::index_sequence<K...>) {
 
 // The offsets of consecutive leaves in the flattened space of their elements.
 std::vector<int64_t> leaf_offsets(const std::vector<Array>& leaves);
-// The n x n identity in the widest float dtype of the leaves (f32 or f64);
-// checks that every leaf is float, naming `what` in the error.
+// Checks that every leaf is float (Jacobians are of float arrays), naming `what`.
+void check_float_leaves(const std::vector<Array>& leaves, const char* what);
+// The n x n identity, n the leaves' total size, in their widest float dtype
+// (f32 or f64); checks them as check_float_leaves does.
 Array flat_basis(const std::vector<Array>& leaves, const char* what);
 // Entries [offset, offset + like.size) of flat, shaped and typed as like.
 Array unflatten_piece(const Array& flat, int64_t offset, const Array& like);
@@ -189,6 +191,7 @@ auto jacobian_impl(F& f, const Args&... args) {
         blocks.push_back(std::move(row));
       }
     } else {
+      check_float_leaves(in_leaves, "jacrev: input");  // integer inputs have no Jacobian
       auto [value, pullback] = vjp(g, sel);
       y.emplace(value);
       std::vector<Array> out_leaves = tree::leaves(value);
@@ -205,7 +208,6 @@ auto jacobian_impl(F& f, const Args&... args) {
         for (size_t j = 0; j < in_leaves.size(); ++j) row.push_back(reverse_block(rows[j], out_off[i], out_leaves[i]));
         blocks.push_back(std::move(row));
       }
-      (void)flat_basis(in_leaves, "jacrev: input");  // integer inputs have no Jacobian
     }
 
     // Output structure outside, the selected arguments' structure inside.
@@ -224,24 +226,27 @@ auto jacobian_impl(F& f, const Args&... args) {
 
 }  // namespace detail
 
+namespace detail {
+// The callable jacfwd/jacrev return: argnums checked first, then the Jacobian in one mode.
+template <bool Forward, size_t... Is, class F>
+auto jacobian_wrapper(F f) {
+  return [f](const auto&... args) {
+    if constexpr (argnums_ok<sizeof...(args), Is...>)
+      return jacobian_impl<Forward, Is...>(f, args...);
+    else
+      static_assert(argnums_ok<sizeof...(args), Is...>, GRAFT_ARGNUMS_MESSAGE);
+  };
+}
+}  // namespace detail
+
 template <size_t... Is, class F>
 auto jacfwd(F f) {
-  return [f](const auto&... args) {
-    if constexpr (detail::argnums_ok<sizeof...(args), Is...>)
-      return detail::jacobian_impl<true, Is...>(f, args...);
-    else
-      static_assert(detail::argnums_ok<sizeof...(args), Is...>, GRAFT_ARGNUMS_MESSAGE);
-  };
+  return detail::jacobian_wrapper<true, Is...>(std::move(f));
 }
 
 template <size_t... Is, class F>
 auto jacrev(F f) {
-  return [f](const auto&... args) {
-    if constexpr (detail::argnums_ok<sizeof...(args), Is...>)
-      return detail::jacobian_impl<false, Is...>(f, args...);
-    else
-      static_assert(detail::argnums_ok<sizeof...(args), Is...>, GRAFT_ARGNUMS_MESSAGE);
-  };
+  return detail::jacobian_wrapper<false, Is...>(std::move(f));
 }
 
 template <size_t... Is, class F>
