@@ -70,7 +70,8 @@ auto pmap_impl(F& f, const PmapOptions& options, GraphCache& cache, const std::s
     std::shared_ptr<const Executable> exe;
     Out out_like;
     std::vector<int64_t> out_dims;  // per output leaf: its stacking axis, -1 for none
-    std::vector<bool> donated;      // per argument leaf
+    std::vector<bool> donated;      // per argument leaf: the caller's Arrays to delete
+    std::vector<bool> inside;       // per argument leaf: pieces the outputs may take over
   };
   std::string key = signature_key("pmap", args...);
   std::shared_ptr<const Entry> entry;
@@ -92,14 +93,13 @@ auto pmap_impl(F& f, const PmapOptions& options, GraphCache& cache, const std::s
     std::vector<bool> donated = donated_leaves(options.donate_argnums, args...);
     std::vector<bool> inside = donated;
     for (size_t i = 0; i < inside.size(); ++i) inside[i] = inside[i] && dims[i] >= 0;
-    entry = std::make_shared<const Entry>(Entry{compile_graph(traced.graph, JitOptions{}, inside, "pmap"),
-                                                std::move(traced.out), std::move(out_dims), std::move(donated)});
+    auto exe = compile_graph(traced.graph, JitOptions{}, inside, "pmap");
+    entry = std::make_shared<const Entry>(
+        Entry{std::move(exe), std::move(traced.out), std::move(out_dims), std::move(donated), std::move(inside)});
     log_compile("pmap", t1 - t0, now_ms() - t1);
     if (!key.empty()) cache.insert(key, entry);
   }
-  std::vector<bool> inside = entry->donated;
-  for (size_t i = 0; i < inside.size(); ++i) inside[i] = inside[i] && dims[i] >= 0;
-  std::vector<Array> outs = run_pmap(*entry->exe, leaves, dims, devices, options.axis_name, inside);
+  std::vector<Array> outs = run_pmap(*entry->exe, leaves, dims, devices, options.axis_name, entry->inside);
   delete_donated(leaves, entry->donated);
   return tree::unflatten(entry->out_like, place_pmap_outputs(std::move(outs), entry->out_dims));
 }
