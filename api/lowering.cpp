@@ -86,4 +86,9 @@ int normalize_axis(const char* op, int64_t axis, int rank, const std::source_loc
   return static_cast<int>(axis < 0 ? axis + rank : axis);
 }
 
+DType weak_scalar_dtype(const Array& x, bool is_float, const char* op) {
+  const DType xd = checked_impl(x, op).type.dtype;
+  return ir::promote_types(ir::PromotionType{xd}, ir::PromotionType{is_float ? DType::f32 : DType::i32, true}).dtype;
+}
+
 }  // namespace graft::detail

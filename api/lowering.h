@@ -19,6 +19,9 @@ Shape broadcast_shapes(const char* op, const std::vector<Array>& args, const std
 Shape broadcast_shapes(const char* op, const std::vector<Shape>& shapes, const std::source_location& loc);
 Array broadcast_to_shape(const Array& x, const Shape& shape, const std::source_location& loc);
 Array convert(const Array& x, DType dtype, const std::source_location& loc);
+// The dtype x and a C++ number of the given kind compute in: the number is
+// weakly typed, so it takes x's dtype unless its kind is higher (JAX's rule).
+DType weak_scalar_dtype(const Array& x, bool is_float, const char* op);
 // Promotes to one dtype and broadcasts to one shape.
 std::vector<Array> promote_and_broadcast(const char* op, std::vector<Array> args, const std::source_location& loc);
 // axis in [-rank, rank) -> [0, rank); ShapeError naming op otherwise.

@@ -27,17 +27,11 @@ ScalarOpInfo info(ScalarBinary op) {
   return {ir::Op::pow, "pow", true};
 }
 
-// The dtype an array and a weak number of the given kind compute in.
-DType weak_result(const char* name, const Array& x, bool is_float) {
-  DType xd = checked_impl(x, name).type.dtype;
-  return ir::promote_types(ir::PromotionType{xd}, ir::PromotionType{is_float ? DType::f32 : DType::i32, true}).dtype;
-}
-
 }  // namespace
 
 Array binary_scalar(ScalarBinary op, const Array& x, double value, bool is_float, bool scalar_first, const Loc& loc) {
   ScalarOpInfo i = info(op);
-  DType d = weak_result(i.name, x, is_float);
+  DType d = weak_scalar_dtype(x, is_float, i.name);
   if (i.float_only && !ir::is_floating(d)) d = DType::f32;
   Array xs = convert(x, d, loc);
   Array s = broadcast_to_shape(scalar(value, d, loc), xs.shape(), loc);
@@ -45,7 +39,7 @@ Array binary_scalar(ScalarBinary op, const Array& x, double value, bool is_float
 }
 
 Array where_scalar(const Array& cond, const Array& x, double value, bool is_float, bool scalar_first, const Loc& loc) {
-  DType d = weak_result("where", x, is_float);
+  DType d = weak_scalar_dtype(x, is_float, "where");
   Array xs = convert(x, d, loc);
   Array s = scalar(value, d, loc);
   return scalar_first ? where(cond, s, xs, loc) : where(cond, xs, s, loc);

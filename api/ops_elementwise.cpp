@@ -148,12 +148,10 @@ namespace detail {
 
 Array binary_with_scalar(BinaryOp op, const Array& x, double value, bool is_float, bool scalar_first,
                          const std::source_location& loc) {
-  DType xd = checked_impl(x, "operator").type.dtype;
-  // The scalar is weakly typed: it takes x's dtype unless its kind is higher.
-  ir::PromotionType t = ir::promote_types(ir::PromotionType{xd}, ir::PromotionType{is_float ? DType::f32 : DType::i32, true});
-  if ((op == BinaryOp::div) && !ir::is_floating(t.dtype)) t.dtype = DType::f32;
-  Array s = scalar(value, t.dtype, loc);
-  Array xs = convert(x, t.dtype, loc);
+  DType d = weak_scalar_dtype(x, is_float, "operator");
+  if ((op == BinaryOp::div) && !ir::is_floating(d)) d = DType::f32;
+  Array s = scalar(value, d, loc);
+  Array xs = convert(x, d, loc);
   Array a = scalar_first ? s : xs, b = scalar_first ? xs : s;
   std::vector<Array> args = promote_and_broadcast(ir::op_name(to_op(op)).data(), {a, b}, loc);
   return bind1(to_op(op), args, {}, loc);
