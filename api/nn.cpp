@@ -93,8 +93,9 @@ Array standardize(const Array& x, std::vector<int> axes, double epsilon, Loc loc
                          detail::where(loc));
     seen.push_back(n);
   }
+  // One mean: the variance is the mean square of the centred values (var() would centre again).
   Array centred = ArrayAt(v, loc) - mean(v, axes, true, loc);
-  Array variance = var(v, axes, true, 0, loc);
+  Array variance = mean(square({centred, loc}), axes, true, loc);
   return ArrayAt(centred, loc) * rsqrt({ArrayAt(variance, loc) + epsilon, loc});
 }
 
