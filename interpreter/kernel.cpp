@@ -3,22 +3,16 @@
 #include "graft/errors.h"
 
 namespace graft::interpreter {
+
+using ir::Op;
 namespace {
 
 KernelTable build_table() {
   KernelTable t{};
-  register_elementwise_kernels(t);
-  register_reduce_kernels(t);
-  register_shape_kernels(t);
-  register_creation_kernels(t);
-  register_linalg_kernels(t);
-  register_indexing_kernels(t);
-  register_sort_kernels(t);
-  register_random_kernels(t);
-  register_custom_kernels(t);
-  register_control_flow_kernels(t);
-  register_fusion_kernels(t);
-  register_collective_kernels(t);
+  // Filled from ops.def: the rule of each op that must have one (see ir/op.h).
+#define GRAFT_OP(ident, ...) t[static_cast<size_t>(Op::ident)] = ident##_kernel;
+#include "ir/ops.def"
+#undef GRAFT_OP
   return t;
 }
 

@@ -39,18 +39,11 @@ inline const ir::Ints& ints_attr(const KernelCall& call, std::string_view name) 
 using Kernel = void (*)(const KernelCall&);
 using KernelTable = std::array<Kernel, ir::kNumOps>;
 
-void register_elementwise_kernels(KernelTable& table);
-void register_reduce_kernels(KernelTable& table);
-void register_shape_kernels(KernelTable& table);
-void register_creation_kernels(KernelTable& table);
-void register_linalg_kernels(KernelTable& table);
-void register_indexing_kernels(KernelTable& table);
-void register_sort_kernels(KernelTable& table);
-void register_random_kernels(KernelTable& table);
-void register_custom_kernels(KernelTable& table);
-void register_control_flow_kernels(KernelTable& table);
-void register_fusion_kernels(KernelTable& table);
-void register_collective_kernels(KernelTable& table);
+// The kernel of every op: <ident>_kernel, defined in
+// interpreter/kernels/<family>.cpp.
+#define GRAFT_OP(ident, ...) void ident##_kernel(const KernelCall& call);
+#include "ir/ops.def"
+#undef GRAFT_OP
 
 Kernel kernel_for(ir::Op op);  // nullptr when the op has none
 void run_kernel(const KernelCall& call);  // throws UnsupportedError when the op has none

@@ -5,29 +5,6 @@
 namespace graft::ir {
 namespace {
 
-#define VARIADIC kVariadic
-#define LINEAR true
-#define NONLINEAR false
-#define INPLACE true
-#define NOT_INPLACE false
-#define REDUCTION true
-#define NO_REDUCTION false
-#define DIFFERENTIABLE ""
-constexpr std::array<OpInfo, kNumOps> kOpTable = {{
-#define GRAFT_OP(ident, name, arity, family, linear, inplace, reduction, differentiable) \
-  OpInfo{name, arity, OpFamily::family, linear, inplace, reduction, differentiable},
-#include "ir/ops.def"
-#undef GRAFT_OP
-}};
-#undef VARIADIC
-#undef LINEAR
-#undef NONLINEAR
-#undef INPLACE
-#undef NOT_INPLACE
-#undef REDUCTION
-#undef NO_REDUCTION
-#undef DIFFERENTIABLE
-
 constexpr int count_ops() {
   int n = 0;
 #define GRAFT_OP(...) ++n;
@@ -40,11 +17,9 @@ static_assert(count_ops() == kNumOps,
 
 }  // namespace
 
-const OpInfo& op_info(Op op) { return kOpTable[static_cast<size_t>(op)]; }
-
 std::optional<Op> op_from_name(std::string_view name) {
-  for (size_t i = 0; i < kOpTable.size(); ++i)
-    if (kOpTable[i].name == name) return static_cast<Op>(i);
+  for (size_t i = 0; i < detail::kOpTable.size(); ++i)
+    if (detail::kOpTable[i].name == name) return static_cast<Op>(i);
   return std::nullopt;
 }
 

@@ -107,18 +107,10 @@ namespace {
 
 ShapeRuleTable build_table() {
   ShapeRuleTable t{};
-  register_elementwise_shape_rules(t);
-  register_reduce_shape_rules(t);
-  register_shape_shape_rules(t);
-  register_indexing_shape_rules(t);
-  register_sort_shape_rules(t);
-  register_creation_shape_rules(t);
-  register_linalg_shape_rules(t);
-  register_random_shape_rules(t);
-  register_control_shape_rules(t);
-  register_custom_shape_rules(t);
-  register_collective_shape_rules(t);
-  register_fusion_shape_rules(t);
+  // Filled from ops.def: the rule of each op that must have one (see ir/op.h).
+#define GRAFT_OP(ident, ...) t[static_cast<size_t>(Op::ident)] = ident##_shape;
+#include "ir/ops.def"
+#undef GRAFT_OP
   return t;
 }
 

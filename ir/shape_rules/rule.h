@@ -90,19 +90,11 @@ class OutTypes {
 using ShapeRule = OutTypes (*)(const RuleCtx&);
 using ShapeRuleTable = std::array<ShapeRule, kNumOps>;
 
-// Each family registers its ops' rules (ir/shape_rules/<family>.cpp).
-void register_elementwise_shape_rules(ShapeRuleTable& table);
-void register_reduce_shape_rules(ShapeRuleTable& table);
-void register_shape_shape_rules(ShapeRuleTable& table);
-void register_indexing_shape_rules(ShapeRuleTable& table);
-void register_sort_shape_rules(ShapeRuleTable& table);
-void register_creation_shape_rules(ShapeRuleTable& table);
-void register_linalg_shape_rules(ShapeRuleTable& table);
-void register_random_shape_rules(ShapeRuleTable& table);
-void register_control_shape_rules(ShapeRuleTable& table);
-void register_custom_shape_rules(ShapeRuleTable& table);
-void register_collective_shape_rules(ShapeRuleTable& table);
-void register_fusion_shape_rules(ShapeRuleTable& table);
+// The shape/dtype rule of every op: <ident>_shape, defined in
+// ir/shape_rules/<family>.cpp.
+#define GRAFT_OP(ident, ...) OutTypes ident##_shape(const RuleCtx& c);
+#include "ir/ops.def"
+#undef GRAFT_OP
 
 // The rule of an op, or nullptr if it has none (the coverage test forbids that).
 ShapeRule shape_rule(Op op);

@@ -64,16 +64,10 @@ namespace {
 
 BatchRuleTable build_table() {
   BatchRuleTable t{};
-  register_elementwise_batch_rules(t);
-  register_reduce_batch_rules(t);
-  register_shape_batch_rules(t);
-  register_indexing_batch_rules(t);
-  register_linalg_batch_rules(t);
-  register_sort_batch_rules(t);
-  register_random_batch_rules(t);
-  register_control_flow_batch_rules(t);
-  register_custom_batch_rules(t);
-  register_collective_batch_rules(t);
+  // Filled from ops.def: the rule of each op that must have one (see ir/op.h).
+#define GRAFT_OP(ident, ...) if constexpr (ir::has_batch_rule(Op::ident)) t[static_cast<size_t>(Op::ident)] = ident##_batch;
+#include "ir/ops.def"
+#undef GRAFT_OP
   return t;
 }
 

@@ -77,15 +77,10 @@ ir::GraphPtr batch_subgraph(const ir::Graph& g, const std::vector<int64_t>& in_d
 std::vector<bool> batched_outputs(const ir::Graph& g, const std::vector<int64_t>& in_dims, int64_t axis_size,
                                   const std::string& axis_name);
 
-void register_elementwise_batch_rules(BatchRuleTable& t);
-void register_reduce_batch_rules(BatchRuleTable& t);
-void register_shape_batch_rules(BatchRuleTable& t);
-void register_indexing_batch_rules(BatchRuleTable& t);
-void register_linalg_batch_rules(BatchRuleTable& t);
-void register_sort_batch_rules(BatchRuleTable& t);
-void register_random_batch_rules(BatchRuleTable& t);
-void register_control_flow_batch_rules(BatchRuleTable& t);
-void register_custom_batch_rules(BatchRuleTable& t);
-void register_collective_batch_rules(BatchRuleTable& t);
+// The batching rule of every op with operands (ir::has_batch_rule):
+// <ident>_batch, defined in transforms/rules/<family>.cpp.
+#define GRAFT_OP(ident, ...) std::vector<BatchedValue> ident##_batch(BatchCtx& c);
+#include "ir/ops.def"
+#undef GRAFT_OP
 
 }  // namespace graft::transforms

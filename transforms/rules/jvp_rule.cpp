@@ -95,15 +95,10 @@ namespace {
 
 JvpRuleTable build_table() {
   JvpRuleTable t{};
-  register_elementwise_jvp_rules(t);
-  register_reduce_jvp_rules(t);
-  register_shape_jvp_rules(t);
-  register_indexing_jvp_rules(t);
-  register_linalg_jvp_rules(t);
-  register_sort_jvp_rules(t);
-  register_custom_jvp_rules(t);
-  register_control_flow_jvp_rules(t);
-  register_collective_jvp_rules(t);
+  // Filled from ops.def: the rule of each op that must have one (see ir/op.h).
+#define GRAFT_OP(ident, ...) if constexpr (ir::has_jvp_rule(Op::ident)) t[static_cast<size_t>(Op::ident)] = ident##_jvp;
+#include "ir/ops.def"
+#undef GRAFT_OP
   return t;
 }
 

@@ -69,15 +69,11 @@ using JvpRuleTable = std::array<JvpRule, ir::kNumOps>;
 // gives the reason); they get zero tangents without a rule.
 bool is_non_differentiable(ir::Op op);
 
-void register_elementwise_jvp_rules(JvpRuleTable& t);
-void register_reduce_jvp_rules(JvpRuleTable& t);
-void register_shape_jvp_rules(JvpRuleTable& t);
-void register_indexing_jvp_rules(JvpRuleTable& t);
-void register_linalg_jvp_rules(JvpRuleTable& t);
-void register_sort_jvp_rules(JvpRuleTable& t);
-void register_custom_jvp_rules(JvpRuleTable& t);
-void register_control_flow_jvp_rules(JvpRuleTable& t);
-void register_collective_jvp_rules(JvpRuleTable& t);
+// The JVP rule of every op ops.def calls differentiable: <ident>_jvp, defined
+// in transforms/rules/<family>.cpp (the others are declared, never defined).
+#define GRAFT_OP(ident, ...) ir::IdList ident##_jvp(JvpCtx& c);
+#include "ir/ops.def"
+#undef GRAFT_OP
 
 JvpRule jvp_rule(ir::Op op);  // nullptr if the op has none
 

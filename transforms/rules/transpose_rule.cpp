@@ -3,20 +3,18 @@
 
 namespace graft::transforms {
 
+using ir::Op;
+
 ValueId TransposeCtx::zeros(const ir::ValueType& type) { return emit_full(emit_.builder(), 0.0, type, &node()); }
 
 namespace {
 
 TransposeRuleTable build_table() {
   TransposeRuleTable t{};
-  register_elementwise_transpose_rules(t);
-  register_reduce_transpose_rules(t);
-  register_shape_transpose_rules(t);
-  register_indexing_transpose_rules(t);
-  register_linalg_transpose_rules(t);
-  register_custom_transpose_rules(t);
-  register_control_flow_transpose_rules(t);
-  register_collective_transpose_rules(t);
+  // Filled from ops.def: the rule of each op that must have one (see ir/op.h).
+#define GRAFT_OP(ident, ...) if constexpr (ir::has_transpose_rule(Op::ident)) t[static_cast<size_t>(Op::ident)] = ident##_transpose;
+#include "ir/ops.def"
+#undef GRAFT_OP
   return t;
 }
 

@@ -40,14 +40,11 @@ class TransposeCtx {
 using TransposeRule = ir::IdList (*)(TransposeCtx&);
 using TransposeRuleTable = std::array<TransposeRule, ir::kNumOps>;
 
-void register_elementwise_transpose_rules(TransposeRuleTable& t);
-void register_reduce_transpose_rules(TransposeRuleTable& t);
-void register_shape_transpose_rules(TransposeRuleTable& t);
-void register_indexing_transpose_rules(TransposeRuleTable& t);
-void register_linalg_transpose_rules(TransposeRuleTable& t);
-void register_custom_transpose_rules(TransposeRuleTable& t);
-void register_control_flow_transpose_rules(TransposeRuleTable& t);
-void register_collective_transpose_rules(TransposeRuleTable& t);
+// The transpose rule of every op ops.def calls linear: <ident>_transpose,
+// defined in transforms/rules/<family>.cpp (the others are declared only).
+#define GRAFT_OP(ident, ...) ir::IdList ident##_transpose(TransposeCtx& c);
+#include "ir/ops.def"
+#undef GRAFT_OP
 
 TransposeRule transpose_rule(ir::Op op);  // nullptr if the op has none
 
