@@ -1,7 +1,7 @@
 #include "transforms/jvp.h"
 
 #include "graft/errors.h"
-#include "ir/bgl.h"
+#include "ir/passes.h"
 #include "ir/builder.h"
 #include "ir/dtype.h"
 #include "transforms/rules/jvp_rule.h"

@@ -67,6 +67,12 @@ void all_reduce_kernel(const KernelCall& call) {
   reduce_stack(reduce, gather_stack(call, r), call.outputs[0]);
 }
 
+}  // namespace
+
+void psum_kernel(const KernelCall& call) { all_reduce_kernel(call); }
+void pmax_kernel(const KernelCall& call) { all_reduce_kernel(call); }
+void pmin_kernel(const KernelCall& call) { all_reduce_kernel(call); }
+
 void all_gather_kernel(const KernelCall& call) {
   const runtime::Replica& r = replica(call);
   const ir::ValueType& t = *call.inputs[0].type;
@@ -124,16 +130,6 @@ void ppermute_kernel(const KernelCall& call) {
 void axis_index_kernel(const KernelCall& call) {
   const int32_t rank = replica(call).rank;
   std::memcpy(call.outputs[0].data, &rank, sizeof rank);
-}
-
-}  // namespace
-
-void register_collective_kernels(KernelTable& t) {
-  for (Op op : {Op::psum, Op::pmax, Op::pmin}) t[static_cast<size_t>(op)] = all_reduce_kernel;
-  t[static_cast<size_t>(Op::all_gather)] = all_gather_kernel;
-  t[static_cast<size_t>(Op::psum_scatter)] = psum_scatter_kernel;
-  t[static_cast<size_t>(Op::ppermute)] = ppermute_kernel;
-  t[static_cast<size_t>(Op::axis_index)] = axis_index_kernel;
 }
 
 }  // namespace graft::interpreter

@@ -49,6 +49,8 @@ Buffers concat(const Buffers& a, const Buffers& b) {
   return out;
 }
 
+}  // namespace
+
 void cond_kernel(const KernelCall& call) {
   const ir::Graphs& branches = ir::attr<ir::Graphs>(call.attrs, "branches", call.op);
   const KernelIn& index = call.inputs.at(0);
@@ -63,7 +65,7 @@ void cond_kernel(const KernelCall& call) {
   for (size_t k = 0; k < outs.size(); ++k) copy_out(outs[k], call.outputs[k]);
 }
 
-void while_kernel(const KernelCall& call) {
+void while__kernel(const KernelCall& call) {
   const ir::Graph& cond = graph_attr(call, "cond");
   const ir::Graph& body = graph_attr(call, "body");
   const size_t cn = static_cast<size_t>(int_attr(call, "cond_nconsts"));
@@ -107,14 +109,6 @@ void scan_kernel(const KernelCall& call) {
       if (y_row[j]) std::memcpy(static_cast<char*>(call.outputs[nc + j].data) + i * y_row[j], outs[nc + j]->data(), y_row[j]);
   }
   for (size_t j = 0; j < nc; ++j) copy_out(inputs[nk + j], call.outputs[j]);
-}
-
-}  // namespace
-
-void register_control_flow_kernels(KernelTable& t) {
-  t[static_cast<size_t>(ir::Op::cond)] = cond_kernel;
-  t[static_cast<size_t>(ir::Op::while_)] = while_kernel;
-  t[static_cast<size_t>(ir::Op::scan)] = scan_kernel;
 }
 
 }  // namespace graft::interpreter

@@ -6,7 +6,6 @@
 #include "interpreter/kernels/loops.h"
 
 namespace graft::interpreter {
-namespace {
 
 void iota_kernel(const KernelCall& call) {
   int64_t dim = ir::attr<int64_t>(call.attrs, "dimension", call.op);
@@ -24,13 +23,6 @@ void iota_kernel(const KernelCall& call) {
 void constant_kernel(const KernelCall& call) {
   const ir::Literal& lit = *ir::attr<ir::LiteralPtr>(call.attrs, "value", call.op);
   if (!lit.bytes.empty()) std::memcpy(call.outputs[0].data, lit.bytes.data(), lit.bytes.size());
-}
-
-}  // namespace
-
-void register_creation_kernels(KernelTable& t) {
-  t[static_cast<size_t>(ir::Op::iota)] = iota_kernel;
-  t[static_cast<size_t>(ir::Op::constant)] = constant_kernel;
 }
 
 }  // namespace graft::interpreter

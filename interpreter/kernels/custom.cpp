@@ -14,21 +14,18 @@ void call_kernel(const KernelCall& call) {
   evaluate_call(body, call);
 }
 
+}  // namespace
+
+void custom_jvp_call_kernel(const KernelCall& call) { call_kernel(call); }
+void custom_vjp_call_kernel(const KernelCall& call) { call_kernel(call); }
+void remat_kernel(const KernelCall& call) { call_kernel(call); }
+
 // custom_lin stands for the unknown forward derivative of a custom_vjp
 // function; reverse mode transposes it away, so reaching it here means jvp.
 void custom_lin_kernel(const KernelCall&) {
   throw UnsupportedError(
       "custom_lin: a custom_vjp function has no forward-mode derivative (jvp, jacfwd); use grad, vjp or jacrev, or "
       "give it a custom_jvp rule");
-}
-
-}  // namespace
-
-void register_custom_kernels(KernelTable& t) {
-  t[static_cast<size_t>(ir::Op::custom_lin)] = custom_lin_kernel;
-  t[static_cast<size_t>(ir::Op::custom_jvp_call)] = call_kernel;
-  t[static_cast<size_t>(ir::Op::custom_vjp_call)] = call_kernel;
-  t[static_cast<size_t>(ir::Op::remat)] = call_kernel;
 }
 
 }  // namespace graft::interpreter

@@ -106,25 +106,6 @@ void unary_kernel(const KernelCall& call) {
   });
 }
 
-void copy_kernel(const KernelCall& call) {
-  size_t bytes = static_cast<size_t>(out_elements(call)) * ir::dtype_size(call.outputs[0].type->dtype);
-  if (bytes) std::memcpy(call.outputs[0].data, call.inputs[0].data, bytes);
-}
-
-void is_finite_kernel(const KernelCall& call) {
-  visit_dtype(call.inputs[0].type->dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* x = in_ptr<T>(call, 0);
-    bool* y = out_ptr<bool>(call, 0);
-    parallel_ranges(out_elements(call), [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) {
-        if constexpr (std::is_floating_point_v<T>) y[i] = std::isfinite(x[i]);
-        else y[i] = true;
-      }
-    });
-  });
-}
-
 // out[i] = f(a[i], b[i]), with the switch outside the loop so it vectorises.
 template <class T, class R, class F>
 void zip(const KernelCall& call, F f) {
@@ -190,20 +171,6 @@ void binary_kernel(const KernelCall& call) {
   visit_dtype(call.inputs[0].type->dtype, [&](auto tag) { binary_typed<typename decltype(tag)::type>(call); });
 }
 
-void select_kernel(const KernelCall& call) {
-  const bool* pred = in_ptr<bool>(call, 0);
-  bool scalar_pred = call.inputs[0].type->rank() == 0;
-  visit_dtype(call.inputs[1].type->dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* on_true = in_ptr<T>(call, 1);
-    const T* on_false = in_ptr<T>(call, 2);
-    T* out = out_ptr<T>(call, 0);
-    parallel_ranges(out_elements(call), [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) out[i] = pred[scalar_pred ? 0 : i] ? on_true[i] : on_false[i];
-    });
-  });
-}
-
 // Float to integer conversion saturates and maps NaN to 0 (C++ leaves both undefined).
 template <class To, class From>
 To convert_value(From v) {
@@ -219,7 +186,91 @@ To convert_value(From v) {
   }
 }
 
-void convert_kernel(const KernelCall& call) {
+}  // namespace
+
+void neg_kernel(const KernelCall& call) { unary_kernel(call); }
+void abs_kernel(const KernelCall& call) { unary_kernel(call); }
+void sign_kernel(const KernelCall& call) { unary_kernel(call); }
+void floor_kernel(const KernelCall& call) { unary_kernel(call); }
+void ceil_kernel(const KernelCall& call) { unary_kernel(call); }
+void round_kernel(const KernelCall& call) { unary_kernel(call); }
+void exp_kernel(const KernelCall& call) { unary_kernel(call); }
+void log_kernel(const KernelCall& call) { unary_kernel(call); }
+void log1p_kernel(const KernelCall& call) { unary_kernel(call); }
+void expm1_kernel(const KernelCall& call) { unary_kernel(call); }
+void sqrt_kernel(const KernelCall& call) { unary_kernel(call); }
+void rsqrt_kernel(const KernelCall& call) { unary_kernel(call); }
+void sin_kernel(const KernelCall& call) { unary_kernel(call); }
+void cos_kernel(const KernelCall& call) { unary_kernel(call); }
+void tan_kernel(const KernelCall& call) { unary_kernel(call); }
+void asin_kernel(const KernelCall& call) { unary_kernel(call); }
+void acos_kernel(const KernelCall& call) { unary_kernel(call); }
+void atan_kernel(const KernelCall& call) { unary_kernel(call); }
+void sinh_kernel(const KernelCall& call) { unary_kernel(call); }
+void cosh_kernel(const KernelCall& call) { unary_kernel(call); }
+void tanh_kernel(const KernelCall& call) { unary_kernel(call); }
+void logistic_kernel(const KernelCall& call) { unary_kernel(call); }
+void erf_kernel(const KernelCall& call) { unary_kernel(call); }
+void square_kernel(const KernelCall& call) { unary_kernel(call); }
+void reciprocal_kernel(const KernelCall& call) { unary_kernel(call); }
+
+void is_finite_kernel(const KernelCall& call) {
+  visit_dtype(call.inputs[0].type->dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* x = in_ptr<T>(call, 0);
+    bool* y = out_ptr<bool>(call, 0);
+    parallel_ranges(out_elements(call), [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        if constexpr (std::is_floating_point_v<T>) y[i] = std::isfinite(x[i]);
+        else y[i] = true;
+      }
+    });
+  });
+}
+
+void not__kernel(const KernelCall& call) { unary_kernel(call); }
+void stop_gradient_kernel(const KernelCall& call) { copy_kernel(call); }
+
+void copy_kernel(const KernelCall& call) {
+  size_t bytes = static_cast<size_t>(out_elements(call)) * ir::dtype_size(call.outputs[0].type->dtype);
+  if (bytes) std::memcpy(call.outputs[0].data, call.inputs[0].data, bytes);
+}
+
+void add_kernel(const KernelCall& call) { binary_kernel(call); }
+void sub_kernel(const KernelCall& call) { binary_kernel(call); }
+void mul_kernel(const KernelCall& call) { binary_kernel(call); }
+void div_kernel(const KernelCall& call) { binary_kernel(call); }
+void rem_kernel(const KernelCall& call) { binary_kernel(call); }
+void pow_kernel(const KernelCall& call) { binary_kernel(call); }
+void max_kernel(const KernelCall& call) { binary_kernel(call); }
+void min_kernel(const KernelCall& call) { binary_kernel(call); }
+void atan2_kernel(const KernelCall& call) { binary_kernel(call); }
+void and__kernel(const KernelCall& call) { binary_kernel(call); }
+void or__kernel(const KernelCall& call) { binary_kernel(call); }
+void xor__kernel(const KernelCall& call) { binary_kernel(call); }
+
+void eq_kernel(const KernelCall& call) { binary_kernel(call); }
+void ne_kernel(const KernelCall& call) { binary_kernel(call); }
+void lt_kernel(const KernelCall& call) { binary_kernel(call); }
+void le_kernel(const KernelCall& call) { binary_kernel(call); }
+void gt_kernel(const KernelCall& call) { binary_kernel(call); }
+void ge_kernel(const KernelCall& call) { binary_kernel(call); }
+
+void select_kernel(const KernelCall& call) {
+  const bool* pred = in_ptr<bool>(call, 0);
+  bool scalar_pred = call.inputs[0].type->rank() == 0;
+  visit_dtype(call.inputs[1].type->dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* on_true = in_ptr<T>(call, 1);
+    const T* on_false = in_ptr<T>(call, 2);
+    T* out = out_ptr<T>(call, 0);
+    parallel_ranges(out_elements(call), [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) out[i] = pred[scalar_pred ? 0 : i] ? on_true[i] : on_false[i];
+    });
+  });
+}
+
+void convert_element_type_kernel(const KernelCall& call) {
   visit_dtype(call.inputs[0].type->dtype, [&](auto from_tag) {
     using From = typename decltype(from_tag)::type;
     visit_dtype(call.outputs[0].type->dtype, [&](auto to_tag) {
@@ -231,24 +282,6 @@ void convert_kernel(const KernelCall& call) {
       });
     });
   });
-}
-
-}  // namespace
-
-void register_elementwise_kernels(KernelTable& t) {
-  auto set = [&](Op op, Kernel k) { t[static_cast<size_t>(op)] = k; };
-  for (Op op : {Op::neg, Op::abs, Op::sign, Op::floor, Op::ceil, Op::round, Op::exp, Op::log, Op::log1p, Op::expm1,
-                Op::sqrt, Op::rsqrt, Op::sin, Op::cos, Op::tan, Op::asin, Op::acos, Op::atan, Op::sinh, Op::cosh,
-                Op::tanh, Op::logistic, Op::erf, Op::square, Op::reciprocal, Op::not_})
-    set(op, unary_kernel);
-  set(Op::stop_gradient, copy_kernel);
-  set(Op::copy, copy_kernel);
-  set(Op::is_finite, is_finite_kernel);
-  for (Op op : {Op::add, Op::sub, Op::mul, Op::div, Op::rem, Op::pow, Op::max, Op::min, Op::atan2, Op::and_, Op::or_,
-                Op::xor_, Op::eq, Op::ne, Op::lt, Op::le, Op::gt, Op::ge})
-    set(op, binary_kernel);
-  set(Op::select, select_kernel);
-  set(Op::convert_element_type, convert_kernel);
 }
 
 }  // namespace graft::interpreter

@@ -730,15 +730,13 @@ void Plan::run() const {
     }
 }
 
+}  // namespace
+
 void fusion_kernel(const KernelCall& call) {
   const ir::Graph& body = *ir::attr<ir::Graphs>(call.attrs, "body", call.op).at(0);
   Plan plan;
   if (plan.build(body, call)) plan.run();
   else evaluate_call(body, call);
 }
-
-}  // namespace
-
-void register_fusion_kernels(KernelTable& t) { t[static_cast<size_t>(Op::fusion)] = fusion_kernel; }
 
 }  // namespace graft::interpreter

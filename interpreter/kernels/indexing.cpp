@@ -31,6 +31,47 @@ std::vector<int64_t> clamped_starts(const KernelCall& call, size_t first, const 
   return starts;
 }
 
+// The gather/scatter_add index space: output = [outer, middle, inner] where
+// outer runs over x[:axis], middle over indices[batch_dims:], inner over x[axis+1:].
+struct TakeGeometry {
+  int64_t outer = 1, middle = 1, inner = 1, axis_size = 0, per_batch = 1;
+};
+
+TakeGeometry geometry(const KernelCall& call) {
+  const Shape& x = call.inputs[0].type->shape;
+  const Shape& idx = call.inputs[1].type->shape;
+  int64_t axis = ir::attr<int64_t>(call.attrs, "axis", call.op);
+  int64_t b = ir::attr<int64_t>(call.attrs, "batch_dims", call.op);
+  TakeGeometry g;
+  for (int64_t d = 0; d < axis; ++d) g.outer *= x[d];
+  for (int64_t d = b; d < axis; ++d) g.per_batch *= x[d];  // outer positions sharing one batch of indices
+  for (size_t d = b; d < idx.size(); ++d) g.middle *= idx[d];
+  for (size_t d = axis + 1; d < x.size(); ++d) g.inner *= x[d];
+  g.axis_size = x[axis];
+  return g;
+}
+
+template <class T>
+void scatter_add_typed(const KernelCall& call) {
+  TakeGeometry g = geometry(call);
+  const T* x = in_ptr<T>(call, 0);
+  const T* u = in_ptr<T>(call, 2);
+  T* y = out_ptr<T>(call, 0);
+  int64_t total = out_elements(call);
+  if (total) std::memcpy(y, x, static_cast<size_t>(total) * sizeof(T));
+  // Sequential: several updates may hit one element, and the order of adds must not depend on threads.
+  for (int64_t o = 0; o < g.outer; ++o)
+    for (int64_t m = 0; m < g.middle; ++m) {
+      int64_t v = read_index(call.inputs[1], (o / g.per_batch) * g.middle + m);
+      if (v < 0 || v >= g.axis_size) continue;
+      T* dst = y + (o * g.axis_size + v) * g.inner;
+      const T* src = u + (o * g.middle + m) * g.inner;
+      for (int64_t i = 0; i < g.inner; ++i) dst[i] = static_cast<T>(dst[i] + src[i]);
+    }
+}
+
+}  // namespace
+
 void dynamic_slice_kernel(const KernelCall& call) {
   const Shape& shape = call.inputs[0].type->shape;
   const Shape& sizes = call.outputs[0].type->shape;
@@ -63,26 +104,6 @@ void dynamic_update_slice_kernel(const KernelCall& call) {
   for (int64_t j = 0; j < n; ++j, walk.next()) std::memcpy(y + walk.offset() * elem, u + j * elem, elem);
 }
 
-// The gather/scatter_add index space: output = [outer, middle, inner] where
-// outer runs over x[:axis], middle over indices[batch_dims:], inner over x[axis+1:].
-struct TakeGeometry {
-  int64_t outer = 1, middle = 1, inner = 1, axis_size = 0, per_batch = 1;
-};
-
-TakeGeometry geometry(const KernelCall& call) {
-  const Shape& x = call.inputs[0].type->shape;
-  const Shape& idx = call.inputs[1].type->shape;
-  int64_t axis = ir::attr<int64_t>(call.attrs, "axis", call.op);
-  int64_t b = ir::attr<int64_t>(call.attrs, "batch_dims", call.op);
-  TakeGeometry g;
-  for (int64_t d = 0; d < axis; ++d) g.outer *= x[d];
-  for (int64_t d = b; d < axis; ++d) g.per_batch *= x[d];  // outer positions sharing one batch of indices
-  for (size_t d = b; d < idx.size(); ++d) g.middle *= idx[d];
-  for (size_t d = axis + 1; d < x.size(); ++d) g.inner *= x[d];
-  g.axis_size = x[axis];
-  return g;
-}
-
 void gather_kernel(const KernelCall& call) {
   TakeGeometry g = geometry(call);
   size_t row = static_cast<size_t>(g.inner) * ir::dtype_size(call.outputs[0].type->dtype);
@@ -97,40 +118,12 @@ void gather_kernel(const KernelCall& call) {
   });
 }
 
-template <class T>
-void scatter_add_typed(const KernelCall& call) {
-  TakeGeometry g = geometry(call);
-  const T* x = in_ptr<T>(call, 0);
-  const T* u = in_ptr<T>(call, 2);
-  T* y = out_ptr<T>(call, 0);
-  int64_t total = out_elements(call);
-  if (total) std::memcpy(y, x, static_cast<size_t>(total) * sizeof(T));
-  // Sequential: several updates may hit one element, and the order of adds must not depend on threads.
-  for (int64_t o = 0; o < g.outer; ++o)
-    for (int64_t m = 0; m < g.middle; ++m) {
-      int64_t v = read_index(call.inputs[1], (o / g.per_batch) * g.middle + m);
-      if (v < 0 || v >= g.axis_size) continue;
-      T* dst = y + (o * g.axis_size + v) * g.inner;
-      const T* src = u + (o * g.middle + m) * g.inner;
-      for (int64_t i = 0; i < g.inner; ++i) dst[i] = static_cast<T>(dst[i] + src[i]);
-    }
-}
-
 void scatter_add_kernel(const KernelCall& call) {
   visit_dtype(call.inputs[0].type->dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, bool>) throw UnsupportedError("scatter_add: bool operand");
     else scatter_add_typed<T>(call);
   });
-}
-
-}  // namespace
-
-void register_indexing_kernels(KernelTable& t) {
-  t[static_cast<size_t>(Op::dynamic_slice)] = dynamic_slice_kernel;
-  t[static_cast<size_t>(Op::dynamic_update_slice)] = dynamic_update_slice_kernel;
-  t[static_cast<size_t>(Op::gather)] = gather_kernel;
-  t[static_cast<size_t>(Op::scatter_add)] = scatter_add_kernel;
 }
 
 }  // namespace graft::interpreter

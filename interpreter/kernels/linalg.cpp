@@ -142,6 +142,8 @@ void dot_typed(const KernelCall& call) {
   }
 }
 
+}  // namespace
+
 void dot_general_kernel(const KernelCall& call) {
   visit_dtype(call.inputs[0].type->dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -149,9 +151,5 @@ void dot_general_kernel(const KernelCall& call) {
     else dot_typed<T>(call);
   });
 }
-
-}  // namespace
-
-void register_linalg_kernels(KernelTable& t) { t[static_cast<size_t>(ir::Op::dot_general)] = dot_general_kernel; }
 
 }  // namespace graft::interpreter

@@ -11,7 +11,6 @@
 #include "interpreter/kernels/threefry.h"
 
 namespace graft::interpreter {
-namespace {
 
 void random_bits_kernel(const KernelCall& call) {
   const uint32_t* keys = in_ptr<uint32_t>(call, 0);
@@ -43,9 +42,5 @@ void random_bits_kernel(const KernelCall& call) {
     }
   });
 }
-
-}  // namespace
-
-void register_random_kernels(KernelTable& t) { t[static_cast<size_t>(ir::Op::random_bits)] = random_bits_kernel; }
 
 }  // namespace graft::interpreter

@@ -185,12 +185,18 @@ void cumulative_kernel(const KernelCall& call) {
 
 }  // namespace
 
-void register_reduce_kernels(KernelTable& t) {
-  for (Op op : {Op::reduce_sum, Op::reduce_max, Op::reduce_min, Op::reduce_prod, Op::reduce_and, Op::reduce_or})
-    t[static_cast<size_t>(op)] = reduce_kernel;
-  for (Op op : {Op::argmax, Op::argmin}) t[static_cast<size_t>(op)] = arg_kernel;
-  for (Op op : {Op::cumsum, Op::cumprod, Op::cummax, Op::cummin}) t[static_cast<size_t>(op)] = cumulative_kernel;
-}
+void reduce_sum_kernel(const KernelCall& call) { reduce_kernel(call); }
+void reduce_max_kernel(const KernelCall& call) { reduce_kernel(call); }
+void reduce_min_kernel(const KernelCall& call) { reduce_kernel(call); }
+void reduce_prod_kernel(const KernelCall& call) { reduce_kernel(call); }
+void reduce_and_kernel(const KernelCall& call) { reduce_kernel(call); }
+void reduce_or_kernel(const KernelCall& call) { reduce_kernel(call); }
+void argmax_kernel(const KernelCall& call) { arg_kernel(call); }
+void argmin_kernel(const KernelCall& call) { arg_kernel(call); }
+void cumsum_kernel(const KernelCall& call) { cumulative_kernel(call); }
+void cumprod_kernel(const KernelCall& call) { cumulative_kernel(call); }
+void cummax_kernel(const KernelCall& call) { cumulative_kernel(call); }
+void cummin_kernel(const KernelCall& call) { cumulative_kernel(call); }
 
 // ---- folds for the tiled evaluator (reduce_step.h)
 

@@ -63,6 +63,8 @@ void gather_strided(const KernelCall& call, const std::vector<int64_t>& strides,
   });
 }
 
+}  // namespace
+
 void broadcast_in_dim_kernel(const KernelCall& call) {
   const Shape& in = call.inputs[0].type->shape;
   std::vector<int64_t> in_strides = row_major_strides(in);
@@ -162,18 +164,6 @@ void pad_kernel(const KernelCall& call) {
       }
     }
   });
-}
-
-}  // namespace
-
-void register_shape_kernels(KernelTable& t) {
-  t[static_cast<size_t>(Op::broadcast_in_dim)] = broadcast_in_dim_kernel;
-  t[static_cast<size_t>(Op::reshape)] = reshape_kernel;
-  t[static_cast<size_t>(Op::transpose)] = transpose_kernel;
-  t[static_cast<size_t>(Op::rev)] = rev_kernel;
-  t[static_cast<size_t>(Op::slice)] = slice_kernel;
-  t[static_cast<size_t>(Op::concatenate)] = concatenate_kernel;
-  t[static_cast<size_t>(Op::pad)] = pad_kernel;
 }
 
 }  // namespace graft::interpreter

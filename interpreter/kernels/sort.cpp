@@ -33,6 +33,8 @@ Compare make_compare(const KernelIn& in) {
   });
 }
 
+}  // namespace
+
 void sort_kernel(const KernelCall& call) {
   const Shape& shape = call.inputs[0].type->shape;
   int64_t dim = ir::attr<int64_t>(call.attrs, "dimension", call.op);
@@ -73,9 +75,5 @@ void sort_kernel(const KernelCall& call) {
     }
   });
 }
-
-}  // namespace
-
-void register_sort_kernels(KernelTable& t) { t[static_cast<size_t>(ir::Op::sort)] = sort_kernel; }
 
 }  // namespace graft::interpreter

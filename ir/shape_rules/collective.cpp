@@ -31,7 +31,13 @@ OutTypes same_type(const RuleCtx& c) {
   return {c.input(0)};
 }
 
-OutTypes all_gather_rule(const RuleCtx& c) {
+}  // namespace
+
+OutTypes psum_shape(const RuleCtx& c) { return same_type(c); }
+OutTypes pmax_shape(const RuleCtx& c) { return same_type(c); }
+OutTypes pmin_shape(const RuleCtx& c) { return same_type(c); }
+
+OutTypes all_gather_shape(const RuleCtx& c) {
   check_name(c);
   const ValueType& x = c.input(0);
   int64_t n = axis_size(c);
@@ -48,7 +54,7 @@ OutTypes all_gather_rule(const RuleCtx& c) {
   return {ValueType{x.dtype, out}};
 }
 
-OutTypes psum_scatter_rule(const RuleCtx& c) {
+OutTypes psum_scatter_shape(const RuleCtx& c) {
   check_name(c);
   const ValueType& x = c.input(0);
   if (x.dtype == DType::bool_) c.dtype_error("needs a numeric operand, got bool");
@@ -67,7 +73,7 @@ OutTypes psum_scatter_rule(const RuleCtx& c) {
   return {ValueType{x.dtype, out}};
 }
 
-OutTypes ppermute_rule(const RuleCtx& c) {
+OutTypes ppermute_shape(const RuleCtx& c) {
   check_name(c);
   const Ints& perm = c.attr_ints("perm");
   if (perm.size() % 2 != 0) c.shape_error("perm must hold (source, destination) pairs");
@@ -84,19 +90,9 @@ OutTypes ppermute_rule(const RuleCtx& c) {
   return {c.input(0)};
 }
 
-OutTypes axis_index_rule(const RuleCtx& c) {
+OutTypes axis_index_shape(const RuleCtx& c) {
   check_name(c);
   return {ValueType{DType::i32, {}}};
-}
-
-}  // namespace
-
-void register_collective_shape_rules(ShapeRuleTable& t) {
-  for (Op op : {Op::psum, Op::pmax, Op::pmin}) t[static_cast<size_t>(op)] = same_type;
-  t[static_cast<size_t>(Op::all_gather)] = all_gather_rule;
-  t[static_cast<size_t>(Op::psum_scatter)] = psum_scatter_rule;
-  t[static_cast<size_t>(Op::ppermute)] = ppermute_rule;
-  t[static_cast<size_t>(Op::axis_index)] = axis_index_rule;
 }
 
 }  // namespace graft::ir

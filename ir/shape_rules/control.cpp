@@ -29,7 +29,9 @@ int64_t count_attr(const RuleCtx& c, const std::string& name, size_t limit) {
   return n;
 }
 
-OutTypes cond_rule(const RuleCtx& c) {
+}  // namespace
+
+OutTypes cond_shape(const RuleCtx& c) {
   if (c.num_inputs() < 1) c.shape_error("needs an index operand");
   const ValueType& index = c.input(0);
   const Graphs& branches = c.attr_graphs("branches");
@@ -47,7 +49,7 @@ OutTypes cond_rule(const RuleCtx& c) {
   return outs;
 }
 
-OutTypes while_rule(const RuleCtx& c) {
+OutTypes while__shape(const RuleCtx& c) {
   int64_t cn = count_attr(c, "cond_nconsts", c.num_inputs());
   int64_t bn = count_attr(c, "body_nconsts", c.num_inputs() - cn);
   Types carry = slice_types(c.inputs(), cn + bn, c.num_inputs() - cn - bn);
@@ -61,7 +63,7 @@ OutTypes while_rule(const RuleCtx& c) {
   return carry;
 }
 
-OutTypes scan_rule(const RuleCtx& c) {
+OutTypes scan_shape(const RuleCtx& c) {
   int64_t nconsts = count_attr(c, "num_consts", c.num_inputs());
   int64_t ncarry = count_attr(c, "num_carry", c.num_inputs() - nconsts);
   int64_t length = c.attr_int("length");
@@ -88,14 +90,6 @@ OutTypes scan_rule(const RuleCtx& c) {
     out.push_back(ValueType{body_out[i].dtype, s});
   }
   return out;
-}
-
-}  // namespace
-
-void register_control_shape_rules(ShapeRuleTable& t) {
-  t[static_cast<size_t>(Op::cond)] = cond_rule;
-  t[static_cast<size_t>(Op::while_)] = while_rule;
-  t[static_cast<size_t>(Op::scan)] = scan_rule;
 }
 
 }  // namespace graft::ir

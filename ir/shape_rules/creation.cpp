@@ -3,12 +3,9 @@
 #include "ir/shape_rules/rule.h"
 
 namespace graft::ir {
-namespace {
-
-using Types = std::vector<ValueType>;
 
 // iota: 0, 1, 2, ... along `dimension` of `shape`, broadcast along the others.
-OutTypes iota_rule(const RuleCtx& c) {
+OutTypes iota_shape(const RuleCtx& c) {
   DType d = c.attr_dtype("dtype");
   if (d == DType::bool_) c.dtype_error("iota cannot be bool");
   const Ints& shape = c.attr_ints("shape");
@@ -18,7 +15,7 @@ OutTypes iota_rule(const RuleCtx& c) {
 }
 
 // constant: the literal in `value`; its byte count must match its type.
-OutTypes constant_rule(const RuleCtx& c) {
+OutTypes constant_shape(const RuleCtx& c) {
   const Literal& lit = c.attr_literal("value");
   c.check_shape(lit.type.shape, "literal shape");
   int64_t n = checked_num_elements(lit.type.shape);
@@ -28,13 +25,6 @@ OutTypes constant_rule(const RuleCtx& c) {
     c.shape_error("literal " + type_str(lit.type) + " needs " + std::to_string(n) + " elements of " +
                   std::to_string(size) + " bytes, has " + std::to_string(lit.bytes.size()) + " bytes");
   return {lit.type};
-}
-
-}  // namespace
-
-void register_creation_shape_rules(ShapeRuleTable& t) {
-  t[static_cast<size_t>(Op::iota)] = iota_rule;
-  t[static_cast<size_t>(Op::constant)] = constant_rule;
 }
 
 }  // namespace graft::ir

@@ -21,7 +21,9 @@ Types concat(Types a, const Types& b) {
   return a;
 }
 
-OutTypes custom_jvp_rule(const RuleCtx& c) {
+}  // namespace
+
+OutTypes custom_jvp_call_shape(const RuleCtx& c) {
   const Graph& call = c.attr_graph("call");
   c.check_signature(call, "call", c.inputs(), nullptr);
   Types outs = call.output_types();
@@ -30,7 +32,7 @@ OutTypes custom_jvp_rule(const RuleCtx& c) {
   return outs;
 }
 
-OutTypes custom_vjp_rule(const RuleCtx& c) {
+OutTypes custom_vjp_call_shape(const RuleCtx& c) {
   const Graph& call = c.attr_graph("call");
   c.check_signature(call, "call", c.inputs(), nullptr);
   Types outs = call.output_types();
@@ -47,13 +49,13 @@ OutTypes custom_vjp_rule(const RuleCtx& c) {
   return outs;
 }
 
-OutTypes remat_rule(const RuleCtx& c) {
+OutTypes remat_shape(const RuleCtx& c) {
   const Graph& body = c.attr_graph("body");
   c.check_signature(body, "body", c.inputs(), nullptr);
   return body.output_types();
 }
 
-OutTypes custom_lin_rule(const RuleCtx& c) {
+OutTypes custom_lin_shape(const RuleCtx& c) {
   const Graph& bwd = c.attr_graph("bwd");
   int64_t nres = c.attr_int("num_residuals");
   if (nres < 0 || nres > static_cast<int64_t>(c.num_inputs()))
@@ -66,15 +68,6 @@ OutTypes custom_lin_rule(const RuleCtx& c) {
   Types outs(bwd_in.begin() + nres, bwd_in.end());
   c.check_signature(bwd, "bwd", concat(residuals, outs), &tangents);
   return outs;
-}
-
-}  // namespace
-
-void register_custom_shape_rules(ShapeRuleTable& t) {
-  t[static_cast<size_t>(Op::custom_jvp_call)] = custom_jvp_rule;
-  t[static_cast<size_t>(Op::custom_vjp_call)] = custom_vjp_rule;
-  t[static_cast<size_t>(Op::remat)] = remat_rule;
-  t[static_cast<size_t>(Op::custom_lin)] = custom_lin_rule;
 }
 
 }  // namespace graft::ir

@@ -30,11 +30,6 @@ OutTypes unary(const RuleCtx& c) {
   return {c.input(0)};
 }
 
-OutTypes is_finite_rule(const RuleCtx& c) {
-  check_dtype(c, c.input(0).dtype, Accepts::floats);
-  return {ValueType{DType::bool_, c.input(0).shape}};
-}
-
 void check_same(const RuleCtx& c, const ValueType& a, const ValueType& b) {
   if (a.shape != b.shape) c.shape_error("operand shapes " + shape_str(a.shape) + " and " + shape_str(b.shape) + " differ");
   if (a.dtype != b.dtype)
@@ -53,7 +48,64 @@ OutTypes compare(const RuleCtx& c) {
   return {ValueType{DType::bool_, c.input(0).shape}};
 }
 
-OutTypes select_rule(const RuleCtx& c) {
+}  // namespace
+
+OutTypes neg_shape(const RuleCtx& c) { return unary<Accepts::signed_numbers>(c); }
+OutTypes abs_shape(const RuleCtx& c) { return unary<Accepts::signed_numbers>(c); }
+OutTypes sign_shape(const RuleCtx& c) { return unary<Accepts::signed_numbers>(c); }
+OutTypes floor_shape(const RuleCtx& c) { return unary<Accepts::floats>(c); }
+OutTypes ceil_shape(const RuleCtx& c) { return unary<Accepts::floats>(c); }
+OutTypes round_shape(const RuleCtx& c) { return unary<Accepts::floats>(c); }
+OutTypes exp_shape(const RuleCtx& c) { return unary<Accepts::floats>(c); }
+OutTypes log_shape(const RuleCtx& c) { return unary<Accepts::floats>(c); }
+OutTypes log1p_shape(const RuleCtx& c) { return unary<Accepts::floats>(c); }
+OutTypes expm1_shape(const RuleCtx& c) { return unary<Accepts::floats>(c); }
+OutTypes sqrt_shape(const RuleCtx& c) { return unary<Accepts::floats>(c); }
+OutTypes rsqrt_shape(const RuleCtx& c) { return unary<Accepts::floats>(c); }
+OutTypes sin_shape(const RuleCtx& c) { return unary<Accepts::floats>(c); }
+OutTypes cos_shape(const RuleCtx& c) { return unary<Accepts::floats>(c); }
+OutTypes tan_shape(const RuleCtx& c) { return unary<Accepts::floats>(c); }
+OutTypes asin_shape(const RuleCtx& c) { return unary<Accepts::floats>(c); }
+OutTypes acos_shape(const RuleCtx& c) { return unary<Accepts::floats>(c); }
+OutTypes atan_shape(const RuleCtx& c) { return unary<Accepts::floats>(c); }
+OutTypes sinh_shape(const RuleCtx& c) { return unary<Accepts::floats>(c); }
+OutTypes cosh_shape(const RuleCtx& c) { return unary<Accepts::floats>(c); }
+OutTypes tanh_shape(const RuleCtx& c) { return unary<Accepts::floats>(c); }
+OutTypes logistic_shape(const RuleCtx& c) { return unary<Accepts::floats>(c); }
+OutTypes erf_shape(const RuleCtx& c) { return unary<Accepts::floats>(c); }
+OutTypes square_shape(const RuleCtx& c) { return unary<Accepts::numbers>(c); }
+OutTypes reciprocal_shape(const RuleCtx& c) { return unary<Accepts::numbers>(c); }
+
+OutTypes is_finite_shape(const RuleCtx& c) {
+  check_dtype(c, c.input(0).dtype, Accepts::floats);
+  return {ValueType{DType::bool_, c.input(0).shape}};
+}
+
+OutTypes not__shape(const RuleCtx& c) { return unary<Accepts::ints_or_bool>(c); }
+OutTypes stop_gradient_shape(const RuleCtx& c) { return unary<Accepts::any>(c); }
+OutTypes copy_shape(const RuleCtx& c) { return unary<Accepts::any>(c); }
+
+OutTypes add_shape(const RuleCtx& c) { return binary<Accepts::numbers>(c); }
+OutTypes sub_shape(const RuleCtx& c) { return binary<Accepts::numbers>(c); }
+OutTypes mul_shape(const RuleCtx& c) { return binary<Accepts::numbers>(c); }
+OutTypes div_shape(const RuleCtx& c) { return binary<Accepts::numbers>(c); }
+OutTypes rem_shape(const RuleCtx& c) { return binary<Accepts::numbers>(c); }
+OutTypes pow_shape(const RuleCtx& c) { return binary<Accepts::floats>(c); }
+OutTypes max_shape(const RuleCtx& c) { return binary<Accepts::numbers>(c); }
+OutTypes min_shape(const RuleCtx& c) { return binary<Accepts::numbers>(c); }
+OutTypes atan2_shape(const RuleCtx& c) { return binary<Accepts::floats>(c); }
+OutTypes and__shape(const RuleCtx& c) { return binary<Accepts::ints_or_bool>(c); }
+OutTypes or__shape(const RuleCtx& c) { return binary<Accepts::ints_or_bool>(c); }
+OutTypes xor__shape(const RuleCtx& c) { return binary<Accepts::ints_or_bool>(c); }
+
+OutTypes eq_shape(const RuleCtx& c) { return compare(c); }
+OutTypes ne_shape(const RuleCtx& c) { return compare(c); }
+OutTypes lt_shape(const RuleCtx& c) { return compare(c); }
+OutTypes le_shape(const RuleCtx& c) { return compare(c); }
+OutTypes gt_shape(const RuleCtx& c) { return compare(c); }
+OutTypes ge_shape(const RuleCtx& c) { return compare(c); }
+
+OutTypes select_shape(const RuleCtx& c) {
   const ValueType& pred = c.input(0);
   if (pred.dtype != DType::bool_) c.dtype_error(std::string("predicate must be bool, got ") + dtype_name(pred.dtype));
   check_same(c, c.input(1), c.input(2));
@@ -63,28 +115,8 @@ OutTypes select_rule(const RuleCtx& c) {
   return {c.input(1)};
 }
 
-OutTypes convert_rule(const RuleCtx& c) { return {ValueType{c.attr_dtype("new_dtype"), c.input(0).shape}}; }
-
-}  // namespace
-
-void register_elementwise_shape_rules(ShapeRuleTable& t) {
-  auto set = [&](Op op, ShapeRule r) { t[static_cast<size_t>(op)] = r; };
-  for (Op op : {Op::floor, Op::ceil, Op::round, Op::exp, Op::log, Op::log1p, Op::expm1, Op::sqrt, Op::rsqrt,
-                Op::sin, Op::cos, Op::tan, Op::asin, Op::acos, Op::atan, Op::sinh, Op::cosh, Op::tanh,
-                Op::logistic, Op::erf})
-    set(op, unary<Accepts::floats>);
-  for (Op op : {Op::abs, Op::sign, Op::neg}) set(op, unary<Accepts::signed_numbers>);
-  for (Op op : {Op::square, Op::reciprocal}) set(op, unary<Accepts::numbers>);
-  set(Op::not_, unary<Accepts::ints_or_bool>);
-  set(Op::stop_gradient, unary<Accepts::any>);
-  set(Op::copy, unary<Accepts::any>);
-  set(Op::is_finite, is_finite_rule);
-  for (Op op : {Op::add, Op::sub, Op::mul, Op::div, Op::rem, Op::max, Op::min}) set(op, binary<Accepts::numbers>);
-  for (Op op : {Op::pow, Op::atan2}) set(op, binary<Accepts::floats>);
-  for (Op op : {Op::and_, Op::or_, Op::xor_}) set(op, binary<Accepts::ints_or_bool>);
-  for (Op op : {Op::eq, Op::ne, Op::lt, Op::le, Op::gt, Op::ge}) set(op, compare);
-  set(Op::select, select_rule);
-  set(Op::convert_element_type, convert_rule);
+OutTypes convert_element_type_shape(const RuleCtx& c) {
+  return {ValueType{c.attr_dtype("new_dtype"), c.input(0).shape}};
 }
 
 }  // namespace graft::ir

@@ -6,17 +6,12 @@
 #include "ir/shape_rules/rule.h"
 
 namespace graft::ir {
-namespace {
 
-OutTypes fusion_rule(const RuleCtx& c) {
+OutTypes fusion_shape(const RuleCtx& c) {
   const Graph& body = c.attr_graph("body");
   c.check_signature(body, "body", c.inputs(), nullptr);
   if (body.outputs().empty()) c.shape_error("body must return at least one value");
   return body.output_types();
 }
-
-}  // namespace
-
-void register_fusion_shape_rules(ShapeRuleTable& t) { t[static_cast<size_t>(Op::fusion)] = fusion_rule; }
 
 }  // namespace graft::ir

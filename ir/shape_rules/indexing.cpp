@@ -26,32 +26,7 @@ void check_start_indices(const RuleCtx& c, size_t first, int rank) {
   }
 }
 
-OutTypes dynamic_slice_rule(const RuleCtx& c) {
-  if (c.num_inputs() < 1) c.shape_error("needs an operand");
-  const ValueType& x = c.input(0);
-  check_start_indices(c, 1, x.rank());
-  const Ints& sizes = c.attr_ints("slice_sizes");
-  if (static_cast<int>(sizes.size()) != x.rank())
-    c.shape_error("slice_sizes " + shape_str(sizes) + " needs one entry per axis of " + shape_str(x.shape));
-  for (int i = 0; i < x.rank(); ++i)
-    if (sizes[i] < 0 || sizes[i] > x.shape[i])
-      c.shape_error("slice_sizes " + shape_str(sizes) + " do not fit in " + shape_str(x.shape));
-  return {ValueType{x.dtype, sizes}};
-}
-
-OutTypes dynamic_update_slice_rule(const RuleCtx& c) {
-  if (c.num_inputs() < 2) c.shape_error("needs an operand and an update");
-  const ValueType& x = c.input(0);
-  const ValueType& u = c.input(1);
-  if (u.dtype != x.dtype) c.dtype_error("update dtype must equal the operand's");
-  if (u.rank() != x.rank()) c.shape_error("update rank must equal the operand's");
-  for (int i = 0; i < x.rank(); ++i)
-    if (u.shape[i] > x.shape[i]) c.shape_error("update " + shape_str(u.shape) + " does not fit in " + shape_str(x.shape));
-  check_start_indices(c, 2, x.rank());
-  return {x};
-}
-
-Shape gather_shape(const RuleCtx& c, const ValueType& x, const ValueType& idx) {
+Shape gathered_shape(const RuleCtx& c, const ValueType& x, const ValueType& idx) {
   if (!is_integer(idx.dtype)) c.dtype_error(std::string("indices must be integers, got ") + dtype_name(idx.dtype));
   int64_t b = c.attr_int("batch_dims");
   if (b < 0 || b > idx.rank() || b > x.rank())
@@ -68,29 +43,47 @@ Shape gather_shape(const RuleCtx& c, const ValueType& x, const ValueType& idx) {
   return out;
 }
 
-OutTypes gather_rule(const RuleCtx& c) {
+}  // namespace
+
+OutTypes dynamic_slice_shape(const RuleCtx& c) {
+  if (c.num_inputs() < 1) c.shape_error("needs an operand");
   const ValueType& x = c.input(0);
-  return {ValueType{x.dtype, gather_shape(c, x, c.input(1))}};
+  check_start_indices(c, 1, x.rank());
+  const Ints& sizes = c.attr_ints("slice_sizes");
+  if (static_cast<int>(sizes.size()) != x.rank())
+    c.shape_error("slice_sizes " + shape_str(sizes) + " needs one entry per axis of " + shape_str(x.shape));
+  for (int i = 0; i < x.rank(); ++i)
+    if (sizes[i] < 0 || sizes[i] > x.shape[i])
+      c.shape_error("slice_sizes " + shape_str(sizes) + " do not fit in " + shape_str(x.shape));
+  return {ValueType{x.dtype, sizes}};
 }
 
-OutTypes scatter_add_rule(const RuleCtx& c) {
+OutTypes dynamic_update_slice_shape(const RuleCtx& c) {
+  if (c.num_inputs() < 2) c.shape_error("needs an operand and an update");
+  const ValueType& x = c.input(0);
+  const ValueType& u = c.input(1);
+  if (u.dtype != x.dtype) c.dtype_error("update dtype must equal the operand's");
+  if (u.rank() != x.rank()) c.shape_error("update rank must equal the operand's");
+  for (int i = 0; i < x.rank(); ++i)
+    if (u.shape[i] > x.shape[i]) c.shape_error("update " + shape_str(u.shape) + " does not fit in " + shape_str(x.shape));
+  check_start_indices(c, 2, x.rank());
+  return {x};
+}
+
+OutTypes gather_shape(const RuleCtx& c) {
+  const ValueType& x = c.input(0);
+  return {ValueType{x.dtype, gathered_shape(c, x, c.input(1))}};
+}
+
+OutTypes scatter_add_shape(const RuleCtx& c) {
   const ValueType& x = c.input(0);
   const ValueType& u = c.input(2);
   if (x.dtype == DType::bool_) c.dtype_error("needs a numeric operand, got bool");
   if (u.dtype != x.dtype)
     c.dtype_error(std::string("updates dtype ") + dtype_name(u.dtype) + " must equal the operand's " + dtype_name(x.dtype));
-  ValueType expected{x.dtype, gather_shape(c, x, c.input(1))};
+  ValueType expected{x.dtype, gathered_shape(c, x, c.input(1))};
   if (u != expected) c.shape_error("updates must be " + type_str(expected) + ", got " + type_str(u));
   return {x};
-}
-
-}  // namespace
-
-void register_indexing_shape_rules(ShapeRuleTable& t) {
-  t[static_cast<size_t>(Op::dynamic_slice)] = dynamic_slice_rule;
-  t[static_cast<size_t>(Op::dynamic_update_slice)] = dynamic_update_slice_rule;
-  t[static_cast<size_t>(Op::gather)] = gather_rule;
-  t[static_cast<size_t>(Op::scatter_add)] = scatter_add_rule;
 }
 
 }  // namespace graft::ir

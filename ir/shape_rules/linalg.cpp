@@ -3,9 +3,8 @@
 #include "ir/shape_rules/rule.h"
 
 namespace graft::ir {
-namespace {
 
-OutTypes dot_general_rule(const RuleCtx& c) {
+OutTypes dot_general_shape(const RuleCtx& c) {
   const ValueType& a = c.input(0);
   const ValueType& b = c.input(1);
   if (a.dtype != b.dtype)
@@ -47,9 +46,5 @@ OutTypes dot_general_rule(const RuleCtx& c) {
   c.check_shape(out, "result");
   return {ValueType{a.dtype, out}};
 }
-
-}  // namespace
-
-void register_linalg_shape_rules(ShapeRuleTable& t) { t[static_cast<size_t>(Op::dot_general)] = dot_general_rule; }
 
 }  // namespace graft::ir

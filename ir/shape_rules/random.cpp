@@ -4,9 +4,8 @@
 #include "ir/shape_rules/rule.h"
 
 namespace graft::ir {
-namespace {
 
-OutTypes random_bits_rule(const RuleCtx& c) {
+OutTypes random_bits_shape(const RuleCtx& c) {
   const ValueType& key = c.input(0);
   if (key.dtype != DType::u32) c.dtype_error(std::string("key must be u32, got ") + dtype_name(key.dtype));
   if (key.rank() == 0 || key.shape.back() != 2) c.shape_error("key must have a trailing axis of size 2");
@@ -16,9 +15,5 @@ OutTypes random_bits_rule(const RuleCtx& c) {
   c.check_shape(out, "result");
   return {ValueType{DType::u32, out}};
 }
-
-}  // namespace
-
-void register_random_shape_rules(ShapeRuleTable& t) { t[static_cast<size_t>(Op::random_bits)] = random_bits_rule; }
 
 }  // namespace graft::ir

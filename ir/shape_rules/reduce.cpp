@@ -55,12 +55,17 @@ OutTypes cumulative_rule(const RuleCtx& c) {
 
 }  // namespace
 
-void register_reduce_shape_rules(ShapeRuleTable& t) {
-  auto set = [&](Op op, ShapeRule r) { t[static_cast<size_t>(op)] = r; };
-  for (Op op : {Op::reduce_sum, Op::reduce_max, Op::reduce_min, Op::reduce_prod}) set(op, reduce_rule<false>);
-  for (Op op : {Op::reduce_and, Op::reduce_or}) set(op, reduce_rule<true>);
-  for (Op op : {Op::argmax, Op::argmin}) set(op, arg_rule);
-  for (Op op : {Op::cumsum, Op::cumprod, Op::cummax, Op::cummin}) set(op, cumulative_rule);
-}
+OutTypes reduce_sum_shape(const RuleCtx& c) { return reduce_rule<false>(c); }
+OutTypes reduce_max_shape(const RuleCtx& c) { return reduce_rule<false>(c); }
+OutTypes reduce_min_shape(const RuleCtx& c) { return reduce_rule<false>(c); }
+OutTypes reduce_prod_shape(const RuleCtx& c) { return reduce_rule<false>(c); }
+OutTypes reduce_and_shape(const RuleCtx& c) { return reduce_rule<true>(c); }
+OutTypes reduce_or_shape(const RuleCtx& c) { return reduce_rule<true>(c); }
+OutTypes argmax_shape(const RuleCtx& c) { return arg_rule(c); }
+OutTypes argmin_shape(const RuleCtx& c) { return arg_rule(c); }
+OutTypes cumsum_shape(const RuleCtx& c) { return cumulative_rule(c); }
+OutTypes cumprod_shape(const RuleCtx& c) { return cumulative_rule(c); }
+OutTypes cummax_shape(const RuleCtx& c) { return cumulative_rule(c); }
+OutTypes cummin_shape(const RuleCtx& c) { return cumulative_rule(c); }
 
 }  // namespace graft::ir

@@ -3,13 +3,10 @@
 #include "ir/shape_rules/rule.h"
 
 namespace graft::ir {
-namespace {
-
-using Types = std::vector<ValueType>;
 
 // shape: the result; broadcast_dimensions[i]: where operand axis i lands
 // (strictly increasing); each operand dim is 1 or equals its target dim.
-OutTypes broadcast_in_dim_rule(const RuleCtx& c) {
+OutTypes broadcast_in_dim_shape(const RuleCtx& c) {
   const ValueType& x = c.input(0);
   const Ints& shape = c.attr_ints("shape");
   const Ints& dims = c.attr_ints("broadcast_dimensions");
@@ -26,7 +23,7 @@ OutTypes broadcast_in_dim_rule(const RuleCtx& c) {
   return {ValueType{x.dtype, shape}};
 }
 
-OutTypes reshape_rule(const RuleCtx& c) {
+OutTypes reshape_shape(const RuleCtx& c) {
   const ValueType& x = c.input(0);
   const Ints& sizes = c.attr_ints("new_sizes");
   c.check_shape(sizes, "new_sizes");
@@ -36,7 +33,7 @@ OutTypes reshape_rule(const RuleCtx& c) {
   return {ValueType{x.dtype, sizes}};
 }
 
-OutTypes transpose_rule(const RuleCtx& c) {
+OutTypes transpose_shape(const RuleCtx& c) {
   const ValueType& x = c.input(0);
   const Ints& perm = c.attr_ints("permutation");
   c.check_permutation(perm, x.rank(), "permutation");
@@ -45,7 +42,7 @@ OutTypes transpose_rule(const RuleCtx& c) {
   return {ValueType{x.dtype, out}};
 }
 
-OutTypes rev_rule(const RuleCtx& c) {
+OutTypes rev_shape(const RuleCtx& c) {
   const ValueType& x = c.input(0);
   std::vector<bool> seen(x.rank(), false);
   for (int64_t d : c.attr_ints("dimensions")) {
@@ -56,7 +53,7 @@ OutTypes rev_rule(const RuleCtx& c) {
   return {x};
 }
 
-OutTypes slice_rule(const RuleCtx& c) {
+OutTypes slice_shape(const RuleCtx& c) {
   const ValueType& x = c.input(0);
   const Ints& start = c.attr_ints("start_indices");
   const Ints& limit = c.attr_ints("limit_indices");
@@ -74,7 +71,7 @@ OutTypes slice_rule(const RuleCtx& c) {
   return {ValueType{x.dtype, out}};
 }
 
-OutTypes concatenate_rule(const RuleCtx& c) {
+OutTypes concatenate_shape(const RuleCtx& c) {
   if (c.num_inputs() == 0) c.shape_error("needs at least one operand");
   const ValueType& first = c.input(0);
   int dim = c.axis(c.attr_int("dimension"), first.rank(), "dimension");
@@ -92,7 +89,7 @@ OutTypes concatenate_rule(const RuleCtx& c) {
 }
 
 // pad(x, value): low/high may be negative (cropping); interior >= 0.
-OutTypes pad_rule(const RuleCtx& c) {
+OutTypes pad_shape(const RuleCtx& c) {
   const ValueType& x = c.input(0);
   const ValueType& v = c.input(1);
   if (v.rank() != 0) c.shape_error("padding value must be a scalar");
@@ -114,18 +111,6 @@ OutTypes pad_rule(const RuleCtx& c) {
   }
   c.check_shape(out, "result");
   return {ValueType{x.dtype, out}};
-}
-
-}  // namespace
-
-void register_shape_shape_rules(ShapeRuleTable& t) {
-  t[static_cast<size_t>(Op::broadcast_in_dim)] = broadcast_in_dim_rule;
-  t[static_cast<size_t>(Op::reshape)] = reshape_rule;
-  t[static_cast<size_t>(Op::transpose)] = transpose_rule;
-  t[static_cast<size_t>(Op::rev)] = rev_rule;
-  t[static_cast<size_t>(Op::slice)] = slice_rule;
-  t[static_cast<size_t>(Op::concatenate)] = concatenate_rule;
-  t[static_cast<size_t>(Op::pad)] = pad_rule;
 }
 
 }  // namespace graft::ir

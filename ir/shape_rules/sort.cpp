@@ -3,9 +3,8 @@
 #include "ir/shape_rules/rule.h"
 
 namespace graft::ir {
-namespace {
 
-OutTypes sort_rule(const RuleCtx& c) {
+OutTypes sort_shape(const RuleCtx& c) {
   if (c.num_inputs() == 0) c.shape_error("needs at least one operand");
   const Shape& shape = c.input(0).shape;
   for (const ValueType& t : c.inputs())
@@ -17,9 +16,5 @@ OutTypes sort_rule(const RuleCtx& c) {
   c.attr_bool("is_stable");
   return c.inputs();
 }
-
-}  // namespace
-
-void register_sort_shape_rules(ShapeRuleTable& t) { t[static_cast<size_t>(Op::sort)] = sort_rule; }
 
 }  // namespace graft::ir

@@ -37,19 +37,17 @@ Out extreme_rule(JvpCtx& c) {
 
 }  // namespace
 
-void register_collective_jvp_rules(JvpRuleTable& t) {
-  for (Op op : {Op::psum, Op::all_gather, Op::psum_scatter, Op::ppermute}) t[static_cast<size_t>(op)] = linear_rule;
-  t[static_cast<size_t>(Op::pmax)] = extreme_rule;
-  t[static_cast<size_t>(Op::pmin)] = extreme_rule;
-}
+// ---- JVP rules
+
+ir::IdList psum_jvp(JvpCtx& c) { return linear_rule(c); }
+ir::IdList pmax_jvp(JvpCtx& c) { return extreme_rule(c); }
+ir::IdList pmin_jvp(JvpCtx& c) { return extreme_rule(c); }
+ir::IdList all_gather_jvp(JvpCtx& c) { return linear_rule(c); }
+ir::IdList psum_scatter_jvp(JvpCtx& c) { return linear_rule(c); }
+ir::IdList ppermute_jvp(JvpCtx& c) { return linear_rule(c); }
 
 // ---- transpose rules
 namespace {
-
-ir::IdList psum_transpose(TransposeCtx& c) {
-  if (c.cotangents[0] == kZero) return {kZero};
-  return {c.add(Op::psum, {c.cotangents[0]}, c.attrs())};
-}
 
 // all_gather and psum_scatter share attributes (axis_name, axis_size, axis,
 // tiled) and are each other's transpose.
@@ -59,21 +57,22 @@ ir::IdList swap_transpose(TransposeCtx& c) {
   return {c.add(Other, {c.cotangents[0]}, c.attrs())};
 }
 
+}  // namespace
+
+ir::IdList psum_transpose(TransposeCtx& c) {
+  if (c.cotangents[0] == kZero) return {kZero};
+  return {c.add(Op::psum, {c.cotangents[0]}, c.attrs())};
+}
+
+ir::IdList all_gather_transpose(TransposeCtx& c) { return swap_transpose<Op::psum_scatter>(c); }
+ir::IdList psum_scatter_transpose(TransposeCtx& c) { return swap_transpose<Op::all_gather>(c); }
+
 ir::IdList ppermute_transpose(TransposeCtx& c) {
   if (c.cotangents[0] == kZero) return {kZero};
   ir::Ints perm = ir::attr<ir::Ints>(c.node(), "perm");
   for (size_t i = 0; i + 1 < perm.size(); i += 2) std::swap(perm[i], perm[i + 1]);
   return {c.add(Op::ppermute, {c.cotangents[0]},
                 {{"axis_name", ir::attr<std::string>(c.node(), "axis_name")}, {"perm", perm}})};
-}
-
-}  // namespace
-
-void register_collective_transpose_rules(TransposeRuleTable& t) {
-  t[static_cast<size_t>(Op::psum)] = psum_transpose;
-  t[static_cast<size_t>(Op::all_gather)] = swap_transpose<Op::psum_scatter>;
-  t[static_cast<size_t>(Op::psum_scatter)] = swap_transpose<Op::all_gather>;
-  t[static_cast<size_t>(Op::ppermute)] = ppermute_transpose;
 }
 
 // ---- batching rules (vmap)
@@ -134,15 +133,6 @@ Batched pass_through(BatchCtx& c) {
   return {{c.add(c.node().op, {c.operands[0].value}, c.attrs()), c.operands[0].dim}};
 }
 
-Batched psum_batch(BatchCtx& c) {
-  if (!over_vmap_axis(c)) return pass_through(c);
-  const BatchedValue& x = c.operands[0];
-  if (x.dim != kNotBatched) return {{c.add(Op::reduce_sum, {x.value}, {{"axes", ir::Ints{x.dim}}}), kNotBatched}};
-  const ir::ValueType t = c.type(x.value);
-  ValueId n = emit_full(c.builder(), static_cast<double>(c.axis_size), t, &c.node());
-  return {{c.add(Op::mul, {x.value, n}), kNotBatched}};
-}
-
 Batched extreme_batch(BatchCtx& c) {
   if (!over_vmap_axis(c)) return pass_through(c);
   const BatchedValue& x = c.operands[0];
@@ -157,7 +147,21 @@ int64_t axis_attr(const BatchCtx& c, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
-Batched all_gather_batch(BatchCtx& c) {
+}  // namespace
+
+std::vector<BatchedValue> psum_batch(BatchCtx& c) {
+  if (!over_vmap_axis(c)) return pass_through(c);
+  const BatchedValue& x = c.operands[0];
+  if (x.dim != kNotBatched) return {{c.add(Op::reduce_sum, {x.value}, {{"axes", ir::Ints{x.dim}}}), kNotBatched}};
+  const ir::ValueType t = c.type(x.value);
+  ValueId n = emit_full(c.builder(), static_cast<double>(c.axis_size), t, &c.node());
+  return {{c.add(Op::mul, {x.value, n}), kNotBatched}};
+}
+
+std::vector<BatchedValue> pmax_batch(BatchCtx& c) { return extreme_batch(c); }
+std::vector<BatchedValue> pmin_batch(BatchCtx& c) { return extreme_batch(c); }
+
+std::vector<BatchedValue> all_gather_batch(BatchCtx& c) {
   const bool tiled = ir::int_attr(c.node(), "tiled") != 0;
   const int64_t axis = axis_attr(c, c.unbatched_type(0).rank() + (tiled ? 0 : 1));
   const int64_t dim = c.operands[0].dim;
@@ -180,7 +184,7 @@ Batched all_gather_batch(BatchCtx& c) {
   return {{c.add(Op::reshape, {x}, {{"new_sizes", sizes}}), kNotBatched}};
 }
 
-Batched psum_scatter_batch(BatchCtx& c) {
+std::vector<BatchedValue> psum_scatter_batch(BatchCtx& c) {
   const int64_t axis = axis_attr(c, c.unbatched_type(0).rank());
   const bool tiled = ir::int_attr(c.node(), "tiled") != 0;
   const int64_t dim = c.operands[0].dim;
@@ -205,7 +209,7 @@ Batched psum_scatter_batch(BatchCtx& c) {
   return {{c.add(Op::reshape, {sum}, {{"new_sizes", sizes}}), axis}};
 }
 
-Batched ppermute_batch(BatchCtx& c) {
+std::vector<BatchedValue> ppermute_batch(BatchCtx& c) {
   if (!over_vmap_axis(c)) return pass_through(c);
   const ir::Ints& perm = ir::attr<ir::Ints>(c.node(), "perm");
   std::vector<int64_t> source(static_cast<size_t>(c.axis_size), 0), receives(static_cast<size_t>(c.axis_size), 0);
@@ -239,22 +243,10 @@ Batched ppermute_batch(BatchCtx& c) {
   return {{y, dim}};
 }
 
-Batched axis_index_batch(BatchCtx& c) {
+std::vector<BatchedValue> axis_index_batch(BatchCtx& c) {
   if (!over_vmap_axis(c)) return {{c.add(Op::axis_index, {}, c.attrs()), kNotBatched}};
   return {{c.add(Op::iota, {}, {{"dtype", DType::i32}, {"shape", ir::Ints{c.axis_size}}, {"dimension", int64_t{0}}}),
            0}};
-}
-
-}  // namespace
-
-void register_collective_batch_rules(BatchRuleTable& t) {
-  t[static_cast<size_t>(Op::psum)] = psum_batch;
-  t[static_cast<size_t>(Op::pmax)] = extreme_batch;
-  t[static_cast<size_t>(Op::pmin)] = extreme_batch;
-  t[static_cast<size_t>(Op::all_gather)] = all_gather_batch;
-  t[static_cast<size_t>(Op::psum_scatter)] = psum_scatter_batch;
-  t[static_cast<size_t>(Op::ppermute)] = ppermute_batch;
-  t[static_cast<size_t>(Op::axis_index)] = axis_index_batch;
 }
 
 }  // namespace graft::transforms

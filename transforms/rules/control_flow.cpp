@@ -16,7 +16,7 @@
 
 #include "graft/errors.h"
 #include "ir/attr_access.h"
-#include "ir/bgl.h"
+#include "ir/passes.h"
 #include "ir/dtype.h"
 #include "ir/inline.h"
 #include "transforms/jvp.h"
@@ -69,11 +69,38 @@ std::vector<size_t> iota_indices(size_t first, size_t count) {
   return v;
 }
 
+// A scan node's operand and output counts, and its attributes.
+struct ScanShape {
+  size_t consts, carry, xs, ys;
+  int64_t length, reverse;
+};
+
+ScanShape scan_shape(const ir::Node& node, size_t num_operands, const ir::Graph& body) {
+  ScanShape s;
+  s.consts = static_cast<size_t>(ir::int_attr(node, "num_consts"));
+  s.carry = static_cast<size_t>(ir::int_attr(node, "num_carry"));
+  s.xs = num_operands - s.consts - s.carry;
+  s.ys = body.outputs().size() - s.carry;
+  s.length = ir::int_attr(node, "length");
+  s.reverse = ir::int_attr(node, "reverse");
+  return s;
+}
+
+ir::Attrs scan_attrs(const ir::GraphPtr& body, size_t consts, size_t carry, int64_t length, int64_t reverse) {
+  return {{"body", ir::Graphs{body}},
+          {"num_consts", static_cast<int64_t>(consts)},
+          {"num_carry", static_cast<int64_t>(carry)},
+          {"length", length},
+          {"reverse", reverse}};
+}
+
+}  // namespace
+
 // ---- cond
 
 // cond(index, args..): the primal cond stays; a second cond, over each
 // branch's JVP restricted to its tangents, gives the output tangents.
-Out cond_rule(JvpCtx& c) {
+ir::IdList cond_jvp(JvpCtx& c) {
   const ir::Graphs& branches = graphs_attr(c.node(), "branches");
   const size_t n_args = c.primals.size() - 1;
   std::vector<bool> flags(n_args);
@@ -105,7 +132,7 @@ Out cond_rule(JvpCtx& c) {
 // while(cconsts.., bconsts.., carry..): one loop over the primal and tangent
 // carries together. Which carries need a tangent is a fixed point: a carry
 // whose tangent is zero on entry may get one from the body.
-Out while_rule(JvpCtx& c) {
+ir::IdList while__jvp(JvpCtx& c) {
   const ir::Graph& cond = *graphs_attr(c.node(), "cond").at(0);
   const ir::Graph& body = *graphs_attr(c.node(), "body").at(0);
   const size_t cn = static_cast<size_t>(ir::int_attr(c.node(), "cond_nconsts"));
@@ -165,34 +192,10 @@ Out while_rule(JvpCtx& c) {
 
 // ---- scan
 
-struct ScanShape {
-  size_t consts, carry, xs, ys;
-  int64_t length, reverse;
-};
-
-ScanShape scan_shape(const ir::Node& node, size_t num_operands, const ir::Graph& body) {
-  ScanShape s;
-  s.consts = static_cast<size_t>(ir::int_attr(node, "num_consts"));
-  s.carry = static_cast<size_t>(ir::int_attr(node, "num_carry"));
-  s.xs = num_operands - s.consts - s.carry;
-  s.ys = body.outputs().size() - s.carry;
-  s.length = ir::int_attr(node, "length");
-  s.reverse = ir::int_attr(node, "reverse");
-  return s;
-}
-
-ir::Attrs scan_attrs(const ir::GraphPtr& body, size_t consts, size_t carry, int64_t length, int64_t reverse) {
-  return {{"body", ir::Graphs{body}},
-          {"num_consts", static_cast<int64_t>(consts)},
-          {"num_carry", static_cast<int64_t>(carry)},
-          {"length", length},
-          {"reverse", reverse}};
-}
-
 // scan(consts.., init.., xs..): the primal scan is re-emitted so that it also
 // stacks the carry entering each step; a tangent scan then runs each step's
 // JVP from that carry, recomputing the step's primal values.
-Out scan_rule(JvpCtx& c) {
+ir::IdList scan_jvp(JvpCtx& c) {
   const ir::Graph& body = *graphs_attr(c.node(), "body").at(0);
   const ScanShape s = scan_shape(c.node(), c.primals.size(), body);
   const size_t n_in = c.primals.size();
@@ -265,14 +268,6 @@ Out scan_rule(JvpCtx& c) {
   return result;
 }
 
-}  // namespace
-
-void register_control_flow_jvp_rules(JvpRuleTable& t) {
-  t[static_cast<size_t>(Op::cond)] = cond_rule;
-  t[static_cast<size_t>(Op::while_)] = while_rule;
-  t[static_cast<size_t>(Op::scan)] = scan_rule;
-}
-
 // ---- transpose rules
 namespace {
 
@@ -284,6 +279,8 @@ ir::ValueType stacked(const ir::ValueType& t, int64_t length) {
   s.shape.insert(s.shape.begin(), length);
   return s;
 }
+
+}  // namespace
 
 // cond is linear in the operands whose branches are: each branch is
 // transposed on its own, and a cond over the transposed branches picks one.
@@ -304,6 +301,14 @@ ir::IdList cond_transpose(TransposeCtx& c) {
   for (size_t i = 0; i < unknown.size(); ++i)
     if (unknown[i]) result[i + 1] = cts[next++];
   return result;
+}
+
+// Reverse mode needs the loop's steps in reverse, which a while loop cannot
+// give without a bound on its trip count; this rule only explains that.
+ir::IdList while__transpose(TransposeCtx&) {
+  throw UnsupportedError(
+      "while: reverse-mode differentiation of a while_loop is not supported (its trip count is only known at run "
+      "time); use scan, or fori_loop with integer bounds, which lowers to scan");
 }
 
 // A scan linear in its carries and in some consts and xs runs backwards:
@@ -364,22 +369,6 @@ ir::IdList scan_transpose(TransposeCtx& c) {
   for (size_t j = 0; j < uc.size(); ++j) result[uc[j]] = res[s.carry + j];
   for (size_t j = 0; j < ux.size(); ++j) result[s.consts + s.carry + ux[j]] = res[s.carry + uc.size() + j];
   return result;
-}
-
-// Reverse mode needs the loop's steps in reverse, which a while loop cannot
-// give without a bound on its trip count; this rule only explains that.
-ir::IdList while_transpose(TransposeCtx&) {
-  throw UnsupportedError(
-      "while: reverse-mode differentiation of a while_loop is not supported (its trip count is only known at run "
-      "time); use scan, or fori_loop with integer bounds, which lowers to scan");
-}
-
-}  // namespace
-
-void register_control_flow_transpose_rules(TransposeRuleTable& t) {
-  t[static_cast<size_t>(Op::cond)] = cond_transpose;
-  t[static_cast<size_t>(Op::scan)] = scan_transpose;
-  t[static_cast<size_t>(Op::while_)] = while_transpose;
 }
 
 // ---- batching rules (vmap)
@@ -444,8 +433,10 @@ ValueId spread(ir::GraphBuilder& b, ValueId pred, const Shape& shape, const ir::
                 at->loc, at->scope);
 }
 
+}  // namespace
+
 // cond(index, args..)
-Batched cond_batch(BatchCtx& c) {
+std::vector<BatchedValue> cond_batch(BatchCtx& c) {
   const ir::Graphs& branches = graphs_attr(c.node(), "branches");
   const size_t n_args = c.operands.size() - 1;
   const std::vector<int64_t> arg_dims = dims_of(c.operands, 1, n_args);
@@ -502,7 +493,7 @@ Batched cond_batch(BatchCtx& c) {
 }
 
 // while(cconsts.., bconsts.., carry..)
-Batched while_batch(BatchCtx& c) {
+std::vector<BatchedValue> while__batch(BatchCtx& c) {
   const ir::Graph& cond = *graphs_attr(c.node(), "cond").at(0);
   const ir::Graph& body = *graphs_attr(c.node(), "body").at(0);
   const size_t cn = static_cast<size_t>(ir::int_attr(c.node(), "cond_nconsts"));
@@ -585,7 +576,7 @@ Batched while_batch(BatchCtx& c) {
 }
 
 // scan(consts.., init.., xs..)
-Batched scan_batch(BatchCtx& c) {
+std::vector<BatchedValue> scan_batch(BatchCtx& c) {
   const ir::Graph& body = *graphs_attr(c.node(), "body").at(0);
   const ScanShape s = scan_shape(c.node(), c.operands.size(), body);
   const std::vector<int64_t> kdims = dims_of(c.operands, 0, s.consts);
@@ -632,14 +623,6 @@ Batched scan_batch(BatchCtx& c) {
   for (size_t k = 0; k < s.carry; ++k) result.push_back({res[k], carry_dims[k]});
   for (size_t j = 0; j < s.ys; ++j) result.push_back({res[s.carry + j], y_b[j] ? 1 : kNotBatched});
   return result;
-}
-
-}  // namespace
-
-void register_control_flow_batch_rules(BatchRuleTable& t) {
-  t[static_cast<size_t>(Op::cond)] = cond_batch;
-  t[static_cast<size_t>(Op::while_)] = while_batch;
-  t[static_cast<size_t>(Op::scan)] = scan_batch;
 }
 
 }  // namespace graft::transforms

@@ -4,7 +4,7 @@
 #include "ir/inline.h"
 #include "ir/attr_access.h"
 #include "graft/errors.h"
-#include "ir/bgl.h"
+#include "ir/passes.h"
 #include "ir/dtype.h"
 #include "transforms/jvp.h"
 #include "transforms/partial_eval.h"
@@ -14,11 +14,12 @@
 #include "transforms/rules/transpose_rule.h"
 
 namespace graft::transforms {
-namespace {
 
 using ir::Op;
 
-ir::IdList custom_jvp_rule(JvpCtx& c) {
+// ---- JVP rules
+
+ir::IdList custom_jvp_call_jvp(JvpCtx& c) {
   const ir::Graph& rule = *ir::attr<ir::Graphs>(c.node(), "jvp").at(0);
   std::vector<ValueId> args = c.primals;
   for (size_t i = 0; i < c.primals.size(); ++i) args.push_back(c.instantiate(c.tangents[i], c.primals[i]));
@@ -30,7 +31,7 @@ ir::IdList custom_jvp_rule(JvpCtx& c) {
 // custom_vjp_call: the forward pass comes from the user's fwd (for its
 // residuals); the tangents from a custom_lin node, linear in the tangents,
 // whose transpose is the user's bwd.
-ir::IdList custom_vjp_rule(JvpCtx& c) {
+ir::IdList custom_vjp_call_jvp(JvpCtx& c) {
   const ir::Graph& fwd = *ir::attr<ir::Graphs>(c.node(), "fwd").at(0);
   const ir::GraphPtr& bwd = ir::attr<ir::Graphs>(c.node(), "bwd").at(0);
   int64_t nres = ir::attr<int64_t>(c.node(), "num_residuals");
@@ -44,7 +45,7 @@ ir::IdList custom_vjp_rule(JvpCtx& c) {
 // a second remat whose body is the body's JVP restricted to its tangents.
 // That body is linear in the tangents, and its transpose (below) recomputes
 // the body's primal values inside the backward pass instead of saving them.
-ir::IdList remat_rule(JvpCtx& c) {
+ir::IdList remat_jvp(JvpCtx& c) {
   const ir::Graph& body = *ir::attr<ir::Graphs>(c.node(), "body").at(0);
   std::vector<bool> has_tangent;
   std::vector<ValueId> args = c.primals;
@@ -64,39 +65,14 @@ ir::IdList remat_rule(JvpCtx& c) {
 // custom_lin exists only between a JVP and its transpose. Differentiating it
 // again in forward mode would need the JVP of the user's bwd with respect to
 // the residuals, which a custom_vjp does not define; JAX refuses it too.
-ir::IdList custom_lin_rule(JvpCtx&) {
+ir::IdList custom_lin_jvp(JvpCtx&) {
   throw UnsupportedError(
       "custom_lin: forward-mode differentiation of a custom_vjp function's tangent is not defined (its rule is a "
       "VJP); use reverse mode (grad, vjp, jacrev) over it, or custom_jvp");
 }
 
-}  // namespace
-
-void register_custom_jvp_rules(JvpRuleTable& t) {
-  t[static_cast<size_t>(Op::custom_lin)] = custom_lin_rule;
-  t[static_cast<size_t>(Op::remat)] = remat_rule;
-  t[static_cast<size_t>(Op::custom_jvp_call)] = custom_jvp_rule;
-  t[static_cast<size_t>(Op::custom_vjp_call)] = custom_vjp_rule;
-}
 
 // ---- transpose rules
-namespace {
-
-// custom_lin's transpose is the user's bwd on (residuals, output cotangents).
-ir::IdList custom_lin_transpose(TransposeCtx& c) {
-  const ir::Graph& bwd = *ir::attr<ir::Graphs>(c.node(), "bwd").at(0);
-  int64_t nres = ir::attr<int64_t>(c.node(), "num_residuals");
-  for (int64_t i = 0; i < nres; ++i)
-    if (c.unknown[i]) throw UnsupportedError("transpose: custom_vjp residuals cannot carry tangents (higher order)");
-  std::vector<ValueId> args(c.operands.begin(), c.operands.begin() + nres);
-  const std::vector<ir::ValueType> bwd_in = bwd.input_types();
-  for (size_t k = 0; k < c.cotangents.size(); ++k)
-    args.push_back(c.cotangents[k] == kZero ? c.zeros(bwd_in[nres + k]) : c.cotangents[k]);
-  std::vector<ValueId> cts = c.emit().inline_graph(bwd, args);
-  std::vector<ValueId> out(nres, kZero);
-  out.insert(out.end(), cts.begin(), cts.end());
-  return out;
-}
 
 // The transpose of a tangent remat: its body's primal part is recomputed
 // here, in the backward pass, then its linear part is transposed.
@@ -133,11 +109,20 @@ ir::IdList remat_transpose(TransposeCtx& c) {
   return out;
 }
 
-}  // namespace
-
-void register_custom_transpose_rules(TransposeRuleTable& t) {
-  t[static_cast<size_t>(Op::remat)] = remat_transpose;
-  t[static_cast<size_t>(Op::custom_lin)] = custom_lin_transpose;
+// custom_lin's transpose is the user's bwd on (residuals, output cotangents).
+ir::IdList custom_lin_transpose(TransposeCtx& c) {
+  const ir::Graph& bwd = *ir::attr<ir::Graphs>(c.node(), "bwd").at(0);
+  int64_t nres = ir::attr<int64_t>(c.node(), "num_residuals");
+  for (int64_t i = 0; i < nres; ++i)
+    if (c.unknown[i]) throw UnsupportedError("transpose: custom_vjp residuals cannot carry tangents (higher order)");
+  std::vector<ValueId> args(c.operands.begin(), c.operands.begin() + nres);
+  const std::vector<ir::ValueType> bwd_in = bwd.input_types();
+  for (size_t k = 0; k < c.cotangents.size(); ++k)
+    args.push_back(c.cotangents[k] == kZero ? c.zeros(bwd_in[nres + k]) : c.cotangents[k]);
+  std::vector<ValueId> cts = c.emit().inline_graph(bwd, args);
+  std::vector<ValueId> out(nres, kZero);
+  out.insert(out.end(), cts.begin(), cts.end());
+  return out;
 }
 
 // ---- batching rules (vmap)
@@ -180,7 +165,9 @@ Batched at_zero(const std::vector<ValueId>& outs) {
   return r;
 }
 
-Batched custom_jvp_batch(BatchCtx& c) {
+}  // namespace
+
+std::vector<BatchedValue> custom_jvp_call_batch(BatchCtx& c) {
   const std::vector<int64_t> dims = operand_dims(c);
   std::vector<int64_t> jvp_dims = dims;
   jvp_dims.insert(jvp_dims.end(), dims.begin(), dims.end());
@@ -190,13 +177,7 @@ Batched custom_jvp_batch(BatchCtx& c) {
   return at_zero(c.add_multi(Op::custom_jvp_call, operand_values(c), attrs));
 }
 
-Batched remat_batch(BatchCtx& c) {
-  ir::Attrs attrs = c.attrs();
-  attrs.set("body", ir::Graphs{batch_subgraph(*graph_attr(c.node(), "body"), operand_dims(c), c.axis_size, c.axis_name)});
-  return at_zero(c.add_multi(Op::remat, operand_values(c), attrs));
-}
-
-Batched custom_vjp_batch(BatchCtx& c) {
+std::vector<BatchedValue> custom_vjp_call_batch(BatchCtx& c) {
   std::vector<ValueId> args;
   for (size_t i = 0; i < c.operands.size(); ++i) args.push_back(c.at(i, 0));
   const std::vector<int64_t> zeros(c.operands.size(), 0);
@@ -209,7 +190,13 @@ Batched custom_vjp_batch(BatchCtx& c) {
   return at_zero(c.add_multi(Op::custom_vjp_call, args, attrs));
 }
 
-Batched custom_lin_batch(BatchCtx& c) {
+std::vector<BatchedValue> remat_batch(BatchCtx& c) {
+  ir::Attrs attrs = c.attrs();
+  attrs.set("body", ir::Graphs{batch_subgraph(*graph_attr(c.node(), "body"), operand_dims(c), c.axis_size, c.axis_name)});
+  return at_zero(c.add_multi(Op::remat, operand_values(c), attrs));
+}
+
+std::vector<BatchedValue> custom_lin_batch(BatchCtx& c) {
   const size_t nres = static_cast<size_t>(ir::attr<int64_t>(c.node(), "num_residuals"));
   const ir::Graph& bwd = *graph_attr(c.node(), "bwd");
   std::vector<ValueId> args;
@@ -223,15 +210,6 @@ Batched custom_lin_batch(BatchCtx& c) {
   ir::Attrs attrs = c.attrs();
   attrs.set("bwd", ir::Graphs{batch_subgraph(bwd, bwd_dims, c.axis_size, c.axis_name)});
   return at_zero(c.add_multi(Op::custom_lin, args, attrs));
-}
-
-}  // namespace
-
-void register_custom_batch_rules(BatchRuleTable& t) {
-  t[static_cast<size_t>(Op::custom_jvp_call)] = custom_jvp_batch;
-  t[static_cast<size_t>(Op::custom_vjp_call)] = custom_vjp_batch;
-  t[static_cast<size_t>(Op::remat)] = remat_batch;
-  t[static_cast<size_t>(Op::custom_lin)] = custom_lin_batch;
 }
 
 }  // namespace graft::transforms

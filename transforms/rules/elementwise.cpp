@@ -52,18 +52,52 @@ ValueId d_erf(JvpCtx& c, ValueId x, ValueId) {  // 2/sqrt(pi) exp(-x^2)
 ValueId d_square(JvpCtx& c, ValueId x, ValueId) { return c.add(Op::mul, {x, c.scalar_like(2, x)}); }
 ValueId d_reciprocal(JvpCtx& c, ValueId, ValueId y) { return c.add(Op::neg, {c.add(Op::square, {y})}); }
 
-Out copy_rule(JvpCtx& c) { return {c.linear({0})}; }
-Out neg_rule(JvpCtx& c) { return {c.tneg(c.tangents[0])}; }
+// max/min: the tangent of the chosen operand; ties split evenly, as JAX does.
+template <Op Compare>
+Out minmax_rule(JvpCtx& c) {
+  ValueId a = c.primals[0], b = c.primals[1];
+  ValueId ta = c.instantiate(c.tangents[0], a), tb = c.instantiate(c.tangents[1], b);
+  ValueId a_wins = c.add(Compare, {a, b});
+  ValueId tie = c.add(Op::eq, {a, b});
+  ValueId half = c.add(Op::mul, {c.add(Op::add, {ta, tb}), c.scalar_like(0.5, a)});
+  return {c.add(Op::select, {tie, half, c.add(Op::select, {a_wins, ta, tb})})};
+}
 
-Out add_rule(JvpCtx& c) { return {c.tadd(c.tangents[0], c.tangents[1])}; }
-Out sub_rule(JvpCtx& c) { return {c.tsub(c.tangents[0], c.tangents[1])}; }
+}  // namespace
 
-Out mul_rule(JvpCtx& c) {
+// ---- JVP rules
+
+ir::IdList neg_jvp(JvpCtx& c) { return {c.tneg(c.tangents[0])}; }
+ir::IdList abs_jvp(JvpCtx& c) { return unary<d_abs>(c); }
+ir::IdList exp_jvp(JvpCtx& c) { return unary<d_exp>(c); }
+ir::IdList log_jvp(JvpCtx& c) { return unary<d_log>(c); }
+ir::IdList log1p_jvp(JvpCtx& c) { return unary<d_log1p>(c); }
+ir::IdList expm1_jvp(JvpCtx& c) { return unary<d_expm1>(c); }
+ir::IdList sqrt_jvp(JvpCtx& c) { return unary<d_sqrt>(c); }
+ir::IdList rsqrt_jvp(JvpCtx& c) { return unary<d_rsqrt>(c); }
+ir::IdList sin_jvp(JvpCtx& c) { return unary<d_sin>(c); }
+ir::IdList cos_jvp(JvpCtx& c) { return unary<d_cos>(c); }
+ir::IdList tan_jvp(JvpCtx& c) { return unary<d_tan>(c); }
+ir::IdList asin_jvp(JvpCtx& c) { return unary<d_asin>(c); }
+ir::IdList acos_jvp(JvpCtx& c) { return unary<d_acos>(c); }
+ir::IdList atan_jvp(JvpCtx& c) { return unary<d_atan>(c); }
+ir::IdList sinh_jvp(JvpCtx& c) { return unary<d_sinh>(c); }
+ir::IdList cosh_jvp(JvpCtx& c) { return unary<d_cosh>(c); }
+ir::IdList tanh_jvp(JvpCtx& c) { return unary<d_tanh>(c); }
+ir::IdList logistic_jvp(JvpCtx& c) { return unary<d_logistic>(c); }
+ir::IdList erf_jvp(JvpCtx& c) { return unary<d_erf>(c); }
+ir::IdList square_jvp(JvpCtx& c) { return unary<d_square>(c); }
+ir::IdList reciprocal_jvp(JvpCtx& c) { return unary<d_reciprocal>(c); }
+ir::IdList copy_jvp(JvpCtx& c) { return {c.linear({0})}; }
+ir::IdList add_jvp(JvpCtx& c) { return {c.tadd(c.tangents[0], c.tangents[1])}; }
+ir::IdList sub_jvp(JvpCtx& c) { return {c.tsub(c.tangents[0], c.tangents[1])}; }
+
+ir::IdList mul_jvp(JvpCtx& c) {
   return {c.tadd(c.tmul(c.tangents[0], c.primals[1]), c.tmul(c.tangents[1], c.primals[0]))};
 }
 
 // d(a/b) = da/b - db*y/b
-Out div_rule(JvpCtx& c) {
+ir::IdList div_jvp(JvpCtx& c) {
   ValueId a = c.tangents[0] == kZero ? kZero : c.add(Op::div, {c.tangents[0], c.primals[1]});
   ValueId b = c.tangents[1] == kZero ? kZero
                                      : c.add(Op::div, {c.add(Op::mul, {c.tangents[1], c.outputs[0]}), c.primals[1]});
@@ -71,7 +105,7 @@ Out div_rule(JvpCtx& c) {
 }
 
 // rem(a, b) = a - b * trunc(a / b): da - db * trunc(a/b)
-Out rem_rule(JvpCtx& c) {
+ir::IdList rem_jvp(JvpCtx& c) {
   ValueId q = kZero;
   if (c.tangents[1] != kZero) {
     ValueId ratio = c.add(Op::div, {c.primals[0], c.primals[1]});
@@ -83,7 +117,7 @@ Out rem_rule(JvpCtx& c) {
 
 // pow(a, b): da * b * a^(b-1) + db * log(a) * y, with log taken of 1 where a == 0
 // so that 0^b contributes no NaN when b carries no tangent (as JAX does).
-Out pow_rule(JvpCtx& c) {
+ir::IdList pow_jvp(JvpCtx& c) {
   ValueId a = c.primals[0], b = c.primals[1], y = c.outputs[0];
   ValueId da = kZero, db = kZero;
   if (c.tangents[0] != kZero) {
@@ -98,99 +132,49 @@ Out pow_rule(JvpCtx& c) {
   return {c.tadd(da, db)};
 }
 
-// max/min: the tangent of the chosen operand; ties split evenly, as JAX does.
-template <Op Compare>
-Out minmax_rule(JvpCtx& c) {
-  ValueId a = c.primals[0], b = c.primals[1];
-  ValueId ta = c.instantiate(c.tangents[0], a), tb = c.instantiate(c.tangents[1], b);
-  ValueId a_wins = c.add(Compare, {a, b});
-  ValueId tie = c.add(Op::eq, {a, b});
-  ValueId half = c.add(Op::mul, {c.add(Op::add, {ta, tb}), c.scalar_like(0.5, a)});
-  return {c.add(Op::select, {tie, half, c.add(Op::select, {a_wins, ta, tb})})};
-}
+ir::IdList max_jvp(JvpCtx& c) { return minmax_rule<Op::gt>(c); }
+ir::IdList min_jvp(JvpCtx& c) { return minmax_rule<Op::lt>(c); }
 
 // atan2(a, b): (b da - a db) / (a^2 + b^2)
-Out atan2_rule(JvpCtx& c) {
+ir::IdList atan2_jvp(JvpCtx& c) {
   ValueId a = c.primals[0], b = c.primals[1];
   ValueId denom = c.add(Op::add, {c.add(Op::square, {a}), c.add(Op::square, {b})});
   ValueId num = c.tsub(c.tmul(c.tangents[0], b), c.tmul(c.tangents[1], a));
   return {num == kZero ? kZero : c.add(Op::div, {num, denom})};
 }
 
-Out select_rule(JvpCtx& c) {
+ir::IdList select_jvp(JvpCtx& c) {
   if (c.tangents[1] == kZero && c.tangents[2] == kZero) return {kZero};
   return {c.add(Op::select, {c.primals[0], c.instantiate(c.tangents[1], c.primals[1]),
                              c.instantiate(c.tangents[2], c.primals[2])})};
 }
 
-Out convert_rule(JvpCtx& c) {
+ir::IdList convert_element_type_jvp(JvpCtx& c) {
   bool float_in = ir::is_floating(c.type(c.primals[0]).dtype);
   bool float_out = ir::is_floating(c.type(c.outputs[0]).dtype);
   if (!float_in || !float_out) return {kZero};
   return {c.linear({0})};
 }
 
-}  // namespace
-
-void register_elementwise_jvp_rules(JvpRuleTable& t) {
-  auto set = [&](Op op, JvpRule r) { t[static_cast<size_t>(op)] = r; };
-  set(Op::neg, neg_rule);
-  set(Op::abs, unary<d_abs>);
-  set(Op::exp, unary<d_exp>);
-  set(Op::log, unary<d_log>);
-  set(Op::log1p, unary<d_log1p>);
-  set(Op::expm1, unary<d_expm1>);
-  set(Op::sqrt, unary<d_sqrt>);
-  set(Op::rsqrt, unary<d_rsqrt>);
-  set(Op::sin, unary<d_sin>);
-  set(Op::cos, unary<d_cos>);
-  set(Op::tan, unary<d_tan>);
-  set(Op::asin, unary<d_asin>);
-  set(Op::acos, unary<d_acos>);
-  set(Op::atan, unary<d_atan>);
-  set(Op::sinh, unary<d_sinh>);
-  set(Op::cosh, unary<d_cosh>);
-  set(Op::tanh, unary<d_tanh>);
-  set(Op::logistic, unary<d_logistic>);
-  set(Op::erf, unary<d_erf>);
-  set(Op::square, unary<d_square>);
-  set(Op::reciprocal, unary<d_reciprocal>);
-  set(Op::copy, copy_rule);
-  set(Op::add, add_rule);
-  set(Op::sub, sub_rule);
-  set(Op::mul, mul_rule);
-  set(Op::div, div_rule);
-  set(Op::rem, rem_rule);
-  set(Op::pow, pow_rule);
-  set(Op::max, minmax_rule<Op::gt>);
-  set(Op::min, minmax_rule<Op::lt>);
-  set(Op::atan2, atan2_rule);
-  set(Op::select, select_rule);
-  set(Op::convert_element_type, convert_rule);
-}
-
 
 // ---- transpose rules (linear ops only)
-namespace {
 
-using Cts = ir::IdList;
+ir::IdList neg_transpose(TransposeCtx& c) { return {c.cotangents[0] == kZero ? kZero : c.add(Op::neg, {c.cotangents[0]})}; }
+ir::IdList copy_transpose(TransposeCtx& c) { return {c.cotangents[0]}; }
 
-Cts neg_transpose(TransposeCtx& c) { return {c.cotangents[0] == kZero ? kZero : c.add(Op::neg, {c.cotangents[0]})}; }
-Cts copy_transpose(TransposeCtx& c) { return {c.cotangents[0]}; }
-
-Cts add_transpose(TransposeCtx& c) {
+ir::IdList add_transpose(TransposeCtx& c) {
   ValueId ct = c.cotangents[0];
   return {c.unknown[0] ? ct : kZero, c.unknown[1] ? ct : kZero};
 }
 
-Cts sub_transpose(TransposeCtx& c) {
+ir::IdList sub_transpose(TransposeCtx& c) {
   ValueId ct = c.cotangents[0];
   ValueId neg = (c.unknown[1] && ct != kZero) ? c.add(Op::neg, {ct}) : kZero;
   return {c.unknown[0] ? ct : kZero, c.unknown[1] ? neg : kZero};
 }
 
 // mul is linear in one operand when the other is known.
-Cts mul_transpose(TransposeCtx& c) {
+ir::IdList mul_transpose(TransposeCtx& c) {
   ValueId ct = c.cotangents[0];
   if (c.unknown[0] && c.unknown[1]) throw UnsupportedError("transpose: mul of two tangents is not linear");
   if (ct == kZero) return {kZero, kZero};
@@ -198,13 +182,13 @@ Cts mul_transpose(TransposeCtx& c) {
   return {kZero, c.add(Op::mul, {c.operands[0], ct})};
 }
 
-Cts div_transpose(TransposeCtx& c) {
+ir::IdList div_transpose(TransposeCtx& c) {
   if (c.unknown[1]) throw UnsupportedError("transpose: div is linear only in its numerator");
   ValueId ct = c.cotangents[0];
   return {ct == kZero ? kZero : c.add(Op::div, {ct, c.operands[1]}), kZero};
 }
 
-Cts select_transpose(TransposeCtx& c) {
+ir::IdList select_transpose(TransposeCtx& c) {
   if (c.unknown[0]) throw UnsupportedError("transpose: select's predicate cannot carry a tangent");
   ValueId ct = c.cotangents[0];
   if (ct == kZero) return {kZero, kZero, kZero};
@@ -214,24 +198,10 @@ Cts select_transpose(TransposeCtx& c) {
           c.unknown[2] ? c.add(Op::select, {p, zero, ct}) : kZero};
 }
 
-Cts convert_transpose(TransposeCtx& c) {
+ir::IdList convert_element_type_transpose(TransposeCtx& c) {
   ValueId ct = c.cotangents[0];
   if (ct == kZero) return {kZero};
   return {c.add(Op::convert_element_type, {ct}, {{"new_dtype", c.operand_types[0].dtype}})};
-}
-
-}  // namespace
-
-void register_elementwise_transpose_rules(TransposeRuleTable& t) {
-  auto set = [&](Op op, TransposeRule r) { t[static_cast<size_t>(op)] = r; };
-  set(Op::neg, neg_transpose);
-  set(Op::copy, copy_transpose);
-  set(Op::add, add_transpose);
-  set(Op::sub, sub_transpose);
-  set(Op::mul, mul_transpose);
-  set(Op::div, div_transpose);
-  set(Op::select, select_transpose);
-  set(Op::convert_element_type, convert_transpose);
 }
 
 
@@ -267,9 +237,55 @@ std::vector<BatchedValue> elementwise_batch(BatchCtx& c) {
 
 }  // namespace
 
-void register_elementwise_batch_rules(BatchRuleTable& t) {
-  for (int i = 0; i < ir::kNumOps; ++i)
-    if (ir::op_info(static_cast<Op>(i)).family == ir::OpFamily::elementwise) t[static_cast<size_t>(i)] = elementwise_batch;
-}
+// Every elementwise op batches alike (elementwise_batch).
+std::vector<BatchedValue> neg_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> abs_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> sign_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> floor_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> ceil_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> round_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> exp_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> log_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> log1p_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> expm1_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> sqrt_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> rsqrt_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> sin_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> cos_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> tan_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> asin_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> acos_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> atan_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> sinh_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> cosh_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> tanh_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> logistic_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> erf_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> square_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> reciprocal_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> is_finite_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> not__batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> stop_gradient_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> copy_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> add_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> sub_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> mul_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> div_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> rem_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> pow_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> max_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> min_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> atan2_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> and__batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> or__batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> xor__batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> eq_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> ne_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> lt_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> le_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> gt_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> ge_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> select_batch(BatchCtx& c) { return elementwise_batch(c); }
+std::vector<BatchedValue> convert_element_type_batch(BatchCtx& c) { return elementwise_batch(c); }
 
 }  // namespace graft::transforms

@@ -14,27 +14,22 @@ using ir::Op;
 using Out = ir::IdList;
 
 Out in_operand(JvpCtx& c) { return {c.linear({0})}; }
-Out in_operand_and_update(JvpCtx& c) { return {c.linear({0, 1})}; }
-Out scatter_add_rule(JvpCtx& c) { return {c.linear({0, 2})}; }
 
 }  // namespace
 
-void register_indexing_jvp_rules(JvpRuleTable& t) {
-  t[static_cast<size_t>(Op::dynamic_slice)] = in_operand;
-  t[static_cast<size_t>(Op::gather)] = in_operand;
-  t[static_cast<size_t>(Op::dynamic_update_slice)] = in_operand_and_update;
-  t[static_cast<size_t>(Op::scatter_add)] = scatter_add_rule;
-}
+// ---- JVP rules
+
+ir::IdList dynamic_slice_jvp(JvpCtx& c) { return in_operand(c); }
+ir::IdList dynamic_update_slice_jvp(JvpCtx& c) { return {c.linear({0, 1})}; }
+ir::IdList gather_jvp(JvpCtx& c) { return in_operand(c); }
+ir::IdList scatter_add_jvp(JvpCtx& c) { return {c.linear({0, 2})}; }
 
 
 // ---- transpose rules
-namespace {
 
-using Cts = ir::IdList;
-
-Cts dynamic_slice_transpose(TransposeCtx& c) {
+ir::IdList dynamic_slice_transpose(TransposeCtx& c) {
   ValueId ct = c.cotangents[0];
-  Cts out(c.operand_types.size(), kZero);
+  ir::IdList out(c.operand_types.size(), kZero);
   if (ct == kZero) return out;
   std::vector<ValueId> args = {c.zeros(c.operand_types[0]), ct};
   for (size_t i = 1; i < c.operands.size(); ++i) args.push_back(c.operands[i]);
@@ -42,9 +37,9 @@ Cts dynamic_slice_transpose(TransposeCtx& c) {
   return out;
 }
 
-Cts dynamic_update_slice_transpose(TransposeCtx& c) {
+ir::IdList dynamic_update_slice_transpose(TransposeCtx& c) {
   ValueId ct = c.cotangents[0];
-  Cts out(c.operand_types.size(), kZero);
+  ir::IdList out(c.operand_types.size(), kZero);
   if (ct == kZero) return out;
   std::vector<ValueId> starts(c.operands.begin() + 2, c.operands.end());
   if (c.unknown[0]) {
@@ -66,7 +61,7 @@ Cts dynamic_update_slice_transpose(TransposeCtx& c) {
 // the cotangent goes there), scatter_add drops it (the update went nowhere,
 // so its cotangent is zero). scatter_add itself drops, gather itself clamps,
 // hence the explicit clamp and mask below.
-Cts gather_transpose(TransposeCtx& c) {
+ir::IdList gather_transpose(TransposeCtx& c) {
   ValueId ct = c.cotangents[0];
   if (ct == kZero) return {kZero, kZero};
   ValueId idx = c.operands[1];
@@ -78,7 +73,7 @@ Cts gather_transpose(TransposeCtx& c) {
   return {c.add(Op::scatter_add, {c.zeros(c.operand_types[0]), idx, ct}, c.attrs()), kZero};
 }
 
-Cts scatter_add_transpose(TransposeCtx& c) {
+ir::IdList scatter_add_transpose(TransposeCtx& c) {
   ValueId ct = c.cotangents[0];
   if (ct == kZero) return {kZero, kZero, kZero};
   ValueId ct_updates = kZero;
@@ -102,19 +97,8 @@ Cts scatter_add_transpose(TransposeCtx& c) {
   return {c.unknown[0] ? ct : kZero, kZero, ct_updates};
 }
 
-}  // namespace
-
-void register_indexing_transpose_rules(TransposeRuleTable& t) {
-  t[static_cast<size_t>(Op::dynamic_slice)] = dynamic_slice_transpose;
-  t[static_cast<size_t>(Op::dynamic_update_slice)] = dynamic_update_slice_transpose;
-  t[static_cast<size_t>(Op::gather)] = gather_transpose;
-  t[static_cast<size_t>(Op::scatter_add)] = scatter_add_transpose;
-}
-
 // ---- batching rules (vmap)
 namespace {
-
-using Batched = std::vector<BatchedValue>;
 
 ValueId full(BatchCtx& c, double value, DType dtype, Shape shape) {
   return emit_full(c.builder(), value, ir::ValueType{dtype, std::move(shape)}, &c.node());
@@ -138,64 +122,20 @@ ValueId clamp_start(BatchCtx& c, ValueId s, int64_t n, int64_t size) {
   return c.add(Op::min, {lo, full(c, static_cast<double>(n - size), t.dtype, t.shape)});
 }
 
-// gather: a batched operand and batched indices become one more paired batch
-// dimension (both batch axes first). With only one of them batched its batch
-// axis stays where it is, unless it lies among the paired batch_dims, in
-// which case it is moved just past them.
-Batched gather_batch(BatchCtx& c) {
-  const int64_t axis = ir::int_attr(c.node(), "axis"), b = ir::int_attr(c.node(), "batch_dims");
-  const BatchedValue x = c.operands[0], idx = c.operands[1];
-  const int64_t mid = c.unbatched_type(1).rank() - b;  // index axes past the paired ones
-  if (x.dim != kNotBatched && idx.dim != kNotBatched) {
-    ValueId xv = c.at(0, 0), iv = c.at(1, 0);
-    return {{c.add(Op::gather, {xv, iv}, {{"axis", axis + 1}, {"batch_dims", b + 1}}), 0}};
-  }
-  if (idx.dim == kNotBatched) {
-    const int64_t p = std::max(x.dim, b);
-    ValueId xv = c.at(0, p);
-    return {{c.add(Op::gather, {xv, idx.value}, {{"axis", p <= axis ? axis + 1 : axis}, {"batch_dims", b}}),
-             result_pos(p, axis, mid)}};
-  }
-  const int64_t q = std::max(idx.dim, b);
-  ValueId iv = c.at(1, q);
-  return {{c.add(Op::gather, {x.value, iv}, c.attrs()), axis + (q - b)}};
-}
-
-// scatter_add: batched indices make every operand batched first, paired as
-// one more batch dimension. Otherwise the operand and the updates carry the
-// batch axis at matching places outside the paired batch_dims (kept where
-// the operand, or else the updates, already has it when that is such a place).
-Batched scatter_add_batch(BatchCtx& c) {
-  const int64_t axis = ir::int_attr(c.node(), "axis"), b = ir::int_attr(c.node(), "batch_dims");
-  const BatchedValue x = c.operands[0], idx = c.operands[1], u = c.operands[2];
-  const int64_t mid = c.unbatched_type(1).rank() - b;
-  if (idx.dim != kNotBatched) {
-    ValueId xv = c.at(0, 0), iv = c.at(1, 0), uv = c.at(2, 0);
-    return {{c.add(Op::scatter_add, {xv, iv, uv}, {{"axis", axis + 1}, {"batch_dims", b + 1}}), 0}};
-  }
-  int64_t p = b;
-  if (x.dim != kNotBatched && x.dim >= b) {
-    p = x.dim;
-  } else if (u.dim != kNotBatched) {
-    if (u.dim >= b && u.dim <= axis) p = u.dim;
-    else if (u.dim >= axis + mid) p = u.dim + 1 - mid;
-  }
-  ValueId xv = c.at(0, p), uv = c.at(2, result_pos(p, axis, mid));
-  return {{c.add(Op::scatter_add, {xv, idx.value, uv}, {{"axis", p <= axis ? axis + 1 : axis}, {"batch_dims", b}}), p}};
-}
-
 bool any_index_batched(const BatchCtx& c, size_t first) {
   for (size_t i = first; i < c.operands.size(); ++i)
     if (c.operands[i].dim != kNotBatched) return true;
   return false;
 }
 
+}  // namespace
+
 // dynamic_slice. Unbatched start indices: one dynamic_slice, the batch axis
 // taken whole (start 0). Batched start indices (each [B]): the axes with
 // unbatched starts are cut by one dynamic_slice, then each axis with batched
 // starts by one gather of clamp(start[b]) + iota(size) per example (paired on
 // the batch axis), so every example's window is clamped on its own.
-Batched dynamic_slice_batch(BatchCtx& c) {
+std::vector<BatchedValue> dynamic_slice_batch(BatchCtx& c) {
   const BatchedValue x = c.operands[0];
   const Shape n = c.unbatched_type(0).shape;
   const ir::Ints sizes = ir::ints_attr(c.node(), "slice_sizes");
@@ -251,7 +191,7 @@ Batched dynamic_slice_batch(BatchCtx& c) {
 // indices: per example, the update is spread over the operand's shape by a
 // gather per axis at (position - clamped start), and a mask of the window
 // (start <= position < start + size on every axis) selects it over the operand.
-Batched dynamic_update_slice_batch(BatchCtx& c) {
+std::vector<BatchedValue> dynamic_update_slice_batch(BatchCtx& c) {
   const BatchedValue x = c.operands[0], u = c.operands[1];
   if (!any_index_batched(c, 2)) {
     const int64_t p = x.dim != kNotBatched ? x.dim : u.dim;
@@ -295,13 +235,50 @@ Batched dynamic_update_slice_batch(BatchCtx& c) {
   return {{c.add(Op::select, {mask, uv, xv}), 0}};
 }
 
-}  // namespace
+// gather: a batched operand and batched indices become one more paired batch
+// dimension (both batch axes first). With only one of them batched its batch
+// axis stays where it is, unless it lies among the paired batch_dims, in
+// which case it is moved just past them.
+std::vector<BatchedValue> gather_batch(BatchCtx& c) {
+  const int64_t axis = ir::int_attr(c.node(), "axis"), b = ir::int_attr(c.node(), "batch_dims");
+  const BatchedValue x = c.operands[0], idx = c.operands[1];
+  const int64_t mid = c.unbatched_type(1).rank() - b;  // index axes past the paired ones
+  if (x.dim != kNotBatched && idx.dim != kNotBatched) {
+    ValueId xv = c.at(0, 0), iv = c.at(1, 0);
+    return {{c.add(Op::gather, {xv, iv}, {{"axis", axis + 1}, {"batch_dims", b + 1}}), 0}};
+  }
+  if (idx.dim == kNotBatched) {
+    const int64_t p = std::max(x.dim, b);
+    ValueId xv = c.at(0, p);
+    return {{c.add(Op::gather, {xv, idx.value}, {{"axis", p <= axis ? axis + 1 : axis}, {"batch_dims", b}}),
+             result_pos(p, axis, mid)}};
+  }
+  const int64_t q = std::max(idx.dim, b);
+  ValueId iv = c.at(1, q);
+  return {{c.add(Op::gather, {x.value, iv}, c.attrs()), axis + (q - b)}};
+}
 
-void register_indexing_batch_rules(BatchRuleTable& t) {
-  t[static_cast<size_t>(Op::dynamic_slice)] = dynamic_slice_batch;
-  t[static_cast<size_t>(Op::dynamic_update_slice)] = dynamic_update_slice_batch;
-  t[static_cast<size_t>(Op::gather)] = gather_batch;
-  t[static_cast<size_t>(Op::scatter_add)] = scatter_add_batch;
+// scatter_add: batched indices make every operand batched first, paired as
+// one more batch dimension. Otherwise the operand and the updates carry the
+// batch axis at matching places outside the paired batch_dims (kept where
+// the operand, or else the updates, already has it when that is such a place).
+std::vector<BatchedValue> scatter_add_batch(BatchCtx& c) {
+  const int64_t axis = ir::int_attr(c.node(), "axis"), b = ir::int_attr(c.node(), "batch_dims");
+  const BatchedValue x = c.operands[0], idx = c.operands[1], u = c.operands[2];
+  const int64_t mid = c.unbatched_type(1).rank() - b;
+  if (idx.dim != kNotBatched) {
+    ValueId xv = c.at(0, 0), iv = c.at(1, 0), uv = c.at(2, 0);
+    return {{c.add(Op::scatter_add, {xv, iv, uv}, {{"axis", axis + 1}, {"batch_dims", b + 1}}), 0}};
+  }
+  int64_t p = b;
+  if (x.dim != kNotBatched && x.dim >= b) {
+    p = x.dim;
+  } else if (u.dim != kNotBatched) {
+    if (u.dim >= b && u.dim <= axis) p = u.dim;
+    else if (u.dim >= axis + mid) p = u.dim + 1 - mid;
+  }
+  ValueId xv = c.at(0, p), uv = c.at(2, result_pos(p, axis, mid));
+  return {{c.add(Op::scatter_add, {xv, idx.value, uv}, {{"axis", p <= axis ? axis + 1 : axis}, {"batch_dims", b}}), p}};
 }
 
 }  // namespace graft::transforms

@@ -8,20 +8,16 @@
 #include "transforms/rules/transpose_rule.h"
 
 namespace graft::transforms {
-namespace {
 
 using ir::Op;
-using Out = ir::IdList;
 
-Out dot_general_rule(JvpCtx& c) {
+// ---- JVP rules
+
+ir::IdList dot_general_jvp(JvpCtx& c) {
   ValueId a = c.tangents[0] == kZero ? kZero : c.add(Op::dot_general, {c.tangents[0], c.primals[1]}, c.attrs());
   ValueId b = c.tangents[1] == kZero ? kZero : c.add(Op::dot_general, {c.primals[0], c.tangents[1]}, c.attrs());
   return {c.tadd(a, b)};
 }
-
-}  // namespace
-
-void register_linalg_jvp_rules(JvpRuleTable& t) { t[static_cast<size_t>(Op::dot_general)] = dot_general_rule; }
 
 
 // ---- transpose rules
@@ -91,6 +87,8 @@ ValueId operand_cotangent(TransposeCtx& c, ValueId ct, ValueId other, const ir::
   return is_identity(free_first) ? r : c.add(Op::transpose, {r}, {{"permutation", free_first}});
 }
 
+}  // namespace
+
 ir::IdList dot_general_transpose(TransposeCtx& c) {
   ValueId ct = c.cotangents[0];
   if (c.unknown[0] && c.unknown[1]) throw UnsupportedError("transpose: dot_general of two tangents is not linear");
@@ -104,15 +102,8 @@ ir::IdList dot_general_transpose(TransposeCtx& c) {
   return {kZero, operand_cotangent(c, ct, c.operands[0], b, a, rc, lc, rb, lb, false)};
 }
 
-}  // namespace
-
-void register_linalg_transpose_rules(TransposeRuleTable& t) {
-  t[static_cast<size_t>(Op::dot_general)] = dot_general_transpose;
-}
-
 
 // ---- batching rules (vmap)
-namespace {
 
 // dot_general carries the batch axis natively. Both operands batched: it
 // becomes the first batch dimension, so a vmapped matmul is one batched
@@ -153,9 +144,5 @@ std::vector<BatchedValue> dot_general_batch(BatchCtx& c) {
                       {{"lhs_contracting", lc}, {"rhs_contracting", rc}, {"lhs_batch", lb}, {"rhs_batch", rb}});
   return {{out, out_dim}};
 }
-
-}  // namespace
-
-void register_linalg_batch_rules(BatchRuleTable& t) { t[static_cast<size_t>(ir::Op::dot_general)] = dot_general_batch; }
 
 }  // namespace graft::transforms

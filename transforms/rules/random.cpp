@@ -6,7 +6,6 @@
 namespace graft::transforms {
 
 // ---- batching rules (vmap)
-namespace {
 
 // random_bits takes any number of leading key axes natively (key u32[..., 2]
 // -> u32[..., shape], each key's bits depending on that key alone), so a
@@ -21,12 +20,6 @@ std::vector<BatchedValue> random_bits_batch(BatchCtx& c) {
     dim = key_rank - 1;
   }
   return {{c.add(ir::Op::random_bits, {key}, c.attrs()), dim}};
-}
-
-}  // namespace
-
-void register_random_batch_rules(BatchRuleTable& t) {
-  t[static_cast<size_t>(ir::Op::random_bits)] = random_bits_batch;
 }
 
 }  // namespace graft::transforms

@@ -40,11 +40,37 @@ Out extreme_rule(JvpCtx& c) {
   return {c.add(Op::div, {picked, count})};
 }
 
+// cummax/cummin: each output is the input at the latest position so far
+// that set the running extreme (where x equals the running result); its
+// tangent is the tangent there.
+Out cumulative_extreme_rule(JvpCtx& c) {
+  if (c.tangents[0] == kZero) return {kZero};
+  ValueId x = c.primals[0], y = c.outputs[0];
+  int64_t axis = ir::attr<int64_t>(c.node(), "axis");
+  int64_t reverse = ir::attr<int64_t>(c.node(), "reverse");
+  const ir::ValueType xt = c.type(x);
+  ValueId iota = c.add(Op::iota, {}, {{"dtype", DType::i32}, {"shape", ir::Ints(xt.shape)}, {"dimension", axis}});
+  ValueId record = c.add(Op::eq, {x, y});
+  // Forward scans take the largest such position so far, reverse scans the smallest.
+  ValueId none = c.scalar_like(reverse ? static_cast<double>(xt.shape[axis]) : -1.0, iota);
+  ValueId positions = c.add(Op::select, {record, iota, none});
+  ValueId latest = c.add(reverse ? Op::cummin : Op::cummax, {positions}, {{"axis", axis}, {"reverse", reverse}});
+  return {c.take_along_axis(c.tangents[0], latest, axis)};
+}
+
+}  // namespace
+
+// ---- JVP rules
+
+ir::IdList reduce_sum_jvp(JvpCtx& c) { return linear_rule(c); }
+ir::IdList reduce_max_jvp(JvpCtx& c) { return extreme_rule(c); }
+ir::IdList reduce_min_jvp(JvpCtx& c) { return extreme_rule(c); }
+
 // prod: the tangent is sum_i t_i * prod_{j != i} x_j. The exclusive products
 // come from cumulative products from the left and the right (no division,
 // so zeros in x are handled exactly): the reduced axes are moved last and
 // flattened to one axis of length n.
-Out prod_rule(JvpCtx& c) {
+ir::IdList reduce_prod_jvp(JvpCtx& c) {
   if (c.tangents[0] == kZero) return {kZero};
   ValueId x = c.primals[0];
   const ir::ValueType xt = c.type(x);
@@ -81,12 +107,14 @@ Out prod_rule(JvpCtx& c) {
   return {c.add(Op::reshape, {summed}, {{"new_sizes", kept_shape}})};
 }
 
+ir::IdList cumsum_jvp(JvpCtx& c) { return linear_rule(c); }
+
 // cumprod: y_i = prod_{j<=i} x_j, so dy_i = sum_{j<=i} t_j * prod_{k<=i, k!=j} x_k
 // (j >= i when reversed). The exclusive products come from one cumprod over
 // an n x n copy of x with the diagonal set to one: exact where x has zeros
 // (no division), at O(n^2) work per scanned row. The scanned axis is moved
 // last and the others flattened, so the rule works on [k, n].
-Out cumprod_rule(JvpCtx& c) {
+ir::IdList cumprod_jvp(JvpCtx& c) {
   if (c.tangents[0] == kZero) return {kZero};
   ValueId x = c.primals[0];
   const ir::ValueType xt = c.type(x);
@@ -128,40 +156,11 @@ Out cumprod_rule(JvpCtx& c) {
   return {c.add(Op::transpose, {moved}, {{"permutation", back}})};
 }
 
-// cummax/cummin: each output is the input at the latest position so far
-// that set the running extreme (where x equals the running result); its
-// tangent is the tangent there.
-Out cumulative_extreme_rule(JvpCtx& c) {
-  if (c.tangents[0] == kZero) return {kZero};
-  ValueId x = c.primals[0], y = c.outputs[0];
-  int64_t axis = ir::attr<int64_t>(c.node(), "axis");
-  int64_t reverse = ir::attr<int64_t>(c.node(), "reverse");
-  const ir::ValueType xt = c.type(x);
-  ValueId iota = c.add(Op::iota, {}, {{"dtype", DType::i32}, {"shape", ir::Ints(xt.shape)}, {"dimension", axis}});
-  ValueId record = c.add(Op::eq, {x, y});
-  // Forward scans take the largest such position so far, reverse scans the smallest.
-  ValueId none = c.scalar_like(reverse ? static_cast<double>(xt.shape[axis]) : -1.0, iota);
-  ValueId positions = c.add(Op::select, {record, iota, none});
-  ValueId latest = c.add(reverse ? Op::cummin : Op::cummax, {positions}, {{"axis", axis}, {"reverse", reverse}});
-  return {c.take_along_axis(c.tangents[0], latest, axis)};
-}
-
-}  // namespace
-
-void register_reduce_jvp_rules(JvpRuleTable& t) {
-  t[static_cast<size_t>(Op::reduce_sum)] = linear_rule;
-  t[static_cast<size_t>(Op::cumsum)] = linear_rule;
-  t[static_cast<size_t>(Op::reduce_max)] = extreme_rule;
-  t[static_cast<size_t>(Op::reduce_min)] = extreme_rule;
-  t[static_cast<size_t>(Op::reduce_prod)] = prod_rule;
-  t[static_cast<size_t>(Op::cumprod)] = cumprod_rule;
-  t[static_cast<size_t>(Op::cummax)] = cumulative_extreme_rule;
-  t[static_cast<size_t>(Op::cummin)] = cumulative_extreme_rule;
-}
+ir::IdList cummax_jvp(JvpCtx& c) { return cumulative_extreme_rule(c); }
+ir::IdList cummin_jvp(JvpCtx& c) { return cumulative_extreme_rule(c); }
 
 
 // ---- transpose rules
-namespace {
 
 ir::IdList reduce_sum_transpose(TransposeCtx& c) {
   ValueId ct = c.cotangents[0];
@@ -178,13 +177,6 @@ ir::IdList cumsum_transpose(TransposeCtx& c) {
   ir::Attrs attrs = c.attrs();
   attrs.set("reverse", int64_t{1 - ir::int_attr(c.node(), "reverse")});
   return {c.add(Op::cumsum, {ct}, attrs)};
-}
-
-}  // namespace
-
-void register_reduce_transpose_rules(TransposeRuleTable& t) {
-  t[static_cast<size_t>(Op::reduce_sum)] = reduce_sum_transpose;
-  t[static_cast<size_t>(Op::cumsum)] = cumsum_transpose;
 }
 
 
@@ -220,11 +212,17 @@ std::vector<BatchedValue> axis_batch(BatchCtx& c) {
 
 }  // namespace
 
-void register_reduce_batch_rules(BatchRuleTable& t) {
-  for (Op op : {Op::reduce_sum, Op::reduce_max, Op::reduce_min, Op::reduce_prod, Op::reduce_and, Op::reduce_or})
-    t[static_cast<size_t>(op)] = reduce_batch;
-  for (Op op : {Op::argmax, Op::argmin, Op::cumsum, Op::cumprod, Op::cummax, Op::cummin})
-    t[static_cast<size_t>(op)] = axis_batch;
-}
+std::vector<BatchedValue> reduce_sum_batch(BatchCtx& c) { return reduce_batch(c); }
+std::vector<BatchedValue> reduce_max_batch(BatchCtx& c) { return reduce_batch(c); }
+std::vector<BatchedValue> reduce_min_batch(BatchCtx& c) { return reduce_batch(c); }
+std::vector<BatchedValue> reduce_prod_batch(BatchCtx& c) { return reduce_batch(c); }
+std::vector<BatchedValue> reduce_and_batch(BatchCtx& c) { return reduce_batch(c); }
+std::vector<BatchedValue> reduce_or_batch(BatchCtx& c) { return reduce_batch(c); }
+std::vector<BatchedValue> argmax_batch(BatchCtx& c) { return axis_batch(c); }
+std::vector<BatchedValue> argmin_batch(BatchCtx& c) { return axis_batch(c); }
+std::vector<BatchedValue> cumsum_batch(BatchCtx& c) { return axis_batch(c); }
+std::vector<BatchedValue> cumprod_batch(BatchCtx& c) { return axis_batch(c); }
+std::vector<BatchedValue> cummax_batch(BatchCtx& c) { return axis_batch(c); }
+std::vector<BatchedValue> cummin_batch(BatchCtx& c) { return axis_batch(c); }
 
 }  // namespace graft::transforms

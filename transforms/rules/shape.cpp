@@ -14,31 +14,30 @@ using ir::Op;
 using Out = ir::IdList;
 
 Out unary_linear(JvpCtx& c) { return {c.linear({0})}; }
-Out pad_rule(JvpCtx& c) { return {c.linear({0, 1})}; }
 
-Out concatenate_rule(JvpCtx& c) {
+}  // namespace
+
+// ---- JVP rules
+
+ir::IdList broadcast_in_dim_jvp(JvpCtx& c) { return unary_linear(c); }
+ir::IdList reshape_jvp(JvpCtx& c) { return unary_linear(c); }
+ir::IdList transpose_jvp(JvpCtx& c) { return unary_linear(c); }
+ir::IdList rev_jvp(JvpCtx& c) { return unary_linear(c); }
+ir::IdList slice_jvp(JvpCtx& c) { return unary_linear(c); }
+
+ir::IdList concatenate_jvp(JvpCtx& c) {
   std::vector<size_t> all(c.primals.size());
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;
   return {c.linear(all)};
 }
 
-}  // namespace
-
-void register_shape_jvp_rules(JvpRuleTable& t) {
-  for (Op op : {Op::broadcast_in_dim, Op::reshape, Op::transpose, Op::rev, Op::slice})
-    t[static_cast<size_t>(op)] = unary_linear;
-  t[static_cast<size_t>(Op::pad)] = pad_rule;
-  t[static_cast<size_t>(Op::concatenate)] = concatenate_rule;
-}
+ir::IdList pad_jvp(JvpCtx& c) { return {c.linear({0, 1})}; }
 
 
 // ---- transpose rules
-namespace {
-
-using Cts = ir::IdList;
 
 // Sums the broadcast axes away and restores the operand's size-1 axes.
-Cts broadcast_in_dim_transpose(TransposeCtx& c) {
+ir::IdList broadcast_in_dim_transpose(TransposeCtx& c) {
   ValueId ct = c.cotangents[0];
   if (ct == kZero) return {kZero};
   const ir::ValueType& x = c.operand_types[0];
@@ -53,13 +52,13 @@ Cts broadcast_in_dim_transpose(TransposeCtx& c) {
   return {c.add(Op::reshape, {summed}, {{"new_sizes", ir::Ints(x.shape)}})};
 }
 
-Cts reshape_transpose(TransposeCtx& c) {
+ir::IdList reshape_transpose(TransposeCtx& c) {
   ValueId ct = c.cotangents[0];
   if (ct == kZero) return {kZero};
   return {c.add(Op::reshape, {ct}, {{"new_sizes", ir::Ints(c.operand_types[0].shape)}})};
 }
 
-Cts transpose_transpose(TransposeCtx& c) {
+ir::IdList transpose_transpose(TransposeCtx& c) {
   ValueId ct = c.cotangents[0];
   if (ct == kZero) return {kZero};
   const ir::Ints& perm = ir::attr<ir::Ints>(c.node(), "permutation");
@@ -68,14 +67,14 @@ Cts transpose_transpose(TransposeCtx& c) {
   return {c.add(Op::transpose, {ct}, {{"permutation", inverse}})};
 }
 
-Cts rev_transpose(TransposeCtx& c) {
+ir::IdList rev_transpose(TransposeCtx& c) {
   ValueId ct = c.cotangents[0];
   if (ct == kZero) return {kZero};
   return {c.add(Op::rev, {ct}, c.attrs())};
 }
 
 // A strided slice's cotangent is the slice's cotangent padded back into place.
-Cts slice_transpose(TransposeCtx& c) {
+ir::IdList slice_transpose(TransposeCtx& c) {
   ValueId ct = c.cotangents[0];
   if (ct == kZero) return {kZero};
   const ir::ValueType x = c.operand_types[0];
@@ -99,9 +98,9 @@ Cts slice_transpose(TransposeCtx& c) {
   return {c.add(Op::pad, {ct, zero}, {{"padding_low", lo}, {"padding_high", hi}, {"padding_interior", interior}})};
 }
 
-Cts concatenate_transpose(TransposeCtx& c) {
+ir::IdList concatenate_transpose(TransposeCtx& c) {
   ValueId ct = c.cotangents[0];
-  Cts out(c.operand_types.size(), kZero);
+  ir::IdList out(c.operand_types.size(), kZero);
   if (ct == kZero) return out;
   int64_t dim = ir::attr<int64_t>(c.node(), "dimension");
   const Shape total = c.emit().type(ct).shape;
@@ -121,7 +120,7 @@ Cts concatenate_transpose(TransposeCtx& c) {
 
 // pad(x, v): x's cotangent is the strided window of ct it landed in (after
 // undoing negative padding by padding ct back); v's is the sum of the rest.
-Cts pad_transpose(TransposeCtx& c) {
+ir::IdList pad_transpose(TransposeCtx& c) {
   ValueId ct = c.cotangents[0];
   if (ct == kZero) return {kZero, kZero};
   const ir::ValueType x = c.operand_types[0];
@@ -156,24 +155,9 @@ Cts pad_transpose(TransposeCtx& c) {
   return {c.unknown[0] ? ct_x : kZero, ct_v};
 }
 
-}  // namespace
-
-void register_shape_transpose_rules(TransposeRuleTable& t) {
-  t[static_cast<size_t>(Op::broadcast_in_dim)] = broadcast_in_dim_transpose;
-  t[static_cast<size_t>(Op::reshape)] = reshape_transpose;
-  t[static_cast<size_t>(Op::transpose)] = transpose_transpose;
-  t[static_cast<size_t>(Op::rev)] = rev_transpose;
-  t[static_cast<size_t>(Op::slice)] = slice_transpose;
-  t[static_cast<size_t>(Op::concatenate)] = concatenate_transpose;
-  t[static_cast<size_t>(Op::pad)] = pad_transpose;
-}
-
 
 // ---- batching rules (vmap)
 namespace {
-
-using Batched = std::vector<BatchedValue>;
-
 
 // A per-axis attribute with an entry for the batch axis inserted at dim.
 ir::Ints with_entry(ir::Ints v, int64_t dim, int64_t entry) {
@@ -181,9 +165,11 @@ ir::Ints with_entry(ir::Ints v, int64_t dim, int64_t entry) {
   return v;
 }
 
+}  // namespace
+
 // broadcast_in_dim and reshape see the batch axis first, as a leading axis
 // of the result (reshape needs it outside the reshaped block anyway).
-Batched broadcast_batch(BatchCtx& c) {
+std::vector<BatchedValue> broadcast_in_dim_batch(BatchCtx& c) {
   ValueId x = c.at(0, 0);
   ir::Ints shape = with_entry(ir::ints_attr(c.node(), "shape"), 0, c.axis_size);
   ir::Ints dims{0};
@@ -191,7 +177,7 @@ Batched broadcast_batch(BatchCtx& c) {
   return {{c.add(Op::broadcast_in_dim, {x}, {{"shape", shape}, {"broadcast_dimensions", dims}}), 0}};
 }
 
-Batched reshape_batch(BatchCtx& c) {
+std::vector<BatchedValue> reshape_batch(BatchCtx& c) {
   ValueId x = c.at(0, 0);
   ir::Attrs attrs = c.attrs();
   attrs.set("new_sizes", with_entry(ir::ints_attr(c.node(), "new_sizes"), 0, c.axis_size));
@@ -199,21 +185,21 @@ Batched reshape_batch(BatchCtx& c) {
 }
 
 // transpose takes the batch axis along as the result's first axis.
-Batched transpose_batch(BatchCtx& c) {
+std::vector<BatchedValue> transpose_batch(BatchCtx& c) {
   const int64_t dim = c.operands[0].dim;
   ir::Ints perm{dim};
   for (int64_t p : ir::ints_attr(c.node(), "permutation")) perm.push_back(p >= dim ? p + 1 : p);
   return {{c.add(Op::transpose, {c.operands[0].value}, {{"permutation", perm}}), 0}};
 }
 
-Batched rev_batch(BatchCtx& c) {
+std::vector<BatchedValue> rev_batch(BatchCtx& c) {
   const int64_t dim = c.operands[0].dim;
   ir::Ints dims = ir::ints_attr(c.node(), "dimensions");
   for (int64_t& d : dims) d = d >= dim ? d + 1 : d;
   return {{c.add(Op::rev, {c.operands[0].value}, {{"dimensions", dims}}), dim}};
 }
 
-Batched slice_batch(BatchCtx& c) {
+std::vector<BatchedValue> slice_batch(BatchCtx& c) {
   const int64_t dim = c.operands[0].dim;
   ir::Attrs attrs = c.attrs();
   attrs.set("start_indices", with_entry(ir::ints_attr(c.node(), "start_indices"), dim, 0));
@@ -222,7 +208,7 @@ Batched slice_batch(BatchCtx& c) {
   return {{c.add(Op::slice, {c.operands[0].value}, attrs), dim}};
 }
 
-Batched concatenate_batch(BatchCtx& c) {
+std::vector<BatchedValue> concatenate_batch(BatchCtx& c) {
   int64_t dim = c.first_batched_dim();
   std::vector<ValueId> ins;
   for (size_t i = 0; i < c.operands.size(); ++i) ins.push_back(c.at(i, dim));
@@ -232,7 +218,7 @@ Batched concatenate_batch(BatchCtx& c) {
 
 // pad with one padding value keeps the batch axis unpadded. A batched
 // padding value (one per example) fills through a mask of the padded cells.
-Batched pad_batch(BatchCtx& c) {
+std::vector<BatchedValue> pad_batch(BatchCtx& c) {
   const bool value_batched = c.operands[1].dim != kNotBatched;
   const int64_t dim = value_batched ? 0 : c.operands[0].dim;
   ValueId x = c.at(0, dim);
@@ -255,18 +241,6 @@ Batched pad_batch(BatchCtx& c) {
   ValueId mask = c.add(Op::broadcast_in_dim, {from_x}, {{"shape", shape}, {"broadcast_dimensions", rest}});
   ValueId fill = c.add(Op::broadcast_in_dim, {c.at(1, 0)}, {{"shape", shape}, {"broadcast_dimensions", ir::Ints{0}}});
   return {{c.add(Op::select, {mask, padded, fill}), 0}};
-}
-
-}  // namespace
-
-void register_shape_batch_rules(BatchRuleTable& t) {
-  t[static_cast<size_t>(Op::broadcast_in_dim)] = broadcast_batch;
-  t[static_cast<size_t>(Op::reshape)] = reshape_batch;
-  t[static_cast<size_t>(Op::transpose)] = transpose_batch;
-  t[static_cast<size_t>(Op::rev)] = rev_batch;
-  t[static_cast<size_t>(Op::slice)] = slice_batch;
-  t[static_cast<size_t>(Op::concatenate)] = concatenate_batch;
-  t[static_cast<size_t>(Op::pad)] = pad_batch;
 }
 
 }  // namespace graft::transforms

@@ -8,11 +8,12 @@
 #include "transforms/rules/jvp_rule.h"
 
 namespace graft::transforms {
-namespace {
 
 using ir::Op;
 
-ir::IdList sort_rule(JvpCtx& c) {
+// ---- JVP rules
+
+ir::IdList sort_jvp(JvpCtx& c) {
   int64_t dim = ir::attr<int64_t>(c.node(), "dimension");
   int64_t num_keys = ir::attr<int64_t>(c.node(), "num_keys");
   const ir::ValueType t = c.type(c.primals[0]);
@@ -28,12 +29,7 @@ ir::IdList sort_rule(JvpCtx& c) {
   return out;
 }
 
-}  // namespace
-
-void register_sort_jvp_rules(JvpRuleTable& t) { t[static_cast<size_t>(Op::sort)] = sort_rule; }
-
 // ---- batching rules (vmap)
-namespace {
 
 // Sorting lines along `dimension` is independent per example: every operand
 // takes the batch axis where the first batched one has it (unbatched ones are
@@ -49,9 +45,5 @@ std::vector<BatchedValue> sort_batch(BatchCtx& c) {
   for (ValueId v : c.add_multi(Op::sort, ins, attrs)) out.push_back({v, dim});
   return out;
 }
-
-}  // namespace
-
-void register_sort_batch_rules(BatchRuleTable& t) { t[static_cast<size_t>(Op::sort)] = sort_batch; }
 
 }  // namespace graft::transforms
