@@ -17,5 +17,7 @@ GraphPtr from_json(const std::string& text);
 // Attributes alone, in the same encoding as a node's "attrs" object
 // ({"axes": {"ints": [0]}, ...}); the transformation corpus uses it.
 Attrs attrs_from_json(const std::string& object_text);
+// The inverse: attributes as such an object, compact.
+std::string attrs_to_json(const Attrs& attrs);
 
 }  // namespace graft::ir

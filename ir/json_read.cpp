@@ -6,7 +6,8 @@
 #include <unordered_set>
 
 #include "graft/errors.h"
-#include "ir/bgl.h"
+#include "ir/attr_schema.h"
+#include "ir/passes.h"
 #include "ir/dtype.h"
 #include "ir/json.h"
 
@@ -208,6 +209,7 @@ GraphPtr Reader::graph(const json& j, const std::string& path, int depth) {
       if (!attrs.is_object()) fail(np + ".attrs", std::string("expected an object, found ") + type_name(attrs));
       for (const auto& [name, value] : attrs.items()) n.attrs.set(name, attr(value, np + ".attrs." + name, depth));
     }
+    if (std::string why = attr_schema_violation(n.op, n.attrs); !why.empty()) fail(np + ".attrs", op_text + ": " + why);
     if (jn.contains("scope")) n.scope = get_string(jn["scope"], np + ".scope");
     if (jn.contains("loc")) {
       const json& loc = jn["loc"];

@@ -86,4 +86,10 @@ std::string to_json(const Graph& graph, int indent) {
   return doc.dump(indent, ' ', false, json::error_handler_t::replace);
 }
 
+std::string attrs_to_json(const Attrs& attrs) {
+  json j = json::object();
+  for (const auto& [name, value] : attrs.items()) j[name] = attr_json(value);
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 }  // namespace graft::ir

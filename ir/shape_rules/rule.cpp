@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "graft/errors.h"
+#include "ir/attr_schema.h"
 
 namespace graft::ir {
 
@@ -24,11 +25,15 @@ void RuleCtx::dtype_error(const std::string& what) const {
   throw DTypeError(std::string(op_name(op_)) + ": " + what + context());
 }
 
+void RuleCtx::format_error(const std::string& what) const {
+  throw GraphFormatError(std::string(op_name(op_)) + ": " + what + context());
+}
+
 const AttrValue& RuleCtx::attr(const std::string& name, AttrKind kind) const {
   const AttrValue* v = attrs_.find(name);
-  if (!v) shape_error(std::string("missing ") + attr_kind_name(kind) + " attribute '" + name + "'");
+  if (!v) format_error(std::string("missing ") + attr_kind_name(kind) + " attribute '" + name + "'");
   if (attr_kind(*v) != kind)
-    shape_error("attribute '" + name + "' must be " + attr_kind_name(kind) + ", not " +
+    format_error("attribute '" + name + "' must be " + attr_kind_name(kind) + ", not " +
                 attr_kind_name(attr_kind(*v)));
   return *v;
 }
@@ -43,7 +48,7 @@ const std::string& RuleCtx::attr_string(const std::string& n) const {
 const Graphs& RuleCtx::attr_graphs(const std::string& n) const {
   const Graphs& gs = std::get<Graphs>(attr(n, AttrKind::graphs));
   for (const GraphPtr& g : gs)
-    if (!g) shape_error("attribute '" + n + "' holds a null graph");
+    if (!g) format_error("attribute '" + n + "' holds a null graph");
   return gs;
 }
 const Graph& RuleCtx::attr_graph(const std::string& n) const {
@@ -53,7 +58,7 @@ const Graph& RuleCtx::attr_graph(const std::string& n) const {
 }
 const Literal& RuleCtx::attr_literal(const std::string& n) const {
   const LiteralPtr& p = std::get<LiteralPtr>(attr(n, AttrKind::literal));
-  if (!p) shape_error("attribute '" + n + "' holds a null literal");
+  if (!p) format_error("attribute '" + n + "' holds a null literal");
   return *p;
 }
 bool RuleCtx::attr_bool(const std::string& n) const {
@@ -139,6 +144,7 @@ OutTypes infer_output_types(Op op, const std::vector<ValueType>& inputs, const A
   int arity = op_info(op).arity;
   if (arity != kVariadic && static_cast<int>(inputs.size()) != arity)
     ctx.shape_error("takes " + std::to_string(arity) + " operand(s), got " + std::to_string(inputs.size()));
+  if (std::string why = attr_schema_violation(op, attrs); !why.empty()) ctx.format_error(why);
   ShapeRule rule = shape_rule(op);
   if (!rule) throw UnsupportedError(std::string(op_name(op)) + ": no shape rule");
   return rule(ctx);

@@ -30,7 +30,8 @@ class RuleCtx {
   size_t num_inputs() const { return inputs_.size(); }
   const Attrs& attrs() const { return attrs_; }
 
-  // Required attributes of a given kind; a missing or mistyped one is a ShapeError.
+  // Required attributes of a given kind (ops.def's schema, checked before the
+  // rule runs); a missing or mistyped one is a GraphFormatError.
   int64_t attr_int(const std::string& name) const;
   const Ints& attr_ints(const std::string& name) const;
   double attr_float(const std::string& name) const;
@@ -44,6 +45,7 @@ class RuleCtx {
   // Throw with the op's name, every operand's type, and the node's location.
   [[noreturn]] void shape_error(const std::string& what) const;
   [[noreturn]] void dtype_error(const std::string& what) const;
+  [[noreturn]] void format_error(const std::string& what) const;  // a malformed node: attributes
 
   // Common checks.
   int axis(int64_t axis, int rank, const std::string& what) const;  // 0 <= axis < rank

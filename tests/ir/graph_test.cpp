@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "graft/errors.h"
-#include "ir/bgl.h"
+#include "ir/passes.h"
 #include "ir/builder.h"
 #include "ir/text.h"
 

@@ -23,10 +23,10 @@ struct OpCase {
   std::vector<ValueType> expected_outputs;
 };
 
-// An ill-typed node: the rule must throw the error of `kind` (ShapeError or
-// DTypeError) with a message containing `message_fragment`.
+// An ill-typed node: the rule must throw the error of `kind` (ShapeError,
+// DTypeError, or GraphFormatError for attributes that break ops.def's schema) with a message containing `message_fragment`.
 struct BadOpCase {
-  enum Kind { shape, dtype };
+  enum Kind { shape, dtype, format };
 
   Op op;
   std::vector<ValueType> inputs;

@@ -164,6 +164,9 @@ struct Catalogue {
   void bad_shape(Op op, Types inputs, Attrs attrs, std::string fragment) {
     invalid.push_back(BadOpCase{op, std::move(inputs), std::move(attrs), BadOpCase::shape, std::move(fragment)});
   }
+  void bad_format(Op op, Types inputs, Attrs attrs, std::string fragment) {
+    invalid.push_back(BadOpCase{op, std::move(inputs), std::move(attrs), BadOpCase::format, std::move(fragment)});
+  }
   void bad_dtype(Op op, Types inputs, Attrs attrs, std::string fragment) {
     invalid.push_back(BadOpCase{op, std::move(inputs), std::move(attrs), BadOpCase::dtype, std::move(fragment)});
   }
@@ -254,8 +257,12 @@ void add_elementwise_cases(Catalogue& c) {
   c.ok(Op::convert_element_type, {{f32, {2, 3}}}, {{"new_dtype", DType::i32}}, {{i32, {2, 3}}});
   c.ok(Op::convert_element_type, {{bool_, {}}}, {{"new_dtype", DType::f64}}, {{f64, {}}});
   c.ok(Op::convert_element_type, {{u32, {4}}}, {{"new_dtype", DType::u32}}, {{u32, {4}}});
-  c.bad_shape(Op::convert_element_type, {{f32, {3}}}, {}, "missing dtype attribute 'new_dtype'");
-  c.bad_shape(Op::convert_element_type, {{f32, {3}}}, {{"new_dtype", std::string("i32")}},
+  c.bad_format(Op::convert_element_type, {{f32, {3}}}, {}, "attribute 'new_dtype' is missing (it must be dtype)");
+  // ops.def's schema: no attribute beyond those listed.
+  c.bad_format(Op::add, {{f32, {3}}, {f32, {3}}}, {{"axes", Ints{0}}}, "unknown attribute 'axes' (the op takes none)");
+  c.bad_format(Op::convert_element_type, {{f32, {3}}}, {{"new_dtype", DType::i32}, {"old_dtype", DType::f32}},
+               "unknown attribute 'old_dtype' (it takes new_dtype)");
+  c.bad_format(Op::convert_element_type, {{f32, {3}}}, {{"new_dtype", std::string("i32")}},
               "attribute 'new_dtype' must be dtype, not string");
 }
 
@@ -273,8 +280,8 @@ void add_reduce_cases(Catalogue& c) {
   c.bad_dtype(Op::reduce_sum, {{bool_, {4}}}, {{"axes", Ints{0}}}, "numeric operand, got bool");
   c.bad_dtype(Op::reduce_prod, {{bool_, {4}}}, {{"axes", Ints{0}}}, "numeric operand, got bool");
   c.bad_shape(Op::reduce_min, {{f32, {3}}}, {{"axes", Ints{-1}}}, "reduction axis -1 is out of range");
-  c.bad_shape(Op::reduce_max, {{f32, {3}}}, {}, "missing ints attribute 'axes'");
-  c.bad_shape(Op::reduce_sum, {{f32, {3}}}, {{"axes", int64_t{0}}}, "attribute 'axes' must be ints, not int");
+  c.bad_format(Op::reduce_max, {{f32, {3}}}, {}, "attribute 'axes' is missing (it must be ints)");
+  c.bad_format(Op::reduce_sum, {{f32, {3}}}, {{"axes", int64_t{0}}}, "attribute 'axes' must be ints, not int");
 
   for (Op op : {Op::reduce_and, Op::reduce_or}) {
     c.ok(op, {{bool_, {2, 3}}}, {{"axes", Ints{1}}}, {{bool_, {2}}});
@@ -478,8 +485,8 @@ void add_sort_cases(Catalogue& c) {
               "num_keys 0 must be in [1, 1]");
   c.bad_shape(Op::sort, {{f32, {4}}}, {{"dimension", int64_t{1}}, {"num_keys", int64_t{1}}, {"is_stable", int64_t{0}}},
               "dimension 1 is out of range for rank 1");
-  c.bad_shape(Op::sort, {{f32, {4}}}, {{"dimension", int64_t{0}}, {"num_keys", int64_t{1}}},
-              "missing int attribute 'is_stable'");
+  c.bad_format(Op::sort, {{f32, {4}}}, {{"dimension", int64_t{0}}, {"num_keys", int64_t{1}}},
+              "attribute 'is_stable' is missing (it must be int)");
   c.bad_shape(Op::sort, {}, by_last_axis, "needs at least one operand");
 }
 
@@ -503,8 +510,8 @@ void add_creation_cases(Catalogue& c) {
   c.bad_shape(Op::constant, {}, {{"value", make_literal({f32, {2}}, {0, 0, 0, 0})}},
               "literal f32[2] needs 2 elements of 4 bytes, has 4 bytes");
   c.bad_shape(Op::constant, {}, {{"value", make_literal({i32, {-1}}, {})}}, "dimension outside");
-  c.bad_shape(Op::constant, {}, {}, "missing literal attribute 'value'");
-  c.bad_shape(Op::constant, {}, {{"value", LiteralPtr{}}}, "holds a null literal");
+  c.bad_format(Op::constant, {}, {}, "attribute 'value' is missing (it must be literal)");
+  c.bad_format(Op::constant, {}, {{"value", LiteralPtr{}}}, "holds a null literal");
   // Regression: 2^62 elements * 8 bytes wrapped uint64 to 0, so constant
   // accepted an empty byte string as a literal of 2^65 bytes.
   c.bad_shape(Op::constant, {}, {{"value", make_literal({f64, {int64_t{1} << 40, int64_t{1} << 22}}, {})}}, "literal");
@@ -693,7 +700,8 @@ void add_custom_cases(Catalogue& c) {
               "jvp rule returns (f32[3]) but must return (f32[3], f32[3])");
   c.bad_shape(Op::custom_jvp_call, {{f32, {4}}}, {{"call", Graphs{sin_call}}, {"jvp", Graphs{sin_jvp_graph()}}},
               "call takes (f32[3]) but is given (f32[4])");
-  c.bad_shape(Op::custom_jvp_call, {f32_3}, {{"call", Graphs{sin_call}}}, "missing graphs attribute 'jvp'");
+  c.bad_format(Op::custom_jvp_call, {f32_3}, {{"call", Graphs{sin_call}}},
+               "attribute 'jvp' is missing (it must be graphs)");
 
   GraphPtr mul_bwd = binary_graph(Op::mul, f32_3);  // (residual cos x, cotangent) -> cotangent * cos x
   c.ok(Op::custom_vjp_call, {f32_3},
@@ -740,8 +748,8 @@ void add_custom_cases(Catalogue& c) {
   c.ok(Op::remat, {{f64, {2, 2}}}, {{"body", Graphs{unary_graph(Op::tanh, {f64, {2, 2}})}}}, {{f64, {2, 2}}});
   c.bad_shape(Op::remat, {{f32, {4}}, {i32, {}}}, {{"body", Graphs{two_output_graph()}}},
               "body takes (f32[3], i32[]) but is given (f32[4], i32[])");
-  c.bad_shape(Op::remat, {f32_3}, {}, "missing graphs attribute 'body'");
-  c.bad_shape(Op::remat, {f32_3}, {{"body", Graphs{GraphPtr{}}}}, "attribute 'body' holds a null graph");
+  c.bad_format(Op::remat, {f32_3}, {}, "attribute 'body' is missing (it must be graphs)");
+  c.bad_format(Op::remat, {f32_3}, {{"body", Graphs{GraphPtr{}}}}, "attribute 'body' holds a null graph");
 }
 
 void add_collective_cases(Catalogue& c) {
@@ -749,7 +757,7 @@ void add_collective_cases(Catalogue& c) {
     c.ok(op, {{f32, {2, 3}}}, {{"axis_name", std::string("devices")}}, {{f32, {2, 3}}});
     c.ok(op, {{i32, {}}}, {{"axis_name", std::string("i")}}, {{i32, {}}});
     c.bad_shape(op, {{f32, {3}}}, {{"axis_name", std::string()}}, "axis_name must not be empty");
-    c.bad_shape(op, {{f32, {3}}}, {}, "missing string attribute 'axis_name'");
+    c.bad_format(op, {{f32, {3}}}, {}, "attribute 'axis_name' is missing (it must be string)");
   }
   c.ok(Op::pmax, {{bool_, {3}}}, {{"axis_name", std::string("i")}}, {{bool_, {3}}});
   c.bad_dtype(Op::psum, {{bool_, {3}}}, {{"axis_name", std::string("i")}}, "numeric operand, got bool");
@@ -808,7 +816,7 @@ void add_fusion_cases(Catalogue& c) {
   }
   c.bad_shape(Op::fusion, {{f32, {4}}, {i32, {}}}, {{"body", Graphs{two_output_graph()}}},
               "body takes (f32[3], i32[]) but is given (f32[4], i32[])");
-  c.bad_shape(Op::fusion, {f32_3}, {}, "missing graphs attribute 'body'");
+  c.bad_format(Op::fusion, {f32_3}, {}, "attribute 'body' is missing (it must be graphs)");
   {
     GraphBuilder b;
     b.input(f32_3);

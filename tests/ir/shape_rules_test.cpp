@@ -21,7 +21,7 @@ namespace {
 
 // What a call threw, sorted into the error classes these tests tell apart.
 struct Thrown {
-  enum Class { nothing, shape_error, dtype_error, other_graft_error, other_exception };
+  enum Class { nothing, shape_error, dtype_error, format_error, other_graft_error, other_exception };
   Class what = nothing;
   std::string message;
 };
@@ -33,6 +33,8 @@ Thrown thrown_by(const std::function<void()>& call) {
     return {Thrown::shape_error, e.what()};
   } catch (const DTypeError& e) {
     return {Thrown::dtype_error, e.what()};
+  } catch (const GraphFormatError& e) {
+    return {Thrown::format_error, e.what()};
   } catch (const Error& e) {
     return {Thrown::other_graft_error, e.what()};
   } catch (const std::exception& e) {
@@ -41,11 +43,21 @@ Thrown thrown_by(const std::function<void()>& call) {
   return {};
 }
 
+Thrown::Class expected_class(BadOpCase::Kind k) {
+  switch (k) {
+    case BadOpCase::shape: return Thrown::shape_error;
+    case BadOpCase::dtype: return Thrown::dtype_error;
+    case BadOpCase::format: return Thrown::format_error;
+  }
+  return Thrown::nothing;
+}
+
 const char* class_name(Thrown::Class c) {
   switch (c) {
     case Thrown::nothing: return "nothing";
     case Thrown::shape_error: return "ShapeError";
     case Thrown::dtype_error: return "DTypeError";
+    case Thrown::format_error: return "GraphFormatError";
     case Thrown::other_graft_error: return "another graft::Error";
     case Thrown::other_exception: return "a non-graft exception";
   }
@@ -124,7 +136,7 @@ TEST_CASE("shape rules: invalid cases are rejected by the rule and by the verifi
 
     Thrown by_rule = thrown_by([&] { infer_types(c.op, c.inputs, c.attrs); });
     INFO("infer_types threw " << class_name(by_rule.what) << ": " << by_rule.message);
-    CHECK(by_rule.what == (c.kind == BadOpCase::shape ? Thrown::shape_error : Thrown::dtype_error));
+    CHECK(by_rule.what == expected_class(c.kind));
     CHECK_THAT(by_rule.message, Catch::Contains(c.message_fragment));
     // Messages start with the op's name; that it appears anywhere is the promise.
     CHECK_THAT(by_rule.message, Catch::Contains(name));
@@ -134,7 +146,7 @@ TEST_CASE("shape rules: invalid cases are rejected by the rule and by the verifi
     Graph g = unchecked_one_node_graph(c.op, c.inputs, c.attrs);
     Thrown by_verifier = thrown_by([&] { verify(g); });
     INFO("verify threw " << class_name(by_verifier.what) << ": " << by_verifier.message);
-    CHECK(by_verifier.what == (c.kind == BadOpCase::shape ? Thrown::shape_error : Thrown::dtype_error));
+    CHECK(by_verifier.what == expected_class(c.kind));
     CHECK_THAT(by_verifier.message, Catch::Contains(c.message_fragment));
     CHECK_THAT(by_verifier.message, Catch::Contains(name));
   }
