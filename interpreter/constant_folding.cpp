@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "interpreter/kernel.h"
-#include "ir/bgl.h"
+#include "ir/passes.h"
 #include "ir/builder.h"
 #include "ir/dtype.h"
 

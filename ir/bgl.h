@@ -1,9 +1,8 @@
-// A Graph's data flow seen through Boost.Graph, and the passes that run BGL's
-// algorithms on it: topological order after rewrites, dead code elimination,
-// forward reachability (fusion's cycle check).
+// A Graph's data flow seen through Boost.Graph, for the files that run BGL's
+// algorithms on it (ir/bgl.cpp implements ir/passes.h with them).
 //
-// Internal header: it drags in Boost, so nothing under include/graft/ may
-// include it.
+// Internal header: it drags in Boost. Passes that only call topo_sort, dead
+// code elimination or reachability include the Boost-free ir/passes.h.
 #pragma once
 
 #include <cstddef>
@@ -13,6 +12,7 @@
 #include <boost/graph/adjacency_list.hpp>
 
 #include "ir/graph.h"
+#include "ir/passes.h"
 
 namespace graft::ir {
 
@@ -46,30 +46,8 @@ struct DataflowView {
 // same value, or when a node defines a value the graph has no type for.
 DataflowView dataflow_view(const Graph& g);
 
-// Reorders g's nodes so every use follows its definition. An already sorted
-// graph keeps its order exactly, so passes may call this after any rewrite;
-// otherwise each node is placed once what it uses is placed, taking nodes in
-// their current order. Throws GraphFormatError naming the nodes of a
-// cycle ("cycle through node 3 (add) -> node 5 (mul) -> node 3"), or for an
-// undefined value (see dataflow_view).
-void topo_sort(Graph& g);
-
-// Whether g is well formed and already in topological order: every value
-// defined once (by an input or a node) and used only after its definition.
-// Linear, with no adjacency lists; what every GraphBuilder-built graph is.
-bool in_topological_order(const Graph& g);
-
-// A copy of g without the nodes that do not contribute to g.outputs(). Inputs
-// (the signature), outputs, node ids, value ids and node order are kept.
-// Subgraphs in attributes are copied as they are.
-Graph dead_code_elimination(const Graph& g);
-// The same, moving the kept nodes out of `g` (no copies of a fresh graph).
-Graph dead_code_elimination(Graph&& g);
-
-// Which nodes (by index into g.nodes()) are reachable forward from the start
-// nodes, the start nodes included. The view overload lets a pass that asks
-// many times build the view once.
-std::vector<bool> reachable_from(const Graph& g, const std::vector<size_t>& start_nodes);
+// reachable_from on a view built once, for a pass that asks many times.
+// (The Graph overload is declared in ir/passes.h.)
 std::vector<bool> reachable_from(const DataflowView& view, const std::vector<size_t>& start_nodes);
 
 }  // namespace graft::ir

@@ -1,6 +1,6 @@
 #include "transforms/linearize.h"
 
-#include "ir/bgl.h"
+#include "ir/passes.h"
 #include "transforms/jvp.h"
 #include "transforms/partial_eval.h"
 #include "transforms/rules/jvp_rule.h"

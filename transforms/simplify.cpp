@@ -4,7 +4,7 @@
 #include <optional>
 #include <unordered_map>
 
-#include "ir/bgl.h"
+#include "ir/passes.h"
 #include "ir/builder.h"
 #include "ir/literal.h"
 

@@ -1,7 +1,7 @@
 #include "transforms/transpose.h"
 
 #include "graft/errors.h"
-#include "ir/bgl.h"
+#include "ir/passes.h"
 #include "ir/inline.h"
 #include "transforms/partial_eval.h"
 #include "transforms/rules/transpose_rule.h"

@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "ir/bgl.h"
+#include "ir/passes.h"
 #include "transforms/jvp.h"
 #include "transforms/partial_eval.h"
 #include "transforms/rules/transpose_rule.h"

@@ -2,7 +2,7 @@
 #include "ir/attr_access.h"
 
 #include "graft/errors.h"
-#include "ir/bgl.h"
+#include "ir/passes.h"
 #include "ir/inline.h"
 #include "transforms/rules/batch_rule.h"
 
