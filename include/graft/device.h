@@ -52,4 +52,10 @@ Device default_device();
 Array device_put(const Array& x, const Device& device,
                  std::source_location where = std::source_location::current());
 
+// What runs underneath, in one line a bug report can quote: graft's version,
+// the CPU features seen, the GEMM library and the kernels it runs (and
+// whether graft re-selected them), the float math of interpreter kernels
+// and of compiled ones, and the CUDA backend's state.
+std::string build_info();
+
 }  // namespace graft

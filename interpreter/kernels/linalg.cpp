@@ -8,6 +8,7 @@
 #include <cblas.h>
 #endif
 
+#include "interpreter/blas_core.h"
 #include "interpreter/kernels/layout.h"
 #include "ir/attr_access.h"
 #include "interpreter/kernels/loops.h"
@@ -118,6 +119,7 @@ void dot_typed(const KernelCall& call) {
   // BLAS for float GEMMs big enough to amortise its call; Eigen for the rest.
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
     if (M * N * K >= kBlasMinWork && K > 0) {
+      ensure_blas_core();  // the kernels for this CPU, not OpenBLAS's fallback
       for (int64_t i = 0; i < B; ++i) gemm(a + i * M * K, b + i * K * N, y + i * M * N, M, N, K, ta, tb);
       return;
     }
