@@ -12,13 +12,13 @@
 //            source;
 //   full     computed per element of the iteration space [0, N).
 //
-// Values computed per element are computed per block of kBlock elements. A block runs in
-// stages: an inline stage is one `#pragma omp simd` loop computing a run of
-// ops in registers; an op the interpreter computes with Eigen (math.h: exp,
-// log, tanh, sqrt, ...) is a call stage, one call of graft's Eigen function
-// on the whole block. Values that cross stages live in per-block arrays on
-// the stack (t<N>[]); broadcast inputs that are not contiguous are gathered
-// into per-block arrays (g<N>[]) once per block. The last stage is inline
+// Values computed per element are computed per block of kBlock elements. A
+// block runs in stages: an inline stage is one `#pragma omp simd` loop
+// computing a run of ops in registers; an op the interpreter computes with
+// Eigen (math.h: exp, log, tanh, sqrt, ...) is a call stage, one call of
+// graft's Eigen function on the whole block. Values that cross stages live in
+// per-block arrays on the stack (t<N>[]); views that are not contiguous are
+// gathered into per-block arrays (g<N>[]) once per block. The last stage is inline
 // and stores every output (after all of the block's reads, so an output may
 // alias an input).
 //
