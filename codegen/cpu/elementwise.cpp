@@ -1,8 +1,15 @@
-// The C++ the CPU code generator emits for each elementwise op: the
-// interpreter's formulas (interpreter/kernels/elementwise.cpp), bit for bit.
-#include "codegen/cpu/kernel_plan.h"
+// The C++ the CPU code generator emits for each elementwise op, by op name:
+// the interpreter's formulas (interpreter/kernels/elementwise.cpp), bit for
+// bit. Ops the interpreter computes with Eigen (exp, log, tanh, ...) are calls
+// of graft's own functions, expanded from the same expressions
+// (interpreter/kernels/float_math.h, compiled by math.cpp); see op_math_fn.
+#include "codegen/cpu/elementwise.h"
+
+#include "codegen/cpu/cpp_text.h"
 
 namespace graft::codegen::cpu::detail {
+
+using ir::Op;
 
 // ---- ops as C++ expressions (the interpreter's formulas)
 
@@ -75,6 +82,38 @@ std::string op_expr(Op op, DType dt, DType out, const std::vector<std::string>& 
     default: break;
   }
   fail(cat(std::string(ir::op_name(op)), " cannot be emitted as an elementwise expression"));
+}
+
+// ---- ops as calls of graft's Eigen functions (math.h)
+
+std::optional<MathFn> op_math_fn(Op op, DType dt) {
+  if (!ir::is_floating(dt)) return std::nullopt;
+  switch (op) {
+    case Op::floor: return MathFn::floor;
+    case Op::ceil: return MathFn::ceil;
+    case Op::round: return MathFn::round;
+    case Op::sqrt: return MathFn::sqrt;
+    case Op::rsqrt: return MathFn::rsqrt;
+    case Op::exp: return MathFn::exp;
+    case Op::log: return MathFn::log;
+    case Op::log1p: return MathFn::log1p;
+    case Op::expm1: return MathFn::expm1;
+    case Op::sin: return MathFn::sin;
+    case Op::cos: return MathFn::cos;
+    case Op::tan: return MathFn::tan;
+    case Op::asin: return MathFn::asin;
+    case Op::acos: return MathFn::acos;
+    case Op::atan: return MathFn::atan;
+    case Op::sinh: return MathFn::sinh;
+    case Op::cosh: return MathFn::cosh;
+    case Op::tanh: return MathFn::tanh;
+    case Op::logistic: return MathFn::logistic;
+    default: return std::nullopt;
+  }
+}
+
+std::string op_call(MathFn fn, const std::string& x, const std::string& y, const std::string& n) {
+  return cat("gcg_call(", num(static_cast<int>(fn)), ", ", x, ", ", y, ", ", n, ")");
 }
 
 }  // namespace graft::codegen::cpu::detail

@@ -2,21 +2,23 @@
 //
 // Shape of an emitted kernel
 // --------------------------
-// Values of the body fall into three kinds:
-//   uniform  one element: computed once per call, before any loop (inputs
-//            of one element, constants, ops on uniforms);
-//   view     a body input read through a broadcast / reshape (an element
-//            index into the input buffer, strides baked into the source),
-//            or a uniform broadcast to a bigger shape (a "splat");
+// The body's plan (ir/fused_plan.h) says what each value is: uniform, view,
+// full or reduced; the schedule (schedule.h) what the emitter does with it:
+//   uniform  a scalar u<ord> computed once per call, before any loop (its
+//            readers read the scalar; a call stage reads it filled into an
+//            array); an op on uniforms of more than one element is computed
+//            per element instead, like a full value;
+//   view     an element index into an input buffer, strides baked into the
+//            source;
 //   full     computed per element of the iteration space [0, N).
 //
-// Full values are computed per block of kBlock elements. A block runs in
-// stages: an inline stage is one `#pragma omp simd` loop computing a run of
-// ops in registers; an op the interpreter computes with Eigen (math.h: exp,
-// log, tanh, sqrt, ...) is a call stage, one call of graft's Eigen function
-// on the whole block. Values that cross stages live in per-block arrays on
-// the stack (t<N>[]); broadcast inputs that are not contiguous are gathered
-// into per-block arrays (g<N>[]) once per block. The last stage is inline
+// Values computed per element are computed per block of kBlock elements. A
+// block runs in stages: an inline stage is one `#pragma omp simd` loop
+// computing a run of ops in registers; an op the interpreter computes with
+// Eigen (math.h: exp, log, tanh, sqrt, ...) is a call stage, one call of
+// graft's Eigen function on the whole block. Values that cross stages live in
+// per-block arrays on the stack (t<N>[]); views that are not contiguous are
+// gathered into per-block arrays (g<N>[]) once per block. The last stage is inline
 // and stores every output (after all of the block's reads, so an output may
 // alias an input).
 //
@@ -51,32 +53,37 @@
 #include <set>
 #include <sstream>
 
-#include "codegen/cpu/kernel_plan.h"
+#include "codegen/cpu/cpp_text.h"
+#include "codegen/cpu/elementwise.h"
 #include "codegen/cpu/prelude.h"
+#include "codegen/cpu/schedule.h"
 
 namespace graft::codegen::cpu {
 namespace {
 
 using namespace detail;
-
-// ---- emission
+using ir::FusedValue;
+using ir::Node;
+using ir::Op;
+using ir::OutputStore;
+using ir::ValueClass;
 
 
 class Emitter {
  public:
-  Emitter(const ir::Graph& g, const std::string& sym) : g_(g), sym_(sym), p_(analyze(g)) {}
+  Emitter(const ir::Graph& g, const std::string& sym) : g_(g), sym_(sym), p_(schedule(g)) {}
 
   std::string run() {
     std::ostringstream os;
     std::string prelude = kPrelude;
     replace(prelude, "GCG_MATH_VERSION", num(kMathTableVersion));
     replace(prelude, "GCG_MATH_COUNT", num(static_cast<int64_t>(MathFn::count)));
-    os << prelude << "\n// ---- kernel " << sym_ << ": N = " << p_.N << "\n";
+    os << prelude << "\n// ---- kernel " << sym_ << ": N = " << p_.N() << "\n";
     os << "namespace {\n";
     if (p_.has_loop) {
       std::string block = block_fn();  // collects what the context must carry
       os << ctx_struct() << gather_tables() << block;
-      if (p_.has_red) os << run_fn();
+      if (has_red()) os << run_fn();
     }
     os << "}  // namespace\n\n";
     os << entry_fn();
@@ -88,49 +95,46 @@ class Emitter {
     for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
   }
 
-  const Val& val(int s) const { return p_.vals[s]; }
+  const FusedValue& val(int s) const { return p_.value(s); }
   std::string T(int s) const { return ctype(val(s).dtype); }
   std::string u(int ord) { return cat("u", num(ord)); }
-  std::string RT() const { return ctype(p_.red_dtype); }
+  bool has_red() const { return p_.red >= 0; }
+  Op red_op() const { return p_.reduction().node->op; }
+  DType red_dtype() const { return val(p_.reduction().in).dtype; }
+  int64_t red_count() const { return val(p_.reduction().out).count; }
+  std::string RT() const { return ctype(red_dtype()); }
   int64_t temp_len() const { return kBlock + 32; }
   static constexpr int64_t kMaxStackBytes = 256 << 10;
 
   // The element k of value s inside stage `stage` of a block.
   std::string read(int s, int stage) {
-    const Val& v = val(s);
-    switch (v.kind) {
-      case Kind::uniform:
-        used_uniforms_.insert(v.ord);
-        return u(v.ord);
-      case Kind::view:
-        if (v.input < 0) {
-          used_uniforms_.insert(v.splat);
-          return u(v.splat);
-        }
-        if (!v.gather) {
-          used_inputs_.insert(v.input);
-          return cat("in", num(v.input), "[xlo + k]");
-        }
-        return cat("g", num(v.ord), "[k]");
-      case Kind::full: return v.stage == stage ? cat("v", num(v.ord)) : cat("t", num(v.ord), "[k]");
+    const FusedValue& v = val(s);
+    const Placement& a = p_.at[s];
+    if (a.per_element) return a.stage == stage ? cat("v", num(s)) : cat("t", num(s), "[k]");
+    if (v.cls == ValueClass::uniform) {
+      used_uniforms_.insert(v.scalar);
+      return u(v.scalar);
     }
-    return "";
+    if (!a.gather) {
+      used_inputs_.insert(v.input);
+      return cat("in", num(v.input), "[xlo + k]");
+    }
+    return cat("g", num(s), "[k]");
   }
   // Pointer to the block's elements of value s (a call stage's operand).
   std::string ptr(int s) {
-    const Val& v = val(s);
-    if (v.kind == Kind::full) return cat("t", num(v.ord));
-    if (v.gather) return cat("g", num(v.ord));
-    used_inputs_.insert(v.input);
-    return cat("in", num(v.input), " + xlo");
+    const Placement& a = p_.at[s];
+    if (a.per_element) return cat("t", num(s));
+    if (a.gather) return cat("g", num(s));
+    used_inputs_.insert(val(s).input);
+    return cat("in", num(val(s).input), " + xlo");
   }
 
-  std::string expr(const Step& st, const std::function<std::string(int)>& operand) {
+  std::string expr(const ir::FusedStep& st, const std::function<std::string(int)>& operand) {
     std::vector<std::string> a;
     for (int s : st.in) a.push_back(operand(s));
-    const ir::Graph& g = g_;
     const Node& n = *st.node;
-    DType dt = g.type(n.inputs[n.op == Op::select ? 1 : 0]).dtype;
+    DType dt = g_.type(n.inputs[n.op == Op::select ? 1 : 0]).dtype;
     return op_expr(n.op, dt, val(st.out).dtype, a);
   }
 
@@ -138,53 +142,55 @@ class Emitter {
     std::ostringstream body;
     const int final_stage = static_cast<int>(p_.stages.size()) - 1;
     // Gathers and fills, over the (widened) block.
-    for (const Val& v : p_.vals) {
-      if (!v.gather) continue;
-      if (v.input < 0) {
-        used_uniforms_.insert(v.splat);
-        body << "  gcg_fill<" << ctype(v.dtype) << ">(g" << v.ord << ", " << u(v.splat) << ", len);\n";
+    for (size_t ord = 0; ord < p_.at.size(); ++ord) {
+      if (!p_.at[ord].gather) continue;
+      const FusedValue& v = val(static_cast<int>(ord));
+      if (v.cls == ValueClass::uniform) {
+        used_uniforms_.insert(v.scalar);
+        body << "  gcg_fill<" << ctype(v.dtype) << ">(g" << ord << ", " << u(v.scalar) << ", len);\n";
       } else {
         used_inputs_.insert(v.input);
         Shape sizes;
         std::vector<int64_t> strides;
-        merged_dims(v, &sizes, &strides);
-        body << "  gcg_gather<" << ctype(v.dtype) << ">(in" << v.input << ", g" << v.ord << ", xlo, len, "
-             << sizes.size() << ", " << sym_ << "_g" << v.ord << "_size, " << sym_ << "_g" << v.ord << "_stride);\n";
-        gathers_.push_back({v.ord, sizes, strides});
+        ir::merged_axes(v, &sizes, &strides);
+        body << "  gcg_gather<" << ctype(v.dtype) << ">(in" << v.input << ", g" << ord << ", xlo, len, "
+             << sizes.size() << ", " << sym_ << "_g" << ord << "_size, " << sym_ << "_g" << ord << "_stride);\n";
+        gathers_.push_back({static_cast<int>(ord), sizes, strides});
       }
     }
     for (size_t si = 0; si < p_.stages.size(); ++si) {
       const Stage& st = p_.stages[si];
       const int stage = static_cast<int>(si);
       if (st.call) {
-        const Step& s = p_.fulls[st.steps[0]];
-        body << "  gcg_call(" << static_cast<int>(*s.math) << ", " << ptr(s.in[0]) << ", t" << val(s.out).ord
-             << ", len);  // " << ir::op_name(s.node->op) << "\n";
+        const ScheduledStep& ss = p_.per_element[st.steps[0]];
+        const ir::FusedStep& s = p_.step(ss);
+        body << "  " << op_call(*ss.math, ptr(s.in[0]), cat("t", num(s.out)), "len") << ";  // "
+             << ir::op_name(s.node->op) << "\n";
         continue;
       }
       const bool last = stage == final_stage;
       body << "#pragma omp simd\n";
       body << (last ? "  for (int64_t k = s; k < e; ++k) {\n" : "  for (int64_t k = 0; k < len; ++k) {\n");
       for (size_t f : st.steps) {
-        const Step& s = p_.fulls[f];
-        const Val& v = val(s.out);
-        body << "    const " << ctype(v.dtype) << " v" << v.ord << " = "
+        const ir::FusedStep& s = p_.step(p_.per_element[f]);
+        body << "    const " << T(s.out) << " v" << s.out << " = "
              << expr(s, [&](int o) { return read(o, stage); }) << ";  // " << ir::op_name(s.node->op) << "\n";
-        if (v.temp) body << "    t" << v.ord << "[k] = v" << v.ord << ";\n";
+        if (p_.at[s.out].temp) body << "    t" << s.out << "[k] = v" << s.out << ";\n";
       }
       if (last) {
         // Every read before any write: outputs may alias inputs.
         std::vector<std::string> stores;
         int n = 0;
-        for (const Output& o : p_.outputs) {
-          if (o.how != Store::full) continue;
-          body << "    const " << T(o.slot) << " s" << n << " = " << read(o.slot, stage) << ";\n";
-          used_outputs_.insert(o.pos);
-          stores.push_back(cat("    out", num(static_cast<int64_t>(o.pos)), "[xlo + k] = s", num(n), ";\n"));
+        for (size_t pos = 0; pos < p_.plan.outputs.size(); ++pos) {
+          const ir::FusedOutput& o = p_.plan.outputs[pos];
+          if (o.store != OutputStore::loop) continue;
+          body << "    const " << T(o.value) << " s" << n << " = " << read(o.value, stage) << ";\n";
+          used_outputs_.insert(pos);
+          stores.push_back(cat("    out", num(static_cast<int64_t>(pos)), "[xlo + k] = s", num(n), ";\n"));
           ++n;
         }
-        if (p_.has_red) {
-          body << "    const " << RT() << " s" << n << " = " << read(p_.red_in, stage) << ";\n";
+        if (has_red()) {
+          body << "    const " << RT() << " s" << n << " = " << read(p_.reduction().in, stage) << ";\n";
           stores.push_back(cat("    red[k - s] = s", num(n), ";\n"));
         }
         for (const std::string& line : stores) body << line;
@@ -193,11 +199,11 @@ class Emitter {
     }
 
     std::ostringstream os;
-    os << "// Computes elements [lo, hi): stores the outputs" << (p_.has_red ? " and the values to reduce (red[0, hi - lo))" : "")
+    os << "// Computes elements [lo, hi): stores the outputs" << (has_red() ? " and the values to reduce (red[0, hi - lo))" : "")
        << ".\n";
     os << "inline void " << sym_ << "_block(const " << sym_ << "_ctx& c, int64_t lo, int64_t hi, "
-       << (p_.has_red ? RT() : std::string("void")) << "* red) {\n";
-    if (!p_.has_red) os << "  (void)red;\n";
+       << (has_red() ? RT() : std::string("void")) << "* red) {\n";
+    if (!has_red()) os << "  (void)red;\n";
     if (p_.has_calls) {
       os << "  // Widened to multiples of 16 elements: each element takes Eigen's packet path when the\n"
             "  // interpreter's does (see codegen/cpu/math.h).\n";
@@ -218,9 +224,10 @@ class Emitter {
     for (int ord : used_uniforms_) os << "  const " << ctype(val(ord).dtype) << " " << u(ord) << " = c." << u(ord) << ";\n";
     // Block arrays: on the stack, or in one heap block when they would make a big frame.
     std::vector<std::pair<std::string, DType>> arrays;
-    for (const Val& v : p_.vals) {
-      if (v.kind == Kind::full && v.temp) arrays.push_back({cat("t", num(v.ord)), v.dtype});
-      if (v.gather) arrays.push_back({cat("g", num(v.ord)), v.dtype});
+    for (size_t ord = 0; ord < p_.at.size(); ++ord) {
+      const Placement& a = p_.at[ord];
+      if (a.per_element && a.temp) arrays.push_back({cat("t", num(ord)), val(static_cast<int>(ord)).dtype});
+      if (a.gather) arrays.push_back({cat("g", num(ord)), val(static_cast<int>(ord)).dtype});
     }
     auto bytes = [&](DType d) { return (temp_len() * static_cast<int64_t>(ir::dtype_size(d)) + 63) / 64 * 64; };
     int64_t total = 0;
@@ -265,18 +272,18 @@ class Emitter {
 
   std::string identity() const {
     const std::string t = RT();
-    switch (p_.red_dtype) {
-      case DType::bool_: return p_.red_op == Op::reduce_min ? "true" : "false";
-      case DType::f32: return p_.red_op == Op::reduce_sum ? "0.0f" : p_.red_op == Op::reduce_max ? "-__builtin_inff()" : "__builtin_inff()";
-      case DType::f64: return p_.red_op == Op::reduce_sum ? "0.0" : p_.red_op == Op::reduce_max ? "-__builtin_inf()" : "__builtin_inf()";
+    switch (red_dtype()) {
+      case DType::bool_: return red_op() == Op::reduce_min ? "true" : "false";
+      case DType::f32: return red_op() == Op::reduce_sum ? "0.0f" : red_op() == Op::reduce_max ? "-__builtin_inff()" : "__builtin_inff()";
+      case DType::f64: return red_op() == Op::reduce_sum ? "0.0" : red_op() == Op::reduce_max ? "-__builtin_inf()" : "__builtin_inf()";
       default:
-        if (p_.red_op == Op::reduce_sum) return cat("(", t, ")0");
-        return cat("gcg_t<", t, ">::", p_.red_op == Op::reduce_max ? "lo" : "hi");
+        if (red_op() == Op::reduce_sum) return cat("(", t, ")0");
+        return cat("gcg_t<", t, ">::", red_op() == Op::reduce_max ? "lo" : "hi");
     }
   }
   std::string combine() const {
-    if (p_.red_op == Op::reduce_sum) return "gcg_sum";
-    return cat(p_.red_op == Op::reduce_max ? "gcg_rmax<" : "gcg_rmin<", RT(), ">");
+    if (red_op() == Op::reduce_sum) return "gcg_sum";
+    return cat(red_op() == Op::reduce_max ? "gcg_rmax<" : "gcg_rmin<", RT(), ">");
   }
 
   // <sym>_run(c, lo, hi): the reduction of the contiguous elements [lo, hi).
@@ -286,7 +293,7 @@ class Emitter {
     os << "// Reduces the contiguous elements [lo, hi).\n";
     os << t << " " << sym_ << "_run(const " << sym_ << "_ctx& c, int64_t lo, int64_t hi) {\n";
     os << "  alignas(64) " << t << " red[" << temp_len() << "];\n";
-    if (p_.red_op == Op::reduce_sum) {
+    if (red_op() == Op::reduce_sum) {
       os << "  " << t << " total = " << identity() << ";\n";
       os << "  for (int64_t cl = lo; cl < hi; cl += " << kSumChunk << ") {\n";
       os << "    const int64_t ch = gcg_lo(hi, cl + " << kSumChunk << ");\n";
@@ -324,71 +331,68 @@ class Emitter {
     os << "GCG_EXPORT void " << sym_ << "(const void* const* in, void* const* out, const int64_t* sc, int64_t n) {\n";
     os << "  (void)in;\n  (void)out;\n  (void)sc;\n  (void)n;\n";
     // Uniform values, in node order.
-    for (const Step& st : p_.uniforms) {
-      const Val& v = val(st.out);
-      const std::string t = ctype(v.dtype);
+    for (const ScheduledStep& ss : p_.once) {
+      const ir::FusedStep& st = p_.step(ss);
+      const std::string t = T(st.out), uo = u(st.out);
       switch (st.what) {
-        case Step::input:
-          os << "  const " << t << " " << u(v.ord) << " = static_cast<const " << t << "*>(in[" << st.index << "])[0];\n";
+        case ir::FusedStep::input:
+          os << "  const " << t << " " << uo << " = static_cast<const " << t << "*>(in[" << st.input_index << "])[0];\n";
           break;
-        case Step::constant:
-          os << "  const " << t << " " << u(v.ord) << " = gcg_bits<" << t << ">(sc[" << st.index << "]);\n";
+        case ir::FusedStep::constant:
+          os << "  const " << t << " " << uo << " = gcg_bits<" << t << ">(sc[" << ss.scalar << "]);\n";
           break;
-        case Step::op:
-          if (st.math) {
-            os << "  " << t << " " << u(v.ord) << ";\n";
-            os << "  gcg_call(" << static_cast<int>(*st.math) << ", &" << u(val(st.in[0]).ord) << ", &" << u(v.ord)
-               << ", 1);  // " << ir::op_name(st.node->op) << "\n";
+        case ir::FusedStep::op:
+          if (ss.math) {
+            os << "  " << t << " " << uo << ";\n";
+            os << "  " << op_call(*ss.math, cat("&", u(val(st.in[0]).scalar)), cat("&", uo), "1") << ";  // "
+               << ir::op_name(st.node->op) << "\n";
           } else {
-            os << "  const " << t << " " << u(v.ord) << " = " << expr(st, [&](int o) { return u(val(o).ord); })
+            os << "  const " << t << " " << uo << " = " << expr(st, [&](int o) { return u(val(o).scalar); })
                << ";  // " << ir::op_name(st.node->op) << "\n";
           }
           break;
+        case ir::FusedStep::reduction: break;
       }
     }
-    for (const Output& o : p_.outputs) {
-      const Val& v = o.slot >= 0 ? val(o.slot) : Val{};
-      const std::string t = o.slot >= 0 ? ctype(v.dtype) : "";
-      const std::string dst = cat("out[", num(static_cast<int64_t>(o.pos)), "]");
-      switch (o.how) {
-        case Store::uniform: os << "  *static_cast<" << t << "*>(" << dst << ") = " << u(v.ord) << ";\n"; break;
-        case Store::fill: os << "  gcg_fill<" << t << ">(static_cast<" << t << "*>(" << dst << "), " << u(v.splat) << ", " << v.count << ");\n"; break;
-        case Store::copy:
+    for (size_t pos = 0; pos < p_.plan.outputs.size(); ++pos) {
+      const ir::FusedOutput& o = p_.plan.outputs[pos];
+      const FusedValue& v = val(o.value);
+      const std::string t = ctype(v.dtype);
+      const std::string dst = cat("out[", num(static_cast<int64_t>(pos)), "]");
+      switch (o.store) {
+        case OutputStore::scalar: os << "  *static_cast<" << t << "*>(" << dst << ") = " << u(v.scalar) << ";\n"; break;
+        case OutputStore::fill: os << "  gcg_fill<" << t << ">(static_cast<" << t << "*>(" << dst << "), " << u(v.scalar) << ", " << v.count << ");\n"; break;
+        case OutputStore::copy:
           os << "  if (" << dst << " != in[" << v.input << "]) __builtin_memcpy(" << dst << ", in[" << v.input << "], "
              << v.count * static_cast<int64_t>(ir::dtype_size(v.dtype)) << ");\n";
           break;
         default: break;
       }
     }
-    if (p_.has_red && !p_.has_loop) {  // nothing to reduce: N == 0
+    if (has_red() && !p_.has_loop) {  // nothing to reduce: N == 0
       os << "  {\n    " << RT() << "* y = static_cast<" << RT() << "*>(out[" << red_positions()[0] << "]);\n";
-      os << "    for (int64_t o = 0; o < " << p_.red_count << "; ++o) y[o] = " << identity() << ";\n  }\n";
+      os << "    for (int64_t o = 0; o < " << red_count() << "; ++o) y[o] = " << identity() << ";\n  }\n";
       os << copy_reduction();
     }
     if (p_.has_loop) {
-      os << "  " << sym_ << "_ctx c;\n  c.in = in;\n  c.out = out;\n  c.lim = " << (p_.has_red ? num(p_.N) : std::string("n"))
+      os << "  " << sym_ << "_ctx c;\n  c.in = in;\n  c.out = out;\n  c.lim = " << (has_red() ? num(p_.N()) : std::string("n"))
          << ";\n";
       for (int ord : used_uniforms_) os << "  c." << u(ord) << " = " << u(ord) << ";\n";
-      if (p_.has_red) os << reduce_driver();
+      if (has_red()) os << reduce_driver();
       else os << elementwise_driver();
     }
     os << "}\n";
     return os.str();
   }
 
-  std::vector<size_t> red_positions() const {
-    std::vector<size_t> r;
-    for (const Output& o : p_.outputs)
-      if (o.how == Store::reduction) r.push_back(o.pos);
-    return r;
-  }
+  const std::vector<size_t>& red_positions() const { return p_.reduction().outputs; }
 
   std::string copy_reduction() const {
-    std::vector<size_t> r = red_positions();
+    const std::vector<size_t>& r = red_positions();
     std::ostringstream os;
     for (size_t i = 1; i < r.size(); ++i)
       os << "  __builtin_memcpy(out[" << r[i] << "], out[" << r[0] << "], "
-         << p_.red_count * static_cast<int64_t>(ir::dtype_size(p_.red_dtype)) << ");\n";
+         << red_count() * static_cast<int64_t>(ir::dtype_size(red_dtype())) << ");\n";
     return os.str();
   }
 
@@ -407,11 +411,11 @@ class Emitter {
   std::string reduce_driver() const {
     std::ostringstream os;
     const std::string t = RT();
-    const auto& G = p_.groups;
-    const int64_t N = p_.N;
+    const auto& G = p_.reduction().groups;
+    const int64_t N = p_.N();
     os << "  " << t << "* y = static_cast<" << t << "*>(out[" << red_positions()[0] << "]);\n";
     int kept_groups = 0, red_groups = 0;
-    for (const Group& gr : G) (gr.reduced ? red_groups : kept_groups)++;
+    for (const ir::ReductionGroup& gr : G) (gr.reduced ? red_groups : kept_groups)++;
     if (kept_groups == 0) {
       // A full reduction: chunks in parallel, combined in chunk order.
       const int64_t nch = (N + kSumChunk - 1) / kSumChunk;
@@ -429,7 +433,7 @@ class Emitter {
       return os.str();
     }
     const int m = static_cast<int>(G.size());
-    const Group& inner = G[m - 1];
+    const ir::ReductionGroup& inner = G[m - 1];
     // The kept group split across threads: the one giving the most tasks.
     int P = -1;
     int64_t best = -1;
@@ -440,11 +444,11 @@ class Emitter {
     }
     const bool init = red_groups > 0;  // else every output is written once, from the identity
     if (init) {
-      if (p_.red_count >= kParallelMin) os << "#pragma omp parallel for schedule(static)\n";
-      os << "  for (int64_t o = 0; o < " << p_.red_count << "; ++o) y[o] = " << identity() << ";\n";
+      if (red_count() >= kParallelMin) os << "#pragma omp parallel for schedule(static)\n";
+      os << "  for (int64_t o = 0; o < " << red_count() << "; ++o) y[o] = " << identity() << ";\n";
     }
     os << "  // groups (size, reduced):";
-    for (const Group& gr : G) os << " (" << gr.size << ", " << (gr.reduced ? "r" : "k") << ")";
+    for (const ir::ReductionGroup& gr : G) os << " (" << gr.size << ", " << (gr.reduced ? "r" : "k") << ")";
     os << "; split group " << P << "\n";
     if (N >= kParallelMin) os << "#pragma omp parallel for schedule(static)\n";
     const bool split_inner = P == m - 1;
@@ -502,7 +506,7 @@ class Emitter {
 
   const ir::Graph& g_;
   std::string sym_;
-  Plan p_;
+  Schedule p_;
   std::set<int> used_inputs_, used_uniforms_;
   std::set<size_t> used_outputs_;
   std::vector<GatherTable> gathers_;
@@ -535,11 +539,11 @@ std::vector<int64_t> kernel_scalars(const ir::Graph& body) {
   return out;
 }
 
-int64_t kernel_elements(const ir::Graph& body) { return analyze(body).N; }
+int64_t kernel_elements(const ir::Graph& body) { return schedule(body).N(); }
 
 std::optional<std::string> unsupported_reason(const ir::Graph& body) {
   try {
-    analyze(body);
+    schedule(body);
   } catch (const UnsupportedError& e) {
     return std::string(e.what());
   }

@@ -36,14 +36,4 @@ const MathTable& math_table() {
   return table;
 }
 
-std::optional<MathFn> math_fn_for(ir::Op op) {
-  switch (op) {
-#define GRAFT_CPU_MATH_CASE(name) \
-  case ir::Op::name: return MathFn::name;
-    GRAFT_CPU_MATH_FNS(GRAFT_CPU_MATH_CASE)
-#undef GRAFT_CPU_MATH_CASE
-    default: return std::nullopt;
-  }
-}
-
 }  // namespace graft::codegen::cpu

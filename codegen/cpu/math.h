@@ -10,14 +10,11 @@
 // graft's flags, from the same Eigen expressions) on packet-aligned stretches
 // of its iteration space; see codegen/cpu/emit.cpp.
 //
-// Keep each function here identical to its case in
-// interpreter/kernels/elementwise.cpp (tests/codegen checks bit equality).
+// Which op calls which function: op_math_fn in elementwise.cpp. The
+// functions are float_math.h's expressions (tests/codegen checks bit equality).
 #pragma once
 
 #include <cstdint>
-#include <optional>
-
-#include "ir/op.h"
 
 namespace graft::codegen::cpu {
 
@@ -49,9 +46,5 @@ struct MathTable {
 };
 
 const MathTable& math_table();
-
-// The table function computing `op` on floats, or nullopt when a kernel
-// computes the op inline.
-std::optional<MathFn> math_fn_for(ir::Op op);
 
 }  // namespace graft::codegen::cpu

@@ -2,18 +2,21 @@
 //
 // A fused body (transforms/fusion.h) holds elementwise ops, broadcasts,
 // reshapes and trailing reductions over one iteration space of N elements
-// (its linear, row-major index). Rather than computing each body op over all
-// N elements (N-sized temporaries, each read back from memory), the
-// evaluator walks the body once per tile of the space (kTile elements), with
-// small per-thread scratch buffers that stay in cache and are reused tile
-// after tile:
-//   - an operand of N elements is read in place (a pointer at the tile);
-//   - a scalar operand or constant is a splat: ops on splats only run once,
-//     and a splat an op reads as an array is filled once per thread;
-//   - broadcast_in_dim of a smaller operand gathers the tile from the
-//     operand's strides (a copy or a fill along the innermost run);
-//   - reshape and a broadcast that adds only unit axes are free (the linear
-//     index does not change);
+// (its linear, row-major index). Its plan (ir/fused_plan.h, shared with the
+// CPU code generator) says what each value is: uniform, view, full or
+// reduced. Rather than computing each body op over all N elements (N-sized
+// temporaries, each read back from memory), the evaluator walks the body once
+// per tile of the space (kTile elements), with small per-thread scratch
+// buffers that stay in cache and are reused tile after tile:
+//   - a contiguous view of N elements (an operand of N elements) is read in
+//     place (a pointer at the tile);
+//   - a uniform is its scalar: ops on uniforms run once, when the plan is
+//     built, and a uniform an op reads as an array is filled once per thread;
+//   - any other view of N elements (a broadcast of a smaller operand) is
+//     gathered per tile from the operand's strides (a copy or a fill along
+//     the innermost run);
+//   - a reshape, or a broadcast that adds only unit axes, of a computed value
+//     is that value (the linear index does not change);
 //   - each elementwise op runs the interpreter's own elementwise kernel on
 //     the tile (so fused results equal unfused ones bit for bit), writing
 //     into scratch, or straight into the output buffer when the value is a
@@ -49,6 +52,7 @@
 
 #include "interpreter/evaluate.h"
 #include "ir/attr_access.h"
+#include "ir/fused_plan.h"
 #include "interpreter/kernels/layout.h"
 #include "interpreter/kernels/loops.h"
 #include "interpreter/kernels/reduce_step.h"
@@ -86,32 +90,31 @@ void strided_copy(size_t size, const uint8_t* src, int64_t stride, uint8_t* dst,
   }
 }
 
-void fill_splat(size_t size, const uint64_t& bits, uint8_t* dst, int64_t n) {
+void fill_uniform(size_t size, const uint64_t& bits, uint8_t* dst, int64_t n) {
   strided_copy(size, reinterpret_cast<const uint8_t*>(&bits), 0, dst, n);
 }
 
-// ---- the plan of a body
+// ---- the evaluator's plan: the body's plan (ir/fused_plan.h) plus where
+// each value lives per tile and the steps a tile runs
 
-enum class Kind : uint8_t { unknown, full, splat, partial, reduced };
-enum class Where : uint8_t { direct, slot, output };
+// Where the elements of a value live per tile: not at all (a uniform, read as
+// its scalar or a filled array; a view of another size; a reduced value),
+// in a buffer the body reads (a contiguous view of N elements), in a
+// per-thread scratch slot, or in an output buffer.
+enum class Where : uint8_t { none, direct, slot, output };
 
-struct Value {
-  Kind kind = Kind::unknown;
-  DType dtype = DType::f32;
-  ValueId home = -1;                 // full values: the value whose storage this one shares (itself, or for aliases the source)
-  // full values living in their own storage (home == self):
-  Where where = Where::slot;
-  const uint8_t* base = nullptr;     // direct: operand or literal data
-  int index = -1;                    // slot or output number
-  // splat values
-  uint64_t bits = 0;                 // the element, in the low bytes
-  int array = -1;                    // per-thread filled array, when an op reads it as an array
-  // partial values (an operand or literal smaller than the space, read by broadcasts)
-  const ir::ValueType* type = nullptr;
+struct Storage {
+  Where where = Where::none;
+  const uint8_t* base = nullptr;  // direct: the buffer
+  int index = -1;                 // slot or output number
+  // uniforms whose step computes their scalar (every uniform reads its scalar's)
+  uint64_t bits = 0;              // the element, in the low bytes
+  int array = -1;                 // per-thread filled array, when a step reads it as an array
 };
 
-// broadcast_in_dim of a partial value: out[i] = src[offset of i], walked as
-// rows of an inner run (merged axes; a copy when the run's stride is 1, a fill when 0).
+// A view of N elements read through strides: out[i] = src[offset of i],
+// walked as rows of an inner run (its merged axes; a copy when the run's
+// stride is 1, a fill when 0).
 struct Gather {
   const uint8_t* src = nullptr;
   size_t size = 4;
@@ -132,18 +135,13 @@ struct Gather {
   }
 };
 
-Gather make_gather(const ir::ValueType& in, const uint8_t* src, const ir::Node& node, const Shape& out_shape) {
-  const ir::Ints& dims = ir::attr<ir::Ints>(node, "broadcast_dimensions");
-  std::vector<int64_t> in_strides = row_major_strides(in.shape);
-  std::vector<int64_t> strides(out_shape.size(), 0);
-  for (size_t i = 0; i < dims.size(); ++i)
-    if (in.shape[i] != 1) strides[static_cast<size_t>(dims[i])] = in_strides[i];
+Gather make_gather(const ir::FusedValue& view, const uint8_t* src) {
   Gather g;
   g.src = src;
-  g.size = ir::dtype_size(in.dtype);
+  g.size = ir::dtype_size(view.dtype);
   Shape shape;
   std::vector<int64_t> st;
-  merge_axes(out_shape, strides, &shape, &st);
+  ir::merged_axes(view, &shape, &st);
   if (!shape.empty()) {
     g.inner = shape.back();
     g.inner_stride = st.back();
@@ -158,7 +156,6 @@ Gather make_gather(const ir::ValueType& in, const uint8_t* src, const ir::Node& 
 struct Reduction {
   Op op;
   DType dtype;
-  ValueId input;                 // its home
   const ir::Attrs* attrs;
   const ir::ValueType* in_type;  // the reduced operand's type
   std::vector<int> outputs;      // body output numbers holding the result
@@ -169,33 +166,25 @@ struct Step {
   Kernel fn = nullptr;
   Op op = Op::add;
   const ir::Attrs* attrs = nullptr;
-  std::vector<ValueId> ins;      // homes (splats: the value itself)
-  ValueId out = -1;              // home of the output
+  std::vector<int> ins;          // values of the plan (uniforms: their scalar's)
+  int out = -1;                  // the value it computes
   int index = -1;                // gather or reduction number
 };
 
-// The geometry of the reductions: [O, R, I] after dropping unit axes and
-// merging neighbours, or general.
+// The reductions' geometry: their groups as [O, R, I] (outer kept, reduced,
+// inner kept), or general.
 struct Geometry {
   bool general = false;
   int64_t outer = 1, reduced = 1, inner = 1;
 };
 
-Geometry geometry_of(const Shape& shape, const ir::Ints& axes) {
-  std::vector<bool> red(shape.size(), false);
-  for (int64_t a : axes) red[static_cast<size_t>(a)] = true;
-  std::vector<std::pair<int64_t, bool>> dims;  // (size, reduced)
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] == 1) continue;
-    if (!dims.empty() && dims.back().second == red[i]) dims.back().first *= shape[i];
-    else dims.emplace_back(shape[i], red[i]);
-  }
+Geometry geometry_of(const std::vector<ir::ReductionGroup>& groups) {
+  ir::OuterReducedInner ori;
   Geometry g;
-  size_t k = 0;
-  if (k < dims.size() && !dims[k].second) g.outer = dims[k++].first;
-  if (k < dims.size() && dims[k].second) g.reduced = dims[k++].first;
-  if (k < dims.size() && !dims[k].second) g.inner = dims[k++].first;
-  g.general = k != dims.size();
+  g.general = !ir::outer_reduced_inner(groups, &ori);
+  g.outer = ori.outer;
+  g.reduced = ori.reduced;
+  g.inner = ori.inner;
   return g;
 }
 
@@ -207,18 +196,22 @@ class Plan {
 
  private:
   struct Thread;
-  Value& value(ValueId v) { return values_[static_cast<size_t>(v)]; }
-  const Value& value(ValueId v) const { return values_[static_cast<size_t>(v)]; }
-  bool add_node(const ir::Graph& body, const ir::Node& n);
+  Storage& store(int v) { return store_[static_cast<size_t>(v)]; }
+  const Storage& store(int v) const { return store_[static_cast<size_t>(v)]; }
+  bool uniform(int v) const { return fp_.value(v).cls == ir::ValueClass::uniform; }
+  bool add_step(const ir::Graph& body, const ir::FusedStep& st, const KernelCall& call);
+  bool materialise(int v, const KernelCall& call);
+  int read_as_array(int v);
   void assign_storage();
-  void* locate(const Thread& t, ValueId home, int64_t lo) const;
+  void* locate(const Thread& t, int v, int64_t lo) const;
   template <class Fold>
   void run_tile(Thread& t, int64_t lo, int64_t len, Fold&& fold) const;
   void finish_tile(Thread& t, int64_t lo, int64_t len) const;
   void finish_output(Thread& t, size_t k, int64_t lo, int64_t len) const;
 
+  ir::FusedPlan fp_;
   int64_t n_ = 0;                  // the iteration space
-  std::vector<Value> values_;      // by body value id
+  std::vector<Storage> store_;     // by plan value
   std::vector<Step> steps_;
   std::vector<Gather> gathers_;
   std::vector<Reduction> reductions_;
@@ -226,13 +219,13 @@ class Plan {
   int slots_ = 0, arrays_ = 0;
   std::vector<uint8_t*> out_data_;
   std::vector<const ir::ValueType*> out_types_;
-  std::vector<ValueId> body_outputs_;
+  std::vector<int> out_values_;    // per output: its value
   std::vector<bool> tile_end_;     // per output: shares an operand's memory, written at the end of each tile
   std::vector<std::tuple<runtime::BufferPtr, uint8_t*, size_t>> temps_;  // outputs computed aside: (temp, output, bytes)
 };
 
 struct Plan::Thread {
-  std::unique_ptr<uint64_t[]> scratch;  // slots, then splat arrays, then accumulators
+  std::unique_ptr<uint64_t[]> scratch;  // slots, then uniform arrays, then accumulators
   std::vector<uint8_t*> slot, array;
   uint8_t* acc = nullptr;               // reductions' accumulators, kTile elements each
   std::vector<KernelCall> calls;        // one per kernel step (unused entries for others)
@@ -243,54 +236,35 @@ struct Plan::Thread {
 int64_t count_of(const ir::ValueType& t) { return t.num_elements(); }
 
 bool Plan::build(const ir::Graph& body, const KernelCall& call) {
-  // The iteration space: what every elementwise op, broadcast and reshape
+  fp_ = ir::plan_fused_body(body);
+  // One iteration space: what every elementwise op, broadcast and reshape
   // makes, and what every reduction reads.
-  n_ = -1;
-  for (const ir::Node& node : body.nodes()) {
-    int64_t space;
-    if (is_reduction(node.op)) space = count_of(body.type(node.inputs[0]));
-    else if (node.op == Op::constant) continue;
-    else space = count_of(body.type(node.outputs[0]));
-    if (n_ >= 0 && space != n_) return false;
-    n_ = space;
-  }
-  if (n_ <= 0) return false;
-  values_.assign(static_cast<size_t>(body.value_id_bound()), Value{});
-  for (size_t k = 0; k < body.inputs().size(); ++k) {
-    const ir::ValueType& t = *call.inputs[k].type;
-    Value& v = value(body.inputs()[k]);
-    v.dtype = t.dtype;
-    const auto* data = static_cast<const uint8_t*>(call.inputs[k].data);
-    if (count_of(t) == n_) {
-      v.kind = Kind::full;
-      v.home = body.inputs()[k];
-      v.where = Where::direct;
-      v.base = data;
-    } else if (count_of(t) == 1) {
-      v.kind = Kind::splat;
-      std::memcpy(&v.bits, data, ir::dtype_size(t.dtype));
-    } else {
-      v.kind = Kind::partial;
-      v.base = data;
-      v.type = call.inputs[k].type;
-    }
-  }
-  for (const ir::Node& node : body.nodes())
-    if (!add_node(body, node)) return false;
-  body_outputs_ = body.outputs();
-  for (size_t k = 0; k < body_outputs_.size(); ++k) {
+  if (!fp_.refused.empty() || !fp_.single_space || fp_.N <= 0) return false;
+  n_ = fp_.N;
+  store_.assign(fp_.values.size(), Storage{});
+  for (const ir::FusedStep& st : fp_.steps)
+    if (!add_step(body, st, call)) return false;
+  const size_t num_outputs = body.outputs().size();
+  for (size_t k = 0; k < num_outputs; ++k) {
     out_data_.push_back(static_cast<uint8_t*>(call.outputs[k].data));
     out_types_.push_back(call.outputs[k].type);
-    if (value(body_outputs_[k]).kind == Kind::unknown) return false;
+    const ir::FusedOutput& o = fp_.outputs[k];
+    out_values_.push_back(o.value);
+    // Every output but a reduction's result has the space's N elements.
+    const bool n_elements = o.store == ir::OutputStore::loop || (o.store == ir::OutputStore::scalar && n_ == 1);
+    if (o.store != ir::OutputStore::reduction && !n_elements) return false;
+    if (o.store != ir::OutputStore::reduction && !uniform(o.value) && !materialise(o.value, call)) return false;
   }
-  // Which body outputs hold each reduction's result.
-  for (size_t k = 0; k < body_outputs_.size(); ++k)
-    if (value(body_outputs_[k]).kind == Kind::reduced) reductions_[static_cast<size_t>(value(body_outputs_[k]).index)].outputs.push_back(static_cast<int>(k));
+  for (const ir::FusedReduction& r : fp_.reductions) {
+    Reduction& red = reductions_[static_cast<size_t>(&r - fp_.reductions.data())];
+    for (size_t k : r.outputs) red.outputs.push_back(static_cast<int>(k));
+    if (red.outputs.empty()) return false;  // a reduction nobody reads: not from the fusion pass
+  }
   // Outputs sharing memory with an operand (a donated buffer). An output
   // over an operand of its own size and element size, read only at the
   // tile's own range, is written at the end of each tile, after every read
   // of that range; any other overlap goes through a temporary copied out at the end.
-  tile_end_.assign(body_outputs_.size(), false);
+  tile_end_.assign(num_outputs, false);
   for (size_t k = 0; k < call.outputs.size(); ++k) {
     auto* o = static_cast<uint8_t*>(call.outputs[k].data);
     const size_t ob = static_cast<size_t>(count_of(*call.outputs[k].type)) * ir::dtype_size(call.outputs[k].type->dtype);
@@ -302,9 +276,10 @@ bool Plan::build(const ir::Graph& body, const KernelCall& call) {
       // An output that is a view of an operand (or literal) would be copied
       // at the end of the tile from memory another tile-end write may have
       // overwritten: it goes through a temporary instead.
-      const Value& ov = value(body_outputs_[k]);
-      const bool computed = ov.kind == Kind::full && values_[static_cast<size_t>(ov.home)].where != Where::direct;
-      const bool same_range = in == o && ib == ob && value(body.inputs()[i]).kind == Kind::full && computed &&
+      const Where where = store(out_values_[k]).where;
+      const bool computed = where == Where::slot || where == Where::output;
+      const bool read_in_place = fp_.of(body.inputs()[i]).count == n_;  // each tile reads its own range
+      const bool same_range = in == o && ib == ob && read_in_place && computed &&
                               ir::dtype_size(call.inputs[i].type->dtype) == ir::dtype_size(call.outputs[k].type->dtype);
       if (same_range) tile_end_[k] = true;
       else temp = true;
@@ -316,111 +291,102 @@ bool Plan::build(const ir::Graph& body, const KernelCall& call) {
     }
   }
   // One reduction geometry for the whole body.
-  if (!reductions_.empty()) {
-    bool first = true;
-    for (const ir::Node& node : body.nodes()) {
-      if (!is_reduction(node.op)) continue;
-      Geometry g = geometry_of(body.type(node.inputs[0]).shape, ir::attr<ir::Ints>(node, "axes"));
-      if (first) geometry_ = g;
-      else if (g.general != geometry_.general || g.outer != geometry_.outer || g.reduced != geometry_.reduced ||
-               g.inner != geometry_.inner)
-        return false;
-      first = false;
-    }
-    for (const Reduction& r : reductions_)
-      if (r.outputs.empty()) return false;  // a reduction nobody reads: not from the fusion pass
+  for (size_t q = 0; q < fp_.reductions.size(); ++q) {
+    const Geometry g = geometry_of(fp_.reductions[q].groups);
+    if (q == 0) geometry_ = g;
+    else if (g.general != geometry_.general || g.outer != geometry_.outer || g.reduced != geometry_.reduced ||
+             g.inner != geometry_.inner)
+      return false;
   }
   assign_storage();
   return true;
 }
 
-bool Plan::add_node(const ir::Graph& body, const ir::Node& node) {
-  if (node.outputs.size() != 1) return false;
-  const ir::ValueType& out_type = body.type(node.outputs[0]);
-  Value& out = value(node.outputs[0]);
-  out.dtype = out_type.dtype;
-  const ValueId self = node.outputs[0];
-  if (node.op == Op::constant) {
-    const ir::Literal& lit = *ir::attr<ir::LiteralPtr>(node, "value");
-    const int64_t count = count_of(lit.type);
-    if (count == 1) {
-      out.kind = Kind::splat;
-      std::memcpy(&out.bits, lit.bytes.data(), ir::dtype_size(lit.type.dtype));
-    } else if (count == n_) {
-      out.kind = Kind::full;
-      out.home = self;
-      out.where = Where::direct;
-      out.base = lit.bytes.data();
-    } else {
-      out.kind = Kind::partial;
-      out.base = lit.bytes.data();
-      out.type = &lit.type;
-    }
+// A uniform's scalar, which a step reads as an array: filled once per thread.
+int Plan::read_as_array(int v) {
+  const int s = fp_.value(v).scalar;
+  if (store(s).array < 0) store(s).array = arrays_++;
+  return s;
+}
+
+// Gives a view or full value its elements per tile: a full value is computed
+// into a slot or output (assign_storage); a view of N elements is read in
+// place when contiguous, else gathered by a step here.
+bool Plan::materialise(int v, const KernelCall& call) {
+  Storage& s = store(v);
+  if (s.where != Where::none) return true;
+  const ir::FusedValue& x = fp_.value(v);
+  if (x.cls == ir::ValueClass::full) {
+    s.where = Where::slot;
     return true;
   }
-  std::vector<const Value*> in;
-  for (ValueId v : node.inputs) in.push_back(&value(v));
-  if (node.op == Op::reshape || node.op == Op::broadcast_in_dim) {
-    const Value& x = *in[0];
-    if (x.kind == Kind::splat) {
-      out.kind = Kind::splat;
-      out.bits = x.bits;
+  if (x.cls != ir::ValueClass::view || x.count != n_) return false;
+  const auto* buffer = x.input >= 0 ? static_cast<const uint8_t*>(call.inputs[static_cast<size_t>(x.input)].data)
+                                    : ir::attr<ir::LiteralPtr>(*x.constant, "value")->bytes.data();
+  if (ir::contiguous(x)) {
+    s.where = Where::direct;
+    s.base = buffer;
+    return true;
+  }
+  s.where = Where::slot;
+  gathers_.push_back(make_gather(x, buffer));
+  static const ir::Attrs kNoAttrs;
+  steps_.push_back(Step{Step::gather, nullptr, Op::broadcast_in_dim, &kNoAttrs, {}, v, static_cast<int>(gathers_.size() - 1)});
+  return true;
+}
+
+bool Plan::add_step(const ir::Graph& body, const ir::FusedStep& st, const KernelCall& call) {
+  switch (st.what) {
+    case ir::FusedStep::input: {
+      const auto& in = call.inputs[static_cast<size_t>(st.input_index)];
+      std::memcpy(&store(st.out).bits, in.data, ir::dtype_size(in.type->dtype));
       return true;
     }
-    if (x.kind == Kind::full) {  // same element count: the linear index is unchanged
-      out.kind = Kind::full;
-      out.home = x.home;
+    case ir::FusedStep::constant: {
+      const ir::Literal& lit = *ir::attr<ir::LiteralPtr>(*st.node, "value");
+      std::memcpy(&store(st.out).bits, lit.bytes.data(), ir::dtype_size(lit.type.dtype));
       return true;
     }
-    if (node.op == Op::reshape || x.kind != Kind::partial) return false;
-    out.kind = Kind::full;
-    out.home = self;
-    gathers_.push_back(make_gather(*x.type, x.base, node, out_type.shape));
-    steps_.push_back(Step{Step::gather, nullptr, node.op, &node.attrs, {}, self, static_cast<int>(gathers_.size() - 1)});
-    return true;
+    case ir::FusedStep::reduction: {
+      const ir::Node& node = *st.node;
+      const int x = st.in[0];
+      const int home = uniform(x) ? read_as_array(x) : x;
+      if (!uniform(x) && !materialise(x, call)) return false;
+      const int index = static_cast<int>(reductions_.size());
+      reductions_.push_back(Reduction{node.op, fp_.value(x).dtype, &node.attrs, &body.type(node.inputs[0]), {}});
+      steps_.push_back(Step{Step::fold, nullptr, node.op, &node.attrs, {home}, -1, index});
+      return true;
+    }
+    case ir::FusedStep::op: break;
   }
-  if (is_reduction(node.op)) {
-    Value& x = value(node.inputs[0]);
-    if (x.kind != Kind::full && x.kind != Kind::splat) return false;
-    if (x.kind == Kind::splat && x.array < 0) x.array = arrays_++;
-    out.kind = Kind::reduced;
-    out.index = static_cast<int>(reductions_.size());
-    ValueId home = x.kind == Kind::full ? x.home : node.inputs[0];
-    reductions_.push_back(Reduction{node.op, x.dtype, home, &node.attrs, &body.type(node.inputs[0]), {}});
-    steps_.push_back(Step{Step::fold, nullptr, node.op, &node.attrs, {home}, -1, out.index});
-    return true;
-  }
-  if (ir::op_info(node.op).family != ir::OpFamily::elementwise) return false;
+  const ir::Node& node = *st.node;
   Kernel fn = kernel_for(node.op);
   if (!fn) return false;
-  bool all_splat = true;
-  for (const Value* x : in) {
-    if (x->kind != Kind::full && x->kind != Kind::splat) return false;
-    all_splat = all_splat && x->kind == Kind::splat;
-  }
-  if (all_splat) {  // computed once, here
+  if (uniform(st.out)) {  // computed once, here
     static const ir::ValueType kScalar[ir::kNumDTypes] = {
         {DType::bool_, {}}, {DType::i32, {}}, {DType::i64, {}}, {DType::u32, {}}, {DType::f32, {}}, {DType::f64, {}}};
     KernelCall c{node.op, node.attrs, {}, {}};
-    for (const Value* x : in) c.inputs.push_back({&kScalar[static_cast<int>(x->dtype)], &x->bits});
-    out.kind = Kind::splat;
-    c.outputs.push_back({&kScalar[static_cast<int>(out.dtype)], &out.bits});
+    for (int x : st.in) {
+      const ir::FusedValue& xv = fp_.value(x);
+      c.inputs.push_back({&kScalar[static_cast<int>(xv.dtype)], &store(xv.scalar).bits});
+    }
+    c.outputs.push_back({&kScalar[static_cast<int>(fp_.value(st.out).dtype)], &store(st.out).bits});
     fn(c);
     return true;
   }
-  Step s{Step::kernel, fn, node.op, &node.attrs, {}, self, -1};
-  for (size_t k = 0; k < node.inputs.size(); ++k) {
-    Value& x = value(node.inputs[k]);
-    if (x.kind == Kind::full) {
-      s.ins.push_back(x.home);
+  Step s{Step::kernel, fn, node.op, &node.attrs, {}, st.out, -1};
+  for (size_t k = 0; k < st.in.size(); ++k) {
+    const int x = st.in[k];
+    if (!uniform(x)) {
+      if (!materialise(x, call)) return false;
+      s.ins.push_back(x);
+    } else if (node.op == Op::select && k == 0) {
+      s.ins.push_back(fp_.value(x).scalar);  // select reads a uniform predicate as a scalar
     } else {
-      // select reads a scalar predicate as such; other ops read splats as arrays.
-      if (!(node.op == Op::select && k == 0) && x.array < 0) x.array = arrays_++;
-      s.ins.push_back(node.inputs[k]);
+      s.ins.push_back(read_as_array(x));
     }
   }
-  out.kind = Kind::full;
-  out.home = self;
+  store(st.out).where = Where::slot;
   steps_.push_back(std::move(s));
   return true;
 }
@@ -430,17 +396,17 @@ bool Plan::add_node(const ir::Graph& body, const ir::Node& node) {
 // once the value's last reader has run.
 void Plan::assign_storage() {
   const int kForever = static_cast<int>(steps_.size());
-  std::vector<int> last(values_.size(), -1);
+  const auto materialised = [&](int v) { return store(v).where != Where::none; };
+  std::vector<int> last(store_.size(), -1);
   for (size_t s = 0; s < steps_.size(); ++s)
-    for (ValueId v : steps_[s].ins)
-      if (value(v).kind == Kind::full) last[static_cast<size_t>(v)] = static_cast<int>(s);
-  std::vector<int> out_of(values_.size(), -1);
-  for (size_t k = 0; k < body_outputs_.size(); ++k) {
-    const Value& v = value(body_outputs_[k]);
-    if (v.kind != Kind::full) continue;
-    last[static_cast<size_t>(v.home)] = kForever;  // copied out at the end of the tile if not written in place
-    if (!tile_end_[k] && v.home == body_outputs_[k] && out_of[static_cast<size_t>(v.home)] < 0)
-      out_of[static_cast<size_t>(v.home)] = static_cast<int>(k);
+    for (int v : steps_[s].ins)
+      if (materialised(v)) last[static_cast<size_t>(v)] = static_cast<int>(s);
+  std::vector<int> out_of(store_.size(), -1);
+  for (size_t k = 0; k < out_values_.size(); ++k) {
+    const int v = out_values_[k];
+    if (!materialised(v)) continue;
+    last[static_cast<size_t>(v)] = kForever;  // copied out at the end of the tile if not written in place
+    if (!tile_end_[k] && out_of[static_cast<size_t>(v)] < 0) out_of[static_cast<size_t>(v)] = static_cast<int>(k);
   }
   std::vector<int> free_slots;
   for (size_t s = 0; s < steps_.size(); ++s) {
@@ -449,14 +415,15 @@ void Plan::assign_storage() {
     // (elementwise kernels and gathers write element i after reading element i),
     // when the element sizes agree.
     std::vector<int> dying;
-    for (ValueId v : st.ins) {
-      Value& x = value(v);
-      if (x.kind == Kind::full && x.where == Where::slot && last[static_cast<size_t>(v)] == static_cast<int>(s) &&
+    for (int v : st.ins) {
+      const Storage& x = store(v);
+      if (x.where == Where::slot && last[static_cast<size_t>(v)] == static_cast<int>(s) &&
           std::find(dying.begin(), dying.end(), x.index) == dying.end())
         dying.push_back(x.index);
     }
     if (st.out >= 0) {
-      Value& o = value(st.out);
+      Storage& o = store(st.out);
+      const DType odt = fp_.value(st.out).dtype;
       if (out_of[static_cast<size_t>(st.out)] >= 0) {
         o.where = Where::output;
         o.index = out_of[static_cast<size_t>(st.out)];
@@ -464,9 +431,9 @@ void Plan::assign_storage() {
         o.where = Where::slot;
         int reuse = -1;
         for (size_t k = 0; k < st.ins.size() && reuse < 0; ++k) {
-          const Value& x = value(st.ins[k]);
-          if (x.kind == Kind::full && x.where == Where::slot && last[static_cast<size_t>(st.ins[k])] == static_cast<int>(s) &&
-              ir::dtype_size(x.dtype) == ir::dtype_size(o.dtype))
+          const Storage& x = store(st.ins[k]);
+          if (x.where == Where::slot && last[static_cast<size_t>(st.ins[k])] == static_cast<int>(s) &&
+              ir::dtype_size(fp_.value(st.ins[k]).dtype) == ir::dtype_size(odt))
             reuse = x.index;
         }
         if (reuse >= 0) {
@@ -485,19 +452,20 @@ void Plan::assign_storage() {
   }
 }
 
-void* Plan::locate(const Thread& t, ValueId home, int64_t lo) const {
-  const Value& v = value(home);
-  if (v.kind == Kind::splat) {
-    if (v.array >= 0) return t.array[static_cast<size_t>(v.array)];
-    return const_cast<uint64_t*>(&v.bits);
+void* Plan::locate(const Thread& t, int v, int64_t lo) const {
+  const Storage& s = store(v);
+  if (uniform(v)) {
+    if (s.array >= 0) return t.array[static_cast<size_t>(s.array)];
+    return const_cast<uint64_t*>(&s.bits);
   }
-  const size_t size = ir::dtype_size(v.dtype);
-  switch (v.where) {
-    case Where::direct: return const_cast<uint8_t*>(v.base) + static_cast<size_t>(lo) * size;
-    case Where::output: return out_data_[static_cast<size_t>(v.index)] + static_cast<size_t>(lo) * size;
-    case Where::slot: break;
+  const size_t size = ir::dtype_size(fp_.value(v).dtype);
+  switch (s.where) {
+    case Where::direct: return const_cast<uint8_t*>(s.base) + static_cast<size_t>(lo) * size;
+    case Where::output: return out_data_[static_cast<size_t>(s.index)] + static_cast<size_t>(lo) * size;
+    case Where::slot:
+    case Where::none: break;
   }
-  return t.slot[static_cast<size_t>(v.index)];
+  return t.slot[static_cast<size_t>(s.index)];
 }
 
 template <class Fold>
@@ -532,22 +500,23 @@ void Plan::run_tile(Thread& t, int64_t lo, int64_t len, Fold&& fold) const {
 // output has copied what it reads of this tile, operand views included.
 void Plan::finish_tile(Thread& t, int64_t lo, int64_t len) const {
   for (int pass = 0; pass < 2; ++pass)
-    for (size_t k = 0; k < body_outputs_.size(); ++k) {
+    for (size_t k = 0; k < out_values_.size(); ++k) {
       if (tile_end_[k] != (pass == 1)) continue;
       finish_output(t, k, lo, len);
     }
 }
 
 void Plan::finish_output(Thread& t, size_t k, int64_t lo, int64_t len) const {
-  const Value& v = value(body_outputs_[k]);
-  const size_t size = ir::dtype_size(v.dtype);
+  const int v = out_values_[k];
+  const ir::FusedValue& x = fp_.value(v);
+  const size_t size = ir::dtype_size(x.dtype);
   uint8_t* dst = out_data_[k] + static_cast<size_t>(lo) * size;
-  if (v.kind == Kind::splat) {
-    fill_splat(size, v.bits, dst, len);
-  } else if (v.kind == Kind::full) {
-    const Value& h = value(v.home);
-    if (h.where == Where::output && h.index == static_cast<int>(k)) return;
-    std::memcpy(dst, locate(t, v.home, lo), static_cast<size_t>(len) * size);
+  if (x.cls == ir::ValueClass::uniform) {
+    fill_uniform(size, store(x.scalar).bits, dst, len);
+  } else if (x.cls != ir::ValueClass::reduced) {
+    const Storage& s = store(v);
+    if (s.where == Where::output && s.index == static_cast<int>(k)) return;
+    std::memcpy(dst, locate(t, v, lo), static_cast<size_t>(len) * size);
   }
 }
 
@@ -608,8 +577,9 @@ void Plan::run() const {
       for (int k = 0; k < slots_; ++k) t.slot.push_back(base + static_cast<size_t>(k) * acc_bytes);
       for (int k = 0; k < arrays_; ++k) t.array.push_back(base + static_cast<size_t>(slots_ + k) * acc_bytes);
       t.acc = base + static_cast<size_t>(slots_ + arrays_) * acc_bytes;
-      for (const Value& v : values_)
-        if (v.kind == Kind::splat && v.array >= 0) fill_splat(ir::dtype_size(v.dtype), v.bits, t.array[static_cast<size_t>(v.array)], cap);
+      for (size_t v = 0; v < store_.size(); ++v)
+        if (store_[v].array >= 0)
+          fill_uniform(ir::dtype_size(fp_.values[v].dtype), store_[v].bits, t.array[static_cast<size_t>(store_[v].array)], cap);
       for (int d = 0; d < ir::kNumDTypes; ++d) t.tile_type[d] = ir::ValueType{static_cast<DType>(d), {kTile}};
       static const ir::ValueType kScalarBool{DType::bool_, {}};
       t.calls.reserve(steps_.size());
@@ -617,12 +587,11 @@ void Plan::run() const {
         t.calls.push_back(KernelCall{st.op, *st.attrs, {}, {}});
         if (st.type != Step::kernel) continue;
         KernelCall& c = t.calls.back();
-        for (ValueId v : st.ins) {
-          const Value& x = value(v);
-          bool scalar = x.kind == Kind::splat && x.array < 0;
-          c.inputs.push_back({scalar ? &kScalarBool : &t.tile_type[static_cast<int>(x.dtype)], nullptr});
+        for (int v : st.ins) {
+          const bool scalar = uniform(v) && store(v).array < 0;
+          c.inputs.push_back({scalar ? &kScalarBool : &t.tile_type[static_cast<int>(fp_.value(v).dtype)], nullptr});
         }
-        c.outputs.push_back({&t.tile_type[static_cast<int>(value(st.out).dtype)], nullptr});
+        c.outputs.push_back({&t.tile_type[static_cast<int>(fp_.value(st.out).dtype)], nullptr});
       }
     } catch (...) {
       std::lock_guard lock(error_mutex);

@@ -1,0 +1,44 @@
+// Small helpers for writing C++ source text in the CPU code generator.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "graft/errors.h"
+#include "ir/dtype.h"
+
+namespace graft::codegen::cpu::detail {
+
+// Concatenation without `"literal" + std::string` chains.
+template <class... A>
+inline std::string cat(const A&... parts) {
+  std::string out;
+  ((out += parts), ...);
+  return out;
+}
+inline std::string num(int64_t v) { return std::to_string(v); }
+
+[[noreturn]] inline void fail(const std::string& why) { throw UnsupportedError(cat("cpu codegen: ", why)); }
+
+inline const char* ctype(DType d) {
+  switch (d) {
+    case DType::bool_: return "bool";
+    case DType::i32: return "int32_t";
+    case DType::i64: return "int64_t";
+    case DType::u32: return "uint32_t";
+    case DType::f32: return "float";
+    case DType::f64: return "double";
+  }
+  return "?";
+}
+
+// The type integer arithmetic wraps in (signed overflow is undefined in C++).
+inline const char* wrap_type(DType d) {
+  switch (d) {
+    case DType::i32: return "uint32_t";
+    case DType::i64: return "uint64_t";
+    default: return ctype(d);
+  }
+}
+
+}  // namespace graft::codegen::cpu::detail
