@@ -1,13 +1,15 @@
 // One coverage test for every rule kind and every backend, walking ops.def:
 // each op has exactly the rules its columns call for (ir/op.h's has_*), and
-// every elementwise op runs on each dtype its shape rule accepts, on the
-// interpreter. A failure names the op and the missing (or unexpected) rule.
+// every elementwise op runs on each dtype its shape rule accepts on the
+// interpreter, and has C++ the CPU emitter writes for it. A failure names the
+// op and the missing (or unexpected) rule.
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "graft/errors.h"
+#include "codegen/cpu/elementwise.h"
 #include "interpreter/evaluate.h"
 #include "interpreter/kernel.h"
 #include "ir/builder.h"
@@ -69,8 +71,9 @@ TEST_CASE("coverage: every op has exactly the rules ops.def calls for", "[covera
   CHECK(ir::has_batch_rule(Op::axis_index));
 }
 
-TEST_CASE("coverage: the interpreter runs every elementwise op on every dtype its shape rule accepts",
-          "[coverage][interpreter]") {
+TEST_CASE("coverage: every elementwise op, on every dtype its shape rule accepts, runs on the interpreter and has "
+          "emitted C++",
+          "[coverage][interpreter][codegen]") {
   std::vector<std::string> failures;
   int runs = 0;
   for (int i = 0; i < ir::kNumOps; ++i) {
@@ -103,7 +106,22 @@ TEST_CASE("coverage: the interpreter runs every elementwise op on every dtype it
         if (out.size() != 1) failures.push_back(what + ": wrong number of outputs");
         ++runs;
       } catch (const std::exception& e) {
-        failures.push_back(what + ": " + e.what());
+        failures.push_back(what + ", interpreter kernel: " + e.what());
+      }
+      // The CPU emitter: a call of graft's math function, or an inline expression.
+      try {
+        const DType out = ir::infer_types(op, ins, attrs)[0].dtype;
+        const DType operand = op == Op::select ? d : ins[0].dtype;
+        std::string code;
+        if (auto fn = codegen::cpu::detail::op_math_fn(op, operand)) {
+          code = codegen::cpu::detail::op_call(*fn, "x", "y", "n");
+        } else {
+          const std::vector<std::string> operands = {"a", "b", "c"};
+          code = codegen::cpu::detail::op_expr(op, operand, out, operands);
+        }
+        if (code.empty()) failures.push_back(what + ", cpu emitter: empty code");
+      } catch (const std::exception& e) {
+        failures.push_back(what + ", cpu emitter: " + e.what());
       }
     }
   }
