@@ -40,8 +40,7 @@ ir::GraphPtr jvp_graph(const ir::Graph& g, const std::vector<bool>& has_tangent)
 
     bool float_out = false;
     for (ValueId v : outs) float_out = float_out || ir::is_floating(b.type(v).dtype);
-    // fusion nodes are not differentiable either, but must never get here: no silent zero.
-    if (!any_tangent || !float_out || (is_non_differentiable(n.op) && !ir::is_jit_internal(n.op))) continue;
+    if (!any_tangent || !float_out || is_non_differentiable(n.op)) continue;
     JvpRule rule = jvp_rule(n.op);
     if (!rule)
       throw UnsupportedError("jvp: " + std::string(ir::op_name(n.op)) + " has no JVP rule yet" +

@@ -20,7 +20,6 @@ namespace {
 using ir::Op;
 using Out = ir::IdList;
 
-Out linear_rule(JvpCtx& c) { return {c.linear({0})}; }
 
 ir::Attrs axis_only(const ir::Node& node) { return {{"axis_name", ir::attr<std::string>(node, "axis_name")}}; }
 
@@ -39,12 +38,12 @@ Out extreme_rule(JvpCtx& c) {
 
 // ---- JVP rules
 
-ir::IdList psum_jvp(JvpCtx& c) { return linear_rule(c); }
+ir::IdList psum_jvp(JvpCtx& c) { return {c.linear({0})}; }
 ir::IdList pmax_jvp(JvpCtx& c) { return extreme_rule(c); }
 ir::IdList pmin_jvp(JvpCtx& c) { return extreme_rule(c); }
-ir::IdList all_gather_jvp(JvpCtx& c) { return linear_rule(c); }
-ir::IdList psum_scatter_jvp(JvpCtx& c) { return linear_rule(c); }
-ir::IdList ppermute_jvp(JvpCtx& c) { return linear_rule(c); }
+ir::IdList all_gather_jvp(JvpCtx& c) { return {c.linear({0})}; }
+ir::IdList psum_scatter_jvp(JvpCtx& c) { return {c.linear({0})}; }
+ir::IdList ppermute_jvp(JvpCtx& c) { return {c.linear({0})}; }
 
 // ---- transpose rules
 namespace {

@@ -8,20 +8,14 @@
 #include "transforms/rules/transpose_rule.h"
 
 namespace graft::transforms {
-namespace {
 
 using ir::Op;
-using Out = ir::IdList;
-
-Out in_operand(JvpCtx& c) { return {c.linear({0})}; }
-
-}  // namespace
 
 // ---- JVP rules
 
-ir::IdList dynamic_slice_jvp(JvpCtx& c) { return in_operand(c); }
+ir::IdList dynamic_slice_jvp(JvpCtx& c) { return {c.linear({0})}; }
 ir::IdList dynamic_update_slice_jvp(JvpCtx& c) { return {c.linear({0, 1})}; }
-ir::IdList gather_jvp(JvpCtx& c) { return in_operand(c); }
+ir::IdList gather_jvp(JvpCtx& c) { return {c.linear({0})}; }
 ir::IdList scatter_add_jvp(JvpCtx& c) { return {c.linear({0, 2})}; }
 
 

@@ -89,7 +89,7 @@ ValueId JvpCtx::take_along_axis(ValueId x, ValueId perm, int64_t axis) {
   return move(g, from_last);
 }
 
-bool is_non_differentiable(Op op) { return !ir::is_differentiable(op); }
+bool is_non_differentiable(Op op) { return !ir::is_differentiable(op) && !ir::is_jit_internal(op); }
 
 namespace {
 

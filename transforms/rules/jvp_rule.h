@@ -66,7 +66,9 @@ using JvpRule = ir::IdList (*)(JvpCtx&);
 using JvpRuleTable = std::array<JvpRule, ir::kNumOps>;
 
 // Ops whose outputs never carry a tangent (ops.def's differentiable column
-// gives the reason); they get zero tangents without a rule.
+// gives the reason); they get zero tangents without a rule. fusion is not
+// one of them: it exists only after every transform, so meeting it is an
+// error (no JVP rule), never a silent zero.
 bool is_non_differentiable(ir::Op op);
 
 // The JVP rule of every op ops.def calls differentiable: <ident>_jvp, defined

@@ -20,7 +20,6 @@ ir::Ints kept_axes(int64_t rank, const ir::Ints& axes) {
   return kept;
 }
 
-Out linear_rule(JvpCtx& c) { return {c.linear({0})}; }
 
 // The result broadcast back over the reduced axes (for comparisons with x).
 ValueId broadcast_back(JvpCtx& c, ValueId reduced, ValueId x) {
@@ -62,7 +61,7 @@ Out cumulative_extreme_rule(JvpCtx& c) {
 
 // ---- JVP rules
 
-ir::IdList reduce_sum_jvp(JvpCtx& c) { return linear_rule(c); }
+ir::IdList reduce_sum_jvp(JvpCtx& c) { return {c.linear({0})}; }
 ir::IdList reduce_max_jvp(JvpCtx& c) { return extreme_rule(c); }
 ir::IdList reduce_min_jvp(JvpCtx& c) { return extreme_rule(c); }
 
@@ -107,7 +106,7 @@ ir::IdList reduce_prod_jvp(JvpCtx& c) {
   return {c.add(Op::reshape, {summed}, {{"new_sizes", kept_shape}})};
 }
 
-ir::IdList cumsum_jvp(JvpCtx& c) { return linear_rule(c); }
+ir::IdList cumsum_jvp(JvpCtx& c) { return {c.linear({0})}; }
 
 // cumprod: y_i = prod_{j<=i} x_j, so dy_i = sum_{j<=i} t_j * prod_{k<=i, k!=j} x_k
 // (j >= i when reversed). The exclusive products come from one cumprod over

@@ -8,22 +8,16 @@
 #include "transforms/rules/transpose_rule.h"
 
 namespace graft::transforms {
-namespace {
 
 using ir::Op;
-using Out = ir::IdList;
-
-Out unary_linear(JvpCtx& c) { return {c.linear({0})}; }
-
-}  // namespace
 
 // ---- JVP rules
 
-ir::IdList broadcast_in_dim_jvp(JvpCtx& c) { return unary_linear(c); }
-ir::IdList reshape_jvp(JvpCtx& c) { return unary_linear(c); }
-ir::IdList transpose_jvp(JvpCtx& c) { return unary_linear(c); }
-ir::IdList rev_jvp(JvpCtx& c) { return unary_linear(c); }
-ir::IdList slice_jvp(JvpCtx& c) { return unary_linear(c); }
+ir::IdList broadcast_in_dim_jvp(JvpCtx& c) { return {c.linear({0})}; }
+ir::IdList reshape_jvp(JvpCtx& c) { return {c.linear({0})}; }
+ir::IdList transpose_jvp(JvpCtx& c) { return {c.linear({0})}; }
+ir::IdList rev_jvp(JvpCtx& c) { return {c.linear({0})}; }
+ir::IdList slice_jvp(JvpCtx& c) { return {c.linear({0})}; }
 
 ir::IdList concatenate_jvp(JvpCtx& c) {
   std::vector<size_t> all(c.primals.size());
