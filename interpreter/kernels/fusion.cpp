@@ -563,7 +563,11 @@ void Plan::run() const {
   std::atomic<bool> failed{false};
   // Every tile (and accumulator row) holds at most min(kTile, N) elements.
   const int64_t cap = std::min(kTile, n_);
-  const size_t acc_bytes = static_cast<size_t>(cap) * kMaxElemBytes;
+  // Every slot 64-byte aligned, as output buffers are: Eigen's packet path
+  // covers the elements whose packet is aligned in the destination, so a
+  // misaligned slot would change which elements take the scalar formula
+  // (generated kernels rely on this, codegen/cpu/emit.cpp).
+  const size_t acc_bytes = (static_cast<size_t>(cap) * kMaxElemBytes + 63) / 64 * 64;
   const bool parallel = n_ >= kParallelThreshold && items > 1;
 
 #pragma omp parallel if (parallel)
@@ -572,8 +576,8 @@ void Plan::run() const {
     try {
       const size_t per = acc_bytes / sizeof(uint64_t);
       const size_t words = per * static_cast<size_t>(slots_ + arrays_) + per * reductions_.size();
-      t.scratch.reset(new uint64_t[std::max<size_t>(words, 1)]);
-      auto* base = reinterpret_cast<uint8_t*>(t.scratch.get());
+      t.scratch.reset(new uint64_t[words + 8]);
+      auto* base = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(t.scratch.get()) + 63) & ~uintptr_t{63});
       for (int k = 0; k < slots_; ++k) t.slot.push_back(base + static_cast<size_t>(k) * acc_bytes);
       for (int k = 0; k < arrays_; ++k) t.array.push_back(base + static_cast<size_t>(slots_ + k) * acc_bytes);
       t.acc = base + static_cast<size_t>(slots_ + arrays_) * acc_bytes;
