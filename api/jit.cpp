@@ -11,8 +11,9 @@
 
 #include "api/array_impl.h"
 #include "api/dispatch.h"
+#include "api/jit_tiers.h"
+#include "codegen/cpu/background_compile.h"
 #include "codegen/cpu/compiler.h"
-#include "codegen/cpu/fused_graph.h"
 #include "codegen/memory_plan.h"
 #include "graft/errors.h"
 #include "interpreter/constant_folding.h"
@@ -40,6 +41,16 @@ bool log_compiles() {
   return on;
 }
 
+std::string describe(const codegen::cpu::FusedGraphKernels& k) {
+  return std::to_string(k.compiled) + " fused kernels (" + std::to_string(k.distinct) + " distinct, " +
+         std::to_string(k.modules) + (k.modules == 1 ? " module)" : " modules)");
+}
+
+struct AtomicTierCounts {
+  std::atomic<int64_t> interpreted{0}, compiled{0};
+};
+AtomicTierCounts g_tier_counts;
+
 int64_t bytes_of(const ir::ValueType& t) { return t.num_elements() * static_cast<int64_t>(ir::dtype_size(t.dtype)); }
 
 }  // namespace
@@ -56,7 +67,8 @@ struct Executable {
   CostAnalysis cost;
   MemoryAnalysis memory;
   std::vector<int64_t> donation_plan;  // per input: the output its buffer backs, or -1
-  codegen::cpu::FusedGraphKernels kernels;  // Backend::cpu: compiled fusion nodes
+  // Backend::cpu: the fusion nodes' generated kernels, once compiled (tiered execution).
+  std::shared_ptr<const codegen::cpu::PendingKernels> cpu;
   codegen::MemoryPlan plan;                 // where the temporaries live in the per-call arena
   const runtime::AllocationSite* site = nullptr;  // the arena's provenance: the function's first line
   // The constants it holds, shown in memory profiles as kind "executable".
@@ -143,6 +155,30 @@ const runtime::AllocationSite* executable_site(const ir::Graph& g) {
   return runtime::intern_site("jit", "", "", "", 0);
 }
 
+// Tiered execution: the module compiles on the background worker unless the
+// caller waits for it. A background failure is reported once and the
+// executable stays on the interpreter.
+std::shared_ptr<const codegen::cpu::PendingKernels> start_cpu_compile(const ir::GraphPtr& graph, bool wait) {
+  if (wait) {
+    auto pending = codegen::cpu::compile_fused_graph_now(graph);
+    if (log_compiles())
+      std::fprintf(stderr, "graft: jit cpu module: %s compiled in %.2f s\n", describe(*pending->ready()).c_str(),
+                   pending->seconds());
+    return pending;
+  }
+  if (log_compiles()) std::fprintf(stderr, "graft: jit cpu module: compiling in the background\n");
+  return codegen::cpu::compile_fused_graph_in_background(graph, [](const codegen::cpu::PendingKernels& p) {
+    if (const codegen::cpu::FusedGraphKernels* k = p.ready()) {
+      if (log_compiles())
+        std::fprintf(stderr, "graft: jit cpu module: %s loaded after %.2f s in the background\n", describe(*k).c_str(),
+                     p.seconds());
+    } else {
+      std::fprintf(stderr, "graft: jit: the cpu module failed to compile; this executable keeps running on the "
+                           "interpreter:\n%s\n", p.failure().c_str());
+    }
+  });
+}
+
 }  // namespace
 
 std::shared_ptr<const Executable> compile_graph(const Graph& g, const JitOptions& options,
@@ -156,7 +192,7 @@ std::shared_ptr<const Executable> compile_graph(const Graph& g, const JitOptions
   ir::GraphPtr clean = folded.folded ? transforms::simplify(*folded.graph).graph : simplified;
   // Fused kernels run as generated C++ (cpu) or in the interpreter's tiled evaluator.
   exe->graph = transforms::fuse(*clean, nullptr, donated);
-  if (exe->backend == Backend::cpu) exe->kernels = codegen::cpu::compile_fused_graph(*exe->graph);
+  if (exe->backend == Backend::cpu) exe->cpu = start_cpu_compile(exe->graph, options.wait_for_compile);
   exe->donation_plan = interpreter::donation_plan(*exe->graph, donated);
   // Flops are the ops' own (a fused op still computes); bytes are what the kernels move.
   exe->cost = cost_of(*exe->graph);
@@ -195,7 +231,10 @@ std::vector<Array> run_executable(const Executable& exe, const std::vector<Array
                     std::to_string(j) + " in the same call; donate a buffer once");
   }
   std::vector<bool> reused;
-  interpreter::EvaluateOptions run{donated, &reused, exe.kernels.compiled ? &exe.kernels.node_kernels : nullptr,
+  // Until its module is loaded, a cpu executable runs on the interpreter (the same fused graph, the same bits).
+  const codegen::cpu::FusedGraphKernels* compiled = exe.cpu ? exe.cpu->ready() : nullptr;
+  if (exe.cpu) ++(compiled ? g_tier_counts.compiled : g_tier_counts.interpreted);
+  interpreter::EvaluateOptions run{donated, &reused, compiled && compiled->compiled ? &compiled->node_kernels : nullptr,
                                    &exe.plan.offset, exe.plan.arena_bytes};
   runtime::SiteScope site(exe.site);
   std::vector<runtime::BufferPtr> outs = interpreter::evaluate(g, buffers, run);
@@ -222,9 +261,16 @@ std::vector<Array> run_executable(const Executable& exe, const std::vector<Array
 }
 
 std::string executable_text(const Executable& exe) {
-  std::string s = exe.backend == Backend::cpu ? "backend: cpu (" + std::to_string(exe.kernels.compiled) +
-                                                    " fused kernels compiled to C++)\n"
-                                              : std::string("backend: interpreter\n");
+  const codegen::cpu::FusedGraphKernels* compiled = exe.cpu ? exe.cpu->ready() : nullptr;
+  std::string s = "backend: interpreter\n";
+  if (compiled)
+    s = "backend: cpu (" + std::to_string(compiled->compiled) + " fused kernels compiled to C++, " +
+        std::to_string(compiled->distinct) + " distinct, in " + std::to_string(compiled->modules) +
+        (compiled->modules == 1 ? " module)\n" : " modules)\n");
+  else if (exe.cpu && exe.cpu->finished())
+    s = "backend: cpu (its module failed to compile; calls run on the interpreter)\n" + exe.cpu->failure() + "\n";
+  else if (exe.cpu)
+    s = "backend: cpu (compiling in the background; until it loads, calls run on the interpreter)\n";
   s += "nodes: " + std::to_string(exe.graph->num_nodes()) + " (traced: " + std::to_string(exe.nodes_before) + ")\n";
   for (size_t i = 0; i < exe.donation_plan.size(); ++i)
     if (exe.donation_plan[i] >= 0)
@@ -272,10 +318,14 @@ std::string executable_text(const Executable& exe) {
   s += " ops fused\n";
   s += kernels;
   s += Graph(exe.graph).to_text();
-  for (const std::string& why : exe.kernels.refused) s += "runs in the interpreter: " + why + "\n";
-  if (!exe.kernels.source.empty()) s += "generated C++:\n" + exe.kernels.source;
+  if (compiled) {
+    for (const std::string& why : compiled->refused) s += "runs in the interpreter: " + why + "\n";
+    if (!compiled->source.empty()) s += "generated C++:\n" + compiled->source;
+  }
   return s;
 }
+
+TierCounts tier_counts() { return {g_tier_counts.interpreted.load(), g_tier_counts.compiled.load()}; }
 
 CostAnalysis executable_cost(const Executable& exe) { return exe.cost; }
 MemoryAnalysis executable_memory(const Executable& exe) { return exe.memory; }

@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -43,10 +44,62 @@ std::string env(const char* name) {
   return v ? std::string(v) : std::string();
 }
 
+// The compilers running now. Modules compile on background threads (see
+// background_compile.h) that may still be waiting for one when the process
+// exits: the exit kills them rather than leave orphans writing to the cache.
+class Children;
+Children& children();
+
+class Children {
+ public:
+  // `files`: what the child writes, removed if the exit kills it.
+  void add(pid_t pid, std::vector<std::string> files) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!registered_) registered_ = std::atexit([] { children().kill_all(); }) == 0;
+    running_.push_back({pid, std::move(files)});
+  }
+  void remove(pid_t pid) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (size_t i = 0; i < running_.size(); ++i)
+      if (running_[i].pid == pid) {
+        running_[i] = std::move(running_.back());
+        running_.pop_back();
+        break;
+      }
+  }
+  void kill_all() {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const Child& c : running_) {
+      kill(c.pid, SIGKILL);
+      waitpid(c.pid, nullptr, 0);
+      for (const std::string& f : c.files) unlink(f.c_str());
+    }
+    running_.clear();
+  }
+
+ private:
+  struct Child {
+    pid_t pid;
+    std::vector<std::string> files;
+  };
+  std::mutex mu_;
+  std::vector<Child> running_;
+  bool registered_ = false;
+};
+
+// Never destroyed (nor is the rest of this file's state): a background
+// compile may still use it while the process exits.
+Children& children() {
+  static Children* c = new Children;
+  return *c;
+}
+
 // Runs argv (PATH lookup for argv[0]) with stdin from /dev/null; returns its
 // exit status (-1 when it could not start or was killed) and its stdout and
-// stderr, interleaved, in *output.
-int run_process(const std::vector<std::string>& args, std::string* output) {
+// stderr, interleaved, in *output. `temporaries`: files it writes, removed
+// when the process exits before it does.
+int run_process(const std::vector<std::string>& args, std::string* output,
+                std::vector<std::string> temporaries = {}) {
   std::vector<char*> argv;
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -61,6 +114,7 @@ int run_process(const std::vector<std::string>& args, std::string* output) {
   int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   close(fds[1]);
+  if (rc == 0) children().add(pid, std::move(temporaries));
   if (rc != 0) {
     close(fds[0]);
     if (output) *output = cat("cannot run ", args[0], ": ", std::strerror(rc));
@@ -76,8 +130,11 @@ int run_process(const std::vector<std::string>& args, std::string* output) {
   }
   close(fds[0]);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return -1;
+  int waited;
+  while ((waited = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
+  }
+  children().remove(pid);
+  if (waited < 0) return -1;
   if (output) *output = std::move(out);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
@@ -127,7 +184,7 @@ struct Toolchain {
 };
 
 const Toolchain& toolchain() {
-  static const Toolchain tc = [] {
+  static const Toolchain& tc = *new Toolchain([] {
     Toolchain t;
     std::vector<std::string> candidates;
     if (!env("GRAFT_CXX").empty()) candidates.push_back(env("GRAFT_CXX"));
@@ -153,7 +210,7 @@ const Toolchain& toolchain() {
     for (const std::string& f : t.flags)
       if (f.find("native") != std::string::npos) t.machine = machine_id();
     return t;
-  }();
+  }());
   return tc;
 }
 
@@ -163,8 +220,10 @@ struct Module {
 };
 using ModulePtr = std::shared_ptr<const Module>;
 
-std::mutex g_mu;
-std::unordered_map<std::string, std::shared_future<ModulePtr>> g_modules;  // by key text
+std::mutex& g_mu = *new std::mutex;
+// By key text.
+std::unordered_map<std::string, std::shared_future<ModulePtr>>& g_modules =
+    *new std::unordered_map<std::string, std::shared_future<ModulePtr>>;
 std::atomic<int64_t> g_compiles{0}, g_disk_hits{0}, g_memory_hits{0}, g_failures{0}, g_compile_ns{0}, g_tmp_counter{0};
 
 std::string read_file(const fs::path& p) {
@@ -213,7 +272,7 @@ ModulePtr compile_into(const fs::path& dir, const std::string& base, const std::
   args.insert(args.end(), {"-o", so_tmp.string(), cpp.string()});
   auto t0 = std::chrono::steady_clock::now();
   std::string out;
-  int rc = run_process(args, &out);
+  int rc = run_process(args, &out, {cpp.string(), so_tmp.string()});
   g_compile_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
   std::error_code ec;
   if (rc != 0) {
@@ -247,11 +306,11 @@ ModulePtr compile_into(const fs::path& dir, const std::string& base, const std::
 
 // A process-private directory for modules when the cache directory is unusable.
 const fs::path& scratch_dir() {
-  static const fs::path dir = [] {
+  static const fs::path& dir = *new fs::path([] {
     std::string templ = (fs::temp_directory_path() / "graft-cpu-XXXXXX").string();
     if (!mkdtemp(templ.data())) throw Error("cpu codegen: cannot create a temporary directory");
     return fs::path(templ);
-  }();
+  }());
   return dir;
 }
 

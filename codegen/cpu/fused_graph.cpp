@@ -1,23 +1,96 @@
 #include "codegen/cpu/fused_graph.h"
 #include "ir/attr_access.h"
 
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
 #include <optional>
+#include <thread>
+#include <unordered_map>
 
 #include "codegen/cpu/compiler.h"
 #include "codegen/cpu/emit.h"
 
 namespace graft::codegen::cpu {
+namespace {
+
+// Kernels are emitted under this name, then renamed to their place in a module.
+const std::string kPlaceholder = "gcg_kernel_self";
+
+void rename(std::string& text, const std::string& to) {
+  for (size_t at = text.find(kPlaceholder); at != std::string::npos; at = text.find(kPlaceholder, at + to.size()))
+    text.replace(at, kPlaceholder.size(), to);
+}
+
+// Calls a compiled kernel with a fusion node's buffers.
+interpreter::NodeKernel bind(KernelFn fn, std::vector<int64_t> scalars, int64_t n) {
+  return [fn, scalars = std::move(scalars), n](const interpreter::KernelCall& call) {
+    // Few operands: pointers on the stack for the common case.
+    constexpr size_t kSmall = 16;
+    const void* ins_small[kSmall];
+    void* outs_small[kSmall];
+    std::vector<const void*> ins_big;
+    std::vector<void*> outs_big;
+    const void** ins = ins_small;
+    void** outs = outs_small;
+    if (call.inputs.size() > kSmall) {
+      ins_big.resize(call.inputs.size());
+      ins = ins_big.data();
+    }
+    if (call.outputs.size() > kSmall) {
+      outs_big.resize(call.outputs.size());
+      outs = outs_big.data();
+    }
+    for (size_t j = 0; j < call.inputs.size(); ++j) ins[j] = call.inputs[j].data;
+    for (size_t j = 0; j < call.outputs.size(); ++j) outs[j] = call.outputs[j].data;
+    fn(ins, outs, scalars.data(), n);
+  };
+}
+
+// Runs job(0) ... job(count - 1) on up to one thread per core; rethrows the
+// first failure once all have finished.
+template <class Job>
+void run_parallel(size_t count, const Job& job) {
+  const size_t threads = std::min<size_t>(count, std::max(1u, std::thread::hardware_concurrency()));
+  if (threads <= 1) {
+    for (size_t i = 0; i < count; ++i) job(i);
+    return;
+  }
+  std::atomic<size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_mu;
+  auto worker = [&] {
+    for (size_t i; (i = next++) < count;) {
+      try {
+        job(i);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(failure_mu);
+        if (!failure) failure = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (std::thread& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace
 
 FusedGraphKernels compile_fused_graph(const ir::Graph& graph) {
   FusedGraphKernels out;
   out.node_kernels.resize(graph.nodes().size());
-  struct Pending {
+  struct Use {
     size_t node;
+    size_t kernel;  // index into `distinct`
     std::vector<int64_t> scalars;
     int64_t n;
   };
-  std::vector<Pending> pending;
-  std::vector<std::string> symbols;
+  std::vector<Use> uses;
+  std::vector<std::string> distinct;  // kernel sources under the placeholder name
+  std::unordered_map<std::string, size_t> index_of;
   for (size_t i = 0; i < graph.nodes().size(); ++i) {
     const ir::Node& node = graph.nodes()[i];
     if (node.op != ir::Op::fusion) continue;
@@ -26,40 +99,37 @@ FusedGraphKernels compile_fused_graph(const ir::Graph& graph) {
       out.refused.push_back("node " + std::to_string(i) + ": " + *why);
       continue;
     }
-    // Symbols are numbered by position, so equal graphs give equal sources.
-    std::string symbol = "graft_kernel_" + std::to_string(pending.size());
-    out.source += emit_kernel(body, symbol);
-    symbols.push_back(symbol);
-    pending.push_back({i, kernel_scalars(body), kernel_elements(body)});
+    std::string text = emit_kernel(body, kPlaceholder);
+    auto [it, fresh] = index_of.emplace(std::move(text), distinct.size());
+    if (fresh) distinct.push_back(it->first);
+    uses.push_back({i, it->second, kernel_scalars(body), kernel_elements(body)});
   }
-  if (pending.empty()) return out;
-  std::vector<KernelFn> fns = compile_kernels(out.source, symbols);
-  for (size_t k = 0; k < pending.size(); ++k) {
-    KernelFn fn = fns[k];
-    out.node_kernels[pending[k].node] = [fn, scalars = pending[k].scalars, n = pending[k].n](
-                                            const interpreter::KernelCall& call) {
-      // Few operands: pointers on the stack for the common case.
-      constexpr size_t kSmall = 16;
-      const void* ins_small[kSmall];
-      void* outs_small[kSmall];
-      std::vector<const void*> ins_big;
-      std::vector<void*> outs_big;
-      const void** ins = ins_small;
-      void** outs = outs_small;
-      if (call.inputs.size() > kSmall) {
-        ins_big.resize(call.inputs.size());
-        ins = ins_big.data();
-      }
-      if (call.outputs.size() > kSmall) {
-        outs_big.resize(call.outputs.size());
-        outs = outs_big.data();
-      }
-      for (size_t j = 0; j < call.inputs.size(); ++j) ins[j] = call.inputs[j].data;
-      for (size_t j = 0; j < call.outputs.size(); ++j) outs[j] = call.outputs[j].data;
-      fn(ins, outs, scalars.data(), n);
-    };
+  if (uses.empty()) return out;
+
+  // Module m holds distinct kernels [m * K, (m + 1) * K) as graft_kernel_0, 1, ...
+  // (named by position in the module, so equal kernels give equal modules).
+  const size_t K = kKernelsPerModule, modules = (distinct.size() + K - 1) / K;
+  std::vector<std::string> sources(modules);
+  std::vector<std::vector<std::string>> symbols(modules);
+  for (size_t k = 0; k < distinct.size(); ++k) {
+    std::string symbol = "graft_kernel_" + std::to_string(k % K);
+    std::string text = distinct[k];
+    rename(text, symbol);
+    sources[k / K] += text;
+    symbols[k / K].push_back(symbol);
   }
-  out.compiled = static_cast<int64_t>(pending.size());
+  std::vector<std::vector<KernelFn>> fns(modules);
+  run_parallel(modules, [&](size_t m) { fns[m] = compile_kernels(sources[m], symbols[m]); });
+
+  for (Use& use : uses)
+    out.node_kernels[use.node] = bind(fns[use.kernel / K][use.kernel % K], std::move(use.scalars), use.n);
+  for (size_t m = 0; m < modules; ++m) {
+    if (modules > 1) out.source += "// ==== module " + std::to_string(m) + " of " + std::to_string(modules) + "\n";
+    out.source += sources[m];
+  }
+  out.compiled = static_cast<int64_t>(uses.size());
+  out.distinct = static_cast<int64_t>(distinct.size());
+  out.modules = static_cast<int64_t>(modules);
   return out;
 }
 

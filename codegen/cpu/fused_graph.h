@@ -1,6 +1,13 @@
 // Backend::cpu for a fused graph: every fusion node whose body the emitter
-// accepts becomes a kernel of one module (one compile per executable, cached
-// by its source); the other nodes keep the interpreter's kernels.
+// accepts runs generated code; the other nodes keep the interpreter's kernels.
+//
+// Compile time follows the number of distinct kernels, not of fusion nodes:
+//   - fusion nodes whose kernels have the same source (a deep network's
+//     layers: shapes are structural, constants are parameters) share one
+//     compiled kernel;
+//   - distinct kernels are split into modules of at most kKernelsPerModule,
+//     compiled in parallel (one compiler per core) and cached one by one
+//     (compiler.h), so a module is shared by every graph that has its kernels.
 #pragma once
 
 #include <cstdint>
@@ -12,10 +19,16 @@
 
 namespace graft::codegen::cpu {
 
+// Kernels per module: small enough that a large graph's modules keep every
+// core busy, large enough that the compiler's start-up (~0.1 s) is paid rarely.
+inline constexpr size_t kKernelsPerModule = 24;
+
 struct FusedGraphKernels {
   std::vector<interpreter::NodeKernel> node_kernels;  // by node index; empty: the interpreter's kernel
-  std::string source;                                 // the module's C++ source ("" when nothing compiled)
+  std::string source;                                 // the modules' C++ source ("" when nothing compiled)
   int64_t compiled = 0;                               // fusion nodes run by generated code
+  int64_t distinct = 0;                               // distinct kernels among them
+  int64_t modules = 0;                                // modules they were compiled in
   std::vector<std::string> refused;                   // why the other fusion nodes were not emitted
 };
 

@@ -25,6 +25,10 @@ struct JitOptions {
   std::vector<int> donate_argnums = {};  // arguments whose buffers outputs may take over
   Backend backend = Backend::automatic;
   bool donation_must_apply = false;      // a donation that cannot be used is an error, not a warning
+  // Backend::cpu: wait for the C++ compiler before the first call returns. By
+  // default (tiered execution) calls run the fused graph on the interpreter
+  // while the module compiles in the background, and use it once it is loaded.
+  bool wait_for_compile = false;
 };
 
 struct CostAnalysis {
@@ -123,8 +127,12 @@ class Lowered {
         donated_(std::move(donated)) {}
   const Graph& graph() const { return graph_; }
   std::string as_text() const { return graph_.to_text(); }
+  // Ahead of time: returns once the executable is compiled (for Backend::cpu,
+  // its module built and loaded), whatever options.wait_for_compile says.
   Compiled<Out> compile() const {
-    return Compiled<Out>(detail::compile_graph(graph_, options_, donated_, "lowered"), out_like_, options_);
+    JitOptions waiting = options_;
+    waiting.wait_for_compile = true;
+    return Compiled<Out>(detail::compile_graph(graph_, waiting, donated_, "lowered"), out_like_, options_);
   }
 
  private:

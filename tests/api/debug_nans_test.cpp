@@ -21,7 +21,7 @@ TEST_CASE("debug nans: the op inside a fused kernel is named, with its line", "[
   for (Backend backend : {Backend::interpreter, Backend::cpu}) {
     INFO("backend " << static_cast<int>(backend));
     try {
-      jit(f, {.backend = backend})(x);
+      jit(f, {.backend = backend, .wait_for_compile = true})(x);
       FAIL("no NaN was reported");
     } catch (const Error& e) {
       std::string m = e.what();

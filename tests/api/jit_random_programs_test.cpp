@@ -119,7 +119,7 @@ void check_programs(Backend backend, int count, unsigned seed0) {
     auto f = [&p](const Array& u, const Array& w) { return run_program(p, u, w); };
     std::vector<Array> want = f(a, b);
     INFO("program seed " << seed0 + static_cast<unsigned>(s));
-    check_same(jit(f, {.backend = backend})(a, b), want, 1e-12);
+    check_same(jit(f, {.backend = backend, .wait_for_compile = true})(a, b), want, 1e-12);
     // Its Hessian-like derivatives bring many multi-output kernels and views.
     auto loss = [&](const Array& u) {
       Array total = scalar(0.0, f64);
@@ -127,9 +127,9 @@ void check_programs(Backend backend, int count, unsigned seed0) {
       return total;
     };
     auto g = [&](const Array& u) { return grad(loss)(u); };
-    check_same({jit(g, {.backend = backend})(a)}, {g(a)}, 1e-10);
+    check_same({jit(g, {.backend = backend, .wait_for_compile = true})(a)}, {g(a)}, 1e-10);
     auto h = [&](const Array& u) { return hessian(loss)(u); };
-    check_same({jit(h, {.backend = backend})(a)}, {h(a)}, 1e-9);
+    check_same({jit(h, {.backend = backend, .wait_for_compile = true})(a)}, {h(a)}, 1e-9);
   }
 }
 

@@ -133,7 +133,7 @@ TEST_CASE("jit: a donated argument backs the output of a fused kernel that reads
   // v * 0.5 + 1 fuses into one kernel reading v elementwise: it may write over v.
   for (Backend backend : {Backend::interpreter, Backend::cpu}) {
     auto step = jit([](const Array& v) { return v * 0.5f + 1.0f; },
-                    {.donate_argnums = {0}, .backend = backend, .donation_must_apply = true});
+                    {.donate_argnums = {0}, .backend = backend, .donation_must_apply = true, .wait_for_compile = true});
     Array x = full({256}, 2.0f);
     const void* p = x.unsafe_buffer_pointer();
     Array y = step(x);

@@ -235,7 +235,7 @@ TEST_CASE("corpus: every case, every check", "[corpus]") {
     const std::vector<Array> eager_batched = batched(stacked);
     for (Backend backend : {Backend::interpreter, Backend::cpu}) {
       INFO("backend " << (backend == Backend::cpu ? "cpu" : "interpreter"));
-      const JitOptions options{.backend = backend};
+      const JitOptions options{.backend = backend, .wait_for_compile = true};
       same_values(jit(f, options)(d), f(d));
       close_all(jit(batched, options)(stacked), eager_batched);
     }
@@ -255,7 +255,7 @@ TEST_CASE("corpus: every case, every check", "[corpus]") {
     // jit equals eager on the gradient, on both backends.
     const std::vector<Array> eager_grad = grad(total)(d);
     same_values(jit(grad(total), JitOptions{.backend = Backend::interpreter})(d), eager_grad);
-    close_all(jit(grad(total), JitOptions{.backend = Backend::cpu})(d), eager_grad);
+    close_all(jit(grad(total), JitOptions{.backend = Backend::cpu, .wait_for_compile = true})(d), eager_grad);
     ++jitted;
   }
   // Every differentiable primitive appears in the corpus, except those that
