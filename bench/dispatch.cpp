@@ -13,7 +13,7 @@ using namespace graft;
 
 int main() {
   auto f = [](const Array& x, const Array& y) { return graft::tanh(x * y + 1.0f); };
-  auto jf = jit(f);
+  auto jf = jit(f, {.wait_for_compile = true});  // time the compiled tier
   Array x = full({8}, 0.5f), y = full({8}, 2.0f);
   jf(x, y);  // trace and compile once
   const int n = 20000;

@@ -51,7 +51,7 @@ int main() {
   auto summed = [](const Array& v) { return psum(v, "i"); };
   auto p_twice = pmap(twice, "i");
   auto p_sum = pmap(summed, "i");
-  auto j_twice = jit(twice);
+  auto j_twice = jit(twice, {.wait_for_compile = true});
   std::vector<float> data(16, 1.5f);
   Array one = array(std::vector<float>(8, 1.5f), {8});
   Spread jit_one = time_calls([&] { j_twice(one); });

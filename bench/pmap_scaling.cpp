@@ -72,7 +72,7 @@ double seconds_per_jit_step(int64_t batch) {
   auto step = jit([](const Mlp& p, const Array& x) {
     Mlp g = grad(loss)(p, x);
     return Mlp{p.w1 - 0.01f * g.w1, p.w2 - 0.01f * g.w2, p.w3 - 0.01f * g.w3};
-  });
+  }, {.wait_for_compile = true});
   const float s = 1.0f / static_cast<float>(kWidth);
   Mlp params{wiggle({kWidth, kWidth}, s, 0.1f), wiggle({kWidth, kWidth}, s, 0.2f), wiggle({kWidth, kWidth}, s, 0.3f)};
   Array x = wiggle({batch, kWidth}, 1.0f, 0.4f);

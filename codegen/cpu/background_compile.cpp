@@ -1,5 +1,9 @@
 #include "codegen/cpu/background_compile.h"
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <deque>
 #include <thread>
@@ -62,6 +66,9 @@ class BackgroundCompiler {
 
  private:
   void work() {
+    // Below the threads that run calls: the interpreter keeps the cores, and
+    // the compilers this thread starts inherit its priority.
+    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
     for (;;) {
       Job job;
       {
