@@ -1,5 +1,6 @@
 #include "graft/device.h"
 #include "interpreter/blas_core.h"
+#include "interpreter/kernels/float_math.h"
 
 namespace graft {
 
@@ -9,7 +10,9 @@ std::string build_info() {
   s += "; GEMM: " + blas.library;
   if (blas.library != "Eigen") s += ", " + interpreter::blas_kernels_now() + " kernels";
   if (!blas.note.empty()) s += " (" + blas.note + ")";
-  s += "; float math: interpreter kernels built for baseline x86-64, cpu-backend kernels for -march=native";
+  s += "; float math: ";
+  s += interpreter::float_isa_name(interpreter::float_math().isa);
+  s += " (exp, tanh, ... in interpreter and cpu-backend kernels; cpu-backend arithmetic: -march=native)";
   s += "; CUDA: not built";
   return s;
 }

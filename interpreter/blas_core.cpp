@@ -27,23 +27,6 @@ bool one_of(std::string_view name, std::initializer_list<std::string_view> names
 
 }  // namespace
 
-CpuFeatures cpu_features() {
-  CpuFeatures f;
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_cpu_init();
-  f.avx2_fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  f.avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-             __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
-#endif
-  return f;
-}
-
-std::string cpu_features_str(const CpuFeatures& f) {
-  if (f.avx512) return "avx512 avx2 fma";
-  if (f.avx2_fma) return "avx2 fma";
-  return "baseline x86-64";
-}
-
 std::string better_blas_core(std::string_view chosen, const CpuFeatures& f) {
   // OpenBLAS 0.3.21's names (openblas_get_corename) of kernels that use
   // AVX-512, and of those that use at least AVX2 + FMA.

@@ -11,15 +11,9 @@
 #include <string>
 #include <string_view>
 
+#include "interpreter/cpu_features.h"
+
 namespace graft::interpreter {
-
-struct CpuFeatures {
-  bool avx2_fma = false;  // AVX2 and FMA3
-  bool avx512 = false;    // AVX-512 F, BW, VL and DQ (what OpenBLAS's SkylakeX kernels use)
-};
-
-CpuFeatures cpu_features();  // of this machine
-std::string cpu_features_str(const CpuFeatures& f);  // "avx512 avx2 fma" / "baseline x86-64"
 
 // The OpenBLAS core type to select instead of `chosen` (OpenBLAS's name for
 // the kernels it picked, e.g. "Prescott") on a CPU with `f`; empty to keep them.

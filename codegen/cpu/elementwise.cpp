@@ -84,30 +84,16 @@ std::string op_expr(Op op, DType dt, DType out, const std::vector<std::string>& 
   fail(cat(std::string(ir::op_name(op)), " cannot be emitted as an elementwise expression"));
 }
 
-// ---- ops as calls of graft's Eigen functions (math.h)
+// ---- ops as calls of graft's float math table (math.h)
 
 std::optional<MathFn> op_math_fn(Op op, DType dt) {
   if (!ir::is_floating(dt)) return std::nullopt;
   switch (op) {
-    case Op::floor: return MathFn::floor;
-    case Op::ceil: return MathFn::ceil;
-    case Op::round: return MathFn::round;
-    case Op::sqrt: return MathFn::sqrt;
-    case Op::rsqrt: return MathFn::rsqrt;
-    case Op::exp: return MathFn::exp;
-    case Op::log: return MathFn::log;
-    case Op::log1p: return MathFn::log1p;
-    case Op::expm1: return MathFn::expm1;
-    case Op::sin: return MathFn::sin;
-    case Op::cos: return MathFn::cos;
-    case Op::tan: return MathFn::tan;
-    case Op::asin: return MathFn::asin;
-    case Op::acos: return MathFn::acos;
-    case Op::atan: return MathFn::atan;
-    case Op::sinh: return MathFn::sinh;
-    case Op::cosh: return MathFn::cosh;
-    case Op::tanh: return MathFn::tanh;
-    case Op::logistic: return MathFn::logistic;
+#define GRAFT_CPU_MATH_CASE(name, expr) \
+  case Op::name:                         \
+    return MathFn::name;
+    GRAFT_FLOAT_MATH_OPS(GRAFT_CPU_MATH_CASE)
+#undef GRAFT_CPU_MATH_CASE
     default: return std::nullopt;
   }
 }

@@ -17,15 +17,37 @@ using ir::Op;
 
 
 template <class T>
+using CMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
+template <class T>
+using MMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
+
+// The float math table's function for op, or nullptr (float_math.h).
+template <class T>
+std::conditional_t<std::is_same_v<T, float>, FloatFnF32, FloatFnF64> float_fn(Op op) {
+  int index = -1;
+  switch (op) {
+#define GRAFT_FLOAT_FN_CASE(name, expr) \
+  case Op::name:                         \
+    index = static_cast<int>(FloatFn::name); \
+    break;
+    GRAFT_FLOAT_MATH_OPS(GRAFT_FLOAT_FN_CASE)
+#undef GRAFT_FLOAT_FN_CASE
+    default: return nullptr;
+  }
+  if constexpr (std::is_same_v<T, float>) return float_math().f32[index];
+  else return float_math().f64[index];
+}
+
+template <class T>
 void unary_float(Op op, const T* x, T* y, int64_t n) {
+  if (auto fn = float_fn<T>(op)) {
+    parallel_ranges(n, [&](int64_t b, int64_t e) { fn(x + b, y + b, e - b); });
+    return;
+  }
   parallel_ranges(n, [&](int64_t b, int64_t e) {
     CMap<T> X(x + b, e - b);
     MMap<T> Y(y + b, e - b);
     switch (op) {
-#define GRAFT_FLOAT_MATH_CASE(name, expr) \
-  case Op::name: Y = expr; break;
-      GRAFT_FLOAT_MATH_OPS(GRAFT_FLOAT_MATH_CASE)
-#undef GRAFT_FLOAT_MATH_CASE
       case Op::erf:
         for (int64_t i = b; i < e; ++i) y[i] = std::erf(x[i]);
         break;
@@ -107,6 +129,7 @@ void unary_kernel(const KernelCall& call) {
 }
 
 // out[i] = f(a[i], b[i]), with the switch outside the loop so it vectorises.
+// f is a lambda: a function pointer would be an indirect call per element.
 template <class T, class R, class F>
 void zip(const KernelCall& call, F f) {
   const T* a = in_ptr<T>(call, 0);
@@ -121,15 +144,15 @@ template <class T>
 void binary_typed(const KernelCall& call) {
   constexpr bool is_float = std::is_floating_point_v<T>;
   switch (call.op) {
-    case Op::add: return zip<T, T>(call, wrapping_add<T>);
-    case Op::sub: return zip<T, T>(call, wrapping_sub<T>);
-    case Op::mul: return zip<T, T>(call, wrapping_mul<T>);
+    case Op::add: return zip<T, T>(call, [](T a, T b) { return wrapping_add<T>(a, b); });
+    case Op::sub: return zip<T, T>(call, [](T a, T b) { return wrapping_sub<T>(a, b); });
+    case Op::mul: return zip<T, T>(call, [](T a, T b) { return wrapping_mul<T>(a, b); });
     case Op::div:
       if constexpr (is_float) return zip<T, T>(call, [](T a, T b) { return a / b; });
-      else return zip<T, T>(call, int_div<T>);
+      else return zip<T, T>(call, [](T a, T b) { return int_div<T>(a, b); });
     case Op::rem:
       if constexpr (is_float) return zip<T, T>(call, [](T a, T b) { return std::fmod(a, b); });
-      else return zip<T, T>(call, int_rem<T>);
+      else return zip<T, T>(call, [](T a, T b) { return int_rem<T>(a, b); });
     case Op::pow:
       if constexpr (is_float) return zip<T, T>(call, [](T a, T b) { return std::pow(a, b); });
       break;

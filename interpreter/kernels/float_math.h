@@ -1,42 +1,87 @@
-// The Eigen expression of each vectorised float op, written once: the
-// interpreter's elementwise kernel and the functions generated CPU kernels
-// call (codegen/cpu/math.cpp) both expand this list, so compiled kernels
-// compute the interpreter's bits by construction.
+// The vectorised float functions: what the interpreter's elementwise kernels
+// compute for these ops, and what generated CPU kernels call back into graft
+// for (codegen/cpu/math.h), so that both compute the same bits.
 //
-// M(name, expr): expr reads X (an Eigen::Map of the operand) and has element
-// type T. Internal header: it needs <Eigen/Core> where it is expanded.
+// Each function is an Eigen array expression (the list below, written once),
+// compiled three times (float_math_baseline.cpp, _avx2.cpp, _avx512.cpp, each
+// with its instruction set's flags) into a table; the table of the widest
+// instruction set this CPU has is chosen at first use (float_math()).
+//
+// Results do not depend on where an element lies in the array: every
+// element goes through Eigen's packet formula (a partial last packet is
+// computed in a padded buffer), so an op gives the same bits whether it runs
+// eagerly on a whole array, on a fused kernel's tile, or in a generated
+// kernel's block. They do depend on the instruction set (a 16-lane AVX-512
+// polynomial and a 4-lane SSE one may round differently): one machine, one
+// table, the same bits everywhere. Accuracy (max ULP error against a
+// correctly rounded reference) is tested per table in
+// tests/runtime/float_math_test.cpp and listed in docs/FLOAT_MATH.md.
+//
+// M(name, expr): `name` is the op (ir::Op::name); expr reads X (an
+// Eigen::Map of the operand) and has element type T. The list is expanded
+// without Eigen (names only) or in the ISA files (float_math_isa.h).
 #pragma once
 
-#include <Eigen/Core>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+// sqrt and rsqrt are not Eigen's: with EIGEN_FAST_MATH (Eigen's default, kept
+// for its vectorised sin, cos and tanh) its f32 sqrt is a reciprocal-square-
+// root estimate with one Newton step. These are correctly rounded per element
+// (GCC vectorises the loop into sqrtps/sqrtpd).
+#define GRAFT_FLOAT_MATH_OPS(M)                                          \
+  M(floor, X.floor())                                                    \
+  M(ceil, X.ceil())                                                      \
+  M(round, X.rint()) /* half to even, as NumPy */                        \
+  M(sqrt, X.unaryExpr([](T v) { return std::sqrt(v); }))                 \
+  M(rsqrt, X.unaryExpr([](T v) { return T(1) / std::sqrt(v); }))         \
+  M(exp, X.exp())                                                        \
+  M(log, X.log())                                                        \
+  M(log1p, X.log1p())                                                    \
+  M(expm1, X.expm1())                                                    \
+  M(sin, X.sin())                                                        \
+  M(cos, X.cos())                                                        \
+  M(tan, X.tan())                                                        \
+  M(asin, X.asin())                                                      \
+  M(acos, X.acos())                                                      \
+  M(atan, X.atan())                                                      \
+  M(sinh, X.sinh())                                                      \
+  M(cosh, X.cosh())                                                      \
+  M(tanh, X.tanh())                                                      \
+  M(logistic, T(1) / (T(1) + (-X).exp()))
 
 namespace graft::interpreter {
 
-template <class T>
-using EVec = Eigen::Array<T, Eigen::Dynamic, 1>;
-template <class T>
-using CMap = Eigen::Map<const EVec<T>>;
-template <class T>
-using MMap = Eigen::Map<EVec<T>>;
+enum class FloatFn : int32_t {
+#define GRAFT_FLOAT_FN_ENUM(name, expr) name,
+  GRAFT_FLOAT_MATH_OPS(GRAFT_FLOAT_FN_ENUM)
+#undef GRAFT_FLOAT_FN_ENUM
+  count
+};
+inline constexpr int kFloatFnCount = static_cast<int>(FloatFn::count);
+
+using FloatFnF32 = void (*)(const float* x, float* y, int64_t n);  // y[i] = f(x[i]), i < n; y may be x
+using FloatFnF64 = void (*)(const double* x, double* y, int64_t n);
+
+// The instruction sets a table is built for, narrowest first.
+enum class FloatIsa : int32_t { baseline, avx2, avx512 };
+inline constexpr int kFloatIsaCount = 3;
+const char* float_isa_name(FloatIsa isa);  // "baseline x86-64 (SSE2)", "AVX2+FMA", "AVX-512"
+
+struct FloatMathTable {
+  FloatIsa isa;
+  FloatFnF32 f32[kFloatFnCount];
+  FloatFnF64 f64[kFloatFnCount];
+};
+
+// The table this process uses: the widest instruction set the CPU has, or
+// the one $GRAFT_FLOAT_MATH names (baseline | avx2 | avx512; one the CPU
+// lacks is refused with a warning). Chosen once.
+const FloatMathTable& float_math();
+
+// Every table built into this library that this CPU can run, narrowest
+// first (for tests and benchmarks).
+std::vector<const FloatMathTable*> float_math_tables();
 
 }  // namespace graft::interpreter
-
-#define GRAFT_FLOAT_MATH_OPS(M)                 \
-  M(floor, X.floor())                           \
-  M(ceil, X.ceil())                             \
-  M(round, X.rint()) /* half to even, as NumPy */ \
-  M(sqrt, X.sqrt())                             \
-  M(rsqrt, X.rsqrt())                           \
-  M(exp, X.exp())                               \
-  M(log, X.log())                               \
-  M(log1p, X.log1p())                           \
-  M(expm1, X.expm1())                           \
-  M(sin, X.sin())                               \
-  M(cos, X.cos())                               \
-  M(tan, X.tan())                               \
-  M(asin, X.asin())                             \
-  M(acos, X.acos())                             \
-  M(atan, X.atan())                             \
-  M(sinh, X.sinh())                             \
-  M(cosh, X.cosh())                             \
-  M(tanh, X.tanh())                             \
-  M(logistic, T(1) / (T(1) + (-X).exp()))
