@@ -22,15 +22,12 @@
 // and stores every output (after all of the block's reads, so an output may
 // alias an input).
 //
-// Eigen takes its packet path for elements whose SIMD packet (aligned in
-// the destination) lies inside the range it is given, and its scalar path
-// for the others; the interpreter's destinations are 64-byte aligned and its
-// parallel chunks start at multiples of 2^14, so element i takes the packet
-// path there unless i >= N - N % packet. A call stage reproduces that: its
-// range is the block widened to multiples of 16 elements (clipped to N) in a
-// 64-byte aligned array, so every element sits in the same packet as in the
-// interpreter. Stages before the last call stage therefore run on the widened
-// range [xlo, xhi); the widening elements are computed and discarded.
+// A call stage runs on the block widened to multiples of 16 elements
+// (clipped to N) in a 64-byte aligned array: the math table's functions give
+// every element the same bits wherever it lies (interpreter/kernels/
+// float_math.h), and whole packets spare them a padded tail per block.
+// Stages before the last call stage therefore run on the widened range
+// [xlo, xhi); the widening elements are computed and discarded.
 //
 // A trailing reduction receives, per block, the values it reduces (`red`);
 // the reduced input's axes, without size-1 axes and with neighbouring axes

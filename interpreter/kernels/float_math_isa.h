@@ -15,8 +15,10 @@
 #define Eigen GRAFT_FLOAT_ISA_EIGEN
 #include <Eigen/Core>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "interpreter/kernels/float_math.h"
 
@@ -31,30 +33,77 @@ using EVec = Eigen::Array<T, Eigen::Dynamic, 1>;
 template <class T>
 inline constexpr int64_t kLanes = 64 / sizeof(T);
 
-// Runs expr over [0, n) so that every element takes Eigen's packet path:
-// whole packets straight from x into an aligned y, the rest (a misaligned y,
-// the last partial packet) through an aligned buffer padded with zeros.
-template <class T, class Expr>
-void apply(const T* x, T* y, int64_t n, const Expr& expr) {
-  constexpr int64_t L = kLanes<T>;
-  int64_t done = 0;
-  if (reinterpret_cast<uintptr_t>(y) % 64 == 0) {
-    done = n - n % L;
-    if (done > 0) {
-      Eigen::Map<const EVec<T>> X(x, done);
-      Eigen::Map<EVec<T>, Eigen::Aligned64> Y(y, done);
-      Y = expr(X);
+// Where Eigen's polynomials leave the function's true value (measured by
+// tests/float_math): exp clamps its argument, so exp(-inf) was 2.9e-39 in f32
+// and 5.6e-309 in f64, and subnormal results are wrong; AVX-512's exp
+// overflows from 88.38 on (exp(88.7) < FLT_MAX); log reads a subnormal
+// input as the smallest normal number. Arguments past the range become 0 or
+// inf with a compare; the few in the narrow windows between take the C
+// library's function. Each element's result depends only on its value.
+template <FloatFn F, class T>
+void fix_range(const T* x, T* y, int64_t n) {
+  constexpr bool f32 = sizeof(T) == 4;
+  if constexpr (F == FloatFn::exp || F == FloatFn::expm1) {
+    // exp(x) rounds to 0 below `zero` and overflows above `inf`; between the
+    // window edges and those, the library's function.
+    const T zero = f32 ? T(-104) : T(-746), low = f32 ? T(-87) : T(-708), high = f32 ? T(88) : T(709),
+            inf = f32 ? T(89) : T(710);
+    // Branch-free, so that it vectorises; the window check is a separate count.
+    for (int64_t k = 0; k < n; ++k) {
+      const T v = x[k];
+      T r = y[k];
+      if constexpr (F == FloatFn::exp) r = v < zero ? T(0) : r;
+      y[k] = v > inf ? std::numeric_limits<T>::infinity() : r;
     }
+    int rare = 0;
+    for (int64_t k = 0; k < n; ++k) {
+      const T v = x[k];
+      int w = (v > high) & (v <= inf);
+      if constexpr (F == FloatFn::exp) w |= (v >= zero) & (v < low);
+      rare |= w;
+    }
+    if (rare == 0) return;
+    for (int64_t k = 0; k < n; ++k) {
+      const T v = x[k];
+      if constexpr (F == FloatFn::exp)
+        if (v >= zero && v < low) y[k] = std::exp(v);
+      if (v > high && v <= inf) y[k] = F == FloatFn::exp ? std::exp(v) : std::expm1(v);
+    }
+  } else if constexpr (F == FloatFn::log) {
+    int rare = 0;
+    for (int64_t k = 0; k < n; ++k) rare |= (x[k] > T(0)) & (x[k] < std::numeric_limits<T>::min());
+    if (rare == 0) return;
+    for (int64_t k = 0; k < n; ++k)
+      if (x[k] > T(0) && x[k] < std::numeric_limits<T>::min()) y[k] = std::log(x[k]);
   }
-  alignas(64) T in[8 * L], out[8 * L];
-  while (done < n) {
-    const int64_t len = std::min<int64_t>(n - done, 8 * L), padded = (len + L - 1) / L * L;
-    std::memcpy(in, x + done, static_cast<size_t>(len) * sizeof(T));
-    for (int64_t k = len; k < padded; ++k) in[k] = T(0);
-    Eigen::Map<const EVec<T>, Eigen::Aligned64> X(in, padded);
-    Eigen::Map<EVec<T>, Eigen::Aligned64> Y(out, padded);
+}
+
+// Runs expr over [0, n) in chunks so that every element takes Eigen's packet
+// path: a chunk goes through an aligned buffer, padded with zeros to whole
+// packets, unless it is whole packets into an aligned y apart from x. y may
+// be x.
+template <FloatFn F, class T, class Expr>
+void apply(const T* x, T* y, int64_t n, const Expr& expr) {
+  constexpr int64_t L = kLanes<T>, kChunk = 16 * L;
+  alignas(64) T in[kChunk], out[kChunk];
+  for (int64_t done = 0; done < n;) {
+    const int64_t len = std::min<int64_t>(n - done, kChunk), padded = (len + L - 1) / L * L;
+    const T* src = x + done;
+    if (padded != len) {
+      std::memcpy(in, src, static_cast<size_t>(len) * sizeof(T));
+      for (int64_t k = len; k < padded; ++k) in[k] = T(0);
+      src = in;
+    }
+    // Straight into y when it is aligned, whole packets and apart from x.
+    T* const dst = y + done;
+    const bool direct = padded == len && reinterpret_cast<uintptr_t>(dst) % 64 == 0 &&
+                        (dst + len <= x + done || x + done + len <= dst);
+    T* const res = direct ? dst : out;
+    Eigen::Map<const EVec<T>> X(src, padded);
+    Eigen::Map<EVec<T>, Eigen::Aligned64> Y(res, padded);
     Y = expr(X);
-    std::memcpy(y + done, out, static_cast<size_t>(len) * sizeof(T));
+    fix_range<F>(x + done, res, len);
+    if (!direct) std::memcpy(dst, out, static_cast<size_t>(len) * sizeof(T));
     done += len;
   }
 }
@@ -62,7 +111,7 @@ void apply(const T* x, T* y, int64_t n, const Expr& expr) {
 #define GRAFT_FLOAT_ISA_FN(name, expr)                                        \
   template <class T>                                                          \
   void name##_fn(const T* x, T* y, int64_t n) {                               \
-    apply(x, y, n, [](const auto& X) { return expr; });                      \
+    apply<FloatFn::name>(x, y, n, [](const auto& X) { return expr; });       \
   }
 GRAFT_FLOAT_MATH_OPS(GRAFT_FLOAT_ISA_FN)
 #undef GRAFT_FLOAT_ISA_FN
