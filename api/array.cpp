@@ -1,6 +1,7 @@
 // Array: accessors, element read-back, creation functions and operators.
 #include "graft/array.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -117,19 +118,22 @@ DType dtype_of() {
   else return DType::i64;
 }
 
-// A concrete array of `dtype` filled from `count` values of any C++ type.
+// A concrete array of `dtype` filled from its number of values of any C++
+// type, or with values[0] everywhere when `repeat` (made by `site`).
 template <class T>
-Array from_values(const T* values, Shape shape, DType dtype, const std::source_location& loc) {
+Array from_values(const T* values, Shape shape, DType dtype, const std::source_location& loc, bool repeat = false,
+                  const char* site_name = "array") {
   ir::ValueType type{dtype, std::move(shape)};
   int64_t n = ir::checked_num_elements(type.shape);
   if (n < 0) throw ShapeError("array: invalid shape " + ir::shape_str(type.shape) + detail::where(loc));
-  runtime::SiteScope site(runtime::intern_site("array", ir::current_scope(), loc.file_name(), loc.function_name(),
+  runtime::SiteScope site(runtime::intern_site(site_name, ir::current_scope(), loc.file_name(), loc.function_name(),
                                                static_cast<int>(loc.line())));
   auto impl = detail::allocate_concrete(type);
   void* p = impl->buffer->data();
   auto fill = [&](auto* dst) {
     using D = std::remove_pointer_t<decltype(dst)>;
-    for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<D>(values[i]);
+    if (repeat) std::fill_n(dst, n, static_cast<D>(values[0]));
+    else for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<D>(values[i]);
   };
   switch (dtype) {
     case DType::bool_: fill(static_cast<bool*>(p)); break;
@@ -146,6 +150,9 @@ Array filled(Shape shape, double value, DType dtype, const std::source_location&
   for (int64_t d : shape)
     if (d < 0 || d > ir::kMaxDim)
       throw ShapeError("full: invalid shape " + ir::shape_str(shape) + detail::where(loc));
+  // Eagerly the buffer is filled directly (what broadcasting a scalar
+  // computes); a trace records the constant and its broadcast.
+  if (!ir::current_trace()) return from_values(&value, std::move(shape), dtype, loc, true, "full");
   Array s = from_values(&value, {}, dtype, loc);
   return detail::broadcast_to_shape(s, shape, loc);
 }

@@ -6,6 +6,7 @@
 #include "api/lowering.h"
 #include "graft/errors.h"
 #include "graft/ops.h"
+#include "ir/trace.h"
 
 namespace graft {
 
@@ -150,8 +151,9 @@ Array binary_with_scalar(BinaryOp op, const Array& x, double value, bool is_floa
                          const std::source_location& loc) {
   DType d = weak_scalar_dtype(x, is_float, "operator");
   if ((op == BinaryOp::div) && !ir::is_floating(d)) d = DType::f32;
-  Array s = scalar(value, d, loc);
   Array xs = convert(x, d, loc);
+  // Eagerly the scalar is made at x's shape at once (one fill, no broadcast op).
+  Array s = ir::current_trace() ? scalar(value, d, loc) : full(xs.shape(), value, d, loc);
   Array a = scalar_first ? s : xs, b = scalar_first ? xs : s;
   std::vector<Array> args = promote_and_broadcast(ir::op_name(to_op(op)).data(), {a, b}, loc);
   return bind1(to_op(op), args, {}, loc);

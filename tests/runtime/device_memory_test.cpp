@@ -230,7 +230,7 @@ TEST_CASE("memory: an out-of-memory error explains itself", "[memory][oom]") {
   CHECK_THAT(msg, Contains("largest free block " + std::to_string(t.stats().largest_free_block_bytes) + " bytes"));
   CHECK_THAT(msg, Contains("The request came from add at ") && Contains(file_line(line_b + 3)));
   CHECK_THAT(msg, Contains("Largest live buffers on cpu:90 (2 in all)"));
-  CHECK_THAT(msg, Contains("(400000 bytes) buffer, made by broadcast_in_dim at ") &&
+  CHECK_THAT(msg, Contains("(400000 bytes) buffer, made by full at ") &&
                       Contains(file_line(line_a)));
   CHECK_THAT(msg, Contains("buffer, made by exp at ") && Contains(file_line(line_b)));
 
