@@ -69,10 +69,18 @@ enum class FloatIsa : int32_t { baseline, avx2, avx512 };
 inline constexpr int kFloatIsaCount = 3;
 const char* float_isa_name(FloatIsa isa);  // "baseline x86-64 (SSE2)", "AVX2+FMA", "AVX-512"
 
+// IEEE arithmetic (exact, so the same bits in every table), at the table's
+// vector width: what the interpreter's add, sub, mul and div run on floats.
+enum class FloatArith : int32_t { add, sub, mul, div, count };
+using FloatArithF32 = void (*)(const float* a, const float* b, float* y, int64_t n);  // y may be a or b
+using FloatArithF64 = void (*)(const double* a, const double* b, double* y, int64_t n);
+
 struct FloatMathTable {
   FloatIsa isa;
   FloatFnF32 f32[kFloatFnCount];
   FloatFnF64 f64[kFloatFnCount];
+  FloatArithF32 arith_f32[static_cast<int>(FloatArith::count)];
+  FloatArithF64 arith_f64[static_cast<int>(FloatArith::count)];
 };
 
 // The table this process uses: the widest instruction set the CPU has, or

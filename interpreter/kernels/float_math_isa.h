@@ -116,14 +116,29 @@ void apply(const T* x, T* y, int64_t n, const Expr& expr) {
 GRAFT_FLOAT_MATH_OPS(GRAFT_FLOAT_ISA_FN)
 #undef GRAFT_FLOAT_ISA_FN
 
+template <class T, FloatArith A>
+void arith_fn(const T* a, const T* b, T* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    if constexpr (A == FloatArith::add) y[i] = a[i] + b[i];
+    else if constexpr (A == FloatArith::sub) y[i] = a[i] - b[i];
+    else if constexpr (A == FloatArith::mul) y[i] = a[i] * b[i];
+    else y[i] = a[i] / b[i];
+  }
+}
+
 }  // namespace
 
 const FloatMathTable& GRAFT_FLOAT_ISA_TABLE() {
 #define GRAFT_FLOAT_ISA_F32(name, expr) &name##_fn<float>,
 #define GRAFT_FLOAT_ISA_F64(name, expr) &name##_fn<double>,
-  static const FloatMathTable table{GRAFT_FLOAT_ISA,
-                                    {GRAFT_FLOAT_MATH_OPS(GRAFT_FLOAT_ISA_F32)},
-                                    {GRAFT_FLOAT_MATH_OPS(GRAFT_FLOAT_ISA_F64)}};
+  static const FloatMathTable table{
+      GRAFT_FLOAT_ISA,
+      {GRAFT_FLOAT_MATH_OPS(GRAFT_FLOAT_ISA_F32)},
+      {GRAFT_FLOAT_MATH_OPS(GRAFT_FLOAT_ISA_F64)},
+      {&arith_fn<float, FloatArith::add>, &arith_fn<float, FloatArith::sub>, &arith_fn<float, FloatArith::mul>,
+       &arith_fn<float, FloatArith::div>},
+      {&arith_fn<double, FloatArith::add>, &arith_fn<double, FloatArith::sub>, &arith_fn<double, FloatArith::mul>,
+       &arith_fn<double, FloatArith::div>}};
 #undef GRAFT_FLOAT_ISA_F32
 #undef GRAFT_FLOAT_ISA_F64
   return table;
