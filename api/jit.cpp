@@ -233,7 +233,7 @@ std::vector<Array> run_executable(const Executable& exe, const std::vector<Array
   std::vector<bool> reused;
   // Until its module is loaded, a cpu executable runs on the interpreter (the same fused graph, the same bits).
   const codegen::cpu::FusedGraphKernels* compiled = exe.cpu ? exe.cpu->ready() : nullptr;
-  if (exe.cpu) ++(compiled ? g_tier_counts.compiled : g_tier_counts.interpreted);
+  if (exe.cpu) (compiled ? g_tier_counts.compiled : g_tier_counts.interpreted).fetch_add(1, std::memory_order_relaxed);
   interpreter::EvaluateOptions run{donated, &reused, compiled && compiled->compiled ? &compiled->node_kernels : nullptr,
                                    &exe.plan.offset, exe.plan.arena_bytes};
   runtime::SiteScope site(exe.site);
