@@ -13,9 +13,11 @@ graft) are compared, so a row only stands if every program computed the same.
 
   python3 bench/peers/run.py [--graft ./build/bench/peers_graft] [--runs 3]
                              [--threads N] [--python PY] [--no-compile]
+                             [--save DIR | --load DIR]
 """
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -82,15 +84,9 @@ def fmt_time(s):
     return f"{s:.2f} s"
 
 
-def spread(values, fmt):
+def ratio_cell(values):
     m = statistics.median(values)
-    if len(values) == 1:
-        return fmt(m)
-    return f"{fmt(m)} ({fmt(min(values))}-{fmt(max(values))})"
-
-
-def ratio_fmt(r):
-    return f"{r:.2f}x"
+    return f"{m:.2f}x" if len(values) == 1 else f"{m:.2f}x ({min(values):.2f}-{max(values):.2f})"
 
 
 def main():
@@ -101,34 +97,59 @@ def main():
     ap.add_argument("--python", default=sys.executable, help="the Python that has jax and torch")
     ap.add_argument("--no-compile", action="store_true", help="skip torch.compile (slow to compile)")
     ap.add_argument("--timeout", type=int, default=1800, help="seconds per program run")
+    ap.add_argument("--save", help="keep each program run's output in this directory")
+    ap.add_argument("--load", help="print the table of outputs kept by --save, running nothing")
     a = ap.parse_args()
 
-    dump = tempfile.mkdtemp(prefix="graft-peers-")
-    env = dict(os.environ, OMP_NUM_THREADS=str(a.threads))
-    programs = [
-        ("graft", [a.graft, "--dump", dump]),
-        ("jax", [a.python, os.path.join(HERE, "jax_peer.py"), "--dump", dump]),
-        ("torch", [a.python, os.path.join(HERE, "torch_peer.py"), "--dump", dump]
-         + (["--no-compile"] if a.no_compile else [])),
-    ]
-    runs = {name: [] for name, _ in programs}  # name -> [(times, checks)]
+    names = ["graft", "jax", "torch"]
+    runs = {name: [] for name in names}  # name -> [(times, checks)]
     about = {}
-    skipped = set()
-    for r in range(a.runs):
-        for name, cmd in programs:
-            if name in skipped:
-                continue
-            print(f"run {r + 1}/{a.runs}: {name}", file=sys.stderr, flush=True)
-            lines = run_program(name, cmd, env, a.threads, a.timeout)
-            if lines is None:
-                skipped.add(name)
-                continue
-            times, checks, about[name] = parse(lines)
-            runs[name].append((times, checks))
+    if a.load:
+        for name in names:
+            r = 0
+            while os.path.exists(path := os.path.join(a.load, f"{name}.{r}.txt")):
+                with open(path) as f:
+                    times, checks, about[name] = parse(f.read().splitlines())
+                runs[name].append((times, checks))
+                r += 1
+        with open(os.path.join(a.load, "threads.txt")) as f:
+            a.threads, a.runs = (int(v) for v in f.read().split())
+    else:
+        dump = tempfile.mkdtemp(prefix="graft-peers-")
+        env = dict(os.environ, OMP_NUM_THREADS=str(a.threads))
+        programs = {
+            "graft": [a.graft, "--dump", dump],
+            "jax": [a.python, os.path.join(HERE, "jax_peer.py"), "--dump", dump],
+            "torch": [a.python, os.path.join(HERE, "torch_peer.py"), "--dump", dump]
+            + (["--no-compile"] if a.no_compile else []),
+        }
+        if a.save:
+            os.makedirs(a.save, exist_ok=True)
+            with open(os.path.join(a.save, "threads.txt"), "w") as f:
+                f.write(f"{a.threads} {a.runs}\n")
+        skipped = set()
+        for r in range(a.runs):
+            for name in names:
+                if name in skipped:
+                    continue
+                print(f"run {r + 1}/{a.runs}: {name}", file=sys.stderr, flush=True)
+                lines = run_program(name, programs[name], env, a.threads, a.timeout)
+                if lines is None:
+                    skipped.add(name)
+                    continue
+                if a.save:
+                    with open(os.path.join(a.save, f"{name}.{r}.txt"), "w") as f:
+                        f.write("\n".join(lines) + "\n")
+                times, checks, about[name] = parse(lines)
+                runs[name].append((times, checks))
+        shutil.rmtree(dump, ignore_errors=True)
+    return render(a, names, runs, about)
 
+
+def render(a, names, runs, about):
     # Columns: each program's variants (name, name[interpreter], name[compile]).
     columns = []
-    for name, _ in programs:
+    for name in names:
         for times, _ in runs[name][:1]:
             for v in sorted({k.partition("[")[2].rstrip("]") for k in times}):
                 columns.append((name, v))
@@ -139,13 +160,16 @@ def main():
     def key(w, v):
         return f"{w}[{v}]" if v else w
 
-    print(f"threads: {a.threads} of {os.cpu_count()} CPUs; {a.runs} runs; each cell: median of the runs' best repeat"
-          " (min-max over runs)")
+    print(f"threads: {a.threads} of {os.cpu_count()} CPUs; {a.runs} runs. Times: the median over runs of each run's"
+          " best repeat. Ratios: graft's time over the peer's, run by run: median (min-max).")
     for name in about:
         print(f"- {name}: {about[name]}")
     heads = [f"{n}[{v}]" if v else n for n, v in columns]
-    peers = [(n, v) for n, v in columns if n != "graft"]
-    rheads = [f"graft / {n}[{v}]" if v else f"graft / {n}" for n, v in peers]
+    # graft's default backend over each peer's column, and graft's interpreter over JAX.
+    pairs = [("", n, v) for n, v in columns if n != "graft"]
+    if ("graft", "interpreter") in columns and ("jax", "") in columns:
+        pairs.append(("interpreter", "jax", ""))
+    rheads = [f"{key('graft', gv)} / {key(n, v)}" for gv, n, v in pairs]
     print()
     print("| workload | " + " | ".join(heads + rheads) + " |")
     print("|---" * (1 + len(heads) + len(rheads)) + "|")
@@ -153,19 +177,18 @@ def main():
         cells = []
         for n, v in columns:
             s = series(n, key(w, v))
-            cells.append(spread(s, fmt_time) if s else "-")
-        g = series("graft", w)
-        for n, v in peers:
-            p = series(n, key(w, v))
+            cells.append(fmt_time(statistics.median(s)) if s else "-")
+        for gv, n, v in pairs:
+            g, p = series("graft", key(w, gv)), series(n, key(w, v))
             k = min(len(g), len(p))
-            cells.append(spread([g[i] / p[i] for i in range(k)], ratio_fmt) if k else "-")
+            cells.append(ratio_cell([g[i] / p[i] for i in range(k)]) if k else "-")
         print(f"| {what} | " + " | ".join(cells) + " |")
 
     # Checks: every program's values against graft's (the chains: element by element).
     print()
     bad = []
     ref = runs["graft"][0][1] if runs["graft"] else {}
-    for name, _ in programs:
+    for name in names:
         for _, checks in runs[name][:1]:
             for k, v in checks.items():
                 if k.endswith(":maxerr_vs_graft"):
@@ -175,7 +198,7 @@ def main():
                 base = k.replace("[interpreter]", "").replace("[compile]", "")
                 if base in ref and not abs(v - ref[base]) <= 1e-4 * max(1.0, abs(ref[base])):
                     bad.append(f"{name} {k} = {v:.9g}, graft {ref[base]:.9g}")
-    errs = [f"{n} {k.split(':')[0]}: {v:.2g}" for n, _ in programs for _, c in runs[n][:1] for k, v in c.items()
+    errs = [f"{n} {k.split(':')[0]}: {v:.2g}" for n in names for _, c in runs[n][:1] for k, v in c.items()
             if k.endswith(":maxerr_vs_graft")]
     if errs:
         print("elementwise chains, max |peer - graft| / max(1, |graft|): " + "; ".join(errs))
