@@ -11,11 +11,15 @@ with run.py's OMP_NUM_THREADS (all cores by default).
 Usage: python torch_peer.py [--dump DIR] [--no-compile]
 """
 import os
+import atexit
+import shutil
 import sys
 import tempfile
 import time
 
-os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", tempfile.mkdtemp(prefix="torchinductor-peers-"))
+if "TORCHINDUCTOR_CACHE_DIR" not in os.environ:  # a fresh Inductor cache: the first call compiles cold
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = tempfile.mkdtemp(prefix="torchinductor-peers-")
+    atexit.register(shutil.rmtree, os.environ["TORCHINDUCTOR_CACHE_DIR"], True)
 
 import numpy as np
 
