@@ -1,17 +1,50 @@
-// Wall-clock timing for the benchmarks: the best of several repeats.
+// Wall-clock timing for the benchmarks: the best of several repeats, or the
+// spread (min, median, max) of the repeats where a noisy machine matters.
 #pragma once
 
 #include <algorithm>
 #include <chrono>
+#include <vector>
+
+template <class F>
+double seconds_of(F&& f) {
+  auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 template <class F>
 double best_seconds(F&& f, int repeats = 5) {
   double best = 1e300;
-  for (int r = 0; r < repeats; ++r) {
-    auto t0 = std::chrono::steady_clock::now();
-    f();
-    auto t1 = std::chrono::steady_clock::now();
-    best = std::min(best, std::chrono::duration<double>(t1 - t0).count());
-  }
+  for (int r = 0; r < repeats; ++r) best = std::min(best, seconds_of(f));
   return best;
+}
+
+struct TimeSpread {
+  double min = 0, median = 0, max = 0;
+};
+
+inline TimeSpread spread_of(std::vector<double> v) {
+  if (v.empty()) return {};
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  const double med = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  return {v.front(), med, v.back()};
+}
+
+// Each repeat timed on its own: min, median and max seconds.
+template <class F>
+TimeSpread timed_spread(F&& f, int repeats = 7) {
+  std::vector<double> s;
+  for (int r = 0; r < repeats; ++r) s.push_back(seconds_of(f));
+  return spread_of(std::move(s));
+}
+
+// jit options for timing: where graft's JitOptions can be told to finish
+// compiling before the first call returns (wait_for_compile), it is set, so
+// that no timed call runs before the compiled code is in place.
+template <class Options>
+Options compile_before_timing(Options o) {
+  if constexpr (requires { o.wait_for_compile; }) o.wait_for_compile = true;
+  return o;
 }
