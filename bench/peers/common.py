@@ -29,6 +29,16 @@ def labels(batch, classes):
     return y
 
 
+def mlp_problem():
+    """The MLP 784-512-512-10 step's parameters, inputs and one-hot labels (numpy, float32)."""
+    batch, n_in, hidden, out = 256, 784, 512, 10
+    s = lambda fan_in: np.float32(1.0 / np.sqrt(fan_in))
+    p = {"w1": det((n_in, hidden), 1, s(n_in)), "b1": det((hidden,), 2, 0.1),
+         "w2": det((hidden, hidden), 3, s(hidden)), "b2": det((hidden,), 4, 0.1),
+         "w3": det((hidden, out), 5, s(hidden)), "b3": det((out,), 6, 0.1)}
+    return p, det((batch, n_in), 7, 1.0), labels(batch, out)
+
+
 def chain_input():
     """x in [-4, 4): (float32(k) * 2^-24 - 0.5) * 8, as peers_graft.cpp computes it."""
     x = np.arange(N_CHAIN, dtype=np.float32) * np.float32(1.0 / N_CHAIN) - np.float32(0.5)

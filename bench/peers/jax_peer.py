@@ -17,7 +17,7 @@ except ImportError:
     print("#skip\tjax not installed")
     raise SystemExit(0)
 
-from common import (chain_input, check, compare_dump, det, dump_dir, labels, report, timed_spread)
+from common import (chain_input, check, compare_dump, det, dump_dir, labels, mlp_problem, report, timed_spread)
 
 
 def first_call_deep_mlp():
@@ -60,13 +60,9 @@ def mlp_loss(p, x, y):
 
 
 def mlp():
-    batch, n_in, hidden, out = 256, 784, 512, 10
-    s = lambda fan_in: np.float32(1.0 / np.sqrt(fan_in))
-    p = {"w1": det((n_in, hidden), 1, s(n_in)), "b1": det((hidden,), 2, 0.1),
-         "w2": det((hidden, hidden), 3, s(hidden)), "b2": det((hidden,), 4, 0.1),
-         "w3": det((hidden, out), 5, s(hidden)), "b3": det((out,), 6, 0.1)}
+    p, x_np, y_np = mlp_problem()
     p = {k: jnp.asarray(v) for k, v in p.items()}
-    x, y = jnp.asarray(det((batch, n_in), 7, 1.0)), jnp.asarray(labels(batch, out))
+    x, y = jnp.asarray(x_np), jnp.asarray(y_np)
     step = jax.jit(jax.value_and_grad(mlp_loss))
     v, g = jax.block_until_ready(step(p, x, y))
 

@@ -29,7 +29,7 @@ except ImportError:
     print("#skip\ttorch not installed")
     raise SystemExit(0)
 
-from common import (chain_input, check, compare_dump, det, dump_dir, labels, report, threads, timed_spread)
+from common import (chain_input, check, compare_dump, det, dump_dir, labels, mlp_problem, report, threads, timed_spread)
 
 COMPILE = "--no-compile" not in sys.argv
 
@@ -95,13 +95,9 @@ def mlp_loss(p, x, y):
 
 
 def mlp():
-    batch, n_in, hidden, out = 256, 784, 512, 10
-    s = lambda fan_in: np.float32(1.0 / np.sqrt(fan_in))
-    p = {"w1": det((n_in, hidden), 1, s(n_in)), "b1": det((hidden,), 2, 0.1),
-         "w2": det((hidden, hidden), 3, s(hidden)), "b2": det((hidden,), 4, 0.1),
-         "w3": det((hidden, out), 5, s(hidden)), "b3": det((out,), 6, 0.1)}
+    p, x_np, y_np = mlp_problem()
     p = {k: t(v).requires_grad_() for k, v in p.items()}
-    x, y = t(det((batch, n_in), 7, 1.0)), t(labels(batch, out))
+    x, y = t(x_np), t(y_np)
 
     def step():  # value and every gradient, as autograd users write it
         loss = mlp_loss(p, x, y)

@@ -12,17 +12,16 @@
 
 #include "codegen/cpu/compiler.h"
 #include "graft/graft.h"
+#include "support/arrays.h"
 #include "support/shell.h"
 
 using namespace graft;
 using Catch::Matchers::Contains;
 namespace cg = graft::codegen::cpu;
+using graft::test::randn;
+using graft::test::values;
 
 namespace {
-
-std::vector<double> values(const Array& a) { return astype(a, f64).to_vector<double>(); }
-
-Array randn(Shape shape, uint64_t seed) { return random::normal(random::key(seed), std::move(shape)); }
 
 // The function of the cache tests: its kernel's source depends on x's shape only.
 Array scaled_chain(const Array& x, double scale) { return tanh(x * scale + 1.0f) * exp(-x); }

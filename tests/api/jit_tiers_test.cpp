@@ -17,17 +17,16 @@
 #include "codegen/cpu/background_compile.h"
 #include "codegen/cpu/compiler.h"
 #include "graft/graft.h"
+#include "support/arrays.h"
 #include "support/shell.h"
 
 using namespace graft;
 using Catch::Matchers::Contains;
 namespace cg = graft::codegen::cpu;
+using graft::test::randn;
+using graft::test::values;
 
 namespace {
-
-std::vector<double> values(const Array& a) { return astype(a, f64).to_vector<double>(); }
-
-Array randn(Shape shape, uint64_t seed) { return random::normal(random::key(seed), std::move(shape)); }
 
 // A shape no other test compiles, so that the module is really built here.
 int64_t unique_size() { return 1000 + static_cast<int64_t>(getpid() % 997); }
