@@ -1,5 +1,6 @@
 // Eager operations against values computed independently in the test.
 #include <catch2/catch.hpp>
+#include <tuple>
 #include <cmath>
 
 #include "api/dispatch.h"
@@ -213,6 +214,30 @@ TEST_CASE("eager: shape ops", "[api][shape]") {
   CHECK_THROWS_AS(x[2], ShapeError);
   CHECK_THROWS_AS(broadcast_to(x, {3, 3}), ShapeError);
   CHECK_THROWS_AS(transpose(x, {0, 0}), ShapeError);
+}
+
+TEST_CASE("eager: matrix transposes in tiles equal the element-by-element definition", "[api][shape]") {
+  // Batches of [R, C] with edges around the tile size (16 or 32) and large
+  // enough to run in parallel, in every element size (1, 4 and 8 bytes).
+  for (auto [b, r, c] : {std::tuple<int64_t, int64_t, int64_t>{1, 1, 7}, {1, 7, 1}, {1, 33, 31}, {3, 17, 65},
+                         {2, 300, 129}, {1, 1024, 515}}) {
+    INFO(b << " x " << r << " x " << c);
+    Array x = reshape(arange(b * r * c, DType::i64), {b, r, c});
+    for (DType d : {DType::bool_, DType::i32, DType::f32, DType::i64, DType::f64}) {
+      std::vector<int64_t> got = astype(transpose(astype(x, d), {0, 2, 1}), DType::i64).to_vector<int64_t>();
+      std::vector<int64_t> src = astype(astype(x, d), DType::i64).to_vector<int64_t>();
+      REQUIRE(got.size() == src.size());
+      bool same = true;
+      for (int64_t k = 0; k < b && same; ++k)
+        for (int64_t i = 0; i < c && same; ++i)
+          for (int64_t j = 0; j < r && same; ++j) same = got[(k * c + i) * r + j] == src[(k * r + j) * c + i];
+      CHECK(same);
+    }
+  }
+  // Two-dimensional, and a permutation that is not a trailing swap (the strided path).
+  Array m = reshape(arange(24), {4, 6});
+  CHECK(transpose(m).to_vector<int32_t>()[1] == 6);
+  CHECK(transpose(reshape(arange(24), {2, 3, 4}), {2, 1, 0}).to_vector<int32_t>()[1] == 12);
 }
 
 TEST_CASE("eager: matmul against naive loops", "[api][linalg]") {
