@@ -88,14 +88,7 @@ std::string op_expr(Op op, DType dt, DType out, const std::vector<std::string>& 
 
 std::optional<MathFn> op_math_fn(Op op, DType dt) {
   if (!ir::is_floating(dt)) return std::nullopt;
-  switch (op) {
-#define GRAFT_CPU_MATH_CASE(name, expr) \
-  case Op::name:                         \
-    return MathFn::name;
-    GRAFT_FLOAT_MATH_OPS(GRAFT_CPU_MATH_CASE)
-#undef GRAFT_CPU_MATH_CASE
-    default: return std::nullopt;
-  }
+  return interpreter::float_fn_of(op);
 }
 
 std::string op_call(MathFn fn, const std::string& x, const std::string& y, const std::string& n) {

@@ -24,18 +24,10 @@ using MMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
 // The float math table's function for op, or nullptr (float_math.h).
 template <class T>
 std::conditional_t<std::is_same_v<T, float>, FloatFnF32, FloatFnF64> float_fn(Op op) {
-  int index = -1;
-  switch (op) {
-#define GRAFT_FLOAT_FN_CASE(name, expr) \
-  case Op::name:                         \
-    index = static_cast<int>(FloatFn::name); \
-    break;
-    GRAFT_FLOAT_MATH_OPS(GRAFT_FLOAT_FN_CASE)
-#undef GRAFT_FLOAT_FN_CASE
-    default: return nullptr;
-  }
-  if constexpr (std::is_same_v<T, float>) return float_math().f32[index];
-  else return float_math().f64[index];
+  const std::optional<FloatFn> fn = float_fn_of(op);
+  if (!fn) return nullptr;
+  if constexpr (std::is_same_v<T, float>) return float_math().f32[static_cast<int>(*fn)];
+  else return float_math().f64[static_cast<int>(*fn)];
 }
 
 template <class T>

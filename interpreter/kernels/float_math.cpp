@@ -63,6 +63,17 @@ const FloatMathTable& choose() {
 
 }  // namespace
 
+std::optional<FloatFn> float_fn_of(ir::Op op) {
+  switch (op) {
+#define GRAFT_FLOAT_FN_CASE(name, expr) \
+  case ir::Op::name:                     \
+    return FloatFn::name;
+    GRAFT_FLOAT_MATH_OPS(GRAFT_FLOAT_FN_CASE)
+#undef GRAFT_FLOAT_FN_CASE
+    default: return std::nullopt;
+  }
+}
+
 const char* float_isa_name(FloatIsa isa) {
   switch (isa) {
     case FloatIsa::baseline: return "baseline x86-64 (SSE2)";

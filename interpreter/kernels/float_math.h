@@ -23,8 +23,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "ir/op.h"
 
 // sqrt and rsqrt are not Eigen's: with EIGEN_FAST_MATH (Eigen's default, kept
 // for its vectorised sin, cos and tanh) its f32 sqrt is a reciprocal-square-
@@ -60,6 +63,10 @@ enum class FloatFn : int32_t {
   count
 };
 inline constexpr int kFloatFnCount = static_cast<int>(FloatFn::count);
+
+// The function computing op (ir::Op of the same name), or nullopt for an op
+// the table does not hold. Both backends map ops through this.
+std::optional<FloatFn> float_fn_of(ir::Op op);
 
 using FloatFnF32 = void (*)(const float* x, float* y, int64_t n);  // y[i] = f(x[i]), i < n; y may be x
 using FloatFnF64 = void (*)(const double* x, double* y, int64_t n);
