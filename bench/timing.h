@@ -39,11 +39,3 @@ TimeSpread timed_spread(F&& f, int repeats = 7) {
   for (int r = 0; r < repeats; ++r) s.push_back(seconds_of(f));
   return spread_of(std::move(s));
 }
-
-// jit options for timing: the first call waits for the compiled code
-// (wait_for_compile), so that no timed call runs on the interpreter tier.
-template <class Options>
-Options compile_before_timing(Options o) {
-  o.wait_for_compile = true;
-  return o;
-}
