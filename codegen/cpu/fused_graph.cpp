@@ -5,12 +5,12 @@
 #include <atomic>
 #include <exception>
 #include <mutex>
-#include <optional>
 #include <thread>
 #include <unordered_map>
 
 #include "codegen/cpu/compiler.h"
 #include "codegen/cpu/emit.h"
+#include "graft/errors.h"
 
 namespace graft::codegen::cpu {
 namespace {
@@ -95,11 +95,13 @@ FusedGraphKernels compile_fused_graph(const ir::Graph& graph) {
     const ir::Node& node = graph.nodes()[i];
     if (node.op != ir::Op::fusion) continue;
     const ir::Graph& body = *ir::attr<ir::Graphs>(node, "body").at(0);
-    if (std::optional<std::string> why = unsupported_reason(body)) {
-      out.refused.push_back("node " + std::to_string(i) + ": " + *why);
+    std::string text;
+    try {
+      text = emit_kernel(body, kPlaceholder);
+    } catch (const UnsupportedError& e) {  // a body of another form: the interpreter runs it
+      out.refused.push_back("node " + std::to_string(i) + ": " + e.what());
       continue;
     }
-    std::string text = emit_kernel(body, kPlaceholder);
     auto [it, fresh] = index_of.emplace(std::move(text), distinct.size());
     if (fresh) distinct.push_back(it->first);
     uses.push_back({i, it->second, kernel_scalars(body), kernel_elements(body)});
