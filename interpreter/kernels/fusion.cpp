@@ -207,11 +207,19 @@ class Plan {
   template <class Fold>
   void run_tile(Thread& t, int64_t lo, int64_t len, Fold&& fold) const;
   void finish_tile(Thread& t, int64_t lo, int64_t len) const;
+  void prefetch_next_tile(int64_t lo, int64_t len, size_t part, size_t parts) const;
   void finish_output(Thread& t, size_t k, int64_t lo, int64_t len) const;
 
   ir::FusedPlan fp_;
   int64_t n_ = 0;                  // the iteration space
   std::vector<Storage> store_;     // by plan value
+  // Buffers read or written at the tile's own range (direct operands, outputs
+  // of N elements): the next tile's part of them is prefetched (run_tile).
+  struct Stream {
+    const uint8_t* base;
+    size_t size;
+  };
+  std::vector<Stream> streams_;
   std::vector<Step> steps_;
   std::vector<Gather> gathers_;
   std::vector<Reduction> reductions_;
@@ -290,6 +298,9 @@ bool Plan::build(const ir::Graph& body, const KernelCall& call) {
       tile_end_[k] = false;
     }
   }
+  for (size_t k = 0; k < num_outputs; ++k)
+    if (fp_.value(out_values_[k]).cls == ir::ValueClass::full)
+      streams_.push_back({out_data_[k], ir::dtype_size(fp_.value(out_values_[k]).dtype)});
   // One reduction geometry for the whole body.
   for (size_t q = 0; q < fp_.reductions.size(); ++q) {
     const Geometry g = geometry_of(fp_.reductions[q].groups);
@@ -326,6 +337,7 @@ bool Plan::materialise(int v, const KernelCall& call) {
   if (ir::contiguous(x)) {
     s.where = Where::direct;
     s.base = buffer;
+    streams_.push_back({buffer, ir::dtype_size(x.dtype)});
     return true;
   }
   s.where = Where::slot;
@@ -476,6 +488,7 @@ void Plan::run_tile(Thread& t, int64_t lo, int64_t len, Fold&& fold) const {
   }
   for (size_t s = 0; s < steps_.size(); ++s) {
     const Step& st = steps_[s];
+    prefetch_next_tile(lo, len, s, steps_.size());
     switch (st.type) {
       case Step::kernel: {
         KernelCall& c = t.calls[s];
@@ -493,6 +506,34 @@ void Plan::run_tile(Thread& t, int64_t lo, int64_t len, Fold&& fold) const {
     }
   }
   finish_tile(t, lo, len);
+}
+
+// A tile's steps read its operands from memory in one step and then
+// compute on scratch for several: the hardware prefetcher, which follows
+// reads, idles while the math runs. So each step fetches its part of the
+// next tile's operands and output lines (a tenth of a 16 KB stream per step
+// of ten), and memory traffic overlaps the math. Measured on the issue-17
+// chains (bench/fusion): the interpreter 10-25 % faster.
+// GCC drops a loop that does nothing but __builtin_prefetch once it is
+// inlined here (no prefetch instruction was left in the library), so x86
+// gets the instruction itself.
+inline void prefetch_to_l2(const uint8_t* p) {
+#if defined(__x86_64__)
+  asm volatile("prefetcht1 %0" : : "m"(*p));
+#else
+  __builtin_prefetch(p, 0, 2);
+#endif
+}
+
+void Plan::prefetch_next_tile(int64_t lo, int64_t len, size_t part, size_t parts) const {
+  const int64_t next = std::min(kTile, n_ - lo - len);
+  if (next <= 0) return;
+  for (const Stream& st : streams_) {
+    const size_t bytes = static_cast<size_t>(next) * st.size, share = (bytes / parts + 63) / 64 * 64;
+    const uint8_t* p = st.base + static_cast<size_t>(lo + len) * st.size;
+    const size_t end = std::min(bytes, (part + 1) * share);
+    for (size_t b = part * share; b < end; b += 64) prefetch_to_l2(p + b);
+  }
 }
 
 // Outputs not written in place: copied (or filled) from where they live.
