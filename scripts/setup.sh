@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages graft needs to build, test and run its examples.
 # Idempotent: packages already present are skipped, so a second run is quick.
+# With --fuzz it also installs what scripts/fuzz.sh needs.
 set -euo pipefail
 
 packages=(
@@ -15,6 +16,11 @@ packages=(
   python3-numpy           # tests: .npy files written and read by NumPy
   golang-go               # go tool pprof: tests read graft's memory profiles with it
 )
+
+# scripts/fuzz.sh also needs clang and its libFuzzer and sanitizer runtimes.
+if [ "${1:-}" = "--fuzz" ]; then
+  packages+=(clang-16 libclang-rt-16-dev libomp-16-dev)  # clang 16: the first Debian clang whose C++20 has std::source_location with GCC 12's library
+fi
 
 missing=()
 for p in "${packages[@]}"; do

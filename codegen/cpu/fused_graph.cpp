@@ -24,7 +24,7 @@ void rename(std::string& text, const std::string& to) {
 }
 
 // Calls a compiled kernel with a fusion node's buffers.
-interpreter::NodeKernel bind(KernelFn fn, std::vector<int64_t> scalars, int64_t n) {
+interpreter::NodeKernel bind_kernel(KernelFn fn, std::vector<int64_t> scalars, int64_t n) {
   return [fn, scalars = std::move(scalars), n](const interpreter::KernelCall& call) {
     // Few operands: pointers on the stack for the common case.
     constexpr size_t kSmall = 16;
@@ -124,7 +124,7 @@ FusedGraphKernels compile_fused_graph(const ir::Graph& graph) {
   run_parallel(modules, [&](size_t m) { fns[m] = compile_kernels(sources[m], symbols[m]); });
 
   for (Use& use : uses)
-    out.node_kernels[use.node] = bind(fns[use.kernel / K][use.kernel % K], std::move(use.scalars), use.n);
+    out.node_kernels[use.node] = bind_kernel(fns[use.kernel / K][use.kernel % K], std::move(use.scalars), use.n);
   for (size_t m = 0; m < modules; ++m) {
     if (modules > 1) out.source += "// ==== module " + std::to_string(m) + " of " + std::to_string(modules) + "\n";
     out.source += sources[m];

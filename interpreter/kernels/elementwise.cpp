@@ -9,6 +9,7 @@
 
 #include "interpreter/kernels/float_math.h"
 #include "interpreter/kernels/loops.h"
+#include "ir/convert_value.h"
 
 namespace graft::interpreter {
 namespace {
@@ -210,20 +211,8 @@ void binary_kernel(const KernelCall& call) {
   visit_dtype(call.inputs[0].type->dtype, [&](auto tag) { binary_typed<typename decltype(tag)::type>(call); });
 }
 
-// Float to integer conversion saturates and maps NaN to 0 (C++ leaves both undefined).
-template <class To, class From>
-To convert_value(From v) {
-  if constexpr (std::is_same_v<To, bool>) {
-    return v != From(0);
-  } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
-    if (std::isnan(v)) return 0;
-    if (v <= static_cast<From>(std::numeric_limits<To>::min())) return std::numeric_limits<To>::min();
-    if (v >= static_cast<From>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
-    return static_cast<To>(v);
-  } else {
-    return static_cast<To>(v);
-  }
-}
+using ir::convert_value;  // saturating, NaN to 0 (ir/convert_value.h)
+
 
 }  // namespace
 

@@ -1,0 +1,24 @@
+// Inputs the fuzzers (fuzz/, scripts/fuzz.sh) found to misbehave, reduced to
+// the call that did, with the behaviour graft now has.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "graft/graft.h"
+
+using namespace graft;
+
+TEST_CASE("a C++ number past an integer dtype's range saturates, as astype does", "[fuzz_findings]") {
+  // ops fuzzer: full(shape, 1e300, u32) converted the double with static_cast (undefined behaviour).
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  CHECK(full({2}, 1e300, DType::u32).to_vector<uint32_t>() == std::vector<uint32_t>{UINT32_MAX, UINT32_MAX});
+  CHECK(full({1}, -1e300, DType::i32).item<int32_t>() == INT32_MIN);
+  CHECK(full({1}, nan, DType::i64).item<int64_t>() == 0);
+  CHECK(scalar(-5.0, DType::u32).item<uint32_t>() == 0u);
+  CHECK(array<double>({1e300, -1e300, nan, 2.9}, {4}).to_vector<double>().size() == 4);
+  // The same values through astype: one rule for both.
+  const Array big = array<double>({1e300, -1e300, nan, 2.9}, {4});
+  CHECK(astype(big, DType::i32).to_vector<int32_t>() == std::vector<int32_t>{INT32_MAX, INT32_MIN, 0, 2});
+  CHECK(astype(big, DType::u32).to_vector<uint32_t>() == std::vector<uint32_t>{UINT32_MAX, 0u, 0u, 2u});
+}
