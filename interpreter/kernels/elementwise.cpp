@@ -9,6 +9,7 @@
 
 #include "interpreter/kernels/float_math.h"
 #include "interpreter/kernels/loops.h"
+#include "interpreter/kernels/wrapping.h"
 #include "ir/convert_value.h"
 
 namespace graft::interpreter {
@@ -71,19 +72,6 @@ T int_rem(T a, T b) {
     if (a == std::numeric_limits<T>::min() && b == -1) return 0;
   return a % b;
 }
-
-// Integer arithmetic wraps around (two's complement), as XLA's does. Signed
-// overflow is undefined in C++, so signed values go through their unsigned
-// type; floats and unsigned types use the plain operators.
-template <class T>
-using Wrapped = std::conditional_t<std::is_integral_v<T> && std::is_signed_v<T>, std::make_unsigned<T>,
-                                   std::type_identity<T>>::type;
-template <class T>
-T wrapping_add(T a, T b) { return static_cast<T>(static_cast<Wrapped<T>>(a) + static_cast<Wrapped<T>>(b)); }
-template <class T>
-T wrapping_sub(T a, T b) { return static_cast<T>(static_cast<Wrapped<T>>(a) - static_cast<Wrapped<T>>(b)); }
-template <class T>
-T wrapping_mul(T a, T b) { return static_cast<T>(static_cast<Wrapped<T>>(a) * static_cast<Wrapped<T>>(b)); }
 
 template <class T>
 void unary_int(Op op, const T* x, T* y, int64_t n) {

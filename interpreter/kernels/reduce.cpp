@@ -170,8 +170,8 @@ void cumulative_typed(const KernelCall& call) {
       int64_t i = base + (reverse ? n - 1 - k : k) * stride;
       T v = x[i];
       if (k == 0) acc = v;
-      else if (op == Op::cumsum) acc = static_cast<T>(acc + v);
-      else if (op == Op::cumprod) acc = static_cast<T>(acc * v);
+      else if (op == Op::cumsum) acc = wrapping_add<T>(acc, v);
+      else if (op == Op::cumprod) acc = wrapping_mul<T>(acc, v);
       else if (op == Op::cummax) acc = (v > acc || v != v) ? v : acc;
       else acc = (v < acc || v != v) ? v : acc;
       y[i] = acc;

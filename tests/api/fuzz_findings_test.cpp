@@ -22,3 +22,23 @@ TEST_CASE("a C++ number past an integer dtype's range saturates, as astype does"
   CHECK(astype(big, DType::i32).to_vector<int32_t>() == std::vector<int32_t>{INT32_MAX, INT32_MIN, 0, 2});
   CHECK(astype(big, DType::u32).to_vector<uint32_t>() == std::vector<uint32_t>{UINT32_MAX, 0u, 0u, 2u});
 }
+
+TEST_CASE("integer sums and products wrap in every kernel, as elementwise add does", "[fuzz_findings]") {
+  // ops fuzzer: scatter_add of i64 overflowed a signed add (undefined behaviour); reductions,
+  // cumulative ops and integer dot_general added and multiplied the same way.
+  const int64_t big = INT64_MAX - 4;
+  const Array x = array<int64_t>({big, INT64_MAX}, {2});
+  const int64_t wrapped = static_cast<int64_t>(static_cast<uint64_t>(big) + static_cast<uint64_t>(INT64_MAX));
+  CHECK((x[0] + x[1]).item<int64_t>() == wrapped);
+  CHECK(sum(x).item<int64_t>() == wrapped);
+  CHECK(cumsum(x, 0).to_vector<int64_t>() == std::vector<int64_t>{big, wrapped});
+  CHECK(scatter_add(array<int64_t>({big}, {1}), array<int32_t>({0}, {1}), array<int64_t>({INT64_MAX}, {1})).item<int64_t>() ==
+        wrapped);
+  CHECK(dot(x, array<int64_t>({1, 1}, {2})).item<int64_t>() == wrapped);
+  const Array m = array<int32_t>({INT32_MAX, 3}, {2});
+  const int32_t prod_wrapped = static_cast<int32_t>(static_cast<uint32_t>(INT32_MAX) * 3u);
+  CHECK(prod(m).item<int32_t>() == prod_wrapped);
+  CHECK(cumprod(m, 0).to_vector<int32_t>() == std::vector<int32_t>{INT32_MAX, prod_wrapped});
+  CHECK(matmul(reshape(m, {1, 2}), array<int32_t>({1, 1}, {2, 1})).item<int32_t>() ==
+        static_cast<int32_t>(static_cast<uint32_t>(INT32_MAX) + 3u));
+}
