@@ -72,7 +72,14 @@ OutTypes dynamic_update_slice_shape(const RuleCtx& c) {
 
 OutTypes gather_shape(const RuleCtx& c) {
   const ValueType& x = c.input(0);
-  return {ValueType{x.dtype, gathered_shape(c, x, c.input(1))}};
+  ValueType out{x.dtype, gathered_shape(c, x, c.input(1))};
+  // Out-of-range indices clamp into the axis; an empty axis has nothing to
+  // clamp to, so a non-empty result from it is an error, as NumPy's take.
+  const int axis = c.axis(c.attr_int("axis"), x.rank(), "axis");
+  if (x.shape[static_cast<size_t>(axis)] == 0 && out.num_elements() > 0)
+    c.shape_error("cannot take entries from axis " + std::to_string(axis) + " of " + type_str(x) +
+                  ", which is empty; the result " + type_str(out) + " is not");
+  return {out};
 }
 
 OutTypes scatter_add_shape(const RuleCtx& c) {

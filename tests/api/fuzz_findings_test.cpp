@@ -42,3 +42,13 @@ TEST_CASE("integer sums and products wrap in every kernel, as elementwise add do
   CHECK(matmul(reshape(m, {1, 2}), array<int32_t>({1, 1}, {2, 1})).item<int32_t>() ==
         static_cast<int32_t>(static_cast<uint32_t>(INT32_MAX) + 3u));
 }
+
+TEST_CASE("take from an empty axis is an error unless the result is empty too", "[fuzz_findings]") {
+  // ops fuzzer: gather clamped indices into [0, -1] and read before the operand.
+  const Array x = zeros({0, 3});
+  CHECK_THROWS_AS(take(x, array<int32_t>({0}, {1}), 0), ShapeError);
+  CHECK_THROWS_WITH(take(x, array<int32_t>({0}, {1}), 0), Catch::Contains("which is empty"));
+  CHECK(take(x, zeros({0}, DType::i32), 0).shape() == Shape{0, 3});
+  CHECK_THROWS_AS(take(zeros({2, 0}), array<int32_t>({1, 5}, {2}), 1), ShapeError);
+  CHECK(take(zeros({0, 2}), array<int32_t>({1, 5}, {2}), 1).shape() == Shape{0, 2});  // nothing to read
+}
