@@ -2,18 +2,25 @@
 // small helpers they share.
 #pragma once
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdlib>
+#include <string>
 
 #include "graft/graft.h"
 #include "ir/graph.h"
 
 namespace graft_fuzz {
 
-// Devices get a small memory limit, so that an input asking for a huge array
-// gets graft's OutOfMemoryError quickly instead of the fuzzer's RSS limit.
-// Kernels run on one thread: coverage and timing stay deterministic.
+// Devices get 4 MiB, so that an input asking for a big array gets graft's
+// OutOfMemoryError at once instead of minutes of work (a timeout) or the
+// fuzzer's RSS limit. Kernels run on one thread: coverage and timing stay
+// deterministic.
 inline void setup() {
-  setenv("GRAFT_MEM_FRACTION", "0.02", 1);
+  const double physical = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+  const std::string fraction = std::to_string(std::min(1.0, 4.0 * (1 << 20) / physical));
+  setenv("GRAFT_MEM_FRACTION", fraction.c_str(), 1);
   setenv("OMP_NUM_THREADS", "1", 1);
 }
 
