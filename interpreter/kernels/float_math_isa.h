@@ -39,7 +39,8 @@ inline constexpr int64_t kLanes = 64 / sizeof(T);
 // overflows from 88.38 on (exp(88.7) < FLT_MAX); log reads a subnormal
 // input as the smallest normal number. Arguments past the range become 0 or
 // inf with a compare; the few in the narrow windows between take the C
-// library's function. Each element's result depends only on its value.
+// library's function; so do logistic's subnormal results. Each element's
+// result depends only on its value.
 template <FloatFn F, class T>
 void fix_range(const T* x, T* y, int64_t n) {
   constexpr bool f32 = sizeof(T) == 4;
@@ -69,6 +70,16 @@ void fix_range(const T* x, T* y, int64_t n) {
         if (v >= zero && v < low) y[k] = std::exp(v);
       if (v > high && v <= inf) y[k] = F == FloatFn::exp ? std::exp(v) : std::expm1(v);
     }
+  } else if constexpr (F == FloatFn::logistic) {
+    // Below `low`, 1/(1+exp(-x)) is exp(x) to the last bit, and Eigen's
+    // formula flushes the subnormal results (logistic(-88.5f) gave 0, not
+    // 3.7e-39): those take the library's exp.
+    const T low = f32 ? T(-80) : T(-700);
+    int rare = 0;
+    for (int64_t k = 0; k < n; ++k) rare |= x[k] < low;
+    if (rare == 0) return;
+    for (int64_t k = 0; k < n; ++k)
+      if (x[k] < low) y[k] = std::exp(x[k]);
   } else if constexpr (F == FloatFn::log) {
     int rare = 0;
     for (int64_t k = 0; k < n; ++k) rare |= (x[k] > T(0)) & (x[k] < std::numeric_limits<T>::min());
