@@ -261,12 +261,18 @@ ModulePtr load(const fs::path& so, std::string* why) {
   return m;
 }
 
+// A module could not be written where it was to go (a full disk, a
+// directory made read-only meanwhile): the cache degrades, the call goes on.
+struct CacheWriteError : Error {
+  using Error::Error;
+};
+
 ModulePtr compile_into(const fs::path& dir, const std::string& base, const std::string& key, const std::string& source,
                        bool keep_on_disk) {
   const Toolchain& tc = toolchain();
   const std::string tmp = cat(base, ".tmp.", std::to_string(getpid()), ".", std::to_string(g_tmp_counter++));
   const fs::path cpp = dir / (tmp + ".cpp"), so_tmp = dir / (tmp + ".so"), so = dir / (base + ".so");
-  if (!write_file(cpp, source)) throw Error(cat("cpu codegen: cannot write ", cpp.string()));
+  if (!write_file(cpp, source)) throw CacheWriteError(cat("cpu codegen: cannot write ", cpp.string()));
   std::vector<std::string> args = {tc.cxx};
   args.insert(args.end(), tc.flags.begin(), tc.flags.end());
   args.insert(args.end(), {"-o", so_tmp.string(), cpp.string()});
@@ -275,6 +281,11 @@ ModulePtr compile_into(const fs::path& dir, const std::string& base, const std::
   int rc = run_process(args, &out, {cpp.string(), so_tmp.string()});
   g_compile_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
   std::error_code ec;
+  if (rc != 0 && out.find("No space left on device") != std::string::npos) {
+    fs::remove(so_tmp, ec);
+    fs::remove(cpp, ec);
+    throw CacheWriteError(cat("cpu codegen: no space left on the device of ", dir.string()));
+  }
   if (rc != 0) {
     ++g_failures;
     fs::remove(so_tmp, ec);
@@ -292,7 +303,7 @@ ModulePtr compile_into(const fs::path& dir, const std::string& base, const std::
   fs::path loaded = so_tmp;
   if (keep_on_disk) {
     fs::rename(so_tmp, so, ec);
-    if (ec) throw Error(cat("cpu codegen: cannot move the module to ", so.string(), ": ", ec.message()));
+    if (ec) throw CacheWriteError(cat("cpu codegen: cannot move the module to ", so.string(), ": ", ec.message()));
     loaded = so;
     const fs::path key_tmp = dir / (tmp + ".key");
     if (write_file(key_tmp, key)) fs::rename(key_tmp, dir / (base + ".key"), ec);
@@ -314,24 +325,51 @@ const fs::path& scratch_dir() {
   return dir;
 }
 
+// Once per process: the cache directory cannot be used, so modules live in a
+// private directory for this process only (degraded, not failed).
+void warn_cache_unusable(const fs::path& dir, const std::string& why) {
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    std::fprintf(stderr,
+                 "graft: warning: the kernel cache %s is unusable (%s); compiled kernels are kept for this process "
+                 "only. Set GRAFT_CACHE_DIR to a writable directory to cache them. (warned once)\n",
+                 dir.c_str(), why.c_str());
+  });
+}
+
+// In the process's own directory, after the cache directory failed.
+ModulePtr compile_uncached(const fs::path& dir, const std::string& h, const std::string& key, const std::string& source,
+                           const std::string& why) {
+  warn_cache_unusable(dir, why);
+  return compile_into(scratch_dir(), h, key, source, false);
+}
+
 ModulePtr find_or_compile(const std::string& key, const std::string& source) {
   const fs::path dir = cpu_cache_dir();
   std::error_code ec;
   fs::create_directories(dir, ec);
   const std::string h = hex(fnv1a(key));
-  if (ec || access(dir.c_str(), W_OK) != 0) return compile_into(scratch_dir(), h, key, source, false);
+  if (ec) return compile_uncached(dir, h, key, source, ec.message());
+  if (access(dir.c_str(), W_OK) != 0) return compile_uncached(dir, h, key, source, std::strerror(errno));
+  auto cached = [&](const std::string& base) {
+    try {
+      return compile_into(dir, base, key, source, true);
+    } catch (const CacheWriteError& e) {
+      return compile_uncached(dir, h, key, source, e.what());
+    }
+  };
   // Probe <hash>, <hash>-1, ...: a .key with another key is a hash collision.
   for (int probe = 0; probe < 8; ++probe) {
     const std::string base = probe ? cat(h, "-", std::to_string(probe)) : h;
     const fs::path so = dir / (base + ".so"), keyf = dir / (base + ".key");
-    if (!fs::exists(keyf, ec) || !fs::exists(so, ec)) return compile_into(dir, base, key, source, true);
+    if (!fs::exists(keyf, ec) || !fs::exists(so, ec)) return cached(base);
     if (read_file(keyf) != key) continue;
     std::string why;
     if (ModulePtr m = load(so, &why)) {
       ++g_disk_hits;
       return m;
     }
-    return compile_into(dir, base, key, source, true);  // a damaged file: build it again
+    return cached(base);  // a damaged file: build it again
   }
   return compile_into(scratch_dir(), h, key, source, false);
 }
