@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The sanitizer pass of CI (.ci/run, the README's test command): builds graft,
+# its tests, examples and fuzz targets with AddressSanitizer (leaks included)
+# and UBSan (every finding aborts), runs the whole test suite, then each fuzz
+# target on its seed corpus and on mutations of it for a fixed time
+# (fuzz/standalone_main.cpp; coverage-guided fuzzing is scripts/fuzz.sh).
+#   scripts/check_sanitizers.sh [FUZZ_SECONDS]     (default 20 per target)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+fuzz_seconds=${1:-20}
+
+./scripts/setup.sh
+# -O1 with line tables: reports name the line, builds and runs stay quick; asserts on.
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" \
+  -DGRAFT_SANITIZE=ON -DGRAFT_BUILD_TESTS=ON -DGRAFT_BUILD_EXAMPLES=ON -DGRAFT_BUILD_BENCH=OFF >/dev/null
+cmake --build build-asan -j"$(nproc)"
+
+export ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=0:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+ctest --test-dir build-asan -j"$(nproc)" --output-on-failure
+
+for t in from_json load_npy ops; do
+  "./build-asan/fuzz/${t}_fuzzer" -seconds="$fuzz_seconds" "fuzz/corpus/$t"
+done
+echo "sanitizer pass: ok"
