@@ -27,9 +27,9 @@ int main(int argc, char** argv) {
   const std::string dir = argv[1];
   const Array x = zeros({2, 3}), v = zeros({3}), i = zeros({2}, DType::i32);
   write(dir, "elementwise", make_graph([](const Array& a, const Array& b) { return exp(a * 2.0f) - tanh(b) / a; })(x, v));
-  write(dir, "reduce", make_graph([](const Array& a) { return sum(a, {1}) + max(a, {0}, true)[0]; })(x));
+  write(dir, "reduce", make_graph([](const Array& a) { return sum(a, {1}) + min(a, {1}) * argmax(a, 1); })(x));
   write(dir, "layout", make_graph([](const Array& a) {
-          return concatenate({transpose(reshape(a, {3, 2})), pad(a, {{1, 0}, {0, 2}})[{Slice(0, 2)}][{Slice(), Slice(0, 2)}]}, 0);
+          return concatenate({transpose(reshape(a, {3, 2})), pad(a, {{1, 0}, {0, 2}})[{Slice(0, 2)}][{Slice(), Slice(0, 3)}]}, 0);
         })(x));
   write(dir, "indexing", make_graph([](const Array& a, const Array& idx) {
           return scatter_add(take(a, idx, 1), idx, ones({2, 2}), 0) + dynamic_slice(a, {idx[0], idx[1]}, {2, 2});
