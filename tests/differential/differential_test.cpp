@@ -1,9 +1,11 @@
 // Differential testing on random programs (tests/differential/random_graph.h):
 // each graph runs op by op on the interpreter (the reference), through jit
 // with the interpreter backend (simplified, fused, memory-planned) and with
-// the cpu backend (generated C++), and after a JSON
-// round trip; every output must equal the reference bit for bit (NaNs by
-// class). A failure writes the graph's JSON and its inputs as .npy files to
+// the cpu backend (generated C++), and after a JSON round trip; every output
+// must equal the reference bit for bit (NaNs by class). vmap over a batch of
+// 3 must equal the loop (within 1e-5 in f32, 1e-12 in f64: batching may
+// reassociate), and where the first input and output are f64, grad of a
+// weighted sum must match central differences. A failure writes the graph's JSON and its inputs as .npy files to
 // build/tests/tmp/differential/seed_N/ and names the seed.
 //   ./build/tests/graft_tests "[differential]"                   (the CI count)
 //   GRAFT_DIFFERENTIAL_PROGRAMS=100000 ./build/tests/graft_tests "[differential]"
@@ -15,6 +17,7 @@
 #include <fstream>
 #include <string>
 
+#include "api/dispatch.h"
 #include "differential/random_graph.h"
 #include "graft/graft.h"
 #include "ir/dtype.h"
@@ -56,6 +59,27 @@ std::string save_reproduction(uint64_t seed, const Graph& g, const std::vector<A
   return dir.string();
 }
 
+// Equal within a relative tolerance (NaN matches NaN, inf matches the same
+// inf); integers and bools exactly. For transforms, which may reassociate.
+bool close(const Array& a, const Array& b, double tol) {
+  if (a.dtype() != b.dtype() || a.shape() != b.shape()) return false;
+  if (a.dtype() != DType::f32 && a.dtype() != DType::f64) return same(a, b);
+  const std::vector<double> x = a.to_vector<double>(), y = b.to_vector<double>();
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (std::isnan(x[i]) || std::isnan(y[i])) {
+      if (std::isnan(x[i]) != std::isnan(y[i])) return false;
+    } else if (std::isinf(x[i]) || std::isinf(y[i])) {
+      if (x[i] != y[i]) return false;
+    } else if (std::abs(x[i] - y[i]) > tol * (1 + std::abs(y[i]))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The graph as a function of arrays, so that transforms can trace it.
+std::vector<Array> call(const Graph& g, const std::vector<Array>& xs) { return detail::call_graph(g.ir(), xs); }
+
 std::vector<Array> run_jit(const Graph& g, const std::vector<Array>& inputs, Backend backend) {
   const JitOptions options{.backend = backend, .wait_for_compile = true};
   const std::vector<bool> donated(inputs.size(), false);
@@ -68,7 +92,7 @@ std::vector<Array> run_jit(const Graph& g, const std::vector<Array>& inputs, Bac
 TEST_CASE("differential: random programs agree op by op, through jit and after a JSON round trip", "[differential]") {
   const char* env = std::getenv("GRAFT_DIFFERENTIAL_PROGRAMS");
   const int programs = env ? std::atoi(env) : 300;
-  int checked = 0, failed = 0;
+  int checked = 0, failed = 0, grads = 0;
   for (int s = 0; s < programs; ++s) {
     const uint64_t seed = static_cast<uint64_t>(s);
     test::RandomGraph r = test::random_graph(seed, 4 + static_cast<int>(seed % 9));
@@ -95,9 +119,75 @@ TEST_CASE("differential: random programs agree op by op, through jit and after a
     check("after a JSON round trip", evaluate(back, r.inputs));
     check("jit (interpreter)", run_jit(g, r.inputs, Backend::interpreter));
     check("jit (cpu)", run_jit(g, r.inputs, Backend::cpu));
+
+    // vmap over a batch of 3 equals the loop over its examples.
+    {
+      std::vector<std::vector<Array>> examples(3);
+      std::vector<Array> batched;
+      for (size_t i = 0; i < r.inputs.size(); ++i) {
+        std::vector<Array> column;
+        for (int e = 0; e < 3; ++e) {
+          // Example e: the input with its elements rotated by e (same dtype, same shape).
+          const Array x = r.inputs[i];
+          const int64_t n = x.size(), k = n > 0 ? e % n : 0;
+          const Array flat = reshape(x, {n});
+          Array v = n > 0 ? reshape(concatenate({slice(flat, {k}, {n}), slice(flat, {0}, {k})}), x.shape()) : x;
+          examples[static_cast<size_t>(e)].push_back(v);
+          column.push_back(v);
+        }
+        batched.push_back(stack(column));
+      }
+      std::vector<Array> mapped = vmap([&](const std::vector<Array>& xs) { return call(g, xs); })(batched);
+      bool ok = mapped.size() == want.size();
+      for (int e = 0; ok && e < 3; ++e) {
+        std::vector<Array> one = evaluate(g, examples[static_cast<size_t>(e)]);
+        for (size_t k = 0; ok && k < one.size(); ++k)
+          ok = close(mapped[k][e], one[k], mapped[k].dtype() == DType::f32 ? 1e-5 : 1e-12);
+      }
+      if (!ok) {
+        ++failed;
+        FAIL_CHECK("seed " << seed << ": vmap differs from the loop; ops: " << ops
+                           << "\nreproduction: " << save_reproduction(seed, g, r.inputs));
+      }
+    }
+
+    // grad of a weighted sum of the first output in its first input against
+    // central differences, when both are f64.
+    // stop_gradient's derivative is zero by definition, not the function's slope: such programs are left out.
+    const bool stops = ops.find("stop_gradient") != std::string::npos;
+    if (!stops && r.inputs[0].dtype() == DType::f64 && want[0].dtype() == DType::f64 && r.inputs[0].size() <= 64) {
+      const Array w = astype(arange(want[0].size()), DType::f64) * 0.37 - 1.0;
+      auto loss = [&](const Array& x0) {
+        std::vector<Array> xs = r.inputs;
+        xs[0] = x0;
+        return sum(call(g, xs)[0] * reshape(w, want[0].shape()));
+      };
+      const std::vector<double> gr = grad(loss)(r.inputs[0]).to_vector<double>();
+      ++grads;
+      std::vector<double> x0 = r.inputs[0].to_vector<double>();
+      bool ok = true;
+      for (size_t i = 0; ok && i < x0.size(); ++i) {
+        const double h = 1e-6 * (1 + std::abs(x0[i]));
+        std::vector<double> up = x0, down = x0;
+        up[i] += h;
+        down[i] -= h;
+        const double fd = (loss(array(up, r.inputs[0].shape())).item<double>() -
+                           loss(array(down, r.inputs[0].shape())).item<double>()) / (2 * h);
+        if (!std::isfinite(fd) || !std::isfinite(gr[i])) continue;  // a pole or a NaN: nothing to compare
+        ok = std::abs(gr[i] - fd) <= 1e-4 * (1 + std::abs(fd));
+        if (!ok) std::printf("seed %llu: d/dx[%zu]: grad %.9g, finite differences %.9g\n",
+                             static_cast<unsigned long long>(seed), i, gr[i], fd);
+      }
+      if (!ok) {
+        ++failed;
+        FAIL_CHECK("seed " << seed << ": grad differs from finite differences; ops: " << ops
+                           << "\nreproduction: " << save_reproduction(seed, g, r.inputs));
+      }
+    }
     ++checked;
     if (failed >= 5) break;  // enough to read
   }
   CHECK(checked == programs);
-  std::printf("differential: %d programs checked\n", checked);
+  std::printf("differential: %d programs checked (vmap on each, grad against finite differences on %d)\n", checked,
+              grads);
 }
