@@ -68,8 +68,14 @@ void step(FuzzInput& in, std::vector<Array>& pool) {
   std::vector<Array> out;
   const int call = in.pick(40);
   static const bool trace = std::getenv("GRAFT_FUZZ_TRACE") != nullptr;  // which calls an input makes
-  if (trace) std::fprintf(stderr, "call %d on %lld and %lld elements\n", call, static_cast<long long>(x.size()),
-                          static_cast<long long>(y.size()));
+  if (trace) {
+    auto dims = [](const Array& a) {
+      std::string s;
+      for (int64_t d : a.shape()) s += std::to_string(d) + ",";
+      return "[" + s + "]";
+    };
+    std::fprintf(stderr, "call %d on %s and %s\n", call, dims(x).c_str(), dims(y).c_str());
+  }
   switch (call) {
     case 0: out.push_back(kUnary[in.pick(static_cast<int>(std::size(kUnary)))](x)); break;
     case 1: {

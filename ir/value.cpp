@@ -9,10 +9,17 @@
 namespace graft::ir {
 
 int64_t checked_num_elements(const Shape& shape) {
-  int64_t n = 1;
+  // A 0-size axis empties the array whatever the others are (as NumPy): the
+  // answer must not depend on whether the product overflowed before the 0.
+  bool empty = false;
   for (int64_t d : shape) {
     if (d < 0) return -1;
-    if (d != 0 && n > std::numeric_limits<int64_t>::max() / d) return -1;
+    empty = empty || d == 0;
+  }
+  if (empty) return 0;
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (n > std::numeric_limits<int64_t>::max() / d) return -1;
     n *= d;
   }
   return n;

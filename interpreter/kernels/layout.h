@@ -8,10 +8,14 @@
 
 namespace graft::interpreter {
 
-// Row-major element strides of a shape.
+// Row-major element strides of a shape. A shape with a 0-size axis may have
+// others whose product overflows (f32[0, 2^62, 4] holds nothing, and is
+// valid); its strides are never used to reach an element, so they wrap
+// instead of overflowing (undefined behaviour; ops fuzzer finding).
 inline std::vector<int64_t> row_major_strides(const Shape& shape) {
   std::vector<int64_t> s(shape.size(), 1);
-  for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i) s[i] = s[i + 1] * shape[i + 1];
+  for (int i = static_cast<int>(shape.size()) - 2; i >= 0; --i)
+    s[i] = static_cast<int64_t>(static_cast<uint64_t>(s[i + 1]) * static_cast<uint64_t>(shape[i + 1]));
   return s;
 }
 

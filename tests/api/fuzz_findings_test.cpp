@@ -52,3 +52,23 @@ TEST_CASE("take from an empty axis is an error unless the result is empty too", 
   CHECK_THROWS_AS(take(zeros({2, 0}), array<int32_t>({1, 5}, {2}), 1), ShapeError);
   CHECK(take(zeros({0, 2}), array<int32_t>({1, 5}, {2}), 1).shape() == Shape{0, 2});  // nothing to read
 }
+
+TEST_CASE("an empty array whose other axes multiply past int64 runs layout ops and dot", "[fuzz_findings]") {
+  // ops fuzzer: f32[0, 4, 4, ... 4] (32 fours, made by stacking) holds nothing, but its row-major
+  // strides overflowed int64 in the kernels (undefined behaviour, seen under UBSan), and its
+  // transpose, with the 0 last, counted "too many" elements (the product overflowed before the 0).
+  Array x = zeros({0});
+  for (int k = 0; k < 32; ++k) x = stack({x, x, x, x}, 1);
+  REQUIRE(x.ndim() == 33);
+  CHECK(x.size() == 0);
+  CHECK(transpose(x).shape().back() == 0);
+  CHECK(sum(x, {1}).ndim() == 32);
+  CHECK(flip(x, {2}).size() == 0);
+  CHECK(matmul(x, zeros({4, 3})).shape().back() == 3);
+  CHECK((x + x).size() == 0);
+  // The element count no longer depends on where the 0 is: both orders are empty arrays.
+  const int64_t big = int64_t{1} << 40;  // the largest axis graft makes (ir::kMaxDim)
+  CHECK(zeros({0, big, big}).size() == 0);
+  CHECK(zeros({big, big, 0}).size() == 0);
+  CHECK_THROWS_AS(zeros({big, big}), Error);  // 2^80 elements: too many, not empty
+}
