@@ -78,7 +78,7 @@ ir::ValueId value_in(ir::Trace& t, const ArrayImpl& a, const ir::SourceLoc& loc)
   }
   const runtime::BufferPtr& data = data_buffer(a);
   ir::Literal lit{a.type, std::vector<uint8_t>(data->size())};
-  std::memcpy(lit.bytes.data(), data->data(), lit.bytes.size());
+  if (!lit.bytes.empty()) std::memcpy(lit.bytes.data(), data->data(), lit.bytes.size());  // an empty array may have no data
   return t.builder().add1(ir::Op::constant, {}, {{"value", std::make_shared<const ir::Literal>(std::move(lit))}}, loc,
                           ir::current_scope());
 }
