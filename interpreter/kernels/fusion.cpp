@@ -508,15 +508,9 @@ void Plan::run_tile(Thread& t, int64_t lo, int64_t len, Fold&& fold) const {
   finish_tile(t, lo, len);
 }
 
-// A tile's steps read its operands from memory in one step and then
-// compute on scratch for several: the hardware prefetcher, which follows
-// reads, idles while the math runs. So each step fetches its part of the
-// next tile's operands and output lines (a tenth of a 16 KB stream per step
-// of ten), and memory traffic overlaps the math. Measured on the issue-17
-// chains (bench/fusion): the interpreter 10-25 % faster.
 // GCC drops a loop that does nothing but __builtin_prefetch once it is
-// inlined here (no prefetch instruction was left in the library), so x86
-// gets the instruction itself.
+// inlined into run_tile (no prefetch instruction was left in the library),
+// so x86 gets the instruction itself.
 inline void prefetch_to_l2(const uint8_t* p) {
 #if defined(__x86_64__)
   asm volatile("prefetcht1 %0" : : "m"(*p));
@@ -525,6 +519,12 @@ inline void prefetch_to_l2(const uint8_t* p) {
 #endif
 }
 
+// A tile's steps read its operands from memory in one step and then
+// compute on scratch for several: the hardware prefetcher, which follows
+// reads, idles while the math runs. So each step fetches its part of the
+// next tile's operands and output lines (a tenth of a 16 KB stream per step
+// of ten), and memory traffic overlaps the math. Measured on the issue-17
+// chains (bench/fusion): the interpreter 10-25 % faster.
 void Plan::prefetch_next_tile(int64_t lo, int64_t len, size_t part, size_t parts) const {
   const int64_t next = std::min(kTile, n_ - lo - len);
   if (next <= 0) return;

@@ -26,7 +26,9 @@ inline void merge_axes(const Shape& shape, const std::vector<int64_t>& strides, 
                        std::vector<int64_t>* merged_strides) {
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == 1) continue;
-    if (!merged->empty() && merged_strides->back() == strides[i] * shape[i]) {
+    // Wrapping, as row_major_strides: an empty array's other axes may multiply past int64.
+    const int64_t span = static_cast<int64_t>(static_cast<uint64_t>(strides[i]) * static_cast<uint64_t>(shape[i]));
+    if (!merged->empty() && merged_strides->back() == span) {
       merged->back() *= shape[i];
       merged_strides->back() = strides[i];
     } else {
