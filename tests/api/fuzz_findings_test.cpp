@@ -71,4 +71,7 @@ TEST_CASE("an empty array whose other axes multiply past int64 runs layout ops a
   CHECK(zeros({0, big, big}).size() == 0);
   CHECK(zeros({big, big, 0}).size() == 0);
   CHECK_THROWS_AS(zeros({big, big}), Error);  // 2^80 elements: too many, not empty
+  // ops fuzzer: repeat of an empty array by 2^31 - 1 merged axes whose stride times size overflowed.
+  CHECK(repeat(zeros({100, 0}), 2147483647, 0).shape() == Shape{100 * int64_t{2147483647}, 0});
+  CHECK(repeat(zeros({100, 0}), 2147483647, 1).shape() == Shape{100, 0});
 }
