@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -13,14 +14,15 @@
 
 namespace graft_fuzz {
 
-// Devices get 4 MiB, so that an input asking for a big array gets graft's
+// Devices get 256 KiB, so that an input asking for a big array gets graft's
 // OutOfMemoryError at once instead of minutes of work (a timeout) or the
 // fuzzer's RSS limit. Kernels run on one thread: coverage and timing stay
 // deterministic.
 inline void setup() {
   const double physical = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
-  const std::string fraction = std::to_string(std::min(1.0, 4.0 * (1 << 20) / physical));
-  setenv("GRAFT_MEM_FRACTION", fraction.c_str(), 1);
+  char fraction[32];
+  std::snprintf(fraction, sizeof fraction, "%.3g", std::min(1.0, 256.0 * (1 << 10) / physical));
+  setenv("GRAFT_MEM_FRACTION", fraction, 1);
   setenv("OMP_NUM_THREADS", "1", 1);
 }
 
