@@ -7,13 +7,15 @@
 // float sum over a row, rounding aside"), so a program with one is compared
 // within 1e-4 (f32) or 1e-10 (f64). vmap over a batch of
 // 3 must equal the loop (within 1e-5 in f32, 1e-12 in f64: batching may
-// reassociate), and where the first input and output are f64, grad of a
-// weighted sum must match central differences. A difference between the
+// reassociate). jvp and grad of a weighted sum must match central
+// differences, on the program where it is fit for that (f64, no jumps) and
+// on a sibling drawn for it from the same seed (f64, differentiable ops). A difference between the
 // runs is minimised to the one output that still differs (and the nodes it
 // needs) and written, as graph.json and input_*.npy, to
 // build/tests/tmp/differential/seed_N/; the message names the seed.
 //   ./build/tests/graft_tests "[differential]"                   (the CI count)
 //   GRAFT_DIFFERENTIAL_PROGRAMS=100000 ./build/tests/graft_tests "[differential]"
+//   GRAFT_DIFFERENTIAL_LIST=1 ...                          (prints each program's ops)
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdlib>
@@ -74,9 +76,10 @@ Graph minimise(const Graph& g, Fails fails) {
   return g;
 }
 
-std::string save_reproduction(uint64_t seed, const Graph& g, const std::vector<Array>& inputs) {
+std::string save_reproduction(uint64_t seed, const Graph& g, const std::vector<Array>& inputs,
+                              const std::string& suffix = "") {
   const std::filesystem::path dir =
-      std::filesystem::path(GRAFT_TEST_TMPDIR) / "differential" / ("seed_" + std::to_string(seed));
+      std::filesystem::path(GRAFT_TEST_TMPDIR) / "differential" / ("seed_" + std::to_string(seed) + suffix);
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "graph.json") << g.to_json();
   for (size_t i = 0; i < inputs.size(); ++i) save_npy((dir / ("input_" + std::to_string(i) + ".npy")).string(), inputs[i]);
@@ -111,18 +114,97 @@ std::vector<Array> run_jit(const Graph& g, const std::vector<Array>& inputs, Bac
   return detail::run_executable(*exe, inputs, donated, options);
 }
 
+// Derivatives of a weighted sum of the first output in the first input
+// against central differences, for programs whose first input and output are
+// f64: forward mode (jvp along one direction) always, reverse mode (grad,
+// every element) unless a while loop is on the way (reverse mode of while is
+// an UnsupportedError, as in JAX). Programs holding stop_gradient (its
+// derivative is zero by definition, not the slope), ops the table calls not
+// differentiable (floor, sign, comparisons, ...: a step of finite differences
+// may cross their jumps) or rem (differentiable, with jumps) are not fit.
+bool differentiable(const test::RandomGraph& r) {
+  for (const std::string& o : r.ops) {
+    const auto op = ir::op_from_name(o);
+    if (!op || !ir::is_differentiable(*op) || *op == ir::Op::stop_gradient || *op == ir::Op::rem) return false;
+  }
+  const auto outs = r.graph->output_types();
+  return r.inputs[0].dtype() == DType::f64 && outs[0].dtype == DType::f64 && r.inputs[0].size() <= 64;
+}
+
+int derivatives_checked = 0, grads_checked = 0;
+
+bool check_derivatives(uint64_t seed, const test::RandomGraph& r, const char* which, const char* dir_suffix) {
+  bool loops = false;
+  for (const std::string& o : r.ops) loops = loops || o == ir::op_name(ir::Op::while_);
+  const Graph g(r.graph);
+  const ir::ValueType out = r.graph->output_types()[0];
+  int64_t n_out = 1;
+  for (int64_t d : out.shape) n_out *= d;
+  const Array w = astype(arange(n_out), DType::f64) * 0.37 - 1.0;
+  auto loss = [&](const Array& x0) {
+    std::vector<Array> xs = r.inputs;
+    xs[0] = x0;
+    return sum(call(g, xs)[0] * reshape(w, out.shape));
+  };
+  // Central differences of the loss from x0 along d, with their rounding bound.
+  auto central = [&](const Array& x0, const Array& d, double h, double& rounding) {
+    const double lu = loss(x0 + d * h).item<double>(), ld = loss(x0 - d * h).item<double>();
+    // Truncation error, plus the rounding of a large loss (other elements' terms) divided by 2h.
+    rounding = 16 * 2.2e-16 * (std::abs(lu) + std::abs(ld)) / (2 * h);
+    return (lu - ld) / (2 * h);
+  };
+  auto agree = [](double derivative, double fd, double rounding) {
+    if (!std::isfinite(fd) || !std::isfinite(derivative)) return true;  // a pole or a NaN: nothing to compare
+    return std::abs(derivative - fd) <= 1e-4 * (1 + std::abs(fd)) + rounding;
+  };
+  const Array& x0 = r.inputs[0];
+  bool ok = true;
+  {
+    const Array d = reshape(sin(astype(arange(x0.size()), DType::f64) * 1.3 + 0.2), x0.shape());
+    const double slope = jvp(loss, std::make_tuple(x0), std::make_tuple(d)).second.item<double>();
+    const double h = 1e-6 * (1 + (x0.size() ? max(abs(x0)).item<double>() : 0.0));
+    double rounding = 0;
+    const double fd = central(x0, d, h, rounding);
+    ok = agree(slope, fd, rounding);
+    if (!ok) std::printf("seed %llu: jvp %.9g, finite differences %.9g\n", static_cast<unsigned long long>(seed), slope, fd);
+  }
+  if (!loops) {
+    const std::vector<double> gr = grad(loss)(x0).to_vector<double>();
+    ++grads_checked;
+    const std::vector<double> x = x0.to_vector<double>();
+    for (size_t i = 0; ok && i < x.size(); ++i) {
+      std::vector<double> e(x.size(), 0.0);
+      e[i] = 1;
+      double rounding = 0;
+      const double fd = central(x0, array(e, x0.shape()), 1e-6 * (1 + std::abs(x[i])), rounding);
+      ok = agree(gr[i], fd, rounding);
+      if (!ok) std::printf("seed %llu: d/dx[%zu]: grad %.9g, finite differences %.9g\n",
+                           static_cast<unsigned long long>(seed), i, gr[i], fd);
+    }
+  }
+  ++derivatives_checked;
+  if (!ok) {
+    std::string ops;
+    for (const std::string& o : r.ops) ops += o + " ";
+    FAIL_CHECK("seed " << seed << ": a derivative of " << which << " differs from finite differences; ops: " << ops
+                       << "\nreproduction: " << save_reproduction(seed, g, r.inputs, dir_suffix));
+  }
+  return ok;
+}
+
 }  // namespace
 
 TEST_CASE("differential: random programs agree op by op, through jit and after a JSON round trip", "[differential]") {
   const char* env = std::getenv("GRAFT_DIFFERENTIAL_PROGRAMS");
   const int programs = env ? std::atoi(env) : 300;
-  int checked = 0, failed = 0, grads = 0;
+  int checked = 0, failed = 0;
   for (int s = 0; s < programs; ++s) {
     const uint64_t seed = static_cast<uint64_t>(s);
     test::RandomGraph r = test::random_graph(seed, 4 + static_cast<int>(seed % 9));
     const Graph g(r.graph);
     std::string ops;
     for (const std::string& o : r.ops) ops += o + " ";
+    if (std::getenv("GRAFT_DIFFERENTIAL_LIST")) std::printf("seed %llu: %s\n", static_cast<unsigned long long>(seed), ops.c_str());
     std::vector<Array> want;
     try {
       want = evaluate(g, r.inputs);
@@ -184,54 +266,21 @@ TEST_CASE("differential: random programs agree op by op, through jit and after a
       }
     }
 
-    // grad of a weighted sum of the first output in its first input against
-    // central differences, when both are f64.
-    // Left out: stop_gradient (its derivative is zero by definition, not the slope), ops the table
-    // calls not differentiable (floor, sign, comparisons, ...: a step of finite differences may cross
-    // their jumps) and rem (differentiable, with jumps).
-    bool stops = false;
-    for (const std::string& o : r.ops) {
-      const auto op = ir::op_from_name(o);
-      stops = stops || !op || !ir::is_differentiable(*op) || *op == ir::Op::stop_gradient || *op == ir::Op::rem;
+    // Derivatives, on the program if it is fit for them and on one drawn for them.
+    if (differentiable(r)) failed += !check_derivatives(seed, r, "the program", "");
+    const test::RandomGraph d = test::random_graph(seed, 3 + static_cast<int>(seed % 7), true);
+    if (std::getenv("GRAFT_DIFFERENTIAL_LIST")) {
+      std::printf("seed %llu (differentiable): ", static_cast<unsigned long long>(seed));
+      for (const std::string& o : d.ops) std::printf("%s ", o.c_str());
+      std::printf("\n");
     }
-    if (!stops && r.inputs[0].dtype() == DType::f64 && want[0].dtype() == DType::f64 && r.inputs[0].size() <= 64) {
-      const Array w = astype(arange(want[0].size()), DType::f64) * 0.37 - 1.0;
-      auto loss = [&](const Array& x0) {
-        std::vector<Array> xs = r.inputs;
-        xs[0] = x0;
-        return sum(call(g, xs)[0] * reshape(w, want[0].shape()));
-      };
-      const std::vector<double> gr = grad(loss)(r.inputs[0]).to_vector<double>();
-      ++grads;
-      std::vector<double> x0 = r.inputs[0].to_vector<double>();
-      bool ok = true;
-      for (size_t i = 0; ok && i < x0.size(); ++i) {
-        const double h = 1e-6 * (1 + std::abs(x0[i]));
-        std::vector<double> up = x0, down = x0;
-        up[i] += h;
-        down[i] -= h;
-        const double lu = loss(array(up, r.inputs[0].shape())).item<double>();
-        const double ld = loss(array(down, r.inputs[0].shape())).item<double>();
-        const double fd = (lu - ld) / (2 * h);
-        if (!std::isfinite(fd) || !std::isfinite(gr[i])) continue;  // a pole or a NaN: nothing to compare
-        // Truncation error, plus the rounding of a large loss (other elements' terms) divided by 2h.
-        const double rounding = 16 * 2.2e-16 * (std::abs(lu) + std::abs(ld)) / (2 * h);
-        ok = std::abs(gr[i] - fd) <= 1e-4 * (1 + std::abs(fd)) + rounding;
-        if (!ok) std::printf("seed %llu: d/dx[%zu]: grad %.9g, finite differences %.9g\n",
-                             static_cast<unsigned long long>(seed), i, gr[i], fd);
-      }
-      if (!ok) {
-        ++failed;
-        FAIL_CHECK("seed " << seed << ": grad differs from finite differences; ops: " << ops
-                           << "\nreproduction: " << save_reproduction(seed, g, r.inputs));
-      }
-    }
+    failed += !check_derivatives(seed, d, "its differentiable sibling", "_differentiable");
     ++checked;
     if (failed >= 5) break;  // enough to read
   }
   CHECK(checked == programs);
-  std::printf("differential: %d programs checked (vmap on each, grad against finite differences on %d)\n", checked,
-              grads);
+  std::printf("differential: %d programs checked (vmap on each; jvp against finite differences on %d, grad on %d)\n",
+              checked, derivatives_checked, grads_checked);
 }
 
 TEST_CASE("differential: a difference is minimised to the output that shows it", "[differential]") {
