@@ -5,13 +5,13 @@
 // must equal the reference bit for bit (NaNs by class), except that the cpu
 // backend folds float sums and products in its own order (docs/API.md: "a
 // float sum over a row, rounding aside"), so a program with one is compared
-// within 1e-4 (f32) or 1e-10 (f64). vmap over a batch of
-// 3 must equal the loop (within 1e-5 in f32, 1e-12 in f64: batching may
-// reassociate). jvp and grad of a weighted sum must match central
-// differences, on the program where it is fit for that (f64, no jumps) and
-// on a sibling drawn for it from the same seed (f64, differentiable ops). A difference between the
-// runs is minimised to the one output that still differs (and the nodes it
-// needs) and written, as graph.json and input_*.npy, to
+// within 1e-4 (f32) or 1e-10 (f64). vmap over a batch of 3 must equal the
+// loop (within 1e-5 in f32, 1e-12 in f64: batching may reassociate). jvp and
+// grad of a weighted sum must match central differences, on the program
+// where it is fit for that (f64, no jumps) and on a sibling drawn for it
+// from the same seed (f64, differentiable ops). A difference is minimised
+// (the one output that still differs, then nodes cut from it back, their
+// results becoming inputs) and written, as graph.json and input_*.npy, to
 // build/tests/tmp/differential/seed_N/; the message names the seed.
 //   ./build/tests/graft_tests "[differential]"                   (the CI count)
 //   GRAFT_DIFFERENTIAL_PROGRAMS=100000 ./build/tests/graft_tests "[differential]"
@@ -60,25 +60,61 @@ bool same(const Array& a, const Array& b) {
   return true;
 }
 
-// The smallest graph of one output that still fails `fails`: each output
-// alone, with the nodes it does not need removed; the whole graph when no
-// single output fails on its own.
-template <class Fails>
-Graph minimise(const Graph& g, Fails fails) {
-  for (ir::ValueId out : g.ir().outputs()) {
-    ir::Graph one = g.ir();
-    one.set_outputs({out});
-    const Graph small(std::make_shared<const ir::Graph>(ir::dead_code_elimination(std::move(one))));
-    try {
-      if (fails(small)) return small;
-    } catch (const Error&) {
-    }
-  }
-  return g;
+// A program to check: a graph and values for its inputs.
+struct Program {
+  Graph graph;
+  std::vector<Array> inputs;
+};
+
+Graph without_dead_nodes(ir::Graph g) {
+  return Graph(std::make_shared<const ir::Graph>(ir::dead_code_elimination(std::move(g))));
 }
 
-std::string save_reproduction(uint64_t seed, const Graph& g, const std::vector<Array>& inputs,
-                              const std::string& suffix = "") {
+// A smaller program that still fails `fails`: first the one output that
+// fails alone (with the nodes it does not need removed), then nodes cut
+// from the output back: a node whose results become inputs of the program,
+// holding the values it computed there, is left cut if the program still
+// fails, and the nodes only it needed go with it.
+template <class Fails>
+Program minimise(Program p, Fails fails) {
+  auto still_fails = [&](const Program& q) {
+    try {
+      return fails(q);
+    } catch (const Error&) {
+      return false;  // a different problem: not this reproduction
+    }
+  };
+  for (ir::ValueId out : p.graph.ir().outputs()) {
+    ir::Graph one = p.graph.ir();
+    one.set_outputs({out});
+    Program q{without_dead_nodes(std::move(one)), p.inputs};
+    if (still_fails(q)) {
+      p = std::move(q);
+      break;
+    }
+  }
+  for (int64_t k = p.graph.num_nodes() - 1; k >= 0; --k) {
+    if (k >= p.graph.num_nodes()) continue;  // nodes went with an earlier cut
+    const ir::Node& node = p.graph.ir().nodes()[static_cast<size_t>(k)];
+    const std::vector<ir::ValueId> results(node.outputs.begin(), node.outputs.end());
+    ir::Graph there = p.graph.ir();
+    there.set_outputs(results);
+    Program q{Graph(), p.inputs};
+    for (Array& v : evaluate(without_dead_nodes(std::move(there)), p.inputs)) q.inputs.push_back(std::move(v));
+    ir::Graph cut = p.graph.ir();
+    for (ir::ValueId v : results) cut.add_input_id(v);
+    std::vector<bool> keep(static_cast<size_t>(cut.num_nodes()), true);
+    keep[static_cast<size_t>(k)] = false;
+    cut.keep_nodes(keep);
+    q.graph = without_dead_nodes(std::move(cut));
+    if (still_fails(q)) p = std::move(q);
+  }
+  return p;
+}
+
+std::string save_reproduction(uint64_t seed, const Program& p, const std::string& suffix = "") {
+  const Graph& g = p.graph;
+  const std::vector<Array>& inputs = p.inputs;
   const std::filesystem::path dir =
       std::filesystem::path(GRAFT_TEST_TMPDIR) / "differential" / ("seed_" + std::to_string(seed) + suffix);
   std::filesystem::create_directories(dir);
@@ -134,16 +170,17 @@ bool differentiable(const test::RandomGraph& r) {
 
 int derivatives_checked = 0, grads_checked = 0;
 
-bool check_derivatives(uint64_t seed, const test::RandomGraph& r, const char* which, const char* dir_suffix) {
-  bool loops = false;
-  for (const std::string& o : r.ops) loops = loops || o == ir::op_name(ir::Op::while_);
-  const Graph g(r.graph);
-  const ir::ValueType out = r.graph->output_types()[0];
+// Whether jvp or grad (see above) of p's first output in its first input
+// differs from finite differences; `report` prints the numbers.
+bool derivatives_differ(const Program& p, bool loops, uint64_t seed, bool report) {
+  const ir::ValueType out = p.graph.ir().output_types()[0];
+  if (p.inputs[0].dtype() != DType::f64 || out.dtype != DType::f64 || p.inputs[0].size() > 64) return false;
+  const Graph& g = p.graph;
   int64_t n_out = 1;
   for (int64_t d : out.shape) n_out *= d;
   const Array w = astype(arange(n_out), DType::f64) * 0.37 - 1.0;
   auto loss = [&](const Array& x0) {
-    std::vector<Array> xs = r.inputs;
+    std::vector<Array> xs = p.inputs;
     xs[0] = x0;
     return sum(call(g, xs)[0] * reshape(w, out.shape));
   };
@@ -165,11 +202,11 @@ bool check_derivatives(uint64_t seed, const test::RandomGraph& r, const char* wh
     const double truncation = std::abs(fd2 - fd) / 3;
     if (truncation > 1e-2 * (1 + std::abs(fd)) + rounding + rounding2) return true;  // not a usable estimate
     const bool ok = std::abs(derivative - fd) <= 1e-4 * (1 + std::abs(fd)) + rounding + rounding2 + 4 * truncation;
-    if (!ok) std::printf("seed %llu: %s %.9g, finite differences %.9g (step 2h: %.9g)\n",
+    if (!ok && report) std::printf("seed %llu: %s %.9g, finite differences %.9g (step 2h: %.9g)\n",
                          static_cast<unsigned long long>(seed), what, derivative, fd, fd2);
     return ok;
   };
-  const Array& x0 = r.inputs[0];
+  const Array& x0 = p.inputs[0];
   bool ok = true;
   {
     const Array d = reshape(sin(astype(arange(x0.size()), DType::f64) * 1.3 + 0.2), x0.shape());
@@ -178,7 +215,6 @@ bool check_derivatives(uint64_t seed, const test::RandomGraph& r, const char* wh
   }
   if (!loops) {
     const std::vector<double> gr = grad(loss)(x0).to_vector<double>();
-    ++grads_checked;
     const std::vector<double> x = x0.to_vector<double>();
     for (size_t i = 0; ok && i < x.size(); ++i) {
       std::vector<double> e(x.size(), 0.0);
@@ -187,14 +223,49 @@ bool check_derivatives(uint64_t seed, const test::RandomGraph& r, const char* wh
       ok = agrees(gr[i], x0, array(e, x0.shape()), 1e-6 * (1 + std::abs(x[i])), what.c_str());
     }
   }
+  return !ok;
+}
+
+// The derivative checks of a random program; false (and a reproduction) if they fail.
+bool check_derivatives(uint64_t seed, const test::RandomGraph& r, const char* which, const char* dir_suffix) {
+  bool loops = false;
+  for (const std::string& o : r.ops) loops = loops || o == ir::op_name(ir::Op::while_);
+  const Program program{Graph(r.graph), r.inputs};
   ++derivatives_checked;
-  if (!ok) {
-    std::string ops;
-    for (const std::string& o : r.ops) ops += o + " ";
-    FAIL_CHECK("seed " << seed << ": a derivative of " << which << " differs from finite differences; ops: " << ops
-                       << "\nreproduction: " << save_reproduction(seed, g, r.inputs, dir_suffix));
+  grads_checked += !loops;
+  if (!derivatives_differ(program, loops, seed, true)) return true;
+  std::string ops;
+  for (const std::string& o : r.ops) ops += o + " ";
+  const Program small = minimise(program, [&](const Program& q) { return derivatives_differ(q, loops, seed, false); });
+  FAIL_CHECK("seed " << seed << ": a derivative of " << which << " differs from finite differences; ops: " << ops
+                     << "\nreproduction: " << save_reproduction(seed, small, dir_suffix));
+  return false;
+}
+
+// Whether vmap over a batch of 3 differs from the loop over its examples
+// (example e: each input with its elements rotated by e).
+bool vmap_differs(const Program& p) {
+  std::vector<std::vector<Array>> examples(3);
+  std::vector<Array> batched;
+  for (const Array& x : p.inputs) {
+    std::vector<Array> column;
+    for (int e = 0; e < 3; ++e) {
+      const int64_t n = x.size(), k = n > 0 ? e % n : 0;
+      const Array flat = reshape(x, {n});
+      Array v = n > 0 ? reshape(concatenate({slice(flat, {k}, {n}), slice(flat, {0}, {k})}), x.shape()) : x;
+      examples[static_cast<size_t>(e)].push_back(v);
+      column.push_back(v);
+    }
+    batched.push_back(stack(column));
   }
-  return ok;
+  std::vector<Array> mapped = vmap([&](const std::vector<Array>& xs) { return call(p.graph, xs); })(batched);
+  bool ok = mapped.size() == p.graph.ir().outputs().size();
+  for (int e = 0; ok && e < 3; ++e) {
+    std::vector<Array> one = evaluate(p.graph, examples[static_cast<size_t>(e)]);
+    for (size_t k = 0; ok && k < one.size(); ++k)
+      ok = close(mapped[k][e], one[k], mapped[k].dtype() == DType::f32 ? 1e-5 : 1e-12);
+  }
+  return !ok;
 }
 
 }  // namespace
@@ -218,59 +289,35 @@ TEST_CASE("differential: random programs agree op by op, through jit and after a
     } catch (const Error& e) {
       FAIL("seed " << seed << ": the reference run failed: " << e.what() << "\nops: " << ops);
     }
-    // `run` computes the graph another way; a difference is minimised to one output and saved.
+    // `run` computes the program another way; a difference is minimised and saved.
+    const Program program{g, r.inputs};
     auto check = [&](const char* what, auto run, bool rounding_aside = false) {
-      auto differs = [&](const Graph& h) {
-        const std::vector<Array> a = run(h), b = evaluate(h, r.inputs);
+      auto differs = [&](const Program& p) {
+        const std::vector<Array> a = run(p), b = evaluate(p.graph, p.inputs);
         bool ok = a.size() == b.size();
         for (size_t k = 0; ok && k < a.size(); ++k)
           ok = rounding_aside ? close(a[k], b[k], a[k].dtype() == DType::f32 ? 1e-4 : 1e-10) : same(a[k], b[k]);
         return !ok;
       };
-      if (differs(g)) {
+      if (differs(program)) {
         ++failed;
         FAIL_CHECK("seed " << seed << ": " << what << " differs from the op-by-op run; ops: " << ops
-                           << "\nreproduction: " << save_reproduction(seed, minimise(g, differs), r.inputs));
+                           << "\nreproduction: " << save_reproduction(seed, minimise(program, differs)));
       }
     };
     const Graph back = Graph::from_json(g.to_json());
     CHECK(back.to_json() == g.to_json());
-    check("after a JSON round trip", [&](const Graph& h) { return evaluate(Graph::from_json(h.to_json()), r.inputs); });
-    check("jit (interpreter)", [&](const Graph& h) { return run_jit(h, r.inputs, Backend::interpreter); });
+    check("after a JSON round trip",
+          [&](const Program& p) { return evaluate(Graph::from_json(p.graph.to_json()), p.inputs); });
+    check("jit (interpreter)", [&](const Program& p) { return run_jit(p.graph, p.inputs, Backend::interpreter); });
     // The cpu backend folds a float sum or product in its own order: the same bits otherwise
     // (docs/API.md, "a float sum over a row, rounding aside"), close where a program has one.
     const bool folds = ops.find("reduce_sum") != std::string::npos || ops.find("reduce_prod") != std::string::npos;
-    check("jit (cpu)", [&](const Graph& h) { return run_jit(h, r.inputs, Backend::cpu); }, folds);
-
-    // vmap over a batch of 3 equals the loop over its examples.
-    {
-      std::vector<std::vector<Array>> examples(3);
-      std::vector<Array> batched;
-      for (size_t i = 0; i < r.inputs.size(); ++i) {
-        std::vector<Array> column;
-        for (int e = 0; e < 3; ++e) {
-          // Example e: the input with its elements rotated by e (same dtype, same shape).
-          const Array x = r.inputs[i];
-          const int64_t n = x.size(), k = n > 0 ? e % n : 0;
-          const Array flat = reshape(x, {n});
-          Array v = n > 0 ? reshape(concatenate({slice(flat, {k}, {n}), slice(flat, {0}, {k})}), x.shape()) : x;
-          examples[static_cast<size_t>(e)].push_back(v);
-          column.push_back(v);
-        }
-        batched.push_back(stack(column));
-      }
-      std::vector<Array> mapped = vmap([&](const std::vector<Array>& xs) { return call(g, xs); })(batched);
-      bool ok = mapped.size() == want.size();
-      for (int e = 0; ok && e < 3; ++e) {
-        std::vector<Array> one = evaluate(g, examples[static_cast<size_t>(e)]);
-        for (size_t k = 0; ok && k < one.size(); ++k)
-          ok = close(mapped[k][e], one[k], mapped[k].dtype() == DType::f32 ? 1e-5 : 1e-12);
-      }
-      if (!ok) {
-        ++failed;
-        FAIL_CHECK("seed " << seed << ": vmap differs from the loop; ops: " << ops
-                           << "\nreproduction: " << save_reproduction(seed, g, r.inputs));
-      }
+    check("jit (cpu)", [&](const Program& p) { return run_jit(p.graph, p.inputs, Backend::cpu); }, folds);
+    if (vmap_differs(program)) {
+      ++failed;
+      FAIL_CHECK("seed " << seed << ": vmap differs from the loop; ops: " << ops
+                         << "\nreproduction: " << save_reproduction(seed, minimise(program, vmap_differs)));
     }
 
     // Derivatives, on the program if it is fit for them and on one drawn for them.
@@ -290,19 +337,29 @@ TEST_CASE("differential: random programs agree op by op, through jit and after a
               checked, derivatives_checked, grads_checked);
 }
 
-TEST_CASE("differential: a difference is minimised to the output that shows it", "[differential]") {
+TEST_CASE("differential: a difference is minimised to the output and the node that show it", "[differential]") {
   // Three outputs; a pretend backend that gets only the cosine wrong.
   const Graph g = make_graph([](const Array& x) {
-    return std::vector<Array>{exp(x) * 2.0f, cos(sin(x)), tanh(x) + 1.0f};
+    return std::vector<Array>{exp(x) * 2.0f, cos(sin(x) * 3.0f), tanh(x) + 1.0f};
   })(zeros({4}));
-  auto differs = [](const Graph& h) {
-    for (const ir::Node& n : h.ir().nodes())
+  const Array x = array({0.5f, -1.0f, 2.0f, 0.0f});
+  auto differs = [](const Program& p) {
+    for (const ir::Node& n : p.graph.ir().nodes())
       if (n.op == ir::Op::cos) return true;
     return false;
   };
-  const Graph small = minimise(g, differs);
-  CHECK(small.ir().outputs().size() == 1);
-  CHECK(small.num_nodes() == 2);  // sin and cos
+  const Program small = minimise(Program{g, {x}}, differs);
   CHECK(differs(small));
-  CHECK(minimise(g, [](const Graph&) { return false; }).num_nodes() == g.num_nodes());  // none alone: all kept
+  CHECK(small.graph.ir().outputs().size() == 1);
+  REQUIRE(small.graph.num_nodes() == 1);  // the cosine alone; sin and the product are cut
+  CHECK(small.graph.ir().nodes()[0].op == ir::Op::cos);
+  // Its operand is now an input holding what the program computed there.
+  REQUIRE(small.inputs.size() == 2);
+  CHECK(small.inputs[1].to_vector<float>() == (sin(x) * 3.0f).to_vector<float>());
+  CHECK(evaluate(small.graph, small.inputs)[0].to_vector<float>() == cos(sin(x) * 3.0f).to_vector<float>());
+  // As saved: the reproduction reads back and computes the same.
+  const Graph saved = Graph::from_json(small.graph.to_json());
+  CHECK(evaluate(saved, small.inputs)[0].to_vector<float>() == cos(sin(x) * 3.0f).to_vector<float>());
+  // Nothing fails alone: the program is kept whole.
+  CHECK(minimise(Program{g, {x}}, [](const Program&) { return false; }).graph.num_nodes() == g.num_nodes());
 }
