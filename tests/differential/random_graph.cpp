@@ -190,7 +190,12 @@ Array random_values(Gen& g, const ValueType& t) {
   std::vector<double> v(static_cast<size_t>(n));
   for (double& x : v) {
     switch (t.dtype) {
-      case DType::f32: case DType::f64: x = (g.pick(2001) - 1000) / 400.0; break;
+      // Floats on a grid of 1/400 (so that ties and exact zeros occur), or, in a program for
+      // derivative checks, anywhere (a tie of two unrelated values is a kink, where finite
+      // differences give the mean of the slopes on its two sides and a derivative rule one of them).
+      case DType::f32: case DType::f64:
+        x = g.differentiable() ? std::uniform_real_distribution<double>(-2.5, 2.5)(g.rng()) : (g.pick(2001) - 1000) / 400.0;
+        break;
       case DType::bool_: x = g.pick(2); break;
       case DType::u32: x = g.pick(20); break;
       default: x = g.pick(21) - 10; break;
