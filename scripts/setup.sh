@@ -14,6 +14,7 @@ packages=(
   libopenblas-openmp-dev  # OpenBLAS built on OpenMP (one thread pool with graft's kernels): dot_general
   graphviz                # dot: tests check that DOT output renders
   python3-numpy           # tests: .npy files written and read by NumPy
+  python3-sklearn         # examples/train_digits: the 8x8 digits data set it ships
   golang-go               # go tool pprof: tests read graft's memory profiles with it
 )
 
