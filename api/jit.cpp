@@ -11,6 +11,7 @@
 
 #include "api/array_impl.h"
 #include "api/dispatch.h"
+#include "api/executable_info.h"
 #include "api/jit_tiers.h"
 #include "codegen/cpu/background_compile.h"
 #include "codegen/cpu/compiler.h"
@@ -326,6 +327,23 @@ std::string executable_text(const Executable& exe) {
 }
 
 TierCounts tier_counts() { return {g_tier_counts.interpreted.load(), g_tier_counts.compiled.load()}; }
+
+ExecutableInfo executable_info(const Executable& exe) {
+  ExecutableInfo info;
+  info.nodes = exe.graph->num_nodes();
+  info.traced_nodes = exe.nodes_before;
+  for (const ir::Node& n : exe.graph->nodes()) {
+    if (n.op != ir::Op::fusion) continue;
+    ++info.fusion_kernels;
+    for (const ir::Node& b : ir::attr<ir::Graphs>(n, "body").at(0)->nodes()) info.fused_ops += b.op != ir::Op::constant;
+  }
+  if (const codegen::cpu::FusedGraphKernels* compiled = exe.cpu ? exe.cpu->ready() : nullptr) {
+    info.compiled_kernels = compiled->compiled;
+    info.distinct_kernels = compiled->distinct;
+  }
+  info.arena_bytes = exe.plan.arena_bytes;
+  return info;
+}
 
 CostAnalysis executable_cost(const Executable& exe) { return exe.cost; }
 MemoryAnalysis executable_memory(const Executable& exe) { return exe.memory; }

@@ -129,4 +129,10 @@ std::string to_text(const Graph& graph) {
   return out;
 }
 
+std::string node_text(const Graph& graph, const Node& node) {
+  std::string out;
+  print_node(graph, node, 0, out);
+  return out;
+}
+
 }  // namespace graft::ir

@@ -8,5 +8,7 @@
 namespace graft::ir {
 
 std::string to_text(const Graph& graph);
+// One node's line (and its subgraphs, indented below it), as to_text prints it.
+std::string node_text(const Graph& graph, const Node& node);
 
 }  // namespace graft::ir
