@@ -330,6 +330,10 @@ TEST_CASE("differential: random programs agree op by op, through jit and after a
     }
     failed += !check_derivatives(seed, d, "its differentiable sibling", "_differentiable");
     ++checked;
+    if (checked % 1000 == 0) {  // a long run shows its progress
+      std::fprintf(stderr, "differential: %d of %d programs checked\n", checked, programs);
+      std::fflush(stderr);
+    }
     if (failed >= 5) break;  // enough to read
   }
   CHECK(checked == programs);
