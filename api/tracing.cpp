@@ -5,6 +5,7 @@
 #include "graft/make_graph.h"
 #include "graft/named_scope.h"
 #include "interpreter/evaluate.h"
+#include "ir/passes.h"
 #include "ir/trace.h"
 
 namespace graft {
@@ -46,6 +47,10 @@ Graph TraceSession::finish(const std::vector<Array>& outputs) {
     }
   }
   return Graph(trace->builder().finish(std::move(ids)));
+}
+
+Graph drop_dead_nodes(const Graph& g) {
+  return Graph(std::make_shared<const ir::Graph>(ir::dead_code_elimination(g.ir())));
 }
 
 std::vector<Array> TraceSession::captured() const {

@@ -1,5 +1,7 @@
 // One Boost adjacency_list holds the vertices of the graph and of every
 // subgraph nested in its attributes, so write_graphviz gives each a unique id.
+// Values get unique names too: a subgraph's are prefixed by the path of the
+// node and attribute holding it ("%7/body/2": value 2 of node 7's body).
 // Clusters are not something write_graphviz knows; its graph-property writer
 // runs at the top of the body and emits them as `subgraph cluster_N` blocks
 // that list their member vertices (a vertex belongs to the cluster where it is
@@ -7,6 +9,7 @@
 #include "ir/dot.h"
 
 #include <map>
+#include <set>
 #include <ostream>
 #include <sstream>
 #include <string_view>
@@ -19,6 +22,7 @@
 #include <boost/graph/graphviz.hpp>
 
 #include "graft/errors.h"
+#include "ir/literal.h"
 
 namespace graft::ir {
 namespace {
@@ -75,9 +79,10 @@ void write_attr_list(std::ostream& out, const DotAttrs& attrs) {
 
 class DotBuilder {
  public:
-  DotBuilder() : clusters_(1) {}
+  explicit DotBuilder(const DotOptions& options) : options_(options), clusters_(1) {}
 
-  void add_graph(const Graph& g, size_t cluster, int depth);
+  // prefix: how this graph's value names start ("" at the top, "7/body/" in node 7's body).
+  void add_graph(const Graph& g, size_t cluster, int depth, const std::string& prefix);
   const DotGraph& dot() const { return dot_; }
   void write_clusters(std::ostream& out) const {
     for (size_t child : clusters_[0].children) write_cluster(out, child, 1);
@@ -89,9 +94,75 @@ class DotBuilder {
   size_t scope_cluster(size_t cluster, const std::string& scope);
   void write_cluster(std::ostream& out, size_t cluster, int indent) const;
 
+  // The collapsed scope a node's scope falls in ("" if none).
+  std::string collapsed_scope(const std::string& scope) const {
+    for (const std::string& c : options_.collapse)
+      if (!c.empty() && (scope == c || scope.rfind(c + "/", 0) == 0)) return c;
+    return {};
+  }
+
+  const DotOptions& options_;
   DotGraph dot_;
   std::vector<Cluster> clusters_;
 };
+
+// An attribute's value as a label shows it: short, one line.
+std::string short_attr(const AttrValue& value) {
+  std::string text = std::visit(
+      [](const auto& v) -> std::string {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, int64_t>) {
+          return std::to_string(v);
+        } else if constexpr (std::is_same_v<T, Ints>) {
+          std::string s = "(";
+          for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+          return s + ")";
+        } else if constexpr (std::is_same_v<T, double>) {
+          return float_str(v);
+        } else if constexpr (std::is_same_v<T, DType>) {
+          return dtype_name(v);
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          return v;
+        } else if constexpr (std::is_same_v<T, LiteralPtr>) {
+          if (!v) return "null";
+          std::string text = literal_str(*v, 4);
+          if (v->type.rank() == 0 && text.size() >= 2 && text.front() == '[') text = text.substr(1, text.size() - 2);
+          return text;  // a scalar without brackets
+        } else {
+          return "";
+        }
+      },
+      value);
+  if (text.size() > 32) text = text.substr(0, 29) + "...";
+  return text;
+}
+
+// A node's label: its op and attributes, its output types, its source line.
+std::string node_label(const Graph& g, const Node& n) {
+  std::string head(op_name(n.op)), attrs;
+  for (const auto& [name, value] : n.attrs.items()) {
+    if (attr_kind(value) == AttrKind::graphs) continue;
+    // An empty list (no batch axes, a scalar broadcast) says nothing the types do not.
+    if (const Ints* list = std::get_if<Ints>(&value); list && list->empty()) continue;
+    if (n.op == Op::constant && name == "value") {
+      head += " " + short_attr(value);  // the value itself, not "value=..."
+      continue;
+    }
+    attrs += (attrs.empty() ? "" : ", ") + name + "=" + short_attr(value);
+  }
+  // Short attribute lists stay on the op's line; long ones get their own.
+  std::string label = head;
+  if (!attrs.empty()) label += (head.size() + attrs.size() <= 40 ? " " : "\n") + attrs;
+  for (ValueId v : n.outputs) label += "\n" + (g.has_value(v) ? type_str(g.type(v)) : std::string("?"));
+  if (!n.loc.empty()) {
+    std::string where = loc_str(n.loc);
+    const size_t slash = where.rfind('/');
+    label += "\n" + (slash == std::string::npos ? where : where.substr(slash + 1));
+  }
+  return label;
+}
+
+bool is_backward(const std::string& scope) { return scope == "backward" || scope.rfind("backward/", 0) == 0; }
 
 DotVertexId DotBuilder::add_vertex(size_t cluster, DotAttrs attrs) {
   // Assigned after adding: add_vertex(property, g) trips a false GCC
@@ -131,11 +202,12 @@ size_t DotBuilder::scope_cluster(size_t cluster, const std::string& scope) {
   return cluster;
 }
 
-void DotBuilder::add_graph(const Graph& g, size_t cluster, int depth) {
+void DotBuilder::add_graph(const Graph& g, size_t cluster, int depth, const std::string& prefix) {
   if (depth > kMaxSubgraphDepth)
     throw GraphFormatError("to_dot: subgraphs nested deeper than " + std::to_string(kMaxSubgraphDepth));
   auto type_of = [&](ValueId v) { return g.has_value(v) ? type_str(g.type(v)) : std::string("?"); };
-  auto value_label = [&](ValueId v) { return "%" + std::to_string(v) + ": " + type_of(v); };
+  auto value_name = [&](ValueId v) { return "%" + prefix + std::to_string(v); };
+  auto value_label = [&](ValueId v) { return value_name(v) + ": " + type_of(v); };
 
   // The vertex each value comes from: an input, a node, or (for a broken
   // graph) a placeholder. The first definition wins if a broken graph has two.
@@ -143,18 +215,43 @@ void DotBuilder::add_graph(const Graph& g, size_t cluster, int depth) {
   for (ValueId v : g.inputs())
     if (!source.count(v)) source.emplace(v, add_vertex(cluster, {{"label", "in " + value_label(v)}, {"shape", "ellipse"}}));
 
+  // Nodes in a collapsed scope share one box per scope.
+  std::map<std::string, std::pair<DotVertexId, int64_t>> collapsed;  // scope -> (box, nodes in it)
   std::vector<DotVertexId> node_vertex;
   node_vertex.reserve(g.nodes().size());
   for (const Node& n : g.nodes()) {
-    std::string op(op_name(n.op));
-    std::string label = op;
-    for (ValueId v : n.outputs) label += "\n" + type_of(v);
+    const std::string op(op_name(n.op));
+    if (const std::string c = collapsed_scope(n.scope); !c.empty()) {
+      auto it = collapsed.find(c);
+      if (it == collapsed.end()) {
+        const size_t slash = c.rfind('/');
+        const size_t home = scope_cluster(cluster, slash == std::string::npos ? "" : c.substr(0, slash));
+        DotAttrs attrs = {{"label", c}, {"shape", "box3d"}, {"tooltip", "scope " + c + " (collapsed)"}};
+        if (is_backward(c)) attrs.insert(attrs.end(), {{"style", "filled"}, {"fillcolor", "#fde0dc"}});
+        it = collapsed.emplace(c, std::make_pair(add_vertex(home, std::move(attrs)), 0)).first;
+      }
+      ++it->second.second;
+      node_vertex.push_back(it->second.first);
+      for (ValueId v : n.outputs) source.emplace(v, node_vertex.back());
+      continue;
+    }
     std::string tooltip = "node " + std::to_string(n.id);
     if (!n.scope.empty()) tooltip += " in " + n.scope;
     if (!n.loc.empty()) tooltip += " at " + loc_str(n.loc);
+    DotAttrs attrs = {{"label", node_label(g, n)}, {"shape", "box"}, {"tooltip", tooltip}};
+    if (is_backward(n.scope)) attrs.insert(attrs.end(), {{"style", "filled"}, {"fillcolor", "#fde0dc"}});
 
     size_t home = scope_cluster(cluster, n.scope);
-    node_vertex.push_back(add_vertex(home, {{"label", label}, {"shape", "box"}, {"tooltip", tooltip}}));
+    // A node with subgraphs gets a box of its own that holds it and them, so
+    // each body is drawn at its node (and two scans' bodies are told apart).
+    bool has_subgraphs = false;
+    for (const auto& [name, value] : n.attrs.items()) has_subgraphs = has_subgraphs || std::holds_alternative<Graphs>(value);
+    if (has_subgraphs)
+      home = add_cluster(home, {{"label", op + " (node " + std::to_string(n.id) + ")"},
+                                {"tooltip", tooltip},
+                                {"style", "rounded"},
+                                {"color", "blue"}});
+    node_vertex.push_back(add_vertex(home, std::move(attrs)));
     for (ValueId v : n.outputs) source.emplace(v, node_vertex.back());
 
     for (const auto& [name, value] : n.attrs.items()) {
@@ -162,27 +259,36 @@ void DotBuilder::add_graph(const Graph& g, size_t cluster, int depth) {
       if (!subgraphs) continue;
       for (size_t i = 0; i < subgraphs->size(); ++i) {
         if (!(*subgraphs)[i]) continue;
-        std::string which = name + "[" + std::to_string(i) + "]";
-        size_t box = add_cluster(home, {{"label", op + " " + which},
+        const std::string which = subgraphs->size() > 1 ? name + "[" + std::to_string(i) + "]" : name;
+        size_t box = add_cluster(home, {{"label", which},
                                         {"tooltip", "node " + std::to_string(n.id) + " (" + op + ") " + which},
-                                        {"style", "rounded"},
+                                        {"style", "rounded,dashed"},
                                         {"color", "blue"}});
-        add_graph(*(*subgraphs)[i], box, depth + 1);
+        add_graph(*(*subgraphs)[i], box, depth + 1, prefix + std::to_string(n.id) + "/" + which + "/");
       }
     }
   }
+  for (const auto& [scope, box] : collapsed)
+    dot_[box.first].attrs[0].second = scope + "\n" + std::to_string(box.second) + (box.second == 1 ? " node" : " nodes");
 
   auto source_of = [&](ValueId v) {
     auto it = source.find(v);
     if (it != source.end()) return it->second;
-    DotVertexId missing = add_vertex(
-        cluster, {{"label", "undefined %" + std::to_string(v)}, {"shape", "ellipse"}, {"color", "red"}, {"fontcolor", "red"}});
+    DotVertexId missing = add_vertex(cluster, {{"label", "undefined " + value_name(v)},
+                                               {"shape", "ellipse"},
+                                               {"color", "red"},
+                                               {"fontcolor", "red"}});
     source.emplace(v, missing);
     return missing;
   };
+  // One edge per value and reader (a collapsed box reading a value twice draws it once; inside one, none).
+  std::set<std::pair<ValueId, DotVertexId>> drawn;
   for (size_t j = 0; j < g.nodes().size(); ++j)
-    for (ValueId v : g.nodes()[j].inputs)
-      boost::add_edge(source_of(v), node_vertex[j], DotEdge{{{"label", value_label(v)}}}, dot_);
+    for (ValueId v : g.nodes()[j].inputs) {
+      const DotVertexId from = source_of(v), to = node_vertex[j];
+      if (from == to || !drawn.emplace(v, to).second) continue;
+      boost::add_edge(from, to, DotEdge{{{"label", value_label(v)}}}, dot_);
+    }
   for (size_t k = 0; k < g.outputs().size(); ++k) {
     ValueId v = g.outputs()[k];
     DotVertexId out = add_vertex(
@@ -203,9 +309,9 @@ void DotBuilder::write_cluster(std::ostream& out, size_t cluster, int indent) co
 
 }  // namespace
 
-std::string to_dot(const Graph& g) {
-  DotBuilder builder;
-  builder.add_graph(g, 0, 0);
+std::string to_dot(const Graph& g, const DotOptions& options) {
+  DotBuilder builder(options);
+  builder.add_graph(g, 0, 0, "");
   const DotGraph& dot = builder.dot();
 
   std::ostringstream out;

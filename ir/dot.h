@@ -1,18 +1,28 @@
 // Graphviz DOT of a graph, for looking at it (`dot -Tsvg`): nodes labelled
-// with their op and output types, inputs and outputs as ellipses, edges with
-// the value they carry, named scopes and subgraph attributes (cond branches,
-// while bodies, ...) as nested clusters.
+// with their op, attributes (a constant's value), output types and source
+// line; inputs and outputs as ellipses; edges with the value they carry
+// (named uniquely, subgraphs' values included); named scopes as nested
+// clusters; a node with subgraphs (cond branches, while and scan bodies) in
+// a box with them; the backward pass (scope "backward/...") shaded; and any
+// scopes asked for collapsed into one box each.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "ir/graph.h"
 
 namespace graft::ir {
 
+struct DotOptions {
+  // Scope paths ("mlp/layer1") drawn as one box each, with the number of nodes
+  // inside; edges between their nodes are not drawn.
+  std::vector<std::string> collapse;
+};
+
 // Draws broken graphs too (cycles, uses out of order, undefined values in
 // red), since that is when one most wants to see a graph. Throws
 // GraphFormatError only for subgraphs nested absurdly deep.
-std::string to_dot(const Graph& g);
+std::string to_dot(const Graph& g, const DotOptions& options = {});
 
 }  // namespace graft::ir

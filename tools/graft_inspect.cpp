@@ -25,9 +25,13 @@ graft knows) and:
   verify GRAPH                  checks it (schema, types, every op's shape rule)
   text GRAPH                    prints it as text, one line per node
   json GRAPH                    prints it as normalised JSON (the current schema)
-  dot GRAPH                     prints it as Graphviz DOT
-  svg GRAPH [-o FILE]           draws it with Graphviz's dot (needs the graphviz package)
-  png GRAPH [-o FILE]           the same, as PNG (-o is required: PNG is not text)
+  dot GRAPH [--collapse SCOPE]  prints it as Graphviz DOT; each --collapse (a
+                                named scope such as mlp/layer1, or backward)
+                                draws that scope as one box
+  svg GRAPH [-o FILE] [--collapse SCOPE]
+                                draws it with Graphviz's dot (package graphviz)
+  png GRAPH -o FILE [--collapse SCOPE]
+                                the same, as PNG
   stats GRAPH                   op histogram; per jit backend: fused kernels,
                                 flops, bytes accessed, the planned memory peak
   run GRAPH IN.npy... -o DIR    evaluates it on the inputs (one .npy per graph
@@ -59,14 +63,15 @@ graft::Graph read_graph(const std::string& path) {
 }
 
 // Pipes DOT through Graphviz's dot into `file` ("" = stdout).
-int draw(const graft::Graph& g, const std::string& format, const std::string& file) {
+int draw(const graft::Graph& g, const std::string& format, const std::string& file,
+         const std::vector<std::string>& collapse) {
   if (std::system("command -v dot >/dev/null 2>&1") != 0) {
     std::cerr << "graft-inspect: Graphviz's dot is not installed (apt install graphviz)\n";
     return 1;
   }
   const std::filesystem::path dot_file =
       std::filesystem::temp_directory_path() / ("graft-inspect-" + std::to_string(getpid()) + ".dot");
-  std::ofstream(dot_file) << g.to_dot();
+  std::ofstream(dot_file) << g.to_dot(collapse);
   std::string cmd = "dot -T" + format + " '" + dot_file.string() + "'";
   if (!file.empty()) cmd += " -o '" + file + "'";
   const int status = std::system(cmd.c_str());
@@ -111,13 +116,14 @@ int main(int argc, char** argv) {
     args = {mode.substr(2), args[0]};
   }
   const std::string command = args[0];
-  // Options: -o VALUE anywhere after the command; the rest are operands.
+  // Options: -o VALUE and --collapse SCOPE anywhere after the command; the rest are operands.
   std::string output;
-  std::vector<std::string> operands;
+  std::vector<std::string> operands, collapse;
   for (size_t i = 1; i < args.size(); ++i) {
-    if (args[i] == "-o") {
-      if (i + 1 >= args.size()) return usage("-o needs a value");
-      output = args[++i];
+    if (args[i] == "-o" || args[i] == "--collapse") {
+      if (i + 1 >= args.size()) return usage(args[i] + " needs a value");
+      (args[i] == "-o" ? output : collapse.emplace_back()) = args[i + 1];
+      ++i;
     } else if (args[i].size() > 1 && args[i][0] == '-') {
       return usage("unknown option '" + args[i] + "'");
     } else {
@@ -135,10 +141,10 @@ int main(int argc, char** argv) {
     } else if (command == "json" && want(1)) {
       std::cout << read_graph(operands[0]).to_json() << "\n";
     } else if (command == "dot" && want(1)) {
-      std::cout << read_graph(operands[0]).to_dot();
+      std::cout << read_graph(operands[0]).to_dot(collapse);
     } else if ((command == "svg" || command == "png") && want(1)) {
       if (command == "png" && output.empty()) return usage("png needs -o FILE");
-      return draw(read_graph(operands[0]), command, output);
+      return draw(read_graph(operands[0]), command, output, collapse);
     } else if (command == "stats" && want(1)) {
       graft::inspect::print_stats(read_graph(operands[0]), std::cout);
     } else if (command == "run" && !operands.empty()) {

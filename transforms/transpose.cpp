@@ -17,7 +17,8 @@ std::vector<ValueId> transpose_linear(const ir::Graph& j, const PartialEval& pe,
       ct[v] = c;
       return;
     }
-    ct[v] = at ? b.add1(ir::Op::add, {ct[v], c}, {}, at->loc, at->scope) : b.add1(ir::Op::add, {ct[v], c});
+    ct[v] = at ? b.add1(ir::Op::add, {ct[v], c}, {}, at->loc, backward_scope(at->scope))
+               : b.add1(ir::Op::add, {ct[v], c}, {}, {}, backward_scope(""));
   };
   for (const auto& [value, cotangent] : seeds)
     if (pe.unknown[value]) accumulate(value, cotangent, nullptr);

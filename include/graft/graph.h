@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace graft {
 
@@ -25,9 +26,13 @@ class Graph {
   // subgraphs, locations). Anything malformed throws GraphFormatError naming
   // the problem and its JSON path; a valid-looking graph is also verified.
   static Graph from_json(const std::string& json);
-  // Graphviz DOT: one box per node, edges labelled by value type, named
-  // scopes and subgraphs drawn as clusters.
+  // Graphviz DOT: one box per node (op, attributes, output types, source
+  // line), edges labelled by value, named scopes as clusters, a node with
+  // subgraphs boxed with its bodies, the backward pass shaded.
   std::string to_dot() const;
+  // The same with each named scope in collapse_scopes ("mlp/layer1",
+  // "backward") drawn as one box.
+  std::string to_dot(const std::vector<std::string>& collapse_scopes) const;
 
   int64_t num_nodes() const;  // nodes of the top-level graph
   // Checks order, ids and every node against its op's shape/dtype rule;

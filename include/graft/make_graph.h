@@ -38,6 +38,11 @@ class TraceSession {
   std::unique_ptr<Impl> impl_;
 };
 
+// g without the nodes its outputs do not need (side effects kept): what a
+// transform traced and then left unused, such as the forward pass's loss
+// under grad.
+Graph drop_dead_nodes(const Graph& g);
+
 template <class T>
 T abstract_like(TraceSession& session, const T& tree) {
   std::vector<Array> leaves = tree::leaves(tree);
@@ -54,7 +59,7 @@ auto make_graph(F f) {
     // Braced initialisation runs left to right, so inputs are numbered in argument order.
     std::tuple<std::decay_t<decltype(args)>...> traced{detail::abstract_like(session, args)...};
     auto out = std::apply(f, traced);
-    return session.finish(tree::leaves(out));
+    return detail::drop_dead_nodes(session.finish(tree::leaves(out)));
   };
 }
 

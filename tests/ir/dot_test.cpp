@@ -140,20 +140,27 @@ TEST_CASE("dot: scopes and subgraphs become nested clusters that graphviz render
   CHECK_THAT(dot, Catch::Contains(R"([label="%1: f32[3]"])"));  // sin's output on its edge to exp
 
   DotLayout layout = read_layout(dot);
-  // Scopes nest per level; a subgraph's cluster sits in its node's scope and
-  // holds the clusters of its own nodes' subgraphs.
+  // Scopes nest per level; a node with subgraphs gets a box in its scope that
+  // holds it and one box per subgraph, which holds its own nodes' boxes.
   CHECK(layout.cluster_parent.at("a") == "");
   CHECK(layout.cluster_parent.at("b") == "a");
   CHECK(layout.cluster_parent.at(R"(we\"ird\\name)") == "");
-  CHECK(layout.cluster_parent.at("cond branches[0]") == "a");
-  CHECK(layout.cluster_parent.at("cond branches[1]") == "a");
-  CHECK(layout.cluster_parent.at("while body[0]") == "cond branches[0]");
-  CHECK(layout.cluster_parent.size() == 6);
+  CHECK(layout.cluster_parent.at("cond (node 4)") == "a");
+  CHECK(layout.cluster_parent.at("branches[0]") == "cond (node 4)");
+  CHECK(layout.cluster_parent.at("branches[1]") == "cond (node 4)");
+  CHECK(layout.cluster_parent.at("while (node 0)") == "branches[0]");
+  CHECK(layout.cluster_parent.at("body") == "while (node 0)");
+  CHECK(layout.cluster_parent.size() == 8);
 
   CHECK(layout.vertex_cluster.at(vertex_labelled(layout, R"(sin\nf32[3])")) == "a");
   CHECK(layout.vertex_cluster.at(vertex_labelled(layout, R"(exp\nf32[3])")) == "b");
-  CHECK(layout.vertex_cluster.at(vertex_labelled(layout, R"(while\nf32[3])")) == "cond branches[0]");
-  CHECK(layout.vertex_cluster.at(vertex_labelled(layout, R"(cond\nf32[3])")) == "a");
+  CHECK(layout.vertex_cluster.at(vertex_labelled(layout, R"(while\nf32[3])")) == "while (node 0)");
+  CHECK(layout.vertex_cluster.at(vertex_labelled(layout, R"(cond\nf32[3])")) == "cond (node 4)");
+
+  // Values inside subgraphs are named by their path: node 4's branch 0, its
+  // node 0's body, value 1 (the cosine); no two edges of different values share a name.
+  CHECK_THAT(dot, Catch::Contains(R"([label="%4/branches[0]/0/body/1: f32[3]"])"));
+  CHECK_THAT(dot, Catch::Contains(R"(label="in %4/branches[1]/0: f32[3]")"));
 
   // Vertices: top 1 input + 5 nodes + 3 outputs; branches[0] 1 + 2 + 1;
   // its while body 1 + 1 + 1; branches[1] 1 + 1 + 1. All ids distinct.
@@ -165,7 +172,7 @@ TEST_CASE("dot: scopes and subgraphs become nested clusters that graphviz render
   std::stringstream svg_text;
   svg_text << svg.rdbuf();
   CHECK_THAT(svg_text.str(), Catch::Contains("<svg"));
-  CHECK_THAT(svg_text.str(), Catch::Contains("while body[0]"));
+  CHECK_THAT(svg_text.str(), Catch::Contains("while (node 0)"));
 }
 
 TEST_CASE("dot: broken graphs are drawn, not rejected", "[dot]") {
@@ -193,4 +200,37 @@ TEST_CASE("dot: broken graphs are drawn, not rejected", "[dot]") {
   CHECK_THAT(dot, Catch::Contains(R"(label="undefined %9")"));
   CHECK_THAT(dot, Catch::Contains(R"(label="%9: ?")"));
   REQUIRE(render_svg(dot, "dot_test_broken") == 0);
+}
+
+TEST_CASE("dot: labels carry attributes, constants and source lines; backward shaded; scopes collapse", "[dot]") {
+  GraphBuilder b;
+  ValueId x = b.input(ValueType{DType::f32, {2, 3}});
+  const SourceLoc here{"/src/model/mlp.cpp", "loss", 42};
+  ValueId s = b.add1(Op::reduce_sum, {x}, {{"axes", Ints{1}}}, here, "mlp/layer1");
+  ValueId c = b.add1(Op::constant, {}, {{"value", std::make_shared<const Literal>(Literal{{DType::f32, {}}, {0, 0, 0x40, 0x3f}})}});
+  ValueId m = b.add1(Op::mul, {s, b.add1(Op::broadcast_in_dim, {c}, {{"shape", Ints{2}}, {"broadcast_dimensions", Ints{}}})},
+                     {}, {}, "mlp/layer1");
+  ValueId t = b.add1(Op::neg, {m}, {}, {}, "backward/mlp");
+  Graph g = *b.finish({t});
+
+  const std::string dot = to_dot(g);
+  INFO(dot);
+  CHECK_THAT(dot, Catch::Contains(R"(label="reduce_sum axes=(1)\nf32[2]\nmlp.cpp:42")"));
+  CHECK_THAT(dot, Catch::Contains(R"(label="constant 0.75\nf32[]")"));  // the value, not "value=..."
+  CHECK_THAT(dot, Catch::Contains(R"(label="neg\nf32[2]", shape="box", tooltip="node 4 in backward/mlp", style="filled")"));
+  CHECK_THAT(dot, !Catch::Contains(R"(tooltip="node 0 in mlp/layer1 at /src/model/mlp.cpp:42", style="filled")"));
+
+  // mlp/layer1 collapsed: one box for its two nodes, inside mlp's cluster; the
+  // edge between them is not drawn, those entering and leaving are.
+  const std::string folded = to_dot(g, DotOptions{{"mlp/layer1"}});
+  INFO(folded);
+  const DotLayout layout = read_layout(folded);
+  const std::string box = vertex_labelled(layout, R"(mlp/layer1\n2 nodes)");
+  CHECK(layout.vertex_cluster.at(box) == "mlp");
+  CHECK(layout.cluster_parent.count("layer1") == 0);
+  CHECK_THAT(folded, !Catch::Contains("reduce_sum"));
+  CHECK_THAT(folded, !Catch::Contains(R"([label="%1: f32[2]"])"));  // reduce_sum -> mul, inside the box
+  CHECK_THAT(folded, Catch::Contains(R"([label="%0: f32[2,3]"])"));  // x enters it
+  CHECK_THAT(folded, Catch::Contains(R"([label="%4: f32[2]"])"));    // its product leaves it
+  REQUIRE(render_svg(folded, "dot_test_collapsed") == 0);
 }

@@ -6,18 +6,26 @@
 #pragma once
 
 #include <array>
+#include <string>
 #include <vector>
 
 #include "transforms/rules/jvp_rule.h"
 
 namespace graft::transforms {
 
+// The scope of the nodes that carry a node's cotangents back: its own under
+// "backward", so exported gradient graphs show which nodes are the backward
+// pass (and a viewer can fold it into one box).
+inline std::string backward_scope(const std::string& scope) {
+  return scope.empty() ? "backward" : "backward/" + scope;
+}
+
 class TransposeCtx {
  public:
   TransposeCtx(ir::GraphBuilder& b, const ir::Node& node, ir::IdList operands, std::vector<bool> unknown,
                std::vector<ir::ValueType> operand_types, ir::IdList cotangents)
       : operands(std::move(operands)), unknown(std::move(unknown)), operand_types(std::move(operand_types)),
-        cotangents(std::move(cotangents)), emit_(b, node, {}, {}, {}) {}
+        cotangents(std::move(cotangents)), scoped_(backward_node(node)), emit_(b, scoped_, {}, {}, {}) {}
 
   const ir::Attrs& attrs() const { return emit_.attrs(); }
   const ir::Node& node() const { return emit_.node(); }
@@ -33,6 +41,13 @@ class TransposeCtx {
   ir::IdList cotangents;                      // one per output (kZero if none reached it)
 
  private:
+  // The node as its rules see it: the same, in its backward scope (what emit_ stamps on new nodes).
+  static ir::Node backward_node(const ir::Node& node) {
+    ir::Node n = node;
+    n.scope = backward_scope(node.scope);
+    return n;
+  }
+  ir::Node scoped_;
   JvpCtx emit_;
 };
 
