@@ -212,8 +212,12 @@ void DotBuilder::add_graph(const Graph& g, size_t cluster, int depth, const std:
   // The vertex each value comes from: an input, a node, or (for a broken
   // graph) a placeholder. The first definition wins if a broken graph has two.
   std::unordered_map<ValueId, DotVertexId> source;
-  for (ValueId v : g.inputs())
-    if (!source.count(v)) source.emplace(v, add_vertex(cluster, {{"label", "in " + value_label(v)}, {"shape", "ellipse"}}));
+  // Inputs and outputs by name where the graph has names (pytree paths from make_graph).
+  for (size_t i = 0; i < g.inputs().size(); ++i) {
+    const ValueId v = g.inputs()[i];
+    const std::string label = g.input_names().empty() ? "in " + value_label(v) : g.input_names()[i] + ": " + type_of(v);
+    if (!source.count(v)) source.emplace(v, add_vertex(cluster, {{"label", label}, {"shape", "ellipse"}}));
+  }
 
   // Nodes in a collapsed scope share one box per scope.
   std::map<std::string, std::pair<DotVertexId, int64_t>> collapsed;  // scope -> (box, nodes in it)
@@ -291,8 +295,8 @@ void DotBuilder::add_graph(const Graph& g, size_t cluster, int depth, const std:
     }
   for (size_t k = 0; k < g.outputs().size(); ++k) {
     ValueId v = g.outputs()[k];
-    DotVertexId out = add_vertex(
-        cluster, {{"label", "out " + std::to_string(k) + ": " + type_of(v)}, {"shape", "ellipse"}, {"peripheries", "2"}});
+    const std::string name = g.output_names().empty() ? "out " + std::to_string(k) : g.output_names()[k];
+    DotVertexId out = add_vertex(cluster, {{"label", name + ": " + type_of(v)}, {"shape", "ellipse"}, {"peripheries", "2"}});
     boost::add_edge(source_of(v), out, DotEdge{{{"label", value_label(v)}}}, dot_);
   }
 }

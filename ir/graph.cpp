@@ -25,11 +25,30 @@ void Graph::define_value(ValueId id, ValueType type) {
 
 ValueId Graph::add_input(ValueType type) {
   ValueId id = new_value(std::move(type));
-  inputs_.push_back(id);
+  add_input_id(id);
   return id;
 }
 
-void Graph::add_input_id(ValueId id) { inputs_.push_back(id); }
+void Graph::add_input_id(ValueId id) {
+  inputs_.push_back(id);
+  if (!input_names_.empty()) input_names_.emplace_back();  // named inputs stay one name each
+}
+
+void Graph::set_outputs(std::vector<ValueId> outputs) {
+  if (outputs.size() != outputs_.size()) output_names_.clear();  // other results: the names no longer fit
+  outputs_ = std::move(outputs);
+}
+
+void Graph::set_names(std::vector<std::string> input_names, std::vector<std::string> output_names) {
+  if (!input_names.empty() && input_names.size() != inputs_.size())
+    throw GraphFormatError(std::to_string(input_names.size()) + " input names for " + std::to_string(inputs_.size()) +
+                           " inputs");
+  if (!output_names.empty() && output_names.size() != outputs_.size())
+    throw GraphFormatError(std::to_string(output_names.size()) + " output names for " +
+                           std::to_string(outputs_.size()) + " outputs");
+  input_names_ = std::move(input_names);
+  output_names_ = std::move(output_names);
+}
 
 Node& Graph::add_node(Node node) {
   if (node.id >= next_node_id_) next_node_id_ = node.id + 1;
@@ -118,6 +137,7 @@ size_t Graph::structural_hash() const {
 
 bool Graph::operator==(const Graph& other) const {
   if (inputs_ != other.inputs_ || outputs_ != other.outputs_ || nodes_ != other.nodes_) return false;
+  if (input_names_ != other.input_names_ || output_names_ != other.output_names_) return false;
   // Only defined values matter; trailing unused capacity does not.
   ValueId bound = std::max(value_id_bound(), other.value_id_bound());
   for (ValueId id = 0; id < bound; ++id) {

@@ -35,7 +35,13 @@ class Graph {
   ValueId add_input(ValueType type);                 // new value as a parameter
   void add_input_id(ValueId id);                     // an already defined value
   Node& add_node(Node node);                         // appended at the end
-  void set_outputs(std::vector<ValueId> outputs) { outputs_ = std::move(outputs); }
+  void set_outputs(std::vector<ValueId> outputs);
+  // Names of the inputs and outputs for people reading the graph (pytree
+  // paths such as "params.w1", from make_graph): empty, or one per input
+  // (output). Throws GraphFormatError for a count that does not match.
+  void set_names(std::vector<std::string> input_names, std::vector<std::string> output_names);
+  const std::vector<std::string>& input_names() const { return input_names_; }
+  const std::vector<std::string>& output_names() const { return output_names_; }
   int32_t next_node_id() const { return next_node_id_; }
   // Keeps ids below these bounds from being handed out again, so a pass that
   // drops nodes (DCE) never lets a later node reuse a removed id.
@@ -59,7 +65,8 @@ class Graph {
   ValueId value_id_bound() const { return static_cast<ValueId>(types_.size()); }  // max id + 1
 
   // Structural equality: same ids, ops, attributes (subgraphs compared
-  // structurally, floats bitwise), locations, scopes, inputs and outputs.
+  // structurally, floats bitwise), locations, scopes, inputs and outputs
+  // (and their names).
   bool operator==(const Graph& other) const;
   // A hash consistent with operator== (equal graphs hash equal): ops,
   // operand and result ids, attributes (constants by value), input and
@@ -69,6 +76,7 @@ class Graph {
  private:
   std::vector<ValueId> inputs_;
   std::vector<ValueId> outputs_;
+  std::vector<std::string> input_names_, output_names_;
   std::vector<Node> nodes_;
   std::vector<ValueType> types_;  // indexed by ValueId
   std::vector<bool> defined_;     // indexed by ValueId

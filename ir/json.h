@@ -1,4 +1,7 @@
-// The JSON view of a graph (schema "graft.graph", version 1; see docs/GRAPH_JSON.md).
+// The JSON view of a graph (schema "graft.graph"; see docs/GRAPH_JSON.md).
+// Versions: 1, the first; 2 adds the optional "input_names" and
+// "output_names" of a graph. Writing gives the newest; reading takes every
+// version and upgrades it (each step in json_read.cpp's upgrade()).
 #pragma once
 
 #include <string>
@@ -7,7 +10,8 @@
 
 namespace graft::ir {
 
-inline constexpr int kJsonVersion = 1;
+inline constexpr int kJsonVersion = 2;
+inline constexpr int kOldestJsonVersion = 1;
 
 // indent < 0 writes compact JSON.
 std::string to_json(const Graph& graph, int indent = 2);

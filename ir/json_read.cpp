@@ -1,6 +1,7 @@
 // The JSON reader. Untrusted input: every field is checked for presence and
 // type before use, every id and dimension for range, and nothing is sized
 // from a number in the input (literal bytes come from the hex text's length).
+#include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <unordered_set>
@@ -169,7 +170,7 @@ AttrValue Reader::attr(const json& j, const std::string& path, int depth) {
 
 GraphPtr Reader::graph(const json& j, const std::string& path, int depth) {
   if (depth > kMaxGraphDepth) fail(path, "subgraphs nested deeper than " + std::to_string(kMaxGraphDepth));
-  expect_object(j, path, {"inputs", "nodes", "outputs"});
+  expect_object(j, path, {"inputs", "nodes", "outputs", "input_names", "output_names"});
   const json& inputs = array_field(j, "inputs", path);
   const json& nodes = array_field(j, "nodes", path);
   const json& outputs = array_field(j, "outputs", path);
@@ -230,6 +231,22 @@ GraphPtr Reader::graph(const json& j, const std::string& path, int depth) {
     Ints outs = get_ints(outputs, path + ".outputs");
     g.set_outputs(std::vector<ValueId>(outs.begin(), outs.end()));
   }
+  // Names (version 2): optional, one string per input (output).
+  auto names = [&](const char* key, size_t count) {
+    std::vector<std::string> out;
+    if (!j.contains(key)) return out;
+    const std::string np = path + "." + key;
+    const json& arr = array_field(j, key, path);
+    if (arr.size() != count)
+      fail(np, std::to_string(arr.size()) + " names for " + std::to_string(count) + (key[0] == 'i' ? " inputs" : " outputs"));
+    for (size_t i = 0; i < arr.size(); ++i) out.push_back(get_string(arr[i], np + "[" + std::to_string(i) + "]"));
+    return out;
+  };
+  {
+    std::vector<std::string> in_names = names("input_names", g.inputs().size());
+    std::vector<std::string> out_names = names("output_names", g.outputs().size());
+    g.set_names(std::move(in_names), std::move(out_names));
+  }
 
   // Uses: every operand must be defined, and defined earlier in the list.
   std::vector<int> producer(g.value_id_bound(), -1);
@@ -276,6 +293,41 @@ Attrs attrs_from_json(const std::string& object_text) {
   return attrs;
 }
 
+namespace {
+
+// Brings a document of an older version to the newest, one step at a time,
+// so the reader knows one schema. The steps so far:
+//   1 -> 2: graphs gained optional "input_names"/"output_names"; a version 1
+//           graph has none, so there is nothing to rewrite, but such fields in
+//           a version 1 document are refused as the version 1 reader did.
+void upgrade(json& doc, int64_t version) {
+  if (version == 1) {
+    std::function<void(const json&, const std::string&, int)> refuse_names = [&](const json& g, const std::string& path,
+                                                                                int depth) {
+      if (!g.is_object() || depth > kMaxGraphDepth) return;  // the reader refuses deeper nesting itself
+      for (const char* key : {"input_names", "output_names"})
+        if (g.contains(key)) fail(path + "." + key, "unknown field (version 1 has no names; they came in version 2)");
+      if (auto nodes = g.find("nodes"); nodes != g.end() && nodes->is_array())
+        for (size_t i = 0; i < nodes->size(); ++i)
+          if (const json& n = (*nodes)[i]; n.is_object())
+            if (auto attrs = n.find("attrs"); attrs != n.end() && attrs->is_object())
+              for (auto a = attrs->begin(); a != attrs->end(); ++a)
+                if (a->is_object())
+                  if (auto gs = a->find("graphs"); gs != a->end() && gs->is_array())
+                    for (size_t k = 0; k < gs->size(); ++k)
+                      refuse_names((*gs)[k],
+                                   path + ".nodes[" + std::to_string(i) + "].attrs." + a.key() + ".graphs[" +
+                                       std::to_string(k) + "]",
+                                   depth + 1);
+    };
+    if (auto g = doc.find("graph"); g != doc.end()) refuse_names(*g, "$.graph", 0);
+    version = 2;
+  }
+  doc["version"] = version;
+}
+
+}  // namespace
+
 GraphPtr from_json(const std::string& text) {
   json doc;
   try {
@@ -287,9 +339,10 @@ GraphPtr from_json(const std::string& text) {
   if (get_string(field(doc, "format", "$"), "$.format") != "graft.graph")
     fail("$.format", "format must be \"graft.graph\"");
   int64_t version = get_int(field(doc, "version", "$"), "$.version");
-  if (version != kJsonVersion)
-    fail("$.version", "unsupported version " + std::to_string(version) + " (this graft reads version " +
-                          std::to_string(kJsonVersion) + ")");
+  if (version < kOldestJsonVersion || version > kJsonVersion)
+    fail("$.version", "unsupported version " + std::to_string(version) + " (this graft reads versions " +
+                          std::to_string(kOldestJsonVersion) + " to " + std::to_string(kJsonVersion) + ")");
+  upgrade(doc, version);
   try {
     return Reader().graph(field(doc, "graph", "$"), "$.graph", 0);
   } catch (const GraphFormatError&) {

@@ -75,7 +75,10 @@ json graph_json(const Graph& g) {
   for (ValueId v : g.inputs()) inputs.push_back(value_json(g, v));
   json nodes = json::array();
   for (const Node& n : g.nodes()) nodes.push_back(node_json(g, n));
-  return {{"inputs", inputs}, {"nodes", nodes}, {"outputs", g.outputs()}};
+  json doc = {{"inputs", inputs}, {"nodes", nodes}, {"outputs", g.outputs()}};
+  if (!g.input_names().empty()) doc["input_names"] = g.input_names();
+  if (!g.output_names().empty()) doc["output_names"] = g.output_names();
+  return doc;
 }
 
 }  // namespace

@@ -91,7 +91,9 @@ int run(const graft::Graph& g, const std::vector<std::string>& inputs, const std
   for (size_t i = 0; i < outs.size(); ++i) {
     const std::string path = (std::filesystem::path(dir) / ("out_" + std::to_string(i) + ".npy")).string();
     graft::save_npy(path, outs[i]);
-    std::cout << path << ": " << graft::dtype_name(outs[i].dtype()) << "[";
+    std::cout << path << ": ";
+    if (!g.ir().output_names().empty()) std::cout << g.ir().output_names()[i] << " ";
+    std::cout << graft::dtype_name(outs[i].dtype()) << "[";
     for (size_t k = 0; k < outs[i].shape().size(); ++k) std::cout << (k ? "," : "") << outs[i].shape()[k];
     std::cout << "]\n";
   }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -38,6 +39,10 @@ class TraceSession {
   std::unique_ptr<Impl> impl_;
 };
 
+// g with its inputs and outputs named (inputs past the names given, which
+// the function captured, are named "captured[i]").
+Graph name_graph(const Graph& g, std::vector<std::string> input_names, std::vector<std::string> output_names);
+
 // g without the nodes its outputs do not need (side effects kept): what a
 // transform traced and then left unused, such as the forward pass's loss
 // under grad.
@@ -52,14 +57,25 @@ T abstract_like(TraceSession& session, const T& tree) {
 
 }  // namespace detail
 
+// The graph's inputs and outputs are named by their pytree paths
+// (tree::paths): argument k is argnames[k] ("arg0", "arg1", ... when not
+// given), so a struct's field reads "params.w1"; outputs start at "out".
 template <class F>
-auto make_graph(F f) {
-  return [f](const auto&... args) -> Graph {
+auto make_graph(F f, std::vector<std::string> argnames = {}) {
+  return [f, argnames](const auto&... args) -> Graph {
     detail::TraceSession session;
     // Braced initialisation runs left to right, so inputs are numbered in argument order.
     std::tuple<std::decay_t<decltype(args)>...> traced{detail::abstract_like(session, args)...};
+    std::vector<std::string> input_names;
+    size_t k = 0;
+    auto name_arg = [&](const auto& a) {
+      tree::detail::add_paths(a, k < argnames.size() ? argnames[k] : "arg" + std::to_string(k), input_names);
+      ++k;
+    };
+    (name_arg(args), ...);
     auto out = std::apply(f, traced);
-    return detail::drop_dead_nodes(session.finish(tree::leaves(out)));
+    return detail::name_graph(detail::drop_dead_nodes(session.finish(tree::leaves(out))), std::move(input_names),
+                              tree::paths(out, "out"));
   };
 }
 

@@ -36,6 +36,7 @@ struct Node {
   static void flatten(const T&, std::vector<Array>&) {}
   static T unflatten(const T& like, const Array*&) { return like; }
   static void shape(const T&, TreeShape&) {}
+  static void paths(const T&, const std::string&, std::vector<std::string>&) {}
   static void describe(const T& t, std::string& out) {
     // Appends piecewise: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string.
     if constexpr (std::is_floating_point_v<T>) {
@@ -68,10 +69,25 @@ struct Node<Array> {
   static void flatten(const Array& a, std::vector<Array>& out) { out.push_back(a); }
   static Array unflatten(const Array&, const Array*& it) { return *it++; }
   static void shape(const Array&, TreeShape& s) { s.leaves = 1; }
+  static void paths(const Array&, const std::string& at, std::vector<std::string>& out) { out.push_back(at); }
   static void describe(const Array& a, std::string& out) { out += detail::describe_leaf(a); }
 };
 
 namespace detail {
+// Appends the paths of x's leaves under `at`: Node<T>::paths where the node
+// has it (a node written before paths existed gets "at[i]" per leaf).
+template <class T>
+void add_paths(const T& x, const std::string& at, std::vector<std::string>& out) {
+  if constexpr (requires(std::vector<std::string>& o) { Node<T>::paths(x, at, o); }) {
+    Node<T>::paths(x, at, out);
+  } else {
+    std::vector<Array> leaves;
+    Node<T>::flatten(x, leaves);
+    for (size_t i = 0; i < leaves.size(); ++i) out.push_back(at + "[" + std::to_string(i) + "]");
+  }
+}
+inline std::string index_path(const std::string& at, size_t i) { return at + "[" + std::to_string(i) + "]"; }
+
 // Appends the shape of child x to s.
 template <class T>
 void add_child(const T& x, TreeShape& s) {
@@ -96,6 +112,10 @@ struct SequenceNode {
   }
   static void shape(const Seq& v, TreeShape& s) {
     for (const T& x : v) detail::add_child(x, s);
+  }
+  static void paths(const Seq& v, const std::string& at, std::vector<std::string>& out) {
+    size_t i = 0;
+    for (const T& x : v) detail::add_paths(x, detail::index_path(at, i++), out);
   }
   static void describe(const Seq& v, std::string& out) {
     out += '[';
@@ -124,6 +144,10 @@ struct Node<std::tuple<Ts...>> {
   static void shape(const std::tuple<Ts...>& t, TreeShape& s) {
     std::apply([&](const auto&... x) { (detail::add_child(x, s), ...); }, t);
   }
+  static void paths(const std::tuple<Ts...>& t, const std::string& at, std::vector<std::string>& out) {
+    size_t i = 0;
+    std::apply([&](const auto&... x) { (detail::add_paths(x, detail::index_path(at, i++), out), ...); }, t);
+  }
   static void describe(const std::tuple<Ts...>& t, std::string& out) {
     out += '(';
     std::apply([&](const auto&... x) { ((Node<std::decay_t<decltype(x)>>::describe(x, out), out += ','), ...); }, t);
@@ -146,6 +170,10 @@ struct Node<std::pair<A, B>> {
     detail::add_child(p.first, s);
     detail::add_child(p.second, s);
   }
+  static void paths(const std::pair<A, B>& p, const std::string& at, std::vector<std::string>& out) {
+    detail::add_paths(p.first, detail::index_path(at, 0), out);
+    detail::add_paths(p.second, detail::index_path(at, 1), out);
+  }
   static void describe(const std::pair<A, B>& p, std::string& out) {
     out += '(';
     Node<A>::describe(p.first, out);
@@ -167,6 +195,9 @@ struct Node<std::map<std::string, T>> {
   }
   static void shape(const std::map<std::string, T>& m, TreeShape& s) {
     for (const auto& [k, v] : m) detail::add_child(v, s);
+  }
+  static void paths(const std::map<std::string, T>& m, const std::string& at, std::vector<std::string>& out) {
+    for (const auto& [k, v] : m) detail::add_paths(v, at + "['" + k + "']", out);
   }
   static void describe(const std::map<std::string, T>& m, std::string& out) {
     out += '{';
@@ -196,6 +227,17 @@ T unflatten(const T& like, const std::vector<Array>& values) {
                                 std::to_string(leaves(like).size()) + " leaves");
   const Array* it = values.data();
   return Node<T>::unflatten(like, it);
+}
+
+// The path of each Array leaf of t, in leaf order, as JAX's keystr writes
+// them under the root name `root`: "root.field" for a GRAFT_PYTREE struct
+// ("field" when root is empty), "root[i]" for sequences, tuples and pairs,
+// "root['key']" for maps. make_graph names a graph's inputs and outputs so.
+template <class T>
+std::vector<std::string> paths(const T& t, const std::string& root = "") {
+  std::vector<std::string> out;
+  detail::add_paths(t, root, out);
+  return out;
 }
 
 template <class T>
@@ -266,6 +308,7 @@ T map(F f, const T& t, const Ts&... ts) {
 #define GRAFT_PT_FLATTEN_FIELD(f) ::graft::tree::Node<std::decay_t<decltype(t.f)>>::flatten(t.f, out);
 #define GRAFT_PT_UNFLATTEN_FIELD(f) r.f = ::graft::tree::Node<std::decay_t<decltype(like.f)>>::unflatten(like.f, it);
 #define GRAFT_PT_SHAPE_FIELD(f) ::graft::tree::detail::add_child(t.f, s);
+#define GRAFT_PT_PATHS_FIELD(f) ::graft::tree::detail::add_paths(t.f, at.empty() ? std::string(#f) : at + "." #f, out);
 #define GRAFT_PT_DESCRIBE_FIELD(f)                                      \
   out += #f "=";                                                        \
   ::graft::tree::Node<std::decay_t<decltype(t.f)>>::describe(t.f, out); \
@@ -285,6 +328,9 @@ T map(F f, const T& t, const Ts&... ts) {
     }                                                                            \
     static void shape(const Type& t, ::graft::tree::TreeShape& s) {              \
       GRAFT_PT_FOR_EACH(GRAFT_PT_SHAPE_FIELD, __VA_ARGS__)                       \
+    }                                                                            \
+    static void paths(const Type& t, const std::string& at, std::vector<std::string>& out) { \
+      GRAFT_PT_FOR_EACH(GRAFT_PT_PATHS_FIELD, __VA_ARGS__)                       \
     }                                                                            \
     static void describe(const Type& t, std::string& out) {                      \
       out += #Type "{";                                                          \

@@ -127,3 +127,33 @@ TEST_CASE("make_graph: outputs may be inputs, constants or pytrees", "[api][trac
   CHECK_THROWS_AS(evaluate(m, {ones({2})}), ShapeError);
   CHECK_THROWS_AS(evaluate(m, {ones({3}), ones({2})}), ShapeError);
 }
+
+namespace naming {
+struct Mlp {
+  Array w1, b1;
+};
+}  // namespace naming
+GRAFT_PYTREE(naming::Mlp, w1, b1);
+
+TEST_CASE("make_graph: inputs and outputs are named by their pytree paths", "[api][tracing]") {
+  auto loss = [](const naming::Mlp& p, const Array& x) { return sum(tanh(matmul(x, p.w1) + p.b1)); };
+  const naming::Mlp p{ones({3, 2}), zeros({2})};
+  const Array x = ones({4, 3});
+  const Graph g = make_graph(loss, {"params", "x"})(p, x);
+  CHECK(g.ir().input_names() == std::vector<std::string>{"params.w1", "params.b1", "x"});
+  CHECK(g.ir().output_names() == std::vector<std::string>{"out"});
+  // Without argnames: arg0, arg1; a gradient's outputs are named like the parameters.
+  const Graph d = make_graph(grad(loss))(p, x);
+  CHECK(d.ir().input_names() == std::vector<std::string>{"arg0.w1", "arg0.b1", "arg1"});
+  CHECK(d.ir().output_names() == std::vector<std::string>{"out.w1", "out.b1"});
+  // Names survive export, and the picture shows them.
+  CHECK(Graph::from_json(d.to_json()).ir().output_names() == d.ir().output_names());
+  CHECK(d.to_dot().find(R"(label="arg0.w1: f32[3,2]")") != std::string::npos);
+  CHECK(d.to_dot().find(R"(label="out.b1: f32[2]")") != std::string::npos);
+  // A captured value is an input too.
+  const Array c = full({2}, 3.0);
+  const Graph nested = make_graph([&](const Array& y) {
+    return make_graph([&](const Array& z) { return z * y; })(y).num_nodes() > 0 ? y * 2.0f : y;
+  })(c);
+  CHECK(nested.ir().input_names() == std::vector<std::string>{"arg0"});
+}

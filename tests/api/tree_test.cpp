@@ -68,3 +68,17 @@ TEST_CASE("tree: GRAFT_PYTREE structs flatten, rebuild and trace", "[api][tree]"
   CHECK(evaluate(g, inputs)[0].item<float>() == Approx(forward(p, ones({4, 2})).item<float>()));
   CHECK(forward(p, ones({4, 2})).item<float>() == Approx(4 * 3 * 2 * 2.0f));  // by hand: each hidden 2, out 6 per row
 }
+
+TEST_CASE("tree: paths name each leaf as JAX's keystr does", "[api][tree]") {
+  std::tuple<Array, std::vector<Array>, std::pair<int, Array>, std::map<std::string, Array>> t{
+      ones({2}), {zeros({3}), zeros({1, 2}, i32)}, {7, scalar(1.0, f64)}, {{"b", ones({4})}, {"a", ones({5})}}};
+  CHECK(tree::paths(t, "t") ==
+        std::vector<std::string>{"t[0]", "t[1][0]", "t[1][1]", "t[2][1]", "t[3]['a']", "t[3]['b']"});
+  model::Params p{{{ones({2, 2}), zeros({2}), "relu"}, {ones({2, 1}), zeros({1}), "none"}}, ones({}), 3};
+  CHECK(tree::paths(p, "params") == std::vector<std::string>{"params.layers[0].w", "params.layers[0].b",
+                                                               "params.layers[1].w", "params.layers[1].b",
+                                                               "params.scale"});
+  CHECK(tree::paths(p) == std::vector<std::string>{"layers[0].w", "layers[0].b", "layers[1].w", "layers[1].b", "scale"});
+  CHECK(tree::paths(ones({3}), "x") == std::vector<std::string>{"x"});
+  CHECK(tree::paths(p).size() == tree::leaves(p).size());
+}

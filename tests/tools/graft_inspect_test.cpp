@@ -82,7 +82,7 @@ TEST_CASE("graft-inspect run evaluates a graph on .npy inputs and writes .npy ou
                                       &status);
   INFO(printed);
   CHECK(status == 0);
-  CHECK(printed.find("out_0.npy: f32[2,3]") != std::string::npos);
+  CHECK(printed.find("out_0.npy: out[0] f32[2,3]") != std::string::npos);  // named by make_graph
   const std::vector<Array> want = f(x, y);
   CHECK(load_npy((out / "out_0.npy").string()).to_vector<float>() == want[0].to_vector<float>());
   CHECK(load_npy((out / "out_1.npy").string()).to_vector<float>() == want[1].to_vector<float>());
