@@ -207,6 +207,11 @@ void step(FuzzInput& in, std::vector<Array>& pool) {
     default: out.push_back(make_array(in)); break;
   }
   for (Array& a : out) {
+    if (trace) {
+      std::string d;
+      for (int64_t k : a.shape()) d += std::to_string(k) + ",";
+      std::fprintf(stderr, "  -> %s[%s]\n", dtype_name(a.dtype()), d.c_str());
+    }
     // Read every result back; keep the pool small.
     if (a.size() <= (1 << 16)) {
       if (a.dtype() == DType::f64) (void)a.to_vector<double>();

@@ -18,16 +18,14 @@ int64_t checked_num_elements(const Shape& shape) {
   }
   if (empty) return 0;
   int64_t n = 1;
-  for (int64_t d : shape) {
-    if (n > std::numeric_limits<int64_t>::max() / d) return -1;
-    n *= d;
-  }
+  for (int64_t d : shape)  // no division: this runs for every op's result
+    if (__builtin_mul_overflow(n, d, &n) || n > kMaxElements) return -1;
   return n;
 }
 
 int64_t ValueType::num_elements() const {
   int64_t n = checked_num_elements(shape);
-  return n < 0 ? std::numeric_limits<int64_t>::max() : n;
+  return n < 0 ? kMaxElements : n;
 }
 
 std::string shape_str(const Shape& shape) {

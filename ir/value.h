@@ -15,20 +15,24 @@ using ValueId = int32_t;
 // outside (JSON, user shapes), so a hostile number cannot drive an allocation.
 inline constexpr int64_t kMaxDim = int64_t{1} << 40;
 inline constexpr int kMaxRank = 64;
+// Element counts above this are refused like an overflow, so that a count
+// times any dtype's size (at most 8 bytes) fits int64 and size_t: no byte
+// count anywhere can wrap around to a small allocation.
+inline constexpr int64_t kMaxElements = int64_t{1} << 60;
 
 struct ValueType {
   DType dtype = DType::f32;
   Shape shape;
 
   int rank() const { return static_cast<int>(shape.size()); }
-  int64_t num_elements() const;  // saturates at INT64_MAX rather than overflow
+  int64_t num_elements() const;  // saturates at kMaxElements rather than overflow
   bool operator==(const ValueType&) const = default;
 };
 
 std::string shape_str(const Shape& shape);      // "[3,4]"
 std::string type_str(const ValueType& type);    // "f32[3,4]"
 
-// Element count of a shape, or -1 when it overflows int64 (or a dim is negative).
+// Element count of a shape, or -1 when it exceeds kMaxElements (or a dim is negative).
 int64_t checked_num_elements(const Shape& shape);
 
 // Where a node came from in the user's program. File and function names

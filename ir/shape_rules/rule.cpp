@@ -147,7 +147,13 @@ OutTypes infer_output_types(Op op, const std::vector<ValueType>& inputs, const A
   if (std::string why = attr_schema_violation(op, attrs); !why.empty()) ctx.format_error(why);
   ShapeRule rule = shape_rule(op);
   if (!rule) throw UnsupportedError(std::string(op_name(op)) + ": no shape rule");
-  return rule(ctx);
+  OutTypes out = rule(ctx);
+  // Whatever the rule allowed, a result must be addressable: its byte count
+  // is computed in many places, and an overflow there would be a tiny buffer.
+  for (const ValueType& t : out)
+    if (checked_num_elements(t.shape) < 0)
+      ctx.shape_error("the result " + type_str(t) + " has more elements than fit in memory (at most 2^60)");
+  return out;
 }
 
 }  // namespace graft::ir

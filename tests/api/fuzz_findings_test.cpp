@@ -75,3 +75,19 @@ TEST_CASE("an empty array whose other axes multiply past int64 runs layout ops a
   CHECK(repeat(zeros({100, 0}), 2147483647, 0).shape() == Shape{100 * int64_t{2147483647}, 0});
   CHECK(repeat(zeros({100, 0}), 2147483647, 1).shape() == Shape{100, 0});
 }
+
+TEST_CASE("fuzz finding: a result of 2^62 elements is a ShapeError, not a wrapped byte count", "[fuzz_findings]") {
+  // broadcast_to(i32 scalar, [2^31, 2^31]): 2^62 elements fit int64, but 2^64 bytes wrapped to a
+  // zero-byte buffer that the kernel then wrote (ops fuzzer, ASan use-after-poison).
+  const int64_t big = int64_t{1} << 31;
+  CHECK_THROWS_AS(broadcast_to(scalar(7, i32), {big, big}), ShapeError);
+  CHECK_THROWS_WITH(broadcast_to(scalar(7, i32), {big, big}),
+                    Catch::Contains("broadcast_in_dim: shape [2147483648,2147483648] has too many elements"));
+  CHECK_THROWS(zeros({big, big}, i32));
+  CHECK_THROWS(full({big, big, 4}, 1.0));
+  // Inside a trace too.
+  CHECK_THROWS_AS(make_graph([&](const Array& x) { return broadcast_to(x, {big, big}); })(scalar(1.0)), ShapeError);
+  // The largest count allowed still builds a graph (nothing is allocated).
+  const Graph g = make_graph([&](const Array& x) { return broadcast_to(x, {int64_t{1} << 30, int64_t{1} << 30}); })(scalar(1.0));
+  CHECK(g.num_nodes() >= 1);
+}
