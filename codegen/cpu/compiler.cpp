@@ -214,16 +214,34 @@ const Toolchain& toolchain() {
   return tc;
 }
 
+std::atomic<int64_t> g_loaded{0};
+
+// A loaded, initialised module; unloaded when the last reference goes.
 struct Module {
   void* handle = nullptr;
   std::string path;
+  Module() { ++g_loaded; }
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+  ~Module() {
+    if (handle) dlclose(handle);
+    --g_loaded;
+  }
 };
 using ModulePtr = std::shared_ptr<const Module>;
 
+// The in-memory cache, by key text: a module being compiled (its future, so
+// concurrent requests wait for one compile), then the loaded module, held
+// weakly so that it unloads once no executable uses it.
+struct ModuleSlot {
+  std::shared_future<ModulePtr> pending;
+  std::weak_ptr<const Module> loaded;
+};
 std::mutex& g_mu = *new std::mutex;
-// By key text.
-std::unordered_map<std::string, std::shared_future<ModulePtr>>& g_modules =
-    *new std::unordered_map<std::string, std::shared_future<ModulePtr>>;
+std::unordered_map<std::string, ModuleSlot>& g_modules = *new std::unordered_map<std::string, ModuleSlot>;
+size_t g_sweep_at = 256;  // the map size at which slots of unloaded modules are next dropped (under g_mu)
+// Modules handed out as bare function pointers (compile_kernels): loaded for good.
+std::vector<ModulePtr>& g_pinned = *new std::vector<ModulePtr>;
 std::atomic<int64_t> g_compiles{0}, g_disk_hits{0}, g_memory_hits{0}, g_failures{0}, g_compile_ns{0}, g_tmp_counter{0};
 
 std::string read_file(const fs::path& p) {
@@ -386,12 +404,15 @@ ModulePtr get_module(const std::string& source) {
   bool mine = false;
   {
     std::lock_guard<std::mutex> lock(g_mu);
-    auto it = g_modules.find(key);
-    if (it != g_modules.end()) {
-      fut = it->second;
+    ModuleSlot& slot = g_modules[key];
+    if (ModulePtr m = slot.loaded.lock()) {
+      ++g_memory_hits;
+      return m;
+    }
+    if (slot.pending.valid()) {
+      fut = slot.pending;
     } else {
-      fut = promise.get_future().share();
-      g_modules.emplace(key, fut);
+      fut = slot.pending = promise.get_future().share();
       mine = true;
     }
   }
@@ -402,6 +423,15 @@ ModulePtr get_module(const std::string& source) {
   try {
     ModulePtr m = find_or_compile(key, source);
     promise.set_value(m);
+    std::lock_guard<std::mutex> lock(g_mu);
+    ModuleSlot& slot = g_modules[key];
+    slot.loaded = m;
+    slot.pending = {};  // the future held the module strongly
+    if (g_modules.size() >= g_sweep_at) {  // drop the slots of modules unloaded since: amortised O(1)
+      for (auto it = g_modules.begin(); it != g_modules.end();)
+        it = it->second.loaded.expired() && !it->second.pending.valid() ? g_modules.erase(it) : std::next(it);
+      g_sweep_at = std::max<size_t>(256, 2 * g_modules.size());
+    }
     return m;
   } catch (...) {
     {
@@ -433,16 +463,26 @@ std::string cpu_cache_dir() {
   return (root / "cpu").string();
 }
 
-std::vector<KernelFn> compile_kernels(const std::string& source, const std::vector<std::string>& symbols) {
+LoadedKernels load_kernels(const std::string& source, const std::vector<std::string>& symbols) {
   ModulePtr m = get_module(source);
-  std::vector<KernelFn> fns;
+  LoadedKernels out;
   for (const std::string& s : symbols) {
     void* p = dlsym(m->handle, s.c_str());
     if (!p) throw Error(cat("cpu codegen: ", m->path, " has no symbol ", s));
-    fns.push_back(reinterpret_cast<KernelFn>(p));
+    out.fns.push_back(reinterpret_cast<KernelFn>(p));
   }
-  return fns;
+  out.module = std::move(m);
+  return out;
 }
+
+std::vector<KernelFn> compile_kernels(const std::string& source, const std::vector<std::string>& symbols) {
+  LoadedKernels k = load_kernels(source, symbols);
+  std::lock_guard<std::mutex> lock(g_mu);
+  g_pinned.push_back(std::static_pointer_cast<const Module>(k.module));
+  return k.fns;
+}
+
+int64_t loaded_module_count() { return g_loaded.load(); }
 
 KernelFn compile_kernel(const std::string& source, const std::string& symbol) {
   return compile_kernels(source, {symbol})[0];

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -41,11 +42,28 @@ std::vector<std::string> cpu_compile_flags();
 // Where modules are cached on disk (reads the environment now).
 std::string cpu_cache_dir();
 
-// Compiles `source` (or finds it in the caches), loads it, initialises it
+// A loaded module's kernels, and the module itself: it stays loaded while any
+// copy of `module` lives, and is unloaded (dlclose) after the last one goes,
+// so a process that compiles many functions over its life does not keep
+// every module mapped (a process has room for some tens of thousands).
+struct LoadedKernels {
+  std::shared_ptr<const void> module;
+  std::vector<KernelFn> fns;  // valid while `module` lives
+};
+
+// Compiles `source` (or finds it in the caches: loaded modules are shared
+// while alive, and the disk cache outlives them), loads and initialises it,
 // and returns the address of each symbol. Throws graft::Error with the
 // compiler's output when compilation fails, or when no compiler is present.
+LoadedKernels load_kernels(const std::string& source, const std::vector<std::string>& symbols);
+
+// The same, for callers that keep bare function pointers (tests): the module
+// stays loaded until the process ends.
 std::vector<KernelFn> compile_kernels(const std::string& source, const std::vector<std::string>& symbols);
 KernelFn compile_kernel(const std::string& source, const std::string& symbol);
+
+// Modules loaded now (for tests of unloading).
+int64_t loaded_module_count();
 
 struct CompileStats {
   int64_t compiles = 0;      // runs of the compiler that produced a module

@@ -23,9 +23,11 @@ void rename(std::string& text, const std::string& to) {
     text.replace(at, kPlaceholder.size(), to);
 }
 
-// Calls a compiled kernel with a fusion node's buffers.
-interpreter::NodeKernel bind_kernel(KernelFn fn, std::vector<int64_t> scalars, int64_t n) {
-  return [fn, scalars = std::move(scalars), n](const interpreter::KernelCall& call) {
+// Calls a compiled kernel with a fusion node's buffers. The kernel holds its
+// module: loaded while any copy of it lives.
+interpreter::NodeKernel bind_kernel(std::shared_ptr<const void> module, KernelFn fn, std::vector<int64_t> scalars,
+                                    int64_t n) {
+  return [module = std::move(module), fn, scalars = std::move(scalars), n](const interpreter::KernelCall& call) {
     // Few operands: pointers on the stack for the common case.
     constexpr size_t kSmall = 16;
     const void* ins_small[kSmall];
@@ -120,11 +122,13 @@ FusedGraphKernels compile_fused_graph(const ir::Graph& graph) {
     sources[k / K] += text;
     symbols[k / K].push_back(symbol);
   }
-  std::vector<std::vector<KernelFn>> fns(modules);
-  run_parallel(modules, [&](size_t m) { fns[m] = compile_kernels(sources[m], symbols[m]); });
+  std::vector<LoadedKernels> loaded(modules);
+  run_parallel(modules, [&](size_t m) { loaded[m] = load_kernels(sources[m], symbols[m]); });
 
-  for (Use& use : uses)
-    out.node_kernels[use.node] = bind_kernel(fns[use.kernel / K][use.kernel % K], std::move(use.scalars), use.n);
+  for (Use& use : uses) {
+    const LoadedKernels& k = loaded[use.kernel / K];
+    out.node_kernels[use.node] = bind_kernel(k.module, k.fns[use.kernel % K], std::move(use.scalars), use.n);
+  }
   for (size_t m = 0; m < modules; ++m) {
     if (modules > 1) out.source += "// ==== module " + std::to_string(m) + " of " + std::to_string(modules) + "\n";
     out.source += sources[m];

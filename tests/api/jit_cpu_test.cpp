@@ -144,3 +144,40 @@ TEST_CASE("jit cpu: the compile cache", "[jit][cpu][cache]") {
   else unsetenv("GRAFT_CACHE_DIR");
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("jit cpu: a module is unloaded with the last executable using it, and loads again from disk",
+          "[jit][cpu][codegen]") {
+  if (!cg::cpu_compiler_available()) return;
+  // A process that jit-compiles many functions must not keep every module
+  // mapped: one differential run of 30000 programs ran out of mappings.
+  const Array x = array({0.25f, -0.5f, 1.5f});
+  // 8 distinct kernels: op chains chosen by the bits of k.
+  auto chain = [](int k) {
+    return [k](const Array& v) {
+      Array y = v * 1.5f;
+      y = (k & 1) ? sin(y) : cos(y);
+      y = (k & 2) ? exp(y) : tanh(y);
+      y = (k & 4) ? y * y : y + 2.0f;
+      return y;
+    };
+  };
+  const int64_t before = cg::loaded_module_count();
+  std::vector<std::vector<float>> first;
+  {
+    std::vector<std::function<Array(const Array&)>> live;
+    for (int k = 0; k < 8; ++k) {
+      auto f = jit(chain(k), JitOptions{.backend = Backend::cpu, .wait_for_compile = true});
+      first.push_back(f(x).to_vector<float>());
+      CHECK(first.back() == chain(k)(x).to_vector<float>());  // compiled equals eager, bit for bit
+      live.push_back(f);
+    }
+    CHECK(cg::loaded_module_count() >= before + 8);
+  }
+  CHECK(cg::loaded_module_count() == before);  // every executable gone: every module unloaded
+  // The same functions again: loaded from the disk cache (or the compiler), same results.
+  for (int k = 0; k < 8; ++k) {
+    auto f = jit(chain(k), JitOptions{.backend = Backend::cpu, .wait_for_compile = true});
+    CHECK(f(x).to_vector<float>() == first[static_cast<size_t>(k)]);
+  }
+  CHECK(cg::loaded_module_count() == before);
+}
