@@ -1,6 +1,7 @@
 // CPU kernel of dot_general: operands are brought to [batch, free, contract]
 // / [batch, contract, free] order (a transpose only when the axes are not
-// already there), then each batch is one GEMM through Eigen.
+// already there), then each batch is one GEMM through OpenBLAS or Eigen (or,
+// with nothing to contract, an outer product).
 #include <Eigen/Core>
 #include <numeric>
 
@@ -116,6 +117,22 @@ void dot_typed(const KernelCall& call) {
     b = b_buf.data();
   }
   T* y = out_ptr<T>(call, 0);
+  if (K == 1) {
+    // Nothing to sum (no contracting axes, or all of size 1): an outer
+    // product per batch entry, each element one product as IEEE makes it. A
+    // GEMM computes 0 + a*b, which turns a -0 product into +0 (and then
+    // 1/x or rsqrt of it into +inf, not -inf). Either storage order of a
+    // size-1 contraction is the same memory, so ta and tb do not matter.
+#pragma omp parallel for schedule(static) if (B * M * N >= (int64_t{1} << 16))
+    for (int64_t im = 0; im < B * M; ++im) {
+      const int64_t i = im / M;
+      const T x = a[im];
+      const T* bi = b + i * N;
+      T* yi = y + im * N;
+      for (int64_t n = 0; n < N; ++n) yi[n] = x * bi[n];
+    }
+    return;
+  }
 #ifdef GRAFT_HAVE_OPENBLAS
   // BLAS for float GEMMs big enough to amortise its call; Eigen for the rest.
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {

@@ -91,3 +91,25 @@ TEST_CASE("fuzz finding: a result of 2^62 elements is a ShapeError, not a wrappe
   const Graph g = make_graph([&](const Array& x) { return broadcast_to(x, {int64_t{1} << 30, int64_t{1} << 30}); })(scalar(1.0));
   CHECK(g.num_nodes() >= 1);
 }
+
+TEST_CASE("differential finding: a product with nothing to contract keeps the sign of zero", "[fuzz_findings]") {
+  // rsqrt(dot_general(x, x) with no contracting axes): op by op the kernel's GEMM computed
+  // 0 + 0 * -3.5 = +0 (rsqrt: +inf); batched under vmap it was -0 (-inf), as IEEE and JAX say.
+  const Array x = array({0.0f, -3.5f, 2.0f});
+  auto f = [](const Array& v) { return dot_general(v, v, {{}, {}}, {{}, {}}); };
+  const std::vector<float> want = {0.0f, -0.0f, 0.0f, -0.0f, 12.25f, -7.0f, 0.0f, -7.0f, 4.0f};
+  for (const Array& got : {f(x), jit(f)(x), vmap(f)(stack({x, x}))[1], outer(x, x), einsum("i,j->ij", {x, x})}) {
+    const std::vector<float> v = got.to_vector<float>();
+    REQUIRE(v.size() == want.size());
+    for (size_t i = 0; i < v.size(); ++i) {
+      INFO("element " << i);
+      CHECK(v[i] == want[i]);
+      CHECK(std::signbit(v[i]) == std::signbit(want[i]));
+    }
+  }
+  // Batched, large enough for the parallel path and a BLAS-sized product.
+  const Array big = reshape(astype(arange(2 * 300), DType::f32) - 150.0f, {2, 300});
+  const Array o = dot_general(big, big, {{}, {}}, {{0}, {0}});  // [2, 300, 300], no contraction
+  CHECK(std::signbit(o[0][150][0].item<float>()));  // 0 * -150 = -0
+  CHECK(o[1][10][20].item<float>() == 160.0f * 170.0f);
+}
