@@ -1,0 +1,774 @@
+#!/usr/bin/env python3
+"""Writes corpus/: graft graphs, their inputs, and JAX's answers.
+
+Each case is a graph in graft's JSON schema (corpus/README.md), inputs as
+.npy, and what JAX computes for it in float64: the outputs, a jvp, a vjp,
+vmap over a batch of 3 and, for smooth cases, a Hessian. JAX runs the graph
+through `interpret` below, which maps each graft op to jax.lax with graft's
+documented semantics, so graft and JAX agree only if both are right.
+
+    /path/to/venv/bin/python scripts/make_corpus.py [corpus_dir]
+
+Needs jax and numpy (pip install jax); graft's build and tests do not: the
+output is committed. Deterministic: the same JAX gives the same files.
+"""
+import hashlib
+import json
+import os
+import shutil
+import sys
+
+import numpy as np
+
+import jax
+import jax.extend.random as jax_random_ext
+import jax.numpy as jnp
+from jax import lax
+
+jax.config.update("jax_enable_x64", True)
+jax.config.update("jax_platforms", "cpu")
+
+DTYPES = {"bool": np.bool_, "i32": np.int32, "i64": np.int64, "u32": np.uint32, "f32": np.float32, "f64": np.float64}
+NAMES = {np.dtype(v): k for k, v in DTYPES.items()}
+FLOATS = ("f32", "f64")
+
+
+def np_dtype(name, wide):
+    """The NumPy dtype JAX computes a graft dtype in (f32 widened to f64 for the answers)."""
+    return np.float64 if (wide and name == "f32") else DTYPES[name]
+
+
+# ---- attributes in graft's JSON encoding
+
+def attr(attrs, name):
+    (kind, value), = attrs[name].items()
+    return value
+
+
+def I(v):
+    return {"int": int(v)}
+
+
+def Is(v):
+    return {"ints": [int(x) for x in v]}
+
+
+def D(name):
+    return {"dtype": name}
+
+
+def Gs(*graphs):
+    return {"graphs": list(graphs)}
+
+
+def literal(a):
+    a = np.array(a, order="C")  # (ascontiguousarray would make a 0-d array 1-d)
+    return {"literal": {"dtype": NAMES[a.dtype], "shape": list(a.shape), "data": a.tobytes().hex()}}
+
+
+# ---- graft's ops in JAX
+
+def run_graph(g, args, wide):
+    env = {}
+    for spec, a in zip(g["inputs"], args):
+        env[spec["id"]] = a
+    for n in g["nodes"]:
+        outs = OPS[n["op"]]([env[i] for i in n["inputs"]], n.get("attrs", {}), n, wide)
+        if not isinstance(outs, (list, tuple)):
+            outs = [outs]
+        for spec, o in zip(n["outputs"], outs):
+            env[spec["id"]] = o
+    return [env[i] for i in g["outputs"]]
+
+
+def unary(f):
+    return lambda ins, attrs, node, wide: f(ins[0])
+
+
+def binary(f):
+    return lambda ins, attrs, node, wide: f(ins[0], ins[1])
+
+
+def reduce(f):
+    def op(ins, attrs, node, wide):
+        x = ins[0]
+        return f(x, axis=tuple(attr(attrs, "axes"))).astype(x.dtype)
+    return op
+
+
+def cumulative(f):
+    def op(ins, attrs, node, wide):
+        return f(ins[0], axis=attr(attrs, "axis"), reverse=bool(attr(attrs, "reverse")))
+    return op
+
+
+def arg(f):
+    def op(ins, attrs, node, wide):
+        return f(ins[0], axis=attr(attrs, "axis")).astype(DTYPES[attr(attrs, "index_dtype")])
+    return op
+
+
+def gather(ins, attrs, node, wide):
+    x, idx = ins
+    axis, b = attr(attrs, "axis"), attr(attrs, "batch_dims")
+
+    def take(x, idx):  # out-of-range indices are clamped
+        return jnp.take(x, jnp.clip(idx, 0, x.shape[axis - b] - 1), axis=axis - b)
+    for _ in range(b):
+        take = jax.vmap(take)
+    return take(x, idx)
+
+
+def scatter_add(ins, attrs, node, wide):
+    x, idx, upd = ins
+    axis, b = attr(attrs, "axis"), attr(attrs, "batch_dims")
+
+    def add(x, idx, upd):  # out-of-range indices (negative ones too) are dropped
+        a = axis - b
+        size = x.shape[a]
+        idx = jnp.where((idx < 0) | (idx >= size), size, idx)
+        return x.at[(slice(None),) * a + (idx,)].add(upd, mode="drop")
+    for _ in range(b):
+        add = jax.vmap(add)
+    return add(x, idx, upd)
+
+
+def constant(ins, attrs, node, wide):
+    lit = attr(attrs, "value")
+    a = np.frombuffer(bytes.fromhex(lit["data"]), dtype=DTYPES[lit["dtype"]]).reshape(lit["shape"])
+    return jnp.asarray(a.astype(np_dtype(lit["dtype"], wide)))
+
+
+def cond(ins, attrs, node, wide):
+    branches = [lambda *a, g=g: tuple(run_graph(g, list(a), wide)) for g in attr(attrs, "branches")]
+    index, args = ins[0], ins[1:]
+    if index.dtype == jnp.bool_:
+        return list(lax.cond(index, branches[1], branches[0], *args))
+    return list(lax.switch(jnp.clip(index, 0, len(branches) - 1), branches, *args))
+
+
+def while_(ins, attrs, node, wide):
+    cn, bn = attr(attrs, "cond_nconsts"), attr(attrs, "body_nconsts")
+    cconsts, bconsts, init = ins[:cn], ins[cn:cn + bn], ins[cn + bn:]
+    cg, bg = attr(attrs, "cond")[0], attr(attrs, "body")[0]
+    return list(lax.while_loop(lambda c: run_graph(cg, list(cconsts) + list(c), wide)[0],
+                               lambda c: tuple(run_graph(bg, list(bconsts) + list(c), wide)), tuple(init)))
+
+
+def scan(ins, attrs, node, wide):
+    nc, nk = attr(attrs, "num_consts"), attr(attrs, "num_carry")
+    consts, init, xs = ins[:nc], ins[nc:nc + nk], ins[nc + nk:]
+    body = attr(attrs, "body")[0]
+
+    def step(carry, x):
+        out = run_graph(body, list(consts) + list(carry) + list(x), wide)
+        return tuple(out[:nk]), tuple(out[nk:])
+    carry, ys = lax.scan(step, tuple(init), tuple(xs), length=attr(attrs, "length"), reverse=bool(attr(attrs, "reverse")))
+    return list(carry) + list(ys)
+
+
+def random_bits(ins, attrs, node, wide):
+    # graft's documented layout (docs/API.md): words 2c and 2c+1 are the two
+    # outputs of threefry-2x32 on the counter c = (high, low word); the
+    # cipher is JAX's own. (jax.random.bits lays counters out differently.)
+    shape = tuple(attr(attrs, "shape"))
+    n = int(np.prod(shape))
+    pairs = (n + 1) // 2
+    c = np.arange(pairs, dtype=np.uint64)
+    count = jnp.concatenate([jnp.asarray((c >> 32).astype(np.uint32)), jnp.asarray(c.astype(np.uint32))])
+    out = jax_random_ext.threefry_2x32(ins[0], count).reshape(2, pairs)
+    return jnp.stack([out[0], out[1]], axis=1).reshape(-1)[:n].reshape(shape)
+
+
+def clamp_starts(x_shape, sizes, starts):
+    # graft's dynamic_slice primitive clamps each start into [0, dim - size], as
+    # JAX's primitive does; lax.dynamic_slice would first wrap a negative start
+    # Python-style, so the starts are clamped here before it sees them.
+    return [jnp.clip(s, 0, d - k) for s, d, k in zip(starts, x_shape, sizes)]
+
+
+OPS = {
+    "neg": unary(lambda x: -x), "abs": unary(jnp.abs), "sign": unary(jnp.sign), "floor": unary(jnp.floor),
+    "ceil": unary(jnp.ceil), "round": unary(jnp.round), "exp": unary(jnp.exp), "log": unary(jnp.log),
+    "log1p": unary(jnp.log1p), "expm1": unary(jnp.expm1), "sqrt": unary(jnp.sqrt), "rsqrt": unary(lax.rsqrt),
+    "sin": unary(jnp.sin), "cos": unary(jnp.cos), "tan": unary(jnp.tan), "asin": unary(jnp.arcsin),
+    "acos": unary(jnp.arccos), "atan": unary(jnp.arctan), "sinh": unary(jnp.sinh), "cosh": unary(jnp.cosh),
+    "tanh": unary(jnp.tanh), "logistic": unary(lax.logistic), "erf": unary(lax.erf), "square": unary(lambda x: x * x),
+    "reciprocal": unary(lambda x: 1 / x), "is_finite": unary(jnp.isfinite), "not": unary(jnp.invert),
+    "stop_gradient": unary(lax.stop_gradient), "copy": unary(lambda x: x),
+    "add": binary(lax.add), "sub": binary(lax.sub), "mul": binary(lax.mul), "div": binary(lax.div),
+    "rem": binary(lax.rem), "pow": binary(lambda x, y: lax.pow(x, y) if jnp.issubdtype(x.dtype, jnp.floating) else jnp.power(x, y)),
+    "max": binary(lax.max), "min": binary(lax.min), "atan2": binary(lax.atan2), "and": binary(lax.bitwise_and),
+    "or": binary(lax.bitwise_or), "xor": binary(lax.bitwise_xor), "eq": binary(lax.eq), "ne": binary(lax.ne),
+    "lt": binary(lax.lt), "le": binary(lax.le), "gt": binary(lax.gt), "ge": binary(lax.ge),
+    "select": lambda ins, attrs, node, wide: lax.select(*ins),
+    "convert_element_type": lambda ins, attrs, node, wide: ins[0].astype(np_dtype(attr(attrs, "new_dtype"), wide)),
+    "reduce_sum": reduce(jnp.sum), "reduce_max": reduce(jnp.max), "reduce_min": reduce(jnp.min),
+    "reduce_prod": reduce(jnp.prod), "reduce_and": reduce(jnp.all), "reduce_or": reduce(jnp.any),
+    "argmax": arg(jnp.argmax), "argmin": arg(jnp.argmin),
+    "cumsum": cumulative(lax.cumsum), "cumprod": cumulative(lax.cumprod), "cummax": cumulative(lax.cummax),
+    "cummin": cumulative(lax.cummin),
+    "broadcast_in_dim": lambda ins, attrs, node, wide: lax.broadcast_in_dim(
+        ins[0], tuple(attr(attrs, "shape")), tuple(attr(attrs, "broadcast_dimensions"))),
+    "reshape": lambda ins, attrs, node, wide: jnp.reshape(ins[0], tuple(attr(attrs, "new_sizes"))),
+    "transpose": lambda ins, attrs, node, wide: jnp.transpose(ins[0], attr(attrs, "permutation")),
+    "rev": lambda ins, attrs, node, wide: lax.rev(ins[0], tuple(attr(attrs, "dimensions"))),
+    "slice": lambda ins, attrs, node, wide: lax.slice(ins[0], attr(attrs, "start_indices"), attr(attrs, "limit_indices"),
+                                                      attr(attrs, "strides")),
+    "concatenate": lambda ins, attrs, node, wide: lax.concatenate(ins, attr(attrs, "dimension")),
+    "pad": lambda ins, attrs, node, wide: lax.pad(ins[0], ins[1], list(zip(
+        attr(attrs, "padding_low"), attr(attrs, "padding_high"), attr(attrs, "padding_interior")))),
+    "dynamic_slice": lambda ins, attrs, node, wide: lax.dynamic_slice(
+        ins[0], clamp_starts(ins[0].shape, attr(attrs, "slice_sizes"), ins[1:]), attr(attrs, "slice_sizes")),
+    "dynamic_update_slice": lambda ins, attrs, node, wide: lax.dynamic_update_slice(
+        ins[0], ins[1], clamp_starts(ins[0].shape, ins[1].shape, ins[2:])),
+    "gather": gather, "scatter_add": scatter_add,
+    "sort": lambda ins, attrs, node, wide: list(lax.sort(tuple(ins), dimension=attr(attrs, "dimension"),
+                                                         is_stable=bool(attr(attrs, "is_stable")),
+                                                         num_keys=attr(attrs, "num_keys"))),
+    "iota": lambda ins, attrs, node, wide: lax.broadcasted_iota(np_dtype(attr(attrs, "dtype"), wide),
+                                                               tuple(attr(attrs, "shape")), attr(attrs, "dimension")),
+    "constant": constant,
+    "dot_general": lambda ins, attrs, node, wide: lax.dot_general(
+        ins[0], ins[1], ((attr(attrs, "lhs_contracting"), attr(attrs, "rhs_contracting")),
+                         (attr(attrs, "lhs_batch"), attr(attrs, "rhs_batch"))),
+        precision=lax.Precision.HIGHEST, preferred_element_type=ins[0].dtype),
+    "random_bits": random_bits,
+    "cond": cond, "while": while_, "scan": scan,
+    "remat": lambda ins, attrs, node, wide: run_graph(attr(attrs, "body")[0], ins, wide),
+}
+
+# Ops of graft's table that no case holds, and why (corpus/README.md lists them).
+NOT_COVERED = {
+    "custom_jvp_call": "carries a user's derivative rule as a graph; JAX's custom_jvp has no graph form to compare with",
+    "custom_vjp_call": "the same, for a user's VJP rule",
+    "custom_lin": "exists only inside graft's linearization of custom_vjp_call",
+    "psum": "a collective: needs a named axis of replicas (tests/corpus checks pmap against vmap)",
+    "pmax": "a collective (as psum)", "pmin": "a collective (as psum)", "all_gather": "a collective (as psum)",
+    "psum_scatter": "a collective (as psum)", "ppermute": "a collective (as psum)", "axis_index": "a collective (as psum)",
+    "fusion": "exists only inside jit executables, never in an exported graph",
+}
+
+
+# ---- building graphs: node output types come from JAX (graft checks them against its own shape rules)
+
+class Graph:
+    def __init__(self):
+        self.inputs, self.nodes, self.next, self.types, self.names = [], [], 0, {}, []
+
+    def _value(self, dtype, shape):
+        v = self.next
+        self.next += 1
+        self.types[v] = (dtype, list(shape))
+        return v
+
+    def input(self, dtype, shape, name=None):
+        v = self._value(dtype, shape)
+        self.inputs.append(v)
+        self.names.append(name or "x%d" % len(self.names))
+        return v
+
+    def op(self, op, ins, attrs=None, n_out=None):
+        attrs = attrs or {}
+        specs = [jax.ShapeDtypeStruct(tuple(self.types[i][1]), DTYPES[self.types[i][0]]) for i in ins]
+        node = {"id": len(self.nodes), "op": op, "inputs": list(ins), "outputs": [], "attrs": attrs}
+        outs = jax.eval_shape(lambda *a: OPS[op](list(a), attrs, node, False), *specs)
+        if not isinstance(outs, (list, tuple)):
+            outs = [outs]
+        ids = [self._value(NAMES[np.dtype(o.dtype)], o.shape) for o in outs]
+        node["outputs"] = [{"id": v, "dtype": self.types[v][0], "shape": self.types[v][1]} for v in ids]
+        if not attrs:
+            del node["attrs"]
+        self.nodes.append(node)
+        return ids if (n_out or len(ids) != 1) else ids[0]
+
+    def finish(self, outputs, output_names=None):
+        outputs = outputs if isinstance(outputs, list) else [outputs]
+        return {"inputs": [{"id": v, "dtype": self.types[v][0], "shape": self.types[v][1]} for v in self.inputs],
+                "input_names": self.names,
+                "nodes": self.nodes, "outputs": outputs,
+                "output_names": output_names or (["out"] if len(outputs) == 1 else ["out[%d]" % k for k in range(len(outputs))])}
+
+    def dtype(self, v):
+        return self.types[v][0]
+
+    def shape(self, v):
+        return self.types[v][1]
+
+
+def subgraph(types, build):
+    """A subgraph over inputs of `types` ((dtype, shape) pairs); build(g, *inputs) returns its outputs."""
+    g = Graph()
+    ins = [g.input(d, s) for d, s in types]
+    out = build(g, *ins)
+    graph = g.finish(out if isinstance(out, list) else [out])
+    del graph["input_names"], graph["output_names"]  # names are for a program's own inputs
+    return graph
+
+
+# ---- inputs
+
+def make_values(rng, dtype, shape, domain=None, values=None):
+    if values is not None:
+        return np.array(values, dtype=DTYPES[dtype]).reshape(shape)
+    if dtype == "bool":
+        return rng.random(shape) < 0.5
+    if dtype in FLOATS:
+        lo, hi = domain or (-1.5, 1.5)
+        return rng.uniform(lo, hi, size=shape).astype(DTYPES[dtype])
+    lo, hi = domain or ((0, 9) if dtype == "u32" else (-9, 9))
+    return rng.integers(lo, hi + 1, size=shape).astype(DTYPES[dtype])
+
+
+# ---- the cases
+
+CASES = []
+
+
+def case(name, graph, inputs, smooth=True, modes="fwd_and_rev", vmap=True):
+    CASES.append({"name": name, "graph": graph, "inputs": inputs, "smooth": smooth, "modes": modes, "vmap": vmap})
+
+
+def rng_for(name):
+    return np.random.default_rng(int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "little"))
+
+
+def one_op(name, op, in_specs, attrs=None, smooth=True, modes="fwd_and_rev", vmap=True):
+    """A case of one node: in_specs are (dtype, shape, domain or None, values or None)."""
+    rng = rng_for(name)
+    g = Graph()
+    ids = [g.input(s[0], s[1]) for s in in_specs]
+    out = g.op(op, ids, attrs)
+    inputs = [make_values(rng, s[0], s[1], s[2] if len(s) > 2 else None, s[3] if len(s) > 3 else None) for s in in_specs]
+    case(name, g.finish(out if isinstance(out, list) else [out]), inputs, smooth, modes, vmap)
+
+
+SHAPES = {"scalar": [], "vector": [5], "matrix": [2, 3], "empty": [0, 3], "ones": [1, 1, 3]}
+UNARY_DOMAINS = {
+    "neg": None, "abs": None, "exp": None, "log": (0.2, 3.0), "log1p": (-0.5, 2.0), "expm1": None, "sqrt": (0.1, 3.0),
+    "rsqrt": (0.1, 3.0), "sin": None, "cos": None, "tan": (-1.2, 1.2), "asin": (-0.9, 0.9), "acos": (-0.9, 0.9),
+    "atan": None, "sinh": None, "cosh": None, "tanh": None, "logistic": None, "erf": None, "square": None,
+    "reciprocal": (0.3, 2.0), "copy": None,
+}
+NONSMOOTH_UNARY = {"sign": None, "floor": None, "ceil": None, "round": None}
+
+
+def build_cases():
+    # Elementwise, one operand: every float function on every shape class (f64), and f32.
+    for op, dom in UNARY_DOMAINS.items():
+        for sname, shape in SHAPES.items():
+            one_op("%s/%s" % (op, sname), op, [("f64", shape, dom)])
+        one_op("%s/f32" % op, op, [("f32", [2, 4], dom)])
+    for op in NONSMOOTH_UNARY:
+        # Values on and between the steps (halves: round is half to even).
+        one_op("%s/steps" % op, op, [("f64", [8], None, [-2.5, -1.5, -0.5, -0.2, 0.0, 0.5, 1.5, 2.7])], smooth=False)
+    one_op("stop_gradient/matrix", "stop_gradient", [("f64", [2, 3])])
+    for t in ("i32", "i64"):
+        for op in ("neg", "abs", "sign", "square", "copy"):
+            one_op("%s/%s" % (op, t), op, [(t, [6])])
+    one_op("not/bool", "not", [("bool", [2, 3])])
+    one_op("not/i32", "not", [("i32", [5])])
+    one_op("not/u32", "not", [("u32", [5])])
+    one_op("is_finite/f64", "is_finite", [("f64", [6], None, [0.0, -1.5, np.inf, -np.inf, np.nan, 3e300])], smooth=False)
+    one_op("is_finite/f32", "is_finite", [("f32", [4], None, [1.0, np.inf, np.nan, -0.0])], smooth=False)
+
+    # Elementwise, two operands.
+    for op, doms, smooth in (("add", (None, None), True), ("sub", (None, None), True), ("mul", (None, None), True),
+                             ("div", (None, (0.5, 2.0)), True), ("max", (None, None), False),
+                             ("min", (None, None), False), ("pow", ((0.5, 2.0), (-1.0, 2.0)), True),
+                             ("atan2", (None, (0.2, 1.5)), True), ("rem", ((-3.0, 3.0), (0.7, 1.3)), False)):
+        for sname in ("scalar", "matrix", "empty", "ones"):
+            shape = SHAPES[sname]
+            one_op("%s/%s" % (op, sname), op, [("f64", shape, doms[0]), ("f64", shape, doms[1])], smooth=smooth)
+        one_op("%s/f32" % op, op, [("f32", [3, 2], doms[0]), ("f32", [3, 2], doms[1])], smooth=smooth)
+    for t in ("i32", "i64", "u32"):
+        for op in ("add", "sub", "mul", "max", "min"):
+            one_op("%s/%s" % (op, t), op, [(t, [6]), (t, [6])])
+        one_op("div/%s" % t, "div", [(t, [6]), (t, [6], (1, 4))])
+        one_op("rem/%s" % t, "rem", [(t, [6]), (t, [6], (1, 4))])
+    for t in ("bool", "i32", "u32"):
+        for op in ("and", "or", "xor"):
+            one_op("%s/%s" % (op, t), op, [(t, [2, 3]), (t, [2, 3])])
+    for op in ("eq", "ne", "lt", "le", "gt", "ge"):
+        one_op("%s/f64" % op, op, [("f64", [6], None, [1.0, 2.0, -0.0, 3.0, np.inf, 5.0]),
+                                   ("f64", [6], None, [1.0, 1.0, 0.0, 4.0, np.inf, np.nan])], smooth=False)
+        one_op("%s/i32" % op, op, [("i32", [5], (-2, 2)), ("i32", [5], (-2, 2))])
+        one_op("%s/u32" % op, op, [("u32", [5], (0, 3)), ("u32", [5], (0, 3))])
+    one_op("select/f64", "select", [("bool", [2, 3]), ("f64", [2, 3]), ("f64", [2, 3])], smooth=False)
+    one_op("select/i32", "select", [("bool", [4]), ("i32", [4]), ("i32", [4])])
+    for src, dst, dom in (("f64", "f32", None), ("f32", "f64", None), ("i32", "f64", None), ("f64", "i32", (-5.0, 5.0)),
+                          ("bool", "f32", None), ("i64", "i32", None), ("u32", "i64", None), ("f64", "bool", None)):
+        one_op("convert_element_type/%s_to_%s" % (src, dst), "convert_element_type", [(src, [5], dom)],
+               {"new_dtype": D(dst)}, smooth=False)
+
+    # Reductions and scans.
+    for op in ("reduce_sum", "reduce_max", "reduce_min", "reduce_prod"):
+        for axes, shape in (([0, 1], [2, 3]), ([0], [2, 3]), ([1], [2, 3]), ([], [2, 3]), ([0, 2], [2, 3, 2]),
+                            ([1], [4, 1])):
+            one_op("%s/axes_%s_of_%s" % (op, "".join(map(str, axes)) or "none", "x".join(map(str, shape))), op,
+                   [("f64", shape)], {"axes": Is(axes)}, smooth=op in ("reduce_sum", "reduce_prod"))
+        one_op("%s/f32" % op, op, [("f32", [3, 4])], {"axes": Is([1])}, smooth=op in ("reduce_sum", "reduce_prod"))
+        one_op("%s/i32" % op, op, [("i32", [3, 4], (-3, 3))], {"axes": Is([0])})
+    for op in ("reduce_sum", "reduce_prod"):
+        one_op("%s/empty_axis" % op, op, [("f64", [0, 3])], {"axes": Is([0])})
+    for op in ("reduce_and", "reduce_or"):
+        one_op("%s/rows" % op, op, [("bool", [3, 4])], {"axes": Is([1])})
+        one_op("%s/empty_axis" % op, op, [("bool", [2, 0])], {"axes": Is([1])})
+    for op in ("argmax", "argmin"):
+        one_op("%s/axis1" % op, op, [("f64", [3, 4])], {"axis": I(1), "index_dtype": D("i32")}, smooth=False)
+        one_op("%s/ties" % op, op, [("f64", [6], None, [1.0, 3.0, 3.0, -2.0, -2.0, 0.0])],
+               {"axis": I(0), "index_dtype": D("i64")}, smooth=False)
+        one_op("%s/i32" % op, op, [("i32", [2, 5], (-4, 4))], {"axis": I(0), "index_dtype": D("i32")})
+    for op in ("cumsum", "cumprod", "cummax", "cummin"):
+        for axis, reverse in ((0, 0), (1, 0), (1, 1)):
+            one_op("%s/axis%d%s" % (op, axis, "_reverse" if reverse else ""), op, [("f64", [3, 4])],
+                   {"axis": I(axis), "reverse": I(reverse)}, smooth=op in ("cumsum", "cumprod"))
+        one_op("%s/i32" % op, op, [("i32", [6], (-3, 3))], {"axis": I(0), "reverse": I(0)})
+
+    # Layout.
+    for name, shape, dims, out in (("scalar", [], [], [2, 3]), ("row", [3], [1], [2, 3]), ("column", [2], [0], [2, 3]),
+                                   ("grow_size1", [1, 3], [0, 2], [4, 2, 3]), ("same", [2, 3], [0, 1], [2, 3]),
+                                   ("to_empty", [3], [1], [0, 3])):
+        one_op("broadcast_in_dim/%s" % name, "broadcast_in_dim", [("f64", shape)],
+               {"shape": Is(out), "broadcast_dimensions": Is(dims)})
+    one_op("broadcast_in_dim/i32", "broadcast_in_dim", [("i32", [3])], {"shape": Is([2, 3]), "broadcast_dimensions": Is([1])})
+    for name, shape, new in (("flatten", [2, 3], [6]), ("split", [6], [3, 2]), ("to_scalar", [1, 1], []),
+                             ("add_ones", [2, 3], [1, 2, 1, 3]), ("empty", [0, 4], [2, 0])):
+        one_op("reshape/%s" % name, "reshape", [("f64", shape)], {"new_sizes": Is(new)})
+    for perm in ([1, 0, 2], [2, 0, 1], [0, 2, 1], [2, 1, 0]):
+        one_op("transpose/%s" % "".join(map(str, perm)), "transpose", [("f64", [2, 3, 4])], {"permutation": Is(perm)})
+    one_op("transpose/i64", "transpose", [("i64", [2, 3])], {"permutation": Is([1, 0])})
+    for dims in ([0], [1], [0, 1], []):
+        one_op("rev/%s" % ("".join(map(str, dims)) or "none"), "rev", [("f64", [3, 4])], {"dimensions": Is(dims)})
+    for name, start, limit, strides in (("middle", [1, 1], [3, 3], [1, 1]), ("strided", [0, 0], [4, 5], [2, 2]),
+                                        ("empty", [2, 0], [2, 5], [1, 1]), ("all", [0, 0], [4, 5], [1, 1])):
+        one_op("slice/%s" % name, "slice", [("f64", [4, 5])],
+               {"start_indices": Is(start), "limit_indices": Is(limit), "strides": Is(strides)})
+    one_op("concatenate/rows", "concatenate", [("f64", [2, 3]), ("f64", [1, 3])], {"dimension": I(0)})
+    one_op("concatenate/three_columns", "concatenate", [("f64", [2, 1]), ("f64", [2, 2]), ("f64", [2, 3])], {"dimension": I(1)})
+    one_op("concatenate/with_empty", "concatenate", [("f64", [2, 3]), ("f64", [0, 3])], {"dimension": I(0)})
+    one_op("concatenate/bool", "concatenate", [("bool", [2]), ("bool", [3])], {"dimension": I(0)})
+    for name, lo, hi, interior in (("grow", [1, 2], [2, 0], [0, 0]), ("interior", [0, 0], [0, 0], [1, 2]),
+                                   ("negative", [-1, 1], [1, -2], [0, 1])):
+        one_op("pad/%s" % name, "pad", [("f64", [3, 4]), ("f64", [])],
+               {"padding_low": Is(lo), "padding_high": Is(hi), "padding_interior": Is(interior)})
+
+    # Indexing.
+    for name, starts in (("inside", [1, 2]), ("clamped", [5, -3]), ("zero", [0, 0])):
+        one_op("dynamic_slice/%s" % name, "dynamic_slice",
+               [("f64", [4, 5]), ("i32", [], None, [starts[0]]), ("i32", [], None, [starts[1]])],
+               {"slice_sizes": Is([2, 3])}, vmap=True)
+        one_op("dynamic_update_slice/%s" % name, "dynamic_update_slice",
+               [("f64", [4, 5]), ("f64", [2, 3]), ("i32", [], None, [starts[0]]), ("i32", [], None, [starts[1]])])
+    one_op("gather/rows", "gather", [("f64", [4, 3]), ("i32", [2, 2], None, [3, 0, 1, 3])], {"axis": I(0), "batch_dims": I(0)})
+    one_op("gather/columns", "gather", [("f64", [3, 4]), ("i32", [3], None, [2, 0, 2])], {"axis": I(1), "batch_dims": I(0)})
+    one_op("gather/clamped", "gather", [("f64", [4]), ("i32", [3], None, [-2, 7, 1])], {"axis": I(0), "batch_dims": I(0)})
+    one_op("gather/batch_dims", "gather", [("f64", [2, 4, 3]), ("i32", [2, 2], None, [0, 3, 2, 2])],
+           {"axis": I(1), "batch_dims": I(1)})
+    one_op("gather/i32_operand", "gather", [("i32", [5]), ("i64", [3], None, [4, 0, 2])], {"axis": I(0), "batch_dims": I(0)})
+    one_op("scatter_add/repeated", "scatter_add",
+           [("f64", [4, 3]), ("i32", [3], None, [1, 3, 1]), ("f64", [3, 3])], {"axis": I(0), "batch_dims": I(0)})
+    one_op("scatter_add/dropped", "scatter_add",
+           [("f64", [4]), ("i32", [4], None, [0, 9, -1, 2]), ("f64", [4])], {"axis": I(0), "batch_dims": I(0)})
+    one_op("scatter_add/batch_dims", "scatter_add",
+           [("f64", [2, 3]), ("i32", [2, 2], None, [0, 0, 2, 1]), ("f64", [2, 2])], {"axis": I(1), "batch_dims": I(1)})
+
+    # Sorting.
+    one_op("sort/rows", "sort", [("f64", [3, 5])], {"dimension": I(1), "is_stable": I(1), "num_keys": I(1)}, smooth=False)
+    one_op("sort/columns", "sort", [("f64", [4, 3])], {"dimension": I(0), "is_stable": I(0), "num_keys": I(1)}, smooth=False)
+    one_op("sort/key_and_payload", "sort", [("i32", [6], None, [3, 1, 3, 0, 1, 2]), ("f64", [6])],
+           {"dimension": I(0), "is_stable": I(1), "num_keys": I(1)}, smooth=False)
+    one_op("sort/two_keys", "sort", [("i32", [5], None, [1, 0, 1, 0, 1]), ("i32", [5], None, [4, 2, 1, 3, 0]), ("f64", [5])],
+           {"dimension": I(0), "is_stable": I(1), "num_keys": I(2)}, smooth=False)
+    one_op("sort/i32", "sort", [("i32", [7], (-5, 5))], {"dimension": I(0), "is_stable": I(1), "num_keys": I(1)})
+
+    # Creation.
+    for name, dtype, shape, dim in (("f64_rows", "f64", [3, 4], 0), ("i32_columns", "i32", [3, 4], 1),
+                                    ("u32_vector", "u32", [5], 0), ("f32", "f32", [2, 3], 1)):
+        rng = rng_for("iota/" + name)
+        g = Graph()
+        x = g.input("f64", [])
+        i = g.op("iota", [], {"dtype": D(dtype), "shape": Is(shape), "dimension": I(dim)})
+        case("iota/" + name, g.finish([i, g.op("mul", [x, x])]), [make_values(rng, "f64", [])])
+    for name, value in (("f64", np.array([[0.5, -1.25], [3.0, 1e-300]])), ("i32", np.array([1, -7, 2**31 - 1], np.int32)),
+                        ("bool", np.array([True, False])), ("f32_scalar", np.array(0.1, np.float32))):
+        g = Graph()
+        x = g.input("f64", [2])
+        c = g.op("constant", [], {"value": literal(value)})
+        case("constant/" + name, g.finish([c, g.op("sin", [x])]), [make_values(rng_for("constant/" + name), "f64", [2])])
+
+    # dot_general.
+    def dot(name, a, b, lc, rc, lb=(), rb=(), dtype="f64"):
+        one_op("dot_general/" + name, "dot_general", [(dtype, a), (dtype, b)],
+               {"lhs_contracting": Is(lc), "rhs_contracting": Is(rc), "lhs_batch": Is(lb), "rhs_batch": Is(rb)})
+    dot("matmul", [3, 4], [4, 2], [1], [0])
+    dot("vector", [5], [5], [0], [0])
+    dot("matvec", [3, 4], [4], [1], [0])
+    dot("outer", [3], [4], [], [])
+    dot("batched", [2, 3, 4], [2, 4, 5], [2], [1], [0], [0])
+    dot("transposed_lhs", [4, 3], [4, 2], [0], [0])
+    dot("transposed_rhs", [3, 4], [2, 4], [1], [1])
+    dot("two_axes", [2, 3, 4], [3, 4, 2], [1, 2], [0, 1])
+    dot("batch_not_leading", [3, 2, 4], [4, 2], [2], [0], [1], [1])
+    dot("empty_contraction", [2, 0], [0, 3], [1], [0])
+    dot("f32", [3, 4], [4, 2], [1], [0], dtype="f32")
+    dot("i32", [2, 3], [3, 2], [1], [0], dtype="i32")
+
+    # random_bits: graft's threefry against JAX's (no derivatives, no batch).
+    for name, key, shape in (("vector", [0, 42], [8]), ("matrix", [7, 3], [3, 5]), ("odd", [1, 2], [7])):
+        one_op("random_bits/" + name, "random_bits", [("u32", [2], None, key)], {"shape": Is(shape)}, vmap=False)
+
+    # Control flow.
+    f = ("f64", [3])
+    branches = [subgraph([f, f], lambda g, a, b: g.op("mul", [a, b])),
+                subgraph([f, f], lambda g, a, b: g.op("sin", [g.op("add", [a, b])])),
+                subgraph([f, f], lambda g, a, b: g.op("exp", [a]))]
+    for index in (0, 1, 2, 5, -1):
+        one_op("cond/switch_index_%d" % index, "cond", [("i32", [], None, [index]), f, f], {"branches": Gs(*branches)})
+    one_op("cond/bool", "cond", [("bool", [], None, [True]), f, f], {"branches": Gs(*branches[:2])})
+    one_op("cond/bool_false", "cond", [("bool", [], None, [False]), f, f], {"branches": Gs(*branches[:2])})
+    # while: x <- cos(x) + c, n times (forward mode only, as in JAX).
+    s = ("f64", [])
+    cond_g = subgraph([("i32", []), ("i32", []), ("f64", [3])], lambda g, lim, i, x: g.op("lt", [i, lim]))
+    body_g = subgraph([("f64", [3]), ("i32", []), ("f64", [3])], lambda g, c, i, x: [
+        g.op("add", [i, g.op("constant", [], {"value": literal(np.array(1, np.int32))})]),
+        g.op("add", [g.op("cos", [x]), c])])
+    for n in (0, 1, 4):
+        one_op("while/fixed_point_%d_steps" % n, "while",
+               [("i32", [], None, [n]), f, ("i32", [], None, [0]), f],
+               {"cond": Gs(cond_g), "body": Gs(body_g), "cond_nconsts": I(1), "body_nconsts": I(1)}, modes="fwd")
+    # scan: a running product and the partial sums.
+    body = subgraph([("f64", [2]), ("f64", [2]), ("f64", [2])],
+                    lambda g, w, carry, x: [g.op("mul", [carry, g.op("add", [x, w])]), g.op("add", [carry, x])])
+    for reverse in (0, 1):
+        one_op("scan/carry_and_ys%s" % ("_reverse" if reverse else ""), "scan",
+               [("f64", [2]), ("f64", [2]), ("f64", [4, 2])],
+               {"body": Gs(body), "length": I(4), "num_carry": I(1), "num_consts": I(1), "reverse": I(reverse)})
+    one_op("scan/empty", "scan", [("f64", [2]), ("f64", [2]), ("f64", [0, 2])],
+           {"body": Gs(body), "length": I(0), "num_carry": I(1), "num_consts": I(1), "reverse": I(0)})
+    one_op("remat/body", "remat", [f, f],
+           {"body": Gs(subgraph([f, f], lambda g, a, b: g.op("sin", [g.op("mul", [a, b])])))})
+
+    build_programs()
+
+
+def build_programs():
+    """Whole programs: an MLP loss, attention, a scan RNN, a while-loop solver, and friends."""
+    def bcast(g, v, shape, dims):
+        return g.op("broadcast_in_dim", [v], {"shape": Is(shape), "broadcast_dimensions": Is(dims)})
+
+    def scalar_const(g, value):
+        return g.op("constant", [], {"value": literal(np.array(value, np.float64))})
+
+    def log_softmax(g, z, shape):  # over the last axis of a [n, k] value
+        n, k = shape
+        m = g.op("stop_gradient", [g.op("reduce_max", [z], {"axes": Is([1])})])
+        zc = g.op("sub", [z, bcast(g, m, shape, [0])])
+        lse = g.op("log", [g.op("reduce_sum", [g.op("exp", [zc])], {"axes": Is([1])})])
+        return g.op("sub", [zc, bcast(g, lse, shape, [0])])
+
+    def matmul(g, a, b):
+        return g.op("dot_general", [a, b], {"lhs_contracting": Is([1]), "rhs_contracting": Is([0]),
+                                            "lhs_batch": Is([]), "rhs_batch": Is([])})
+
+    for n, d, h, k in ((4, 3, 5, 2), (6, 4, 8, 3), (1, 2, 3, 2)):
+        name = "program/mlp_loss_%dx%d_%d_%d" % (n, d, h, k)
+        rng = rng_for(name)
+        g = Graph()
+        w1, b1 = g.input("f64", [d, h], "params.w1"), g.input("f64", [h], "params.b1")
+        w2, b2 = g.input("f64", [h, k], "params.w2"), g.input("f64", [k], "params.b2")
+        x, y = g.input("f64", [n, d], "x"), g.input("f64", [n, k], "y_onehot")
+        hid = g.op("tanh", [g.op("add", [matmul(g, x, w1), bcast(g, b1, [n, h], [1])])])
+        z = g.op("add", [matmul(g, hid, w2), bcast(g, b2, [n, k], [1])])
+        ll = g.op("reduce_sum", [g.op("mul", [log_softmax(g, z, [n, k]), y])], {"axes": Is([0, 1])})
+        loss = g.op("mul", [ll, scalar_const(g, -1.0 / n)])
+        onehot = np.eye(k)[rng.integers(0, k, size=n)]
+        case(name, g.finish([loss]), [make_values(rng, "f64", [d, h]), make_values(rng, "f64", [h]),
+                                      make_values(rng, "f64", [h, k]), make_values(rng, "f64", [k]),
+                                      make_values(rng, "f64", [n, d]), onehot])
+
+    for t, dk in ((4, 3), (5, 2), (2, 4)):
+        name = "program/attention_%d_%d" % (t, dk)
+        rng = rng_for(name)
+        g = Graph()
+        q, kk, v = g.input("f64", [t, dk], "q"), g.input("f64", [t, dk], "k"), g.input("f64", [t, dk], "v")
+        scores = g.op("mul", [g.op("dot_general", [q, kk], {"lhs_contracting": Is([1]), "rhs_contracting": Is([1]),
+                                                            "lhs_batch": Is([]), "rhs_batch": Is([])}),
+                              bcast(g, scalar_const(g, 1.0 / np.sqrt(dk)), [t, t], [])])
+        p = g.op("exp", [log_softmax(g, scores, [t, t])])
+        out = matmul(g, p, v)
+        case(name, g.finish([out]), [make_values(rng, "f64", [t, dk]) for _ in range(3)])
+
+    for steps, hdim, xdim in ((5, 3, 2), (3, 2, 2), (1, 4, 3)):
+        name = "program/scan_rnn_%d_steps" % steps
+        rng = rng_for(name)
+        g = Graph()
+        w, u = g.input("f64", [hdim, hdim], "params.w"), g.input("f64", [xdim, hdim], "params.u")
+        h0, xs = g.input("f64", [hdim], "h0"), g.input("f64", [steps, xdim], "xs")
+
+        def cell(sg, w, u, h, x):
+            pre = sg.op("add", [sg.op("dot_general", [h, w], {"lhs_contracting": Is([0]), "rhs_contracting": Is([0]),
+                                                              "lhs_batch": Is([]), "rhs_batch": Is([])}),
+                                sg.op("dot_general", [x, u], {"lhs_contracting": Is([0]), "rhs_contracting": Is([0]),
+                                                              "lhs_batch": Is([]), "rhs_batch": Is([])})])
+            hn = sg.op("tanh", [pre])
+            return [hn, sg.op("reduce_sum", [sg.op("square", [hn])], {"axes": Is([0])})]
+        body = subgraph([("f64", [hdim, hdim]), ("f64", [xdim, hdim]), ("f64", [hdim]), ("f64", [xdim])], cell)
+        hT, energies = g.op("scan", [w, u, h0, xs], {"body": Gs(body), "length": I(steps), "num_carry": I(1),
+                                                     "num_consts": I(2), "reverse": I(0)})
+        loss = g.op("reduce_sum", [energies], {"axes": Is([0])})
+        case(name, g.finish([loss, hT], ["out.loss", "out.h"]),
+             [make_values(rng, "f64", [hdim, hdim], (-0.8, 0.8)), make_values(rng, "f64", [xdim, hdim], (-0.8, 0.8)),
+              make_values(rng, "f64", [hdim]), make_values(rng, "f64", [steps, xdim])])
+
+    for a_values in ([2.0, 9.0, 0.5], [3.0], [1.5, 4.0]):
+        # Newton's method for sqrt(a), while the step is above a tolerance (at most 50 steps).
+        name = "program/while_newton_sqrt_%d" % len(a_values)
+        m = len(a_values)
+        g = Graph()
+        a = g.input("f64", [m], "a")
+
+        def cond_fn(sg, a, i, x):
+            # continue while max |x*x - a| > 1e-12 and i < 50
+            resid = sg.op("reduce_max", [sg.op("abs", [sg.op("sub", [sg.op("mul", [x, x]), a])])], {"axes": Is([0])})
+            big = sg.op("gt", [resid, sg.op("constant", [], {"value": literal(np.array(1e-12))})])
+            more = sg.op("lt", [i, sg.op("constant", [], {"value": literal(np.array(50, np.int32))})])
+            return sg.op("and", [big, more])
+
+        def body_fn(sg, a, i, x):
+            half = bcast(sg, sg.op("constant", [], {"value": literal(np.array(0.5))}), [m], [])
+            xn = sg.op("mul", [half, sg.op("add", [x, sg.op("div", [a, x])])])
+            return [sg.op("add", [i, sg.op("constant", [], {"value": literal(np.array(1, np.int32))})]), xn]
+        cg = subgraph([("f64", [m]), ("i32", []), ("f64", [m])], cond_fn)
+        bg = subgraph([("f64", [m]), ("i32", []), ("f64", [m])], body_fn)
+        i0 = g.op("constant", [], {"value": literal(np.array(0, np.int32))})
+        steps, root = g.op("while", [a, a, i0, a], {"cond": Gs(cg), "body": Gs(bg), "cond_nconsts": I(1),
+                                                    "body_nconsts": I(1)})
+        case(name, g.finish([root, steps], ["out.root", "out.steps"]), [np.array(a_values)], modes="fwd")
+
+    for shape in ([2, 5], [3, 4]):
+        name = "program/layer_norm_%dx%d" % tuple(shape)
+        rng = rng_for(name)
+        g = Graph()
+        x = g.input("f64", shape, "x")
+        n, k = shape
+        mean = g.op("mul", [g.op("reduce_sum", [x], {"axes": Is([1])}), bcast(g, scalar_const(g, 1.0 / k), [n], [])])
+        xc = g.op("sub", [x, bcast(g, mean, shape, [0])])
+        var = g.op("mul", [g.op("reduce_sum", [g.op("square", [xc])], {"axes": Is([1])}),
+                           bcast(g, scalar_const(g, 1.0 / k), [n], [])])
+        inv = g.op("rsqrt", [g.op("add", [var, bcast(g, scalar_const(g, 1e-5), [n], [])])])
+        case(name, g.finish([g.op("mul", [xc, bcast(g, inv, shape, [0])])]), [make_values(rng, "f64", shape)])
+
+    name = "program/f32_mlp_layer"
+    rng = rng_for(name)
+    g = Graph()
+    w, b, x = g.input("f32", [4, 3], "params.w"), g.input("f32", [3], "params.b"), g.input("f32", [2, 4], "x")
+    out = g.op("logistic", [g.op("add", [matmul(g, x, w), bcast(g, b, [2, 3], [1])])])
+    case(name, g.finish([out]), [make_values(rng, "f32", [4, 3]), make_values(rng, "f32", [3]), make_values(rng, "f32", [2, 4])])
+
+
+# ---- JAX's answers
+
+def float_positions(types):
+    return [i for i, t in enumerate(types) if t in FLOATS]
+
+
+def answers(c):
+    g = c["graph"]
+    in_types = [s["dtype"] for s in g["inputs"]]
+    out_ids = g["outputs"]
+    all_types = {s["id"]: s["dtype"] for s in g["inputs"]}
+    for n in g["nodes"]:
+        for s in n["outputs"]:
+            all_types[s["id"]] = s["dtype"]
+    out_types = [all_types[v] for v in out_ids]
+    wide_inputs = [jnp.asarray(np.asarray(x).astype(np_dtype(t, True))) for x, t in zip(c["inputs"], in_types)]
+    fin, fout = float_positions(in_types), float_positions(out_types)
+
+    def f(*xs):
+        return run_graph(g, list(xs), True)
+    res = {"eval": [np.asarray(o) for o in f(*wide_inputs)], "float_inputs": fin, "float_outputs": fout}
+    rng = rng_for("answers/" + c["name"])
+    if fin and fout:
+        def f_float(*fx):
+            xs = list(wide_inputs)
+            for i, v in zip(fin, fx):
+                xs[i] = v
+            outs = f(*xs)
+            return [outs[k] for k in fout]
+        primals = [wide_inputs[i] for i in fin]
+        tangents = [jnp.asarray(rng.normal(size=np.shape(p))) for p in primals]
+        _, jvp_out = jax.jvp(f_float, primals, tangents)
+        res["jvp_tangents"], res["jvp"] = [np.asarray(t) for t in tangents], [np.asarray(t) for t in jvp_out]
+        if c["modes"] != "fwd":
+            outs, pullback = jax.vjp(f_float, *primals)
+            cts = [jnp.asarray(rng.normal(size=np.shape(o))) for o in outs]
+            res["vjp_cotangents"], res["vjp"] = [np.asarray(t) for t in cts], [np.asarray(t) for t in pullback(cts)]
+            p0 = primals[0]
+            if c["smooth"] and np.size(p0) <= 16:
+                ws = [jnp.asarray(rng.normal(size=np.shape(o))) for o in outs]
+
+                def s(x0):
+                    return sum(jnp.sum(o * w) for o, w in zip(f_float(x0, *primals[1:]), ws))
+                res["hessian_weights"] = [np.asarray(w) for w in ws]
+                res["hessian"] = np.asarray(jax.hessian(s)(p0))
+    if c["vmap"]:
+        batched = []
+        for x, t in zip(c["inputs"], in_types):
+            x = np.asarray(x)
+            flat = x.reshape(-1)
+            rows = [np.roll(flat, -e).reshape(x.shape) if flat.size else x for e in range(3)]
+            batched.append(np.stack(rows))
+        wide_batched = [jnp.asarray(b.astype(np_dtype(t, True))) for b, t in zip(batched, in_types)]
+        res["vmap_inputs"] = batched
+        res["vmap"] = [np.asarray(o) for o in jax.vmap(f)(*wide_batched)]
+    return res
+
+
+def main():
+    out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "corpus")
+    cases_dir = os.path.join(out_dir, "cases")
+    if os.path.isdir(cases_dir):
+        shutil.rmtree(cases_dir)
+    build_cases()
+    index = {"format": "graft.jax_corpus", "version": 1, "jax": jax.__version__, "cases": [], "not_covered": NOT_COVERED}
+    ops_seen = set()
+    for c in CASES:
+        d = os.path.join(cases_dir, c["name"])
+        os.makedirs(d)
+        with open(os.path.join(d, "graph.json"), "w") as fh:
+            json.dump({"format": "graft.graph", "version": 2, "graph": c["graph"]}, fh, indent=1, sort_keys=True)
+        for i, x in enumerate(c["inputs"]):
+            np.save(os.path.join(d, "in_%d.npy" % i), np.asarray(x).astype(DTYPES[c["graph"]["inputs"][i]["dtype"]]))
+        r = answers(c)
+        files = {}
+        for key in ("eval", "jvp_tangents", "jvp", "vjp_cotangents", "vjp", "hessian_weights", "vmap_inputs", "vmap"):
+            if key in r:
+                files[key] = []
+                for k, a in enumerate(r[key]):
+                    fname = "%s_%d.npy" % (key, k)
+                    np.save(os.path.join(d, fname), np.asarray(a))
+                    files[key].append(fname)
+        if "hessian" in r:
+            np.save(os.path.join(d, "hessian.npy"), r["hessian"])
+            files["hessian"] = "hessian.npy"
+
+        def ops_of(g):
+            for n in g["nodes"]:
+                yield n["op"]
+                for a in n.get("attrs", {}).values():
+                    if "graphs" in a:
+                        for sg in a["graphs"]:
+                            yield from ops_of(sg)
+        ops = sorted(set(ops_of(c["graph"])))
+        ops_seen.update(ops)
+        index["cases"].append({"name": c["name"], "ops": ops, "smooth": c["smooth"], "modes": c["modes"],
+                               "float_inputs": r["float_inputs"], "float_outputs": r["float_outputs"], "files": files})
+    index["ops"] = sorted(ops_seen)
+    with open(os.path.join(out_dir, "index.json"), "w") as fh:
+        json.dump(index, fh, indent=1, sort_keys=True)
+    print("%d cases over %d ops written to %s (JAX %s)" % (len(CASES), len(ops_seen), out_dir, jax.__version__))
+
+
+if __name__ == "__main__":
+    main()
