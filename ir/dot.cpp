@@ -23,6 +23,7 @@
 
 #include "graft/errors.h"
 #include "ir/literal.h"
+#include "ir/text.h"
 
 namespace graft::ir {
 namespace {
@@ -106,33 +107,13 @@ class DotBuilder {
   std::vector<Cluster> clusters_;
 };
 
-// An attribute's value as a label shows it: short, one line.
+// An attribute's value as a label shows it: the text view's form, short (a
+// literal's first 4 elements, a scalar without brackets), one line.
 std::string short_attr(const AttrValue& value) {
-  std::string text = std::visit(
-      [](const auto& v) -> std::string {
-        using T = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<T, int64_t>) {
-          return std::to_string(v);
-        } else if constexpr (std::is_same_v<T, Ints>) {
-          std::string s = "(";
-          for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-          return s + ")";
-        } else if constexpr (std::is_same_v<T, double>) {
-          return float_str(v);
-        } else if constexpr (std::is_same_v<T, DType>) {
-          return dtype_name(v);
-        } else if constexpr (std::is_same_v<T, std::string>) {
-          return v;
-        } else if constexpr (std::is_same_v<T, LiteralPtr>) {
-          if (!v) return "null";
-          std::string text = literal_str(*v, 4);
-          if (v->type.rank() == 0 && text.size() >= 2 && text.front() == '[') text = text.substr(1, text.size() - 2);
-          return text;  // a scalar without brackets
-        } else {
-          return "";
-        }
-      },
-      value);
+  std::string text = attr_text(value, 4);
+  if (const LiteralPtr* lit = std::get_if<LiteralPtr>(&value); lit && *lit && (*lit)->type.rank() == 0 &&
+                                                                 text.size() >= 2 && text.front() == '[')
+    text = text.substr(1, text.size() - 2);
   if (text.size() > 32) text = text.substr(0, 29) + "...";
   return text;
 }

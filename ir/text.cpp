@@ -23,9 +23,11 @@ std::string value_decl(const Graph& g, ValueId v) {
 
 void print_graph(const Graph& g, int indent, std::string& out);
 
-std::string attr_text(const AttrValue& value) {
+}  // namespace
+
+std::string attr_text(const AttrValue& value, int64_t literal_limit) {
   return std::visit(
-      [](const auto& x) -> std::string {
+      [literal_limit](const auto& x) -> std::string {
         using T = std::decay_t<decltype(x)>;
         if constexpr (std::is_same_v<T, int64_t>) {
           return std::to_string(x);
@@ -46,13 +48,15 @@ std::string attr_text(const AttrValue& value) {
           q += '\'';
           return q;
         } else if constexpr (std::is_same_v<T, LiteralPtr>) {
-          return x ? literal_str(*x) : "null";
+          return x ? literal_str(*x, literal_limit) : "null";
         } else {
           return "";  // graphs are printed below the node
         }
       },
       value);
 }
+
+namespace {
 
 void print_node(const Graph& g, const Node& n, int indent, std::string& out) {
   std::string line(indent, ' ');
