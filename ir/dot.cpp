@@ -1,7 +1,8 @@
 // One Boost adjacency_list holds the vertices of the graph and of every
 // subgraph nested in its attributes, so write_graphviz gives each a unique id.
 // Values get unique names too: a subgraph's are prefixed by the path of the
-// node and attribute holding it ("%7/body/2": value 2 of node 7's body).
+// node and attribute holding it ("%7/body/2": value 2 of the body of the node
+// whose result is %7), as in the text view.
 // Clusters are not something write_graphviz knows; its graph-property writer
 // runs at the top of the body and emits them as `subgraph cluster_N` blocks
 // that list their member vertices (a vertex belongs to the cluster where it is
@@ -82,7 +83,7 @@ class DotBuilder {
  public:
   explicit DotBuilder(const DotOptions& options) : options_(options), clusters_(1) {}
 
-  // prefix: how this graph's value names start ("" at the top, "7/body/" in node 7's body).
+  // prefix: how this graph's value names start ("" at the top, "7/body/" in the body of %7's node).
   void add_graph(const Graph& g, size_t cluster, int depth, const std::string& prefix);
   const DotGraph& dot() const { return dot_; }
   void write_clusters(std::ostream& out) const {
@@ -232,7 +233,8 @@ void DotBuilder::add_graph(const Graph& g, size_t cluster, int depth, const std:
     bool has_subgraphs = false;
     for (const auto& [name, value] : n.attrs.items()) has_subgraphs = has_subgraphs || std::holds_alternative<Graphs>(value);
     if (has_subgraphs)
-      home = add_cluster(home, {{"label", op + " (node " + std::to_string(n.id) + ")"},
+      home = add_cluster(home, {{"label", n.outputs.empty() ? op + " (node " + std::to_string(n.id) + ")"
+                                                            : value_name(n.outputs[0]) + " = " + op},
                                 {"tooltip", tooltip},
                                 {"style", "rounded"},
                                 {"color", "blue"}});
@@ -249,7 +251,7 @@ void DotBuilder::add_graph(const Graph& g, size_t cluster, int depth, const std:
                                         {"tooltip", "node " + std::to_string(n.id) + " (" + op + ") " + which},
                                         {"style", "rounded,dashed"},
                                         {"color", "blue"}});
-        add_graph(*(*subgraphs)[i], box, depth + 1, prefix + std::to_string(n.id) + "/" + which + "/");
+        add_graph(*(*subgraphs)[i], box, depth + 1, subgraph_prefix(prefix, n, which));
       }
     }
   }

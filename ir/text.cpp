@@ -3,6 +3,7 @@
 //       %2:f32[3] = mul %0 %1
 //       %3:f32[] = reduce_sum[axes=(0)] %2          # loss
 //     in (%3) }
+// Values of a subgraph carry its path: in the body of %7 = scan, %7/body/0.
 #include "ir/text.h"
 
 #include <charconv>
@@ -12,16 +13,24 @@
 namespace graft::ir {
 namespace {
 
+// A value's name: its id, prefixed inside a subgraph by the path of the node
+// and attribute holding it ("%7/body/2"), so no two values print alike.
 // (Appends rather than "literal" + std::string: GCC 12 warns falsely on that, -Wrestrict.)
-std::string value_decl(const Graph& g, ValueId v) {
+std::string value_name(const std::string& prefix, ValueId v) {
   std::string s = "%";
+  s += prefix;
   s += std::to_string(v);
+  return s;
+}
+
+std::string value_decl(const Graph& g, ValueId v, const std::string& prefix) {
+  std::string s = value_name(prefix, v);
   s += ':';
   s += type_str(g.type(v));
   return s;
 }
 
-void print_graph(const Graph& g, int indent, std::string& out);
+void print_graph(const Graph& g, int indent, const std::string& prefix, std::string& out);
 
 }  // namespace
 
@@ -58,11 +67,11 @@ std::string attr_text(const AttrValue& value, int64_t literal_limit) {
 
 namespace {
 
-void print_node(const Graph& g, const Node& n, int indent, std::string& out) {
+void print_node(const Graph& g, const Node& n, int indent, const std::string& prefix, std::string& out) {
   std::string line(indent, ' ');
   for (size_t i = 0; i < n.outputs.size(); ++i) {
     if (i) line += ' ';
-    line += value_decl(g, n.outputs[i]);
+    line += value_decl(g, n.outputs[i], prefix);
   }
   line += " = ";
   line += op_name(n.op);
@@ -80,8 +89,8 @@ void print_node(const Graph& g, const Node& n, int indent, std::string& out) {
     line += ']';
   }
   for (ValueId v : n.inputs) {
-    line += " %";
-    line += std::to_string(v);
+    line += ' ';
+    line += value_name(prefix, v);
   }
   if (!n.scope.empty()) {
     if (line.size() < 60) line.resize(60, ' ');
@@ -93,34 +102,35 @@ void print_node(const Graph& g, const Node& n, int indent, std::string& out) {
     const Graphs* gs = std::get_if<Graphs>(&value);
     if (!gs) continue;
     for (size_t i = 0; i < gs->size(); ++i) {
-      out.append(indent + 2, ' ');
-      out += name;
+      std::string which = name;
       if (gs->size() > 1) {
-        out += '[';
-        out += std::to_string(i);
-        out += ']';
+        which += '[';
+        which += std::to_string(i);
+        which += ']';
       }
+      out.append(indent + 2, ' ');
+      out += which;
       out += " = ";
       if ((*gs)[i])
-        print_graph(*(*gs)[i], indent + 4, out);
+        print_graph(*(*gs)[i], indent + 4, subgraph_prefix(prefix, n, which), out);
       else
         out += "null\n";
     }
   }
 }
 
-void print_graph(const Graph& g, int indent, std::string& out) {
+void print_graph(const Graph& g, int indent, const std::string& prefix, std::string& out) {
   out += "{ lambda";
   for (ValueId v : g.inputs()) {
     out += ' ';
-    out += value_decl(g, v);
+    out += value_decl(g, v, prefix);
   }
   out += " .\n";
-  for (const Node& n : g.nodes()) print_node(g, n, indent + 2, out);
+  for (const Node& n : g.nodes()) print_node(g, n, indent + 2, prefix, out);
   out += std::string(indent, ' ') + "  in (";
   for (size_t i = 0; i < g.outputs().size(); ++i) {
-    out += i ? ", %" : "%";
-    out += std::to_string(g.outputs()[i]);
+    if (i) out += ", ";
+    out += value_name(prefix, g.outputs()[i]);
   }
   out += ") }\n";
 }
@@ -129,13 +139,22 @@ void print_graph(const Graph& g, int indent, std::string& out) {
 
 std::string to_text(const Graph& graph) {
   std::string out;
-  print_graph(graph, 0, out);
+  print_graph(graph, 0, "", out);
   return out;
+}
+
+std::string subgraph_prefix(const std::string& prefix, const Node& n, const std::string& which) {
+  std::string s = prefix;
+  s += n.outputs.empty() ? "node" + std::to_string(n.id) : std::to_string(n.outputs[0]);
+  s += '/';
+  s += which;
+  s += '/';
+  return s;
 }
 
 std::string node_text(const Graph& graph, const Node& node) {
   std::string out;
-  print_node(graph, node, 0, out);
+  print_node(graph, node, 0, "", out);
   return out;
 }
 

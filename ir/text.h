@@ -12,6 +12,11 @@ std::string to_text(const Graph& graph);
 // 'name', [1, 2, ...] (a literal's first literal_limit elements); "" for
 // subgraphs, which are printed below their node.
 std::string attr_text(const AttrValue& value, int64_t literal_limit = 8);
+// How the values of subgraph `which` ("body", "branches[1]") of node n are
+// named after the prefix of the graph holding n: by n's first result, so the
+// body of "%4 = scan ..." holds %4/body/0, %4/body/1, ... (unique across the
+// whole printed graph; the text view and the Graphviz picture agree).
+std::string subgraph_prefix(const std::string& prefix, const Node& n, const std::string& which);
 // One node's line (and its subgraphs, indented below it), as to_text prints it.
 std::string node_text(const Graph& graph, const Node& node);
 

@@ -145,22 +145,23 @@ TEST_CASE("dot: scopes and subgraphs become nested clusters that graphviz render
   CHECK(layout.cluster_parent.at("a") == "");
   CHECK(layout.cluster_parent.at("b") == "a");
   CHECK(layout.cluster_parent.at(R"(we\"ird\\name)") == "");
-  CHECK(layout.cluster_parent.at("cond (node 4)") == "a");
-  CHECK(layout.cluster_parent.at("branches[0]") == "cond (node 4)");
-  CHECK(layout.cluster_parent.at("branches[1]") == "cond (node 4)");
-  CHECK(layout.cluster_parent.at("while (node 0)") == "branches[0]");
-  CHECK(layout.cluster_parent.at("body") == "while (node 0)");
+  CHECK(layout.cluster_parent.at("%5 = cond") == "a");
+  CHECK(layout.cluster_parent.at("branches[0]") == "%5 = cond");
+  CHECK(layout.cluster_parent.at("branches[1]") == "%5 = cond");
+  CHECK(layout.cluster_parent.at("%5/branches[0]/1 = while") == "branches[0]");
+  CHECK(layout.cluster_parent.at("body") == "%5/branches[0]/1 = while");
   CHECK(layout.cluster_parent.size() == 8);
 
   CHECK(layout.vertex_cluster.at(vertex_labelled(layout, R"(sin\nf32[3])")) == "a");
   CHECK(layout.vertex_cluster.at(vertex_labelled(layout, R"(exp\nf32[3])")) == "b");
-  CHECK(layout.vertex_cluster.at(vertex_labelled(layout, R"(while\nf32[3])")) == "while (node 0)");
-  CHECK(layout.vertex_cluster.at(vertex_labelled(layout, R"(cond\nf32[3])")) == "cond (node 4)");
+  CHECK(layout.vertex_cluster.at(vertex_labelled(layout, R"(while\nf32[3])")) == "%5/branches[0]/1 = while");
+  CHECK(layout.vertex_cluster.at(vertex_labelled(layout, R"(cond\nf32[3])")) == "%5 = cond");
 
-  // Values inside subgraphs are named by their path: node 4's branch 0, its
-  // node 0's body, value 1 (the cosine); no two edges of different values share a name.
-  CHECK_THAT(dot, Catch::Contains(R"([label="%4/branches[0]/0/body/1: f32[3]"])"));
-  CHECK_THAT(dot, Catch::Contains(R"(label="in %4/branches[1]/0: f32[3]")"));
+  // Values inside subgraphs are named by their path: the cond's (%5) branch 0,
+  // the body of its while (%1 there), value 1 (the cosine); no two edges of
+  // different values share a name.
+  CHECK_THAT(dot, Catch::Contains(R"([label="%5/branches[0]/1/body/1: f32[3]"])"));
+  CHECK_THAT(dot, Catch::Contains(R"(label="in %5/branches[1]/0: f32[3]")"));
 
   // Vertices: top 1 input + 5 nodes + 3 outputs; branches[0] 1 + 2 + 1;
   // its while body 1 + 1 + 1; branches[1] 1 + 1 + 1. All ids distinct.
@@ -172,7 +173,7 @@ TEST_CASE("dot: scopes and subgraphs become nested clusters that graphviz render
   std::stringstream svg_text;
   svg_text << svg.rdbuf();
   CHECK_THAT(svg_text.str(), Catch::Contains("<svg"));
-  CHECK_THAT(svg_text.str(), Catch::Contains("while (node 0)"));
+  CHECK_THAT(svg_text.str(), Catch::Contains("%5/branches[0]/1 = while"));
 }
 
 TEST_CASE("dot: broken graphs are drawn, not rejected", "[dot]") {

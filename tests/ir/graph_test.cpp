@@ -60,9 +60,9 @@ TEST_CASE("text: one line per node, scopes, attributes, nested subgraphs", "[ir]
       "  %2:f32[3] = mul %0 %1\n"
       "  %3:f32[] = reduce_sum[axes=(0)] %2                          # loss\n"
       "  %4:f32[3] = remat %0\n"
-      "    body = { lambda %0:f32[3] .\n"
-      "        %1:f32[3] = cos %0\n"
-      "        in (%1) }\n"
+      "    body = { lambda %4/body/0:f32[3] .\n"  // subgraph values named by their path: unique
+      "        %4/body/1:f32[3] = cos %4/body/0\n"
+      "        in (%4/body/1) }\n"
       "  in (%3, %4) }\n";
   CHECK(to_text(*g) == expected);
 }
