@@ -173,7 +173,7 @@ std::shared_ptr<const codegen::cpu::PendingKernels> start_cpu_compile(const ir::
       if (log_compiles())
         std::fprintf(stderr, "graft: jit cpu module: %s loaded after %.2f s in the background\n", describe(*k).c_str(),
                      p.seconds());
-    } else {
+    } else if (!codegen::cpu::process_exiting()) {  // at exit the compiler was killed: nothing to report
       std::fprintf(stderr, "graft: jit: the cpu module failed to compile; this executable keeps running on the "
                            "interpreter:\n%s\n", p.failure().c_str());
     }

@@ -214,6 +214,27 @@ const Toolchain& toolchain() {
   return tc;
 }
 
+// Modules must not be loaded or unloaded once the process exits: a
+// background compile finishing then would run the constructors of the
+// module's dependencies after their destructors (libgomp asserts). Loads and
+// unloads take the lock; the exit sets the flag under it, so a load in
+// progress finishes first and later ones give up.
+struct ExitGuard {
+  std::mutex mu;
+  bool exiting = false;
+};
+ExitGuard& exit_guard() {
+  static ExitGuard* g = [] {
+    auto* guard = new ExitGuard;  // never destroyed: background threads may use it during the exit
+    std::atexit([] {
+      std::lock_guard<std::mutex> lock(exit_guard().mu);
+      exit_guard().exiting = true;
+    });
+    return guard;
+  }();
+  return *g;
+}
+
 std::atomic<int64_t> g_loaded{0};
 
 // A loaded, initialised module; unloaded when the last reference goes.
@@ -223,12 +244,15 @@ struct Module {
   Module() { ++g_loaded; }
   Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
-  ~Module() {
-    if (handle) dlclose(handle);
-    --g_loaded;
-  }
+  ~Module();
 };
 using ModulePtr = std::shared_ptr<const Module>;
+
+Module::~Module() {
+  std::lock_guard<std::mutex> lock(exit_guard().mu);
+  if (handle && !exit_guard().exiting) dlclose(handle);  // at exit the process unmaps it anyway
+  --g_loaded;
+}
 
 // The in-memory cache, by key text: a module being compiled (its future, so
 // concurrent requests wait for one compile), then the loaded module, held
@@ -261,6 +285,11 @@ bool write_file(const fs::path& p, const std::string& text) {
 
 // dlopen + init; nullptr (with *why) when the file does not load.
 ModulePtr load(const fs::path& so, std::string* why) {
+  std::lock_guard<std::mutex> lock(exit_guard().mu);
+  if (exit_guard().exiting) {
+    *why = "the process is exiting";
+    return nullptr;
+  }
   void* h = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     const char* e = dlerror();
@@ -483,6 +512,11 @@ std::vector<KernelFn> compile_kernels(const std::string& source, const std::vect
 }
 
 int64_t loaded_module_count() { return g_loaded.load(); }
+
+bool process_exiting() {
+  std::lock_guard<std::mutex> lock(exit_guard().mu);
+  return exit_guard().exiting;
+}
 
 KernelFn compile_kernel(const std::string& source, const std::string& symbol) {
   return compile_kernels(source, {symbol})[0];

@@ -65,6 +65,10 @@ KernelFn compile_kernel(const std::string& source, const std::string& symbol);
 // Modules loaded now (for tests of unloading).
 int64_t loaded_module_count();
 
+// Whether the process has begun to exit: modules are no longer loaded, and a
+// background compile that fails for it has nothing to report.
+bool process_exiting();
+
 struct CompileStats {
   int64_t compiles = 0;      // runs of the compiler that produced a module
   int64_t disk_hits = 0;     // modules loaded from the disk cache
