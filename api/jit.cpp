@@ -281,7 +281,7 @@ std::string executable_text(const Executable& exe) {
        std::to_string(exe.plan.in_place) + " in place)\n";
   // The fused kernels, each with the ops it runs (constants copied into it aside).
   std::string kernels;
-  int64_t count = 0, fused = 0;
+  int64_t count = 0;
   for (const ir::Node& n : exe.graph->nodes()) {
     if (n.op != ir::Op::fusion) continue;
     const ir::Graph& body = *ir::attr<ir::Graphs>(n, "body").at(0);
@@ -310,12 +310,12 @@ std::string executable_text(const Executable& exe) {
     }
     kernels += '\n';
     ++count;
-    fused += ops;
   }
+  const ExecutableInfo info = executable_info(exe);
   s += "fusion: ";
-  s += std::to_string(count);
-  s += count == 1 ? " kernel, " : " kernels, ";
-  s += std::to_string(fused);
+  s += std::to_string(info.fusion_kernels);
+  s += info.fusion_kernels == 1 ? " kernel, " : " kernels, ";
+  s += std::to_string(info.fused_ops);
   s += " ops fused\n";
   s += kernels;
   s += Graph(exe.graph).to_text();

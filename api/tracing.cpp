@@ -49,18 +49,15 @@ Graph TraceSession::finish(const std::vector<Array>& outputs) {
   return Graph(trace->builder().finish(std::move(ids)));
 }
 
-Graph name_graph(const Graph& g, std::vector<std::string> input_names, std::vector<std::string> output_names) {
-  ir::Graph named = g.ir();
+Graph exported_graph(const Graph& traced, std::vector<std::string> input_names,
+                     std::vector<std::string> output_names) {
+  ir::Graph g = ir::dead_code_elimination(traced.ir());  // the one copy of the traced graph
   const size_t explicit_inputs = input_names.size();
-  for (size_t i = explicit_inputs; i < named.inputs().size(); ++i)
+  for (size_t i = explicit_inputs; i < g.inputs().size(); ++i)
     input_names.push_back("captured[" + std::to_string(i - explicit_inputs) + "]");
-  input_names.resize(named.inputs().size());
-  named.set_names(std::move(input_names), std::move(output_names));
-  return Graph(std::make_shared<const ir::Graph>(std::move(named)));
-}
-
-Graph drop_dead_nodes(const Graph& g) {
-  return Graph(std::make_shared<const ir::Graph>(ir::dead_code_elimination(g.ir())));
+  input_names.resize(g.inputs().size());
+  g.set_names(std::move(input_names), std::move(output_names));
+  return Graph(std::make_shared<const ir::Graph>(std::move(g)));
 }
 
 std::vector<Array> TraceSession::captured() const {

@@ -39,14 +39,13 @@ class TraceSession {
   std::unique_ptr<Impl> impl_;
 };
 
-// g with its inputs and outputs named (inputs past the names given, which
-// the function captured, are named "captured[i]").
-Graph name_graph(const Graph& g, std::vector<std::string> input_names, std::vector<std::string> output_names);
-
-// g without the nodes its outputs do not need (side effects kept): what a
-// transform traced and then left unused, such as the forward pass's loss
-// under grad.
-Graph drop_dead_nodes(const Graph& g);
+// The graph make_graph returns: the traced one without the nodes its outputs
+// do not need (side effects kept: what a transform traced and then left
+// unused, such as the forward pass's loss under grad), its inputs and
+// outputs named (inputs past the names given, which the function captured,
+// are named "captured[i]").
+Graph exported_graph(const Graph& traced, std::vector<std::string> input_names,
+                     std::vector<std::string> output_names);
 
 template <class T>
 T abstract_like(TraceSession& session, const T& tree) {
@@ -74,8 +73,7 @@ auto make_graph(F f, std::vector<std::string> argnames = {}) {
     };
     (name_arg(args), ...);
     auto out = std::apply(f, traced);
-    return detail::name_graph(detail::drop_dead_nodes(session.finish(tree::leaves(out))), std::move(input_names),
-                              tree::paths(out, "out"));
+    return detail::exported_graph(session.finish(tree::leaves(out)), std::move(input_names), tree::paths(out, "out"));
   };
 }
 
