@@ -17,6 +17,7 @@
 
 #include "api/dispatch.h"
 #include "graft/graft.h"
+#include "support/arrays.h"
 #include "ir/graph.h"
 #include "ir/op.h"
 
@@ -106,12 +107,6 @@ Graph with_negation(const Graph& g) {
   return Graph(std::make_shared<const ir::Graph>(std::move(h)));
 }
 
-std::vector<Array> run_jit(const Graph& g, const std::vector<Array>& inputs, Backend backend) {
-  const JitOptions options{.backend = backend, .wait_for_compile = true};
-  const std::vector<bool> donated(inputs.size(), false);
-  auto exe = detail::compile_graph(g, options, donated, "jax_corpus");
-  return detail::run_executable(*exe, inputs, donated, options);
-}
 
 }  // namespace
 
@@ -164,12 +159,12 @@ TEST_CASE("corpus: every case agrees with JAX's answers, on every backend and un
     for (const ir::ValueType& t : out_types) out_dtypes.push_back(t.dtype);
     try {
       check("eval (interpreter, op by op)", evaluate(c.graph, c.inputs), want, out_dtypes, false);
-      check("jit (interpreter)", run_jit(c.graph, c.inputs, Backend::interpreter), want, out_dtypes, false);
-      check("jit (cpu)", run_jit(c.graph, c.inputs, Backend::cpu), want, out_dtypes, false);
+      check("jit (interpreter)", test::run_jit(c.graph, c.inputs, Backend::interpreter), want, out_dtypes, false);
+      check("jit (cpu)", test::run_jit(c.graph, c.inputs, Backend::cpu), want, out_dtypes, false);
       std::vector<Array> negated = want;
       for (Array& w : negated)
         if (w.dtype() == DType::f32 || w.dtype() == DType::f64) w = -w;
-      check("jit (cpu), fused with a negation", run_jit(with_negation(c.graph), c.inputs, Backend::cpu), negated,
+      check("jit (cpu), fused with a negation", test::run_jit(with_negation(c.graph), c.inputs, Backend::cpu), negated,
             out_dtypes, false);
 
       const std::vector<size_t> fin = c.positions("float_inputs"), fout = c.positions("float_outputs");

@@ -28,6 +28,7 @@
 #include "api/dispatch.h"
 #include "differential/random_graph.h"
 #include "graft/graft.h"
+#include "support/arrays.h"
 #include "ir/dtype.h"
 #include "ir/op.h"
 #include "ir/passes.h"
@@ -144,12 +145,6 @@ bool close(const Array& a, const Array& b, double tol) {
 // The graph as a function of arrays, so that transforms can trace it.
 std::vector<Array> call(const Graph& g, const std::vector<Array>& xs) { return detail::call_graph(g.ir(), xs); }
 
-std::vector<Array> run_jit(const Graph& g, const std::vector<Array>& inputs, Backend backend) {
-  const JitOptions options{.backend = backend, .wait_for_compile = true};
-  const std::vector<bool> donated(inputs.size(), false);
-  auto exe = detail::compile_graph(g, options, donated, "differential");
-  return detail::run_executable(*exe, inputs, donated, options);
-}
 
 // Derivatives of a weighted sum of the first output in the first input
 // against central differences, for programs whose first input and output are
@@ -309,11 +304,11 @@ TEST_CASE("differential: random programs agree op by op, through jit and after a
     CHECK(back.to_json() == g.to_json());
     check("after a JSON round trip",
           [&](const Program& p) { return evaluate(Graph::from_json(p.graph.to_json()), p.inputs); });
-    check("jit (interpreter)", [&](const Program& p) { return run_jit(p.graph, p.inputs, Backend::interpreter); });
+    check("jit (interpreter)", [&](const Program& p) { return test::run_jit(p.graph, p.inputs, Backend::interpreter); });
     // The cpu backend folds a float sum or product in its own order: the same bits otherwise
     // (docs/API.md, "a float sum over a row, rounding aside"), close where a program has one.
     const bool folds = ops.find("reduce_sum") != std::string::npos || ops.find("reduce_prod") != std::string::npos;
-    check("jit (cpu)", [&](const Program& p) { return run_jit(p.graph, p.inputs, Backend::cpu); }, folds);
+    check("jit (cpu)", [&](const Program& p) { return test::run_jit(p.graph, p.inputs, Backend::cpu); }, folds);
     if (vmap_differs(program)) {
       ++failed;
       FAIL_CHECK("seed " << seed << ": vmap differs from the loop; ops: " << ops

@@ -1,5 +1,5 @@
-// Small helpers the tests share: an array's values as doubles, and a normal
-// random array from graft's own generator.
+// Small helpers the tests share: an array's values as doubles, a normal
+// random array from graft's own generator, and a graph run through jit.
 #pragma once
 
 #include <cstdint>
@@ -12,5 +12,13 @@ namespace graft::test {
 inline std::vector<double> values(const Array& a) { return astype(a, f64).to_vector<double>(); }
 
 inline Array randn(Shape shape, uint64_t seed) { return random::normal(random::key(seed), std::move(shape)); }
+
+// A graph compiled by jit for `backend` (waiting for generated code) and run once.
+inline std::vector<Array> run_jit(const Graph& g, const std::vector<Array>& inputs, Backend backend) {
+  const JitOptions options{.backend = backend, .wait_for_compile = true};
+  const std::vector<bool> donated(inputs.size(), false);
+  auto exe = detail::compile_graph(g, options, donated, "test");
+  return detail::run_executable(*exe, inputs, donated, options);
+}
 
 }  // namespace graft::test
