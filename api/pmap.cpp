@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <exception>
 #include <functional>
 
@@ -14,32 +15,61 @@
 #include "api/sharded_array.h"
 #include "graft/errors.h"
 #include "runtime/communicator.h"
+#include "runtime/processes.h"
+#include "graft/distributed.h"
 #include "runtime/device_threads.h"
 
 namespace graft::detail {
 
+// With several processes the list is global and process-major: n devices
+// of process 0, then n of process 1, ...
 std::vector<Device> pmap_devices(const std::vector<Device>& requested, int64_t n) {
-  const std::vector<Device> all = graft::devices();
+  const runtime::Processes& procs = runtime::processes();
+  const std::vector<Device> local = distributed::local_devices();
+  const int64_t total = n * procs.count;
   if (!requested.empty()) {
-    if (static_cast<int64_t>(requested.size()) != n)
-      throw ShapeError("pmap: the mapped axis has size " + std::to_string(n) + " but " +
-                       std::to_string(requested.size()) + " devices were given; they must be equal");
+    if (static_cast<int64_t>(requested.size()) != total)
+      throw ShapeError("pmap: the mapped axis has size " + std::to_string(n) +
+                       (procs.count > 1 ? " in each of " + std::to_string(procs.count) + " processes" : "") + " but " +
+                       std::to_string(requested.size()) + " devices were given; they must be equal" +
+                       (procs.count > 1 ? " (" + std::to_string(total) + " devices, process-major)" : ""));
     for (size_t i = 0; i < requested.size(); ++i) {
-      runtime_device(requested[i]);  // throws for a device that does not exist
+      const Device& d = requested[i];
+      const int process = static_cast<int>(static_cast<int64_t>(i) / n);
+      if (procs.count > 1 && (d.kind() != "cpu" || d.id() < 0 ||
+                              d.id() >= static_cast<int>(local.size()) * procs.count || d.process_index() != process))
+        throw Error("pmap: devices are listed process-major, " + std::to_string(n) + " per process; entry " +
+                    std::to_string(i) + " (" + d.str() + ") should be a device of process " + std::to_string(process));
+      if (process == procs.index) runtime_device(d);  // throws for a device that does not exist
       for (size_t j = 0; j < i; ++j)
-        if (requested[j] == requested[i])
-          throw Error("pmap: device " + requested[i].str() + " is listed twice; each replica needs its own device");
+        if (requested[j] == d)
+          throw Error("pmap: device " + d.str() + " is listed twice; each replica needs its own device");
     }
     return requested;
   }
-  if (n > static_cast<int64_t>(all.size()))
+  if (n > static_cast<int64_t>(local.size()))
     throw ShapeError("pmap: the mapped axis has size " + std::to_string(n) + " but this process has only " +
-                     std::to_string(all.size()) +
+                     std::to_string(local.size()) +
                      " device(s); one replica runs per device (set GRAFT_CPU_DEVICES for more virtual CPU devices)");
-  return std::vector<Device>(all.begin(), all.begin() + n);
+  std::vector<Device> out;
+  for (int p = 0; p < procs.count; ++p)
+    for (int64_t i = 0; i < n; ++i) out.emplace_back("cpu", p * static_cast<int>(local.size()) + static_cast<int>(i));
+  return out;
 }
 
 namespace {
+
+// Started as one of several processes but never joined them: every process
+// computes alone, which is rarely what was meant.
+void warn_if_uninitialized() {
+  static bool warned = false;
+  if (warned || runtime::processes().initialized || runtime::launched_process_count() <= 1) return;
+  warned = true;
+  std::fprintf(stderr,
+               "graft: warning: an MPI launcher started %d processes but distributed::initialize() was not called; "
+               "this pmap runs on this process's devices alone\n",
+               runtime::launched_process_count());
+}
 
 // Virtual CPU devices share the machine's cores evenly: each replica runs
 // its OpenMP regions on its share, so replicas do not oversubscribe.
@@ -69,9 +99,13 @@ void rethrow_first(const std::vector<std::exception_ptr>& errors) {
 std::vector<Array> run_pmap(const Executable& exe, const std::vector<Array>& leaves, const std::vector<int64_t>& dims,
                             const std::vector<Device>& devices, const std::string& axis_name,
                             const std::vector<bool>& donated) {
-  const size_t n = devices.size();
+  const runtime::Processes& procs = runtime::processes();
+  warn_if_uninitialized();
+  // This process's replicas: its slice of the process-major device list.
+  const size_t n = devices.size() / static_cast<size_t>(procs.count);
+  const int first_rank = procs.index * static_cast<int>(n);
   std::vector<runtime::Device*> targets;
-  for (const Device& d : devices) targets.push_back(&runtime_device(d));
+  for (size_t r = 0; r < n; ++r) targets.push_back(&runtime_device(devices[static_cast<size_t>(first_rank) + r]));
   std::vector<std::vector<Array>> inputs(n);
   for (size_t i = 0; i < leaves.size(); ++i) {
     const ArrayImpl& impl = live_impl(leaves[i], "pmap");
@@ -82,19 +116,32 @@ std::vector<Array> run_pmap(const Executable& exe, const std::vector<Array>& lea
     for (size_t r = 0; r < n; ++r) inputs[r].emplace_back(make_concrete(part, std::move(pieces[r])));
   }
 
-  runtime::ThreadCommunicator communicator(static_cast<int>(n));
+  std::unique_ptr<runtime::Communicator> communicator = runtime::make_communicator(static_cast<int>(n));
   std::vector<std::vector<Array>> outputs(n);
   std::vector<std::exception_ptr> errors(n);
   const int threads = threads_per_device();
   auto replica = [&](size_t r) {
+    const int rank = first_rank + static_cast<int>(r);
     try {
       runtime::DeviceScope on_device(*targets[r]);
-      const runtime::Replica self{&communicator, static_cast<int>(r), axis_name};
+      const runtime::Replica self{communicator.get(), rank, axis_name};
       runtime::ReplicaScope bound(self);
       outputs[r] = run_executable(exe, inputs[r], donated, JitOptions{});
+    } catch (const runtime::CollectiveMismatch&) {
+      errors[r] = std::current_exception();  // every replica of every process throws it alike
+    } catch (const runtime::CollectiveAborted&) {
+      errors[r] = std::current_exception();  // caused by another replica's failure, reported there
+    } catch (const std::exception& e) {
+      const std::string who = "replica " + std::to_string(rank) + " on " + devices[static_cast<size_t>(rank)].str();
+      // The other processes would wait for this replica forever: end them all.
+      if (procs.count > 1)
+        runtime::abort_processes("process " + std::to_string(procs.index) + " of " + std::to_string(procs.count) +
+                                 ": pmap " + who + " failed: " + e.what());
+      errors[r] = std::current_exception();
+      communicator->abort(who + " failed");
     } catch (...) {
       errors[r] = std::current_exception();
-      communicator.abort("replica " + std::to_string(r) + " on " + devices[r].str() + " failed");
+      communicator->abort("replica " + std::to_string(rank) + " failed");
     }
   };
   // Replica 0 runs on the caller's thread, the others on their devices'

@@ -2,48 +2,20 @@
 
 #include <cstring>
 
-#include "runtime/spin_wait.h"
+#include "runtime/processes.h"
+
 
 namespace graft::runtime {
 
-ThreadCommunicator::ThreadCommunicator(int size) : size_(size), slots_(static_cast<size_t>(size)) {
-  if (size < 1) throw Error("ThreadCommunicator: a group needs at least one rank, got " + std::to_string(size));
-}
+ThreadCommunicator::ThreadCommunicator(int size) : size_(size), barrier_(size), slots_(static_cast<size_t>(size)) {}
 
-void ThreadCommunicator::barrier() {
-  std::unique_lock lock(mutex_);
-  if (aborted_) throw CollectiveAborted(abort_reason_);
-  const uint64_t generation = generation_;
-  if (++arrived_ == size_) {
-    arrived_ = 0;
-    ++generation_;
-    released_.store(generation_, std::memory_order_release);
-    lock.unlock();
-    arrived_cv_.notify_all();
-    return;
-  }
-  // The other ranks usually arrive within microseconds: poll before sleeping.
-  lock.unlock();
-  spin_until([&] { return released_.load(std::memory_order_acquire) != generation || aborted_flag_.load(); });
-  lock.lock();
-  arrived_cv_.wait(lock, [&] { return generation_ != generation || aborted_; });
-  if (generation_ == generation) throw CollectiveAborted(abort_reason_);
-}
-
-void ThreadCommunicator::abort(const std::string& why) {
-  std::lock_guard lock(mutex_);
-  if (aborted_) return;
-  aborted_ = true;
-  aborted_flag_ = true;
-  abort_reason_ = "collective aborted: " + why;
-  arrived_cv_.notify_all();
-}
+void ThreadCommunicator::abort(const std::string& why) { barrier_.abort(why); }
 
 void ThreadCommunicator::publish(int rank, const Slot& slot) {
   if (rank < 0 || rank >= size_)
     throw Error("ThreadCommunicator: rank " + std::to_string(rank) + " outside a group of " + std::to_string(size_));
   slots_[static_cast<size_t>(rank)] = slot;
-  barrier();
+  barrier_.arrive_and_wait(*slot.what);
 }
 
 namespace {
@@ -70,8 +42,8 @@ void ThreadCommunicator::all_gather(int rank, const void* in, void* out, size_t 
   if (error.empty())
     for (size_t r = 0; r < slots_.size(); ++r)
       if (bytes > 0) std::memcpy(static_cast<char*>(out) + r * bytes, slots_[r].data, bytes);
-  barrier();
-  if (!error.empty()) throw ShapeError(error);
+  barrier_.arrive_and_wait(what);
+  if (!error.empty()) throw CollectiveMismatch(error);
 }
 
 bool ThreadCommunicator::permute(int rank, const void* in, void* out, size_t bytes,
@@ -90,9 +62,14 @@ bool ThreadCommunicator::permute(int rank, const void* in, void* out, size_t byt
       received = true;
     }
   }
-  barrier();
-  if (!error.empty()) throw ShapeError(error);
+  barrier_.arrive_and_wait(what);
+  if (!error.empty()) throw CollectiveMismatch(error);
   return received;
+}
+
+std::unique_ptr<Communicator> make_communicator(int local_size) {
+  if (processes().count > 1) return make_process_communicator(local_size);
+  return std::make_unique<ThreadCommunicator>(local_size);
 }
 
 namespace {

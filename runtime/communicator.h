@@ -3,31 +3,23 @@
 // The interface moves bytes only: the interpreter's collective kernels build
 // psum, pmax, all_gather, ... from all_gather and permute, so a communicator
 // needs no op semantics. ThreadCommunicator connects the threads of one
-// process (one per virtual CPU device); an MPI communicator (one rank per
-// process) implements the same three calls with MPI_Allgather, MPI_Sendrecv
-// and MPI_Abort, and nothing above runtime/ changes.
+// process (one per virtual CPU device); ProcessCommunicator
+// (runtime/process_communicator.h) spans the threads of several processes
+// over MPI, and nothing above runtime/ changes. Ranks are global replica
+// indices, process-major.
 #pragma once
 
-#include <atomic>
-
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <mutex>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "graft/errors.h"
+#include "runtime/thread_barrier.h"
 
 namespace graft::runtime {
-
-// Thrown by a collective when another replica failed and aborted the group;
-// pmap reports the failing replica's own error instead.
-class CollectiveAborted : public Error {
- public:
-  using Error::Error;
-};
 
 class Communicator {
  public:
@@ -36,8 +28,8 @@ class Communicator {
 
   // Every rank sends `bytes` bytes; `out` (size() * bytes) receives all of
   // them in rank order. `what` describes the caller's collective ("psum
-  // f32[3] over axis 'i'"); ranks whose `what` or size differ get a
-  // ShapeError naming both.
+  // f32[3] over axis 'i'"); ranks whose `what` or size differ all get a
+  // CollectiveMismatch naming both.
   virtual void all_gather(int rank, const void* in, void* out, size_t bytes, const std::string& what) = 0;
 
   // For each (source, destination) pair, destination receives source's
@@ -46,9 +38,15 @@ class Communicator {
                        const std::vector<std::pair<int, int>>& pairs, const std::string& what) = 0;
 
   // A replica failed: every rank's current and later collective throws
-  // CollectiveAborted instead of waiting for it.
+  // CollectiveAborted instead of waiting for it (in this process; other
+  // processes are ended by pmap, see abort_processes).
   virtual void abort(const std::string& why) = 0;
 };
+
+// The communicator of one pmap call: `local_size` replicas in this process,
+// joined over MPI with the same number in every other process once
+// distributed::initialize() has started several (runtime/processes.h).
+std::unique_ptr<Communicator> make_communicator(int local_size);
 
 // The replicas are threads of this process; buffers are read in place.
 class ThreadCommunicator final : public Communicator {
@@ -66,20 +64,11 @@ class ThreadCommunicator final : public Communicator {
     size_t bytes = 0;
     const std::string* what = nullptr;
   };
-  // Publishes this rank's slot and waits until every rank has; then checks
-  // that all ranks run the same collective on the same sizes.
+  // Publishes this rank's slot and waits until every rank has.
   void publish(int rank, const Slot& slot);
-  void barrier();  // throws CollectiveAborted once aborted
 
   const int size_;
-  std::mutex mutex_;
-  std::condition_variable arrived_cv_;
-  int arrived_ = 0;
-  uint64_t generation_ = 0;
-  std::atomic<uint64_t> released_{0};  // generation_, readable without the lock (polled before sleeping)
-  std::atomic<bool> aborted_flag_{false};
-  bool aborted_ = false;
-  std::string abort_reason_;
+  ThreadBarrier barrier_;
   std::vector<Slot> slots_;
 };
 

@@ -68,7 +68,9 @@ class Device {
 
   const std::string& kind() const { return kind_; }
   int id() const { return id_; }
-  const std::string& name() const { return name_; }  // "cpu:0"
+  const std::string& name() const { return name_; }  // "cpu:0"; with several processes its global id
+  // Called once by initialize_processes, before any replica runs.
+  void set_name(std::string name) { name_ = std::move(name); }
   Allocator& allocator() { return *allocator_; }
   AllocatorStats memory_stats() const { return allocator_->stats(); }
 

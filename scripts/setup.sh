@@ -16,6 +16,7 @@ packages=(
   python3-numpy           # tests: .npy files written and read by NumPy
   python3-sklearn         # examples/train_digits: the 8x8 digits data set it ships
   golang-go               # go tool pprof: tests read graft's memory profiles with it
+  openmpi-bin libopenmpi-dev  # Open MPI: pmap across processes (graft::distributed); mpirun runs its tests
 )
 
 # scripts/fuzz.sh also needs clang and its libFuzzer and sanitizer runtimes.

@@ -32,6 +32,8 @@ class Device {
   const std::string& kind() const { return kind_; }  // "cpu" or "cuda"
   int id() const { return id_; }
   std::string str() const { return kind_ + ":" + std::to_string(id_); }
+  // The process whose memory the device is (0 unless graft::distributed started several).
+  int process_index() const;
   bool operator==(const Device&) const = default;
 
   // Throws graft::Error for a device that does not exist.
@@ -44,7 +46,7 @@ class Device {
   int id_;
 };
 
-// Every device, in id order.
+// Every device, in id order: every process's after distributed::initialize().
 std::vector<Device> devices();
 // The device eager ops and fresh arrays use: devices()[0].
 Device default_device();

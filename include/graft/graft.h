@@ -6,6 +6,7 @@
 #include "graft/collectives.h"
 #include "graft/control_flow.h"
 #include "graft/device.h"
+#include "graft/distributed.h"
 #include "graft/errors.h"
 #include "graft/graph.h"
 #include "graft/jacobian.h"

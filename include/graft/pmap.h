@@ -79,7 +79,9 @@ auto pmap_impl(F& f, const PmapOptions& options, GraphCache& cache, const std::s
   if (!entry) {
     cache.count_trace();
     double t0 = now_ms();
-    auto traced = trace_example(f, leaves, dims, options.axis_name, size, args...);  // no enclosing trace: nothing captured
+    // The axis spans every replica of every process.
+    const auto replicas = static_cast<int64_t>(devices.size());
+    auto traced = trace_example(f, leaves, dims, options.axis_name, replicas, args...);  // no enclosing trace: nothing captured
     double t1 = now_ms();
     std::vector<int64_t> out_ranks;
     for (const Array& a : tree::leaves(traced.out)) out_ranks.push_back(a.ndim() + 1);
