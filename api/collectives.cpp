@@ -6,6 +6,7 @@
 #include "graft/collectives.h"
 #include "graft/errors.h"
 #include "ir/dtype.h"
+#include "ir/value.h"
 
 namespace graft {
 
@@ -84,6 +85,45 @@ Array all_gather(const Array& x, const std::string& axis_name, int axis, bool ti
   return detail::bind1(Op::all_gather, {x},
                        {{"axis_name", axis_name}, {"axis_size", n}, {"axis", int64_t{a}}, {"tiled", int64_t{tiled}}},
                        loc);
+}
+
+Array psum_scatter(const Array& x, const std::string& axis_name, int scatter_dimension, bool tiled, Loc loc) {
+  int64_t n = checked_axis("psum_scatter", axis_name, loc);
+  int a = detail::normalize_axis("psum_scatter", scatter_dimension, x.ndim(), loc);
+  Array in = x.dtype() == DType::bool_ ? detail::convert(x, DType::i32, loc) : x;
+  return detail::bind1(Op::psum_scatter, {in},
+                       {{"axis_name", axis_name}, {"axis_size", n}, {"axis", int64_t{a}}, {"tiled", int64_t{tiled}}},
+                       loc);
+}
+
+Array all_to_all(const Array& x, const std::string& axis_name, int split_axis, int concat_axis, bool tiled, Loc loc) {
+  const int64_t n = checked_axis("all_to_all", axis_name, loc);
+  int split = detail::normalize_axis("all_to_all", split_axis, x.ndim(), loc);
+  int concat = detail::normalize_axis("all_to_all", concat_axis, x.ndim(), loc);
+  auto bind = [&](const Array& v, int s, int c) {
+    return detail::bind1(Op::all_to_all, {v},
+                         {{"axis_name", axis_name}, {"axis_size", n}, {"split_axis", int64_t{s}}, {"concat_axis", int64_t{c}}},
+                         loc);
+  };
+  if (tiled || split == concat) return bind(x, split, concat);
+  if (x.shape()[static_cast<size_t>(split)] != n) {
+    std::string msg = "all_to_all: split_axis ";
+    msg += std::to_string(split);
+    msg += " of " + ir::shape_str(x.shape()) + " must have the size of axis '" + axis_name + "' (" +
+           std::to_string(n) + ") unless tiled";
+    msg += detail::where(loc);
+    throw ShapeError(msg);
+  }
+  // The primitive is the tiled form: a size-1 axis at concat_axis receives
+  // the n chunks, and the split axis, left with size 1, is dropped.
+  Shape expanded = x.shape();
+  const int at = split < concat ? concat + 1 : concat;
+  expanded.insert(expanded.begin() + at, 1);
+  if (concat < split) ++split;
+  Array y = bind(reshape(x, expanded, loc), split, at);
+  Shape squeezed = y.shape();
+  squeezed.erase(squeezed.begin() + split);
+  return reshape(y, squeezed, loc);
 }
 
 Array ppermute(const Array& x, const std::string& axis_name, std::vector<std::pair<int, int>> perm, Loc loc) {

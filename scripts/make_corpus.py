@@ -246,6 +246,7 @@ NOT_COVERED = {
     "psum": "a collective: needs a named axis of replicas (tests/corpus checks pmap against vmap)",
     "pmax": "a collective (as psum)", "pmin": "a collective (as psum)", "all_gather": "a collective (as psum)",
     "psum_scatter": "a collective (as psum)", "ppermute": "a collective (as psum)", "axis_index": "a collective (as psum)",
+    "all_to_all": "a collective (as psum)",
     "fusion": "exists only inside jit executables, never in an exported graph",
 }
 

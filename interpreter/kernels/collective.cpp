@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "graft/errors.h"
+#include "ir/all_to_all_layout.h"
 #include "ir/attr_access.h"
 #include "interpreter/kernel.h"
 #include "ir/dtype.h"
@@ -114,6 +115,25 @@ void psum_scatter_kernel(const KernelCall& call) {
   for (int64_t o = 0; o < outer; ++o)
     std::memcpy(dst + static_cast<size_t>(o) * piece, src + static_cast<size_t>((o * extent + r.rank * chunk) * inner),
                 piece);
+}
+
+// Every replica's operand is gathered (n times the bytes a pairwise exchange
+// would move: simple, and the communicator needs no third call); replica r
+// keeps chunk r of each along split_axis, laid side by side along
+// concat_axis, by one transpose of the stack.
+void all_to_all_kernel(const KernelCall& call) {
+  const runtime::Replica& r = replica(call);
+  const ir::ValueType& t = *call.inputs[0].type;
+  const int64_t split = int_attr(call, "split_axis");
+  const int64_t concat = int_attr(call, "concat_axis");
+  Stack s = gather_stack(call, r);
+  const ir::AllToAllLayout l = ir::all_to_all_layout(t.shape, split, concat, r.communicator->size());
+  const ir::ValueType split_type{t.dtype, l.split_stack}, moved{t.dtype, l.moved};
+  runtime::Buffer all(bytes_of(s.type));
+  const ir::Attrs attrs{{"permutation", ir::Ints(l.permutation)}};
+  run_kernel(KernelCall{Op::transpose, attrs, {{&split_type, s.buffer->data()}}, {{&moved, all.data()}}});
+  const size_t mine = bytes_of(t);  // the output has as many elements as the operand
+  std::memcpy(call.outputs[0].data, static_cast<const char*>(all.data()) + static_cast<size_t>(r.rank) * mine, mine);
 }
 
 void ppermute_kernel(const KernelCall& call) {

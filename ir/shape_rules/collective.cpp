@@ -7,6 +7,10 @@
 // all_gather: `axis`, `tiled`: stacked inserts a new axis of axis_size at
 // `axis`; tiled multiplies axis `axis` by axis_size.
 // psum_scatter: the inverse of all_gather's shape (its transpose).
+// all_to_all: `split_axis` splits into axis_size chunks (chunk j goes to
+// replica j), the chunks received are concatenated along `concat_axis`:
+// split_axis shrinks by axis_size, concat_axis grows by it (JAX's tiled form;
+// the untiled form is a reshape around it, api/collectives.cpp).
 // axis_index: i32[], this replica's position along the axis.
 #include "ir/shape_rules/rule.h"
 
@@ -70,6 +74,21 @@ OutTypes psum_scatter_shape(const RuleCtx& c) {
     if (out[ax] != n) c.shape_error("axis " + std::to_string(ax) + " must have axis_size " + std::to_string(n));
     out.erase(out.begin() + ax);
   }
+  return {ValueType{x.dtype, out}};
+}
+
+OutTypes all_to_all_shape(const RuleCtx& c) {
+  check_name(c);
+  const ValueType& x = c.input(0);
+  const int64_t n = axis_size(c);
+  const int split = c.axis(c.attr_int("split_axis"), x.rank(), "split_axis");
+  const int concat = c.axis(c.attr_int("concat_axis"), x.rank(), "concat_axis");
+  Shape out = x.shape;
+  if (out[split] % n != 0)
+    c.shape_error("split_axis " + std::to_string(split) + " of size " + std::to_string(out[split]) +
+                  " does not divide by axis_size " + std::to_string(n));
+  out[split] /= n;
+  out[concat] *= n;
   return {ValueType{x.dtype, out}};
 }
 

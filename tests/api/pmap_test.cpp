@@ -11,6 +11,7 @@
 
 #include "api/array_impl.h"
 #include "graft/graft.h"
+#include "graft/testing.h"
 #include "runtime/communicator.h"
 #include "support/shell.h"
 
@@ -68,6 +69,48 @@ TEST_CASE("pmap 4: every collective equals vmap with the same axis name", "[.pma
   std::vector<float> xs = values(x), s = values(p[0]);
   CHECK(s[0] == Approx(xs[0] + xs[6] + xs[12] + xs[18]));
   CHECK(s[6] == Approx(s[0]));  // every replica holds the same sum
+}
+
+// all_to_all and psum_scatter against their definitions written as
+// transposes and sums of the stacked operands, on the devices (their
+// kernels) and under vmap (their batching rules); their transpose rules
+// through check_grads.
+TEST_CASE("pmap 4: all_to_all and psum_scatter equal their definitions", "[.pmap4]") {
+  REQUIRE(devices().size() == 4);
+  const Array x = data({4, 4, 3});   // replica i holds x[i]: [4, 3]
+  const Array x8 = data({4, 8, 3});  // [8, 3]: 4 chunks of 2 rows
+  const Array x2 = data({4, 3, 4});  // [3, 4]
+  auto f = [](const Array& v, const Array& v8, const Array& v2) {
+    return std::vector<Array>{all_to_all(v, "i", 0, 0),        all_to_all(v, "i", 0, 1),
+                              all_to_all(v8, "i", 0, 1, true), all_to_all(v8, "i", 0, 0, true),
+                              psum_scatter(v, "i", 0),         psum_scatter(v8, "i", 0, true),
+                              all_to_all(v2, "i", 1, 0)};
+  };
+  // Replica r's result, stacked over r.
+  const std::vector<Array> want{
+      transpose(x, {1, 0, 2}),                                                  // y_r[i, k] = x_i[r, k]
+      transpose(x, {1, 2, 0}),                                                  // y_r[k, i] = x_i[r, k]
+      reshape(transpose(reshape(x8, {4, 4, 2, 3}), {1, 2, 0, 3}), {4, 2, 12}),  // y_r[m, (i, k)] = x_i[2r + m, k]
+      reshape(transpose(reshape(x8, {4, 4, 2, 3}), {1, 0, 2, 3}), {4, 8, 3}),   // y_r[(i, m), k] = x_i[2r + m, k]
+      sum(x, {0}),                                                              // y_r = sum_i x_i[r]
+      reshape(sum(x8, {0}), {4, 2, 3}),                                         // y_r = sum_i x_i[2r : 2r + 2]
+      transpose(x2, {2, 0, 1})};                                                // y_r[i, k] = x_i[k, r]
+  for (int mode = 0; mode < 2; ++mode) {
+    INFO((mode == 0 ? "pmap" : "vmap"));
+    std::vector<Array> got = mode == 0 ? pmap(f, "i")(x, x8, x2) : vmap(f, 0, 0, "i")(x, x8, x2);
+    REQUIRE(got.size() == want.size());
+    for (size_t k = 0; k < got.size(); ++k) {
+      INFO("output " << k);
+      check_close(got[k], want[k]);
+    }
+  }
+  // The transpose rules (split and concat swapped; all_gather for psum_scatter).
+  const Array w = data({4, 3, 4}) + 0.5f;
+  auto loss = [&](const Array& v) {
+    auto inner = [](const Array& u) { return psum_scatter(all_to_all(u, "i", 0, 1) * 2.0f, "i", 1, true); };
+    return sum(sin(vmap(inner, 0, 0, "i")(v)) * reshape(slice(w, {0, 0, 0}, {4, 3, 1}), {4, 3, 1}));
+  };
+  CHECK_NOTHROW(testing::check_grads(loss, std::make_tuple(x), 2));
 }
 
 TEST_CASE("pmap 4: results are sharded, one shard per device, kept in place", "[.pmap4]") {

@@ -145,10 +145,18 @@ TEST_CASE("mpi2: devices, ids and collectives across processes", "[.mpi2]") {
   std::vector<std::pair<int, int>> ring;
   for (int g = 0; g < n; ++g) ring.emplace_back(g, (g + 1) % n);
   auto all = [&ring](const Array& v) {
-    return std::vector<Array>{psum(v, "i"),         pmean(v, "i"),          pmax(v, "i"),
-                              pmin(v, "i"),         all_gather(v, "i"),     all_gather(v, "i", 0, true),
-                              ppermute(v, "i", ring), ppermute(v, "i", {{0, 1}}),  // the others receive nothing: zeros
-                              astype(axis_index("i"), f32)};
+    const Array wide = concatenate(std::vector<Array>(4, v), 0);  // [4 * kColumns]: splits n ways for n = 2, 4
+    return std::vector<Array>{psum(v, "i"),
+                              pmean(v, "i"),
+                              pmax(v, "i"),
+                              pmin(v, "i"),
+                              all_gather(v, "i"),
+                              all_gather(v, "i", 0, true),
+                              ppermute(v, "i", ring),
+                              ppermute(v, "i", {{0, 1}}),  // the others receive nothing: zeros
+                              astype(axis_index("i"), f32),
+                              psum_scatter(wide, "i", 0, true),
+                              all_to_all(wide, "i", 0, 0, true)};
   };
   std::vector<Array> out = pmap(all, "i")(mine);
   REQUIRE(out[0].shape() == Shape{local, kColumns});  // this process's shards only
@@ -167,6 +175,11 @@ TEST_CASE("mpi2: devices, ids and collectives across processes", "[.mpi2]") {
     check_equal(shard(6), row((g + n - 1) % n));
     check_equal(shard(7), g == 1 ? row(0) : zeros({kColumns}));
     check_equal(shard(8), full({}, static_cast<float>(g)));
+    // wide = [x_g, x_g, x_g, x_g]; replica g keeps chunk g of the sum / of every replica's wide.
+    const Array wides = concatenate(std::vector<Array>(4, xs), 1);  // [n, 4 * kColumns]
+    const int64_t chunk = 4 * kColumns / n;
+    check_equal(shard(9), slice(sum(wides, {0}), {g * chunk}, {(g + 1) * chunk}));
+    check_equal(shard(10), reshape(slice(wides, {0, g * chunk}, {n, (g + 1) * chunk}), {n * chunk}));
   }
 }
 

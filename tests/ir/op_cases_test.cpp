@@ -784,6 +784,16 @@ void add_collective_cases(Catalogue& c) {
   c.bad_dtype(Op::psum_scatter, {{bool_, {4}}}, gather_attrs(0, 0), "numeric operand, got bool");
   c.bad_shape(Op::psum_scatter, {{f32, {}}}, gather_attrs(0, 1), "axis 0 is out of range for rank 0");
 
+  auto a2a_attrs = [](int64_t split, int64_t concat) {
+    return Attrs{{"axis_name", std::string("i")}, {"axis_size", int64_t{4}}, {"split_axis", split},
+                     {"concat_axis", concat}};
+  };
+  c.ok(Op::all_to_all, {{f32, {8, 3}}}, a2a_attrs(0, 1), {{f32, {2, 12}}});
+  c.ok(Op::all_to_all, {{i32, {4, 3}}}, a2a_attrs(0, 0), {{i32, {4, 3}}});
+  c.ok(Op::all_to_all, {{f32, {3, 4}}}, a2a_attrs(1, 0), {{f32, {12, 1}}});
+  c.bad_shape(Op::all_to_all, {{f32, {6, 3}}}, a2a_attrs(0, 1), "split_axis 0 of size 6 does not divide by axis_size 4");
+  c.bad_shape(Op::all_to_all, {{f32, {8, 3}}}, a2a_attrs(0, 2), "concat_axis 2 is out of range for rank 2");
+
   c.ok(Op::ppermute, {{f32, {2, 3}}}, {{"axis_name", std::string("i")}, {"perm", Ints{0, 1, 1, 2, 2, 0}}},
        {{f32, {2, 3}}});
   c.ok(Op::ppermute, {{u32, {}}}, {{"axis_name", std::string("i")}, {"perm", Ints{}}}, {{u32, {}}});

@@ -4,11 +4,13 @@
 //   all_gather    y_j = [x_0, ..., x_n-1]  (transpose: psum_scatter)
 //   psum_scatter  y_j = (sum_i x_i)[j]     (transpose: all_gather)
 //   ppermute      y_d = x_s per pair       (transpose: the inverse pairs)
+//   all_to_all    y_j = [chunk j of x_i]_i (transpose: split and concat axes swapped)
 // pmax/pmin are not linear: the tangent comes from the replicas that attain
 // the extreme, averaged when several tie (as reduce_max's rule does).
 #include <cstring>
 
 #include "graft/errors.h"
+#include "ir/all_to_all_layout.h"
 #include "ir/attr_access.h"
 #include "transforms/rules/batch_rule.h"
 #include "transforms/rules/jvp_rule.h"
@@ -44,6 +46,7 @@ ir::IdList pmin_jvp(JvpCtx& c) { return extreme_rule(c); }
 ir::IdList all_gather_jvp(JvpCtx& c) { return {c.linear({0})}; }
 ir::IdList psum_scatter_jvp(JvpCtx& c) { return {c.linear({0})}; }
 ir::IdList ppermute_jvp(JvpCtx& c) { return {c.linear({0})}; }
+ir::IdList all_to_all_jvp(JvpCtx& c) { return {c.linear({0})}; }
 
 // ---- transpose rules
 namespace {
@@ -65,6 +68,14 @@ ir::IdList psum_transpose(TransposeCtx& c) {
 
 ir::IdList all_gather_transpose(TransposeCtx& c) { return swap_transpose<Op::psum_scatter>(c); }
 ir::IdList psum_scatter_transpose(TransposeCtx& c) { return swap_transpose<Op::all_gather>(c); }
+
+ir::IdList all_to_all_transpose(TransposeCtx& c) {
+  if (c.cotangents[0] == kZero) return {kZero};
+  ir::Attrs attrs = c.attrs();
+  attrs.set("split_axis", ir::int_attr(c.node(), "concat_axis"));
+  attrs.set("concat_axis", ir::int_attr(c.node(), "split_axis"));
+  return {c.add(Op::all_to_all, {c.cotangents[0]}, attrs)};
+}
 
 ir::IdList ppermute_transpose(TransposeCtx& c) {
   if (c.cotangents[0] == kZero) return {kZero};
@@ -89,6 +100,9 @@ ir::IdList ppermute_transpose(TransposeCtx& c) {
 //   ppermute            example d gets example s's value for each (s, d), a
 //                       gather along the batch axis; examples that receive
 //                       nothing get zeros.
+//   all_to_all          example r gets chunk r of every example's split axis,
+//                       concatenated along concat_axis: a reshape and a
+//                       transpose of the batched operand.
 //   axis_index          iota over the batch axis.
 // A collective over another axis (an outer vmap's or pmap's) runs on the
 // batched operand, its axis attributes renumbered past the batch axis.
@@ -240,6 +254,27 @@ std::vector<BatchedValue> ppermute_batch(BatchCtx& c) {
     y = c.add(Op::select, {mask, y, emit_full(c.builder(), 0.0, t, &c.node())});
   }
   return {{y, dim}};
+}
+
+std::vector<BatchedValue> all_to_all_batch(BatchCtx& c) {
+  const ir::ValueType t = c.unbatched_type(0);
+  const int64_t split = ir::int_attr(c.node(), "split_axis");
+  const int64_t concat = ir::int_attr(c.node(), "concat_axis");
+  const int64_t dim = c.operands[0].dim;
+  if (!over_vmap_axis(c)) {
+    if (dim == kNotBatched) return pass_through(c);
+    ir::Attrs attrs = c.attrs();
+    attrs.set("split_axis", past(split, dim));
+    attrs.set("concat_axis", past(concat, dim));
+    return {{c.add(Op::all_to_all, {c.operands[0].value}, attrs), dim}};
+  }
+  check_axis_size(c);
+  const ir::AllToAllLayout l = ir::all_to_all_layout(t.shape, split, concat, c.axis_size);
+  ValueId x = c.add(Op::reshape, {c.at(0, 0)}, {{"new_sizes", ir::Ints(l.split_stack)}});
+  x = c.add(Op::transpose, {x}, {{"permutation", ir::Ints(l.permutation)}});
+  ir::Ints out_sizes{c.axis_size};
+  out_sizes.insert(out_sizes.end(), l.result.begin(), l.result.end());
+  return {{c.add(Op::reshape, {x}, {{"new_sizes", out_sizes}}), 0}};
 }
 
 std::vector<BatchedValue> axis_index_batch(BatchCtx& c) {
