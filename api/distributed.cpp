@@ -7,7 +7,7 @@
 namespace graft::distributed {
 
 void initialize(const InitializeOptions& options) {
-  runtime::initialize_processes(options.process_count, options.process_index);
+  runtime::initialize_processes(options.process_count, options.process_index, options.cpu_devices);
 }
 
 bool is_initialized() { return runtime::processes().initialized; }

@@ -4,6 +4,9 @@
 // share of the cores (GRAFT_CPU_DEVICES=2 on 2 cores: one core each), so the
 // ratio measures how well replicas run side by side: 2.0 is perfect.
 // For scale, the same step jitted on the whole machine (no pmap) is shown.
+// Then the same step across 2 processes of 1 core each (graft::distributed
+// over MPI): the program starts itself under mpirun and prints those rows
+// beside the 1-process ones, with the cost of a one-op pmap call in each.
 //
 //   ./build/bench/pmap_scaling
 #include <cstdio>
@@ -45,16 +48,15 @@ Array wiggle(Shape shape, float scale, float phase) {
 
 Array copies(const Array& a, int n) { return stack(std::vector<Array>(static_cast<size_t>(n), a)); }
 
-// Seconds per step of pmap on the first n devices, the parameters kept sharded between steps.
-double seconds_per_step(int n) {
-  const std::vector<Device> all = devices();
+// Seconds per step of pmap on `devs` (n of them in this process), the parameters kept sharded between steps.
+double seconds_per_step(int n, const std::vector<Device>& devs) {
   auto step = pmap(
       [](const Mlp& p, const Array& x) {
         Mlp g = grad(loss)(p, x);
         auto avg = [](const Array& a) { return pmean(a, "d"); };
         return Mlp{p.w1 - 0.01f * avg(g.w1), p.w2 - 0.01f * avg(g.w2), p.w3 - 0.01f * avg(g.w3)};
       },
-      PmapOptions{.axis_name = "d", .devices = std::vector<Device>(all.begin(), all.begin() + n)});
+      PmapOptions{.axis_name = "d", .devices = devs});
   const float s = 1.0f / static_cast<float>(kWidth);
   Mlp params{copies(wiggle({kWidth, kWidth}, s, 0.1f), n), copies(wiggle({kWidth, kWidth}, s, 0.2f), n),
              copies(wiggle({kWidth, kWidth}, s, 0.3f), n)};
@@ -86,10 +88,8 @@ double seconds_per_jit_step(int64_t batch) {
 
 // Microseconds per pmap call of a one-op function on f32[8] per device: the
 // cost of starting replicas, splitting the argument and joining them.
-double call_overhead_us(int n) {
-  const std::vector<Device> all = devices();
-  auto twice = pmap([](const Array& v) { return v * 2.0f; },
-                    PmapOptions{.devices = std::vector<Device>(all.begin(), all.begin() + n)});
+double call_overhead_us(int n, const std::vector<Device>& devs) {
+  auto twice = pmap([](const Array& v) { return v * 2.0f; }, PmapOptions{.devices = devs});
   Array x = wiggle({n, 8}, 1.0f, 0.0f);
   twice(x);
   const int calls = 2000;
@@ -99,16 +99,62 @@ double call_overhead_us(int n) {
          calls * 1e6;
 }
 
+std::vector<Device> first(int n) {
+  const std::vector<Device> all = devices();
+  return std::vector<Device>(all.begin(), all.begin() + n);
+}
+
+// One process of the 2-process run: one device, one core. Process 0 prints
+// its measurements on one line for the parent to read.
+int mpi_worker() {
+  distributed::initialize();
+  const double step = seconds_per_step(1, devices());
+  const double call = call_overhead_us(1, devices());
+  if (distributed::process_index() == 0) std::printf("mpi-result %d %.9f %.3f\n", distributed::process_count(), step, call);
+  return 0;
+}
+
+struct MpiRow {
+  bool ok = false;
+  double step = 0, call_us = 0;
+  std::string why;
+};
+
+MpiRow run_two_processes(const char* self) {
+  MpiRow row;
+#ifdef GRAFT_MPIEXEC
+  // Each process bound to its own core, with one device and one thread.
+  const std::string command = std::string("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ") +
+                              "GRAFT_CPU_DEVICES=1 OMP_NUM_THREADS=1 " GRAFT_MPIEXEC " --bind-to core -np 2 '" + self +
+                              "' --mpi-worker 2>&1";
+  std::FILE* pipe = popen(command.c_str(), "r");
+  char line[4096];
+  std::string all;
+  while (pipe && std::fgets(line, sizeof line, pipe)) {
+    all += line;
+    int count = 0;
+    if (std::sscanf(line, "mpi-result %d %lf %lf", &count, &row.step, &row.call_us) == 3 && count == 2) row.ok = true;
+  }
+  if (pipe) pclose(pipe);
+  if (!row.ok) row.why = "mpirun -np 2 did not report:\n" + all;
+#else
+  (void)self;
+  row.why = "graft was built without MPI";
+#endif
+  return row;
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "--mpi-worker") return mpi_worker();
   setenv("GRAFT_CPU_DEVICES", "2", 0);
   if (devices().size() < 2) {
     std::fprintf(stderr, "pmap_scaling needs GRAFT_CPU_DEVICES >= 2\n");
     return 2;
   }
   const double flops = 3.0 * 3.0 * 2.0 * kPerDevice * kWidth * kWidth;  // 3 matmuls, forward + 2 backward each
-  const double one = seconds_per_step(1), two = seconds_per_step(2);
+  const double one = seconds_per_step(1, first(1)), two = seconds_per_step(2, first(2));
   const double whole = seconds_per_jit_step(2 * kPerDevice);
   std::printf("MLP training step, %lld examples per device, width %lld (%.2f GFLOP per device per step)\n",
               static_cast<long long>(kPerDevice), static_cast<long long>(kWidth), flops / 1e9);
@@ -118,7 +164,15 @@ int main() {
               (2 * kPerDevice / two) / (kPerDevice / one));
   std::printf("%-34s %12.2f %16.0f %10.2fx\n", "jit, no pmap, all cores, 2x batch", whole * 1e3,
               2 * kPerDevice / whole, (2 * kPerDevice / whole) / (kPerDevice / one));
-  std::printf("pmap call of a 1-op f32[8] function: %.1f us on 1 device, %.1f us on 2 devices\n",
-              call_overhead_us(1), call_overhead_us(2));
+  const MpiRow procs = run_two_processes(argv[0]);
+  if (procs.ok)
+    std::printf("%-34s %12.2f %16.0f %10.2fx\n", "pmap, 2 processes x 1 core (MPI)", procs.step * 1e3,
+                2 * kPerDevice / procs.step, (2 * kPerDevice / procs.step) / (kPerDevice / one));
+  else
+    std::printf("pmap, 2 processes: not measured: %s\n", procs.why.c_str());
+  std::printf("pmap call of a 1-op f32[8] function: %.1f us on 1 device, %.1f us on 2 devices", call_overhead_us(1, first(1)),
+              call_overhead_us(2, first(2)));
+  if (procs.ok) std::printf(", %.1f us on 2 processes (1 device each)", procs.call_us);
+  std::printf("\n");
   return 0;
 }

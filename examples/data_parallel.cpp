@@ -5,7 +5,13 @@
 // curve is compared with the same training on one device and the full
 // batch; the program exits non-zero if they differ by more than 1e-5.
 //
+// The same program runs across processes: under mpirun the 4 devices are
+// split over the processes (2 each for -np 2), each process passes the
+// quarters of the batch its devices take, and the pmean spans them all, so
+// the loss curve is the one a single process prints.
+//
 //   ./build/examples/data_parallel
+//   mpirun -np 2 ./build/examples/data_parallel
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -57,13 +63,19 @@ Mlp replicate(const Mlp& p, int parts) {
   return {copies(p.w1), copies(p.b1), copies(p.w2), copies(p.b2)};
 }
 
+// This process's part of a stacked array: the entries of its own devices.
+Array local_part(const Array& a) {
+  const int64_t local = static_cast<int64_t>(distributed::local_devices().size());
+  Shape start(a.shape().size(), 0), stop = a.shape();
+  start[0] = distributed::process_index() * local;
+  stop[0] = start[0] + local;
+  return slice(a, start, stop);
+}
+
 int main() {
-  // Virtual CPU devices are set before the first device is used (the user's setting wins).
-  setenv("GRAFT_CPU_DEVICES", std::to_string(kDevices).c_str(), 0);
-  if (devices().size() < kDevices) {
-    std::fprintf(stderr, "data_parallel needs %d devices; GRAFT_CPU_DEVICES gives %zu\n", kDevices, devices().size());
-    return 2;
-  }
+  // One process alone, or one of those mpirun started: kDevices devices in all.
+  distributed::initialize({.cpu_devices = kDevices});
+  const bool first = distributed::process_index() == 0;  // prints the table
 
   const Array x = wiggle({kBatch, kIn}, 1.0f, 0.3f);
   const Array y = sin(matmul(x, wiggle({kIn, 1}, 0.5f, 1.1f)));
@@ -84,10 +96,13 @@ int main() {
       "devices");
 
   Mlp single = init;
-  Mlp replicas = replicate(init, kDevices);  // stays sharded across steps: each device keeps its copy
-  const Array xs = split(x, kDevices), ys = split(y, kDevices);
+  const int local = static_cast<int>(distributed::local_devices().size());
+  Mlp replicas = replicate(init, local);  // stays sharded across steps: each device keeps its copy
+  const Array xs = local_part(split(x, kDevices)), ys = local_part(split(y, kDevices));
   double worst = 0;
-  std::printf("step  loss (1 device)  loss (%d devices)  difference\n", kDevices);
+  if (first)
+    std::printf("step  loss (1 device)  loss (%d devices in %d process%s)  difference\n", kDevices,
+                distributed::process_count(), distributed::process_count() > 1 ? "es" : "");
   for (int step = 0; step < 30; ++step) {
     auto [next_single, l1] = single_step(single, x, y);
     auto [next_replicas, ln] = parallel_step(replicas, xs, ys);
@@ -95,14 +110,15 @@ int main() {
     replicas = next_replicas;
     const double a = l1.item<double>(), b = ln.to_vector<double>()[0];
     worst = std::max(worst, std::abs(a - b));
-    if (step % 5 == 0 || step == 29) std::printf("%4d  %15.8f  %16.8f  %10.2e\n", step, a, b, std::abs(a - b));
+    if (first && (step % 5 == 0 || step == 29))
+      std::printf("%4d  %15.8f  %30.8f  %10.2e\n", step, a, b, std::abs(a - b));
   }
   // The replicas agree with each other and with the single-device parameters.
   const std::vector<Array> w1_shards = replicas.w1.addressable_shards();
   for (size_t d = 0; d < w1_shards.size(); ++d) {
     const double diff = max(abs(w1_shards[d] - single.w1)).item<double>();
     worst = std::max(worst, diff);
-    std::printf("device %zu (%s): w1 differs from the single-device w1 by %.2e\n", d,
+    std::printf("process %d, device %s: w1 differs from the single-device w1 by %.2e\n", distributed::process_index(),
                 w1_shards[d].device().str().c_str(), diff);
   }
   if (worst > 1e-5) {

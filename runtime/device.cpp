@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <string>
 
@@ -172,9 +173,16 @@ const DeviceSettings& device_settings() {
   return settings;
 }
 
+namespace {
+std::atomic<bool> g_devices_made{false};
+}
+
+bool devices_made() { return g_devices_made.load(); }
+
 const std::vector<Device*>& devices() {
   // Never destroyed: buffers may be freed during static destruction.
   static const std::vector<Device*>* all = [] {
+    g_devices_made = true;
     const DeviceSettings& s = device_settings();
     auto* list = new std::vector<Device*>();
     for (int i = 0; i < s.cpu_devices; ++i) list->push_back(new Device("cpu", i, make_allocator(s)));

@@ -107,6 +107,8 @@ const DeviceSettings& device_settings();
 
 // Every device, made on first use from device_settings().
 const std::vector<Device*>& devices();
+// Whether devices() has run (after it, GRAFT_CPU_DEVICES is no longer read).
+bool devices_made();
 
 // The device this thread allocates on: devices()[0] unless a DeviceScope says otherwise.
 Device& current_device();

@@ -1,6 +1,7 @@
 #include "runtime/processes.h"
 
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
 #include <mutex>
 
@@ -86,13 +87,35 @@ double collective_timeout_seconds() {
   return seconds;
 }
 
-void initialize_processes(int expected_count, int expected_index) {
+namespace {
+
+// Makes this process's share of `total` virtual CPU devices the device count.
+void split_cpu_devices(int total, int processes) {
+  if (total <= 0) return;
+  if (total % processes != 0)
+    throw Error("distributed::initialize: cpu_devices " + std::to_string(total) + " do not split evenly over " +
+                std::to_string(processes) + " processes");
+  const int local = total / processes;
+  if (devices_made()) {
+    if (static_cast<int>(devices().size()) != local)
+      throw Error("distributed::initialize: cpu_devices " + std::to_string(total) + " asks for " +
+                  std::to_string(local) + " device(s) per process, but graft already made " +
+                  std::to_string(devices().size()) + "; call initialize before graft uses a device");
+    return;
+  }
+  setenv("GRAFT_CPU_DEVICES", std::to_string(local).c_str(), 1);
+}
+
+}  // namespace
+
+void initialize_processes(int expected_count, int expected_index, int cpu_devices) {
   std::lock_guard lock(g_mutex);
   const int launched = launched_process_count();
   if (g_processes.initialized) {
     check_expected(expected_count, expected_index, g_processes.count, g_processes.index);
     return;
   }
+  split_cpu_devices(cpu_devices, std::max(launched, 1));
   const int local = static_cast<int>(devices().size());
   if (launched <= 1 && expected_count <= 1) {
     check_expected(expected_count, expected_index, 1, 0);

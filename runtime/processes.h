@@ -27,7 +27,10 @@ const Processes& processes();
 // same answer does nothing. Throws graft::Error when the processes do not
 // agree, UnsupportedError when several were launched and graft was built
 // without MPI.
-void initialize_processes(int expected_count, int expected_index);
+// cpu_devices > 0: the virtual CPU devices of all processes together, split
+// evenly (it sets each process's GRAFT_CPU_DEVICES, so it must come before
+// graft's devices are made).
+void initialize_processes(int expected_count, int expected_index, int cpu_devices);
 
 // How many processes the launcher's environment says were started (1 if none).
 int launched_process_count();

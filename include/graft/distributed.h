@@ -28,6 +28,10 @@ namespace graft::distributed {
 struct InitializeOptions {
   int process_count = -1;  // -1: as the launcher says; otherwise checked against it
   int process_index = -1;
+  // The virtual CPU devices of all processes together, split evenly over
+  // them (e.g. 4: 4 devices alone, 2 each in 2 processes); -1: each process
+  // makes GRAFT_CPU_DEVICES of its own.
+  int cpu_devices = -1;
 };
 
 // Joins the processes the launcher started; a second call does nothing.
