@@ -52,6 +52,9 @@ void check_close(const Array& got, const Array& want, double tol = 1e-5) {
 std::string mpirun(const std::string& env, const std::string& spec, int* status, double* seconds) {
   const auto start = std::chrono::steady_clock::now();
   std::string out = test::run(env +
+                                  // Under ASan: Open MPI's own leaks suppressed, which needs whole stacks.
+                                  " ASAN_OPTIONS=\"$ASAN_OPTIONS:fast_unwind_on_malloc=0\""
+                                  " LSAN_OPTIONS=suppressions=" GRAFT_LSAN_MPI ":print_suppressions=0"
                                   " OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
                                   " OMPI_MCA_rmaps_base_oversubscribe=1 " GRAFT_MPIEXEC " --timeout 120 -np 2 '" +
                                   std::filesystem::read_symlink("/proc/self/exe").string() + "' '" + spec + "'",
