@@ -5,6 +5,11 @@
 // GRAFT_CPU_DEVICES), each replica allocating on its own device. Collectives
 // over options.axis_name exchange values between the replicas.
 //
+// After distributed::initialize() in several processes, the replicas are
+// every process's devices (process-major): each process passes the slices
+// for its own devices, gets its own shards back, and collectives span all
+// replicas (see <graft/distributed.h>).
+//
 // Results are sharded: shard i of every output lives on device i and holds
 // index i of axis 0. Reading one (to_vector, an eager op) assembles it once;
 // passing it to the next pmap call uses the shards where they are.

@@ -13,6 +13,7 @@
 #include "graft/graft.h"
 #include "graft/testing.h"
 #include "runtime/communicator.h"
+#include "support/arrays.h"
 #include "support/shell.h"
 
 using namespace graft;
@@ -21,14 +22,7 @@ namespace {
 
 std::vector<float> values(const Array& a) { return a.to_vector<float>(); }
 
-void check_close(const Array& got, const Array& want, double tol = 1e-5) {
-  REQUIRE(got.shape() == want.shape());
-  std::vector<double> g = got.to_vector<double>(), w = want.to_vector<double>();
-  for (size_t i = 0; i < g.size(); ++i) {
-    INFO("element " << i);
-    CHECK(g[i] == Approx(w[i]).margin(tol).epsilon(tol));
-  }
-}
+using test::check_close;
 
 Array data(Shape shape) {
   int64_t n = 1;

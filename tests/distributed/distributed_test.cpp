@@ -11,6 +11,7 @@
 
 #include "graft/graft.h"
 #include "runtime/processes.h"
+#include "support/arrays.h"
 #include "support/shell.h"
 
 using namespace graft;
@@ -39,14 +40,7 @@ void check_equal(const Array& got, const Array& want) {
   CHECK(got.to_vector<float>() == want.to_vector<float>());
 }
 
-void check_close(const Array& got, const Array& want, double tol = 1e-5) {
-  REQUIRE(got.shape() == want.shape());
-  std::vector<double> g = got.to_vector<double>(), w = want.to_vector<double>();
-  for (size_t i = 0; i < g.size(); ++i) {
-    INFO("element " << i);
-    CHECK(g[i] == Approx(w[i]).margin(tol).epsilon(tol));
-  }
-}
+using test::check_close;
 
 // Runs this binary's `spec` cases under `mpirun -np 2` with `env`.
 std::string mpirun(const std::string& env, const std::string& spec, int* status, double* seconds) {
@@ -60,6 +54,18 @@ std::string mpirun(const std::string& env, const std::string& spec, int* status,
                                   std::filesystem::read_symlink("/proc/self/exe").string() + "' '" + spec + "'",
                               status);
   *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+// Runs `spec` under mpirun expecting it to fail: every process must have
+// ended, non-zero, within 30 s. Returns the output.
+std::string mpirun_failing(const std::string& env, const std::string& spec) {
+  int status = 0;
+  double seconds = 0;
+  std::string out = mpirun(env, spec, &status, &seconds);
+  INFO(out);
+  CHECK(status != 0);
+  CHECK(seconds < 30);
   return out;
 }
 
@@ -98,23 +104,13 @@ TEST_CASE("distributed: pmap over 2 processes x 1 and 2 devices equals single-pr
 }
 
 TEST_CASE("distributed: a replica that fails ends every process within seconds", "[distributed][mpi]") {
-  int status = 0;
-  double seconds = 0;
-  std::string out = mpirun("GRAFT_CPU_DEVICES=1", "[.mpi2_failure]", &status, &seconds);
-  INFO(out);
-  CHECK(status != 0);
-  CHECK(seconds < 30);
+  const std::string out = mpirun_failing("GRAFT_CPU_DEVICES=1", "[.mpi2_failure]");
   CHECK_THAT(out, Catch::Contains("process 1 of 2: pmap replica 1 on cpu:1 failed") &&
                       Catch::Contains("out of memory"));
 }
 
 TEST_CASE("distributed: a collective that never completes times out and names itself", "[distributed][mpi]") {
-  int status = 0;
-  double seconds = 0;
-  std::string out = mpirun("GRAFT_CPU_DEVICES=1 GRAFT_COLLECTIVE_TIMEOUT=2", "[.mpi2_timeout]", &status, &seconds);
-  INFO(out);
-  CHECK(status != 0);
-  CHECK(seconds < 30);
+  const std::string out = mpirun_failing("GRAFT_CPU_DEVICES=1 GRAFT_COLLECTIVE_TIMEOUT=2", "[.mpi2_timeout]");
   CHECK_THAT(out, Catch::Contains("psum f32[3] over axis 'i' did not complete within 2") &&
                       Catch::Contains("GRAFT_COLLECTIVE_TIMEOUT"));
 }

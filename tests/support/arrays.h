@@ -1,6 +1,9 @@
 // Small helpers the tests share: an array's values as doubles, a normal
-// random array from graft's own generator, and a graph run through jit.
+// random array from graft's own generator, a graph run through jit, and an
+// elementwise closeness check.
 #pragma once
+
+#include <catch2/catch.hpp>
 
 #include <cstdint>
 #include <vector>
@@ -8,6 +11,16 @@
 #include "graft/graft.h"
 
 namespace graft::test {
+
+// Same shape, and every element within tol (absolute or relative).
+inline void check_close(const Array& got, const Array& want, double tol = 1e-5) {
+  REQUIRE(got.shape() == want.shape());
+  std::vector<double> g = got.to_vector<double>(), w = want.to_vector<double>();
+  for (size_t i = 0; i < g.size(); ++i) {
+    INFO("element " << i);
+    CHECK(g[i] == Approx(w[i]).margin(tol).epsilon(tol));
+  }
+}
 
 inline std::vector<double> values(const Array& a) { return astype(a, f64).to_vector<double>(); }
 
