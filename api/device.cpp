@@ -21,28 +21,26 @@
 namespace graft {
 namespace detail {
 
-// Public ids are global: process p's local device i is p * local + i (local
-// ids before distributed::initialize, or with one process).
+// Public ids are global (runtime::global_device_id); with one process they
+// are the runtime's own.
 runtime::Device& runtime_device(const Device& d) {
   const auto& all = runtime::devices();
   const runtime::Processes& procs = runtime::processes();
-  const int local = static_cast<int>(all.size());
-  const int first = procs.index * local;
-  if (d.kind() == "cpu" && procs.count > 1 && d.id() >= 0 && d.id() < local * procs.count &&
-      (d.id() < first || d.id() >= first + local))
-    throw Error("device " + d.str() + " belongs to process " + std::to_string(d.id() / local) + "; this is process " +
+  const int process = d.kind() == "cpu" ? runtime::process_of_device(d.id()) : -1;
+  if (process >= 0 && process != procs.index)
+    throw Error("device " + d.str() + " belongs to process " + std::to_string(process) + "; this is process " +
                 std::to_string(procs.index) + ", which reaches only its own devices (distributed::local_devices())");
-  if (d.kind() != "cpu" || d.id() < first || d.id() >= first + local)
+  if (process < 0)
     throw Error("device " + d.str() + " does not exist: " +
                 (procs.count > 1 ? "the " + std::to_string(procs.count) + " processes have " +
-                                       std::to_string(local) + " cpu device(s) each"
-                                 : "this process has " + std::to_string(local) + " cpu device(s)") +
+                                       std::to_string(all.size()) + " cpu device(s) each"
+                                 : "this process has " + std::to_string(all.size()) + " cpu device(s)") +
                 " (GRAFT_CPU_DEVICES) and no cuda devices");
-  return *all[static_cast<size_t>(d.id() - first)];
+  return *all[static_cast<size_t>(d.id() - runtime::global_device_id(procs.index, 0))];
 }
 
 Device public_device(const runtime::Device& d) {
-  return Device(d.kind(), runtime::processes().index * static_cast<int>(runtime::devices().size()) + d.id());
+  return Device(d.kind(), runtime::global_device_id(runtime::processes().index, d.id()));
 }
 
 }  // namespace detail
@@ -81,15 +79,14 @@ MemoryStats Device::memory_stats() const {
 void Device::reset_peak_memory_stats() const { runtime_device(*this).allocator().reset_peak(); }
 
 std::vector<Device> devices() {
-  const int total = static_cast<int>(runtime::devices().size()) * runtime::processes().count;
   std::vector<Device> out;
-  for (int id = 0; id < total; ++id) out.emplace_back("cpu", id);
+  for (int id = 0; id < runtime::global_device_count(); ++id) out.emplace_back("cpu", id);
   return out;
 }
 
 int Device::process_index() const {
-  const int local = static_cast<int>(runtime::devices().size());
-  return kind_ == "cpu" && id_ >= 0 && id_ < local * runtime::processes().count ? id_ / local : 0;
+  const int process = kind_ == "cpu" ? runtime::process_of_device(id_) : -1;
+  return process < 0 ? 0 : process;
 }
 
 Device default_device() { return public_device(*runtime::devices()[0]); }

@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <exception>
 #include <functional>
@@ -13,11 +14,11 @@
 #include "api/device_map.h"
 #include "api/dispatch.h"
 #include "api/sharded_array.h"
+#include "graft/distributed.h"
 #include "graft/errors.h"
 #include "runtime/communicator.h"
-#include "runtime/processes.h"
-#include "graft/distributed.h"
 #include "runtime/device_threads.h"
+#include "runtime/processes.h"
 
 namespace graft::detail {
 
@@ -36,8 +37,7 @@ std::vector<Device> pmap_devices(const std::vector<Device>& requested, int64_t n
     for (size_t i = 0; i < requested.size(); ++i) {
       const Device& d = requested[i];
       const int process = static_cast<int>(static_cast<int64_t>(i) / n);
-      if (procs.count > 1 && (d.kind() != "cpu" || d.id() < 0 ||
-                              d.id() >= static_cast<int>(local.size()) * procs.count || d.process_index() != process))
+      if (procs.count > 1 && (d.kind() != "cpu" || runtime::process_of_device(d.id()) != process))
         throw Error("pmap: devices are listed process-major, " + std::to_string(n) + " per process; entry " +
                     std::to_string(i) + " (" + d.str() + ") should be a device of process " + std::to_string(process));
       if (process == procs.index) runtime_device(d);  // throws for a device that does not exist
@@ -53,7 +53,7 @@ std::vector<Device> pmap_devices(const std::vector<Device>& requested, int64_t n
                      " device(s); one replica runs per device (set GRAFT_CPU_DEVICES for more virtual CPU devices)");
   std::vector<Device> out;
   for (int p = 0; p < procs.count; ++p)
-    for (int64_t i = 0; i < n; ++i) out.emplace_back("cpu", p * static_cast<int>(local.size()) + static_cast<int>(i));
+    for (int64_t i = 0; i < n; ++i) out.emplace_back("cpu", runtime::global_device_id(p, static_cast<int>(i)));
   return out;
 }
 
@@ -62,9 +62,8 @@ namespace {
 // Started as one of several processes but never joined them: every process
 // computes alone, which is rarely what was meant.
 void warn_if_uninitialized() {
-  static bool warned = false;
-  if (warned || runtime::processes().initialized || runtime::launched_process_count() <= 1) return;
-  warned = true;
+  static std::atomic<bool> warned{false};
+  if (runtime::processes().initialized || runtime::launched_process_count() <= 1 || warned.exchange(true)) return;
   std::fprintf(stderr,
                "graft: warning: an MPI launcher started %d processes but distributed::initialize() was not called; "
                "this pmap runs on this process's devices alone\n",

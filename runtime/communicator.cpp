@@ -4,7 +4,6 @@
 
 #include "runtime/processes.h"
 
-
 namespace graft::runtime {
 
 ThreadCommunicator::ThreadCommunicator(int size) : size_(size), barrier_(size), slots_(static_cast<size_t>(size)) {}
@@ -18,27 +17,12 @@ void ThreadCommunicator::publish(int rank, const Slot& slot) {
   barrier_.arrive_and_wait(*slot.what);
 }
 
-namespace {
-
-// Empty when every rank runs the same collective on the same byte count.
-template <class Slots>
-std::string mismatch(const Slots& slots) {
-  for (size_t r = 1; r < slots.size(); ++r)
-    if (slots[r].bytes != slots[0].bytes || *slots[r].what != *slots[0].what)
-      return "collective mismatch across replicas: replica 0 runs " + *slots[0].what + " (" +
-             std::to_string(slots[0].bytes) + " bytes), replica " + std::to_string(r) + " runs " + *slots[r].what +
-             " (" + std::to_string(slots[r].bytes) + " bytes)";
-  return {};
-}
-
-}  // namespace
-
 // Two barriers per collective: after the first every rank's input is
 // published; after the second every rank has finished reading the others'
 // (inputs and descriptions), so each may return and reuse its buffers.
 void ThreadCommunicator::all_gather(int rank, const void* in, void* out, size_t bytes, const std::string& what) {
   publish(rank, {in, bytes, &what});
-  std::string error = mismatch(slots_);
+  std::string error = collective_mismatch(slots_, 0);
   if (error.empty())
     for (size_t r = 0; r < slots_.size(); ++r)
       if (bytes > 0) std::memcpy(static_cast<char*>(out) + r * bytes, slots_[r].data, bytes);
@@ -49,7 +33,7 @@ void ThreadCommunicator::all_gather(int rank, const void* in, void* out, size_t 
 bool ThreadCommunicator::permute(int rank, const void* in, void* out, size_t bytes,
                                  const std::vector<std::pair<int, int>>& pairs, const std::string& what) {
   publish(rank, {in, bytes, &what});
-  std::string error = mismatch(slots_);
+  std::string error = collective_mismatch(slots_, 0);
   bool received = false;
   if (error.empty()) {
     for (auto [source, destination] : pairs) {

@@ -43,6 +43,20 @@ class Communicator {
   virtual void abort(const std::string& why) = 0;
 };
 
+// Empty when every slot (each with `bytes` and `what`) holds the same
+// collective on the same byte count; otherwise the message naming the first
+// two that differ, slot k being replica first_rank + k.
+template <class Slots>
+std::string collective_mismatch(const Slots& slots, int first_rank) {
+  for (size_t r = 1; r < slots.size(); ++r)
+    if (slots[r].bytes != slots[0].bytes || *slots[r].what != *slots[0].what)
+      return "collective mismatch across replicas: replica " + std::to_string(first_rank) + " runs " +
+             *slots[0].what + " (" + std::to_string(slots[0].bytes) + " bytes), replica " +
+             std::to_string(first_rank + static_cast<int>(r)) + " runs " + *slots[r].what + " (" +
+             std::to_string(slots[r].bytes) + " bytes)";
+  return {};
+}
+
 // The communicator of one pmap call: `local_size` replicas in this process,
 // joined over MPI with the same number in every other process once
 // distributed::initialize() has started several (runtime/processes.h).

@@ -124,15 +124,10 @@ class ProcessCommunicator final : public Communicator {
     Signature mine;
     mine.bytes = lead.bytes;
     set_text(mine, *lead.what);
-    for (int i = 1; i < local_; ++i) {
-      const Slot& s = slots_[static_cast<size_t>(i)];
-      if (s.bytes != lead.bytes || *s.what != *lead.what) {
-        mine.local_mismatch = 1;
-        set_text(mine, "replica " + std::to_string(process_ * local_) + " runs " + *lead.what + " (" +
-                           std::to_string(lead.bytes) + " bytes), replica " + std::to_string(process_ * local_ + i) +
-                           " runs " + *s.what + " (" + std::to_string(s.bytes) + " bytes)");
-        break;
-      }
+    const std::string local_error = collective_mismatch(slots_, process_ * local_);
+    if (!local_error.empty()) {
+      mine.local_mismatch = 1;
+      set_text(mine, local_error);
     }
     std::vector<Signature> all(static_cast<size_t>(count_));
     std::vector<MPI_Request> request(1);
@@ -140,7 +135,7 @@ class ProcessCommunicator final : public Communicator {
     wait(request, *lead.what);
     for (int p = 0; p < count_; ++p)
       if (all[static_cast<size_t>(p)].local_mismatch) {
-        error_ = std::string("collective mismatch across replicas: ") + all[static_cast<size_t>(p)].text;
+        error_ = all[static_cast<size_t>(p)].text;
         return;
       }
     for (int p = 1; p < count_; ++p) {

@@ -63,14 +63,26 @@ MPI_Comm mpi_world() { return g_world; }
 
 const Processes& processes() { return g_processes; }
 
+int global_device_id(int process, int local_id) { return process * static_cast<int>(devices().size()) + local_id; }
+
+int process_of_device(int global_id) {
+  const int local = static_cast<int>(devices().size());
+  return global_id >= 0 && global_id < local * g_processes.count ? global_id / local : -1;
+}
+
+int global_device_count() { return static_cast<int>(devices().size()) * g_processes.count; }
+
 bool built_with_mpi() { return GRAFT_HAVE_MPI != 0; }
 
 int launched_process_count() {
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"}) {
-    const int v = env_int(name);
-    if (v > 0) return v;
-  }
-  return 1;
+  static const int count = [] {  // read once: pmap asks on every call
+    for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"}) {
+      const int v = env_int(name);
+      if (v > 0) return v;
+    }
+    return 1;
+  }();
+  return count;
 }
 
 double collective_timeout_seconds() {
@@ -148,7 +160,7 @@ void initialize_processes(int expected_count, int expected_index, int cpu_device
                   std::to_string(locals[static_cast<size_t>(p)]) + " device(s) and process " + std::to_string(index) +
                   " has " + std::to_string(local) + "; every process needs the same number (GRAFT_CPU_DEVICES)");
   g_processes = Processes{index, count, local, true};
-  for (Device* d : devices()) d->set_name(d->kind() + ":" + std::to_string(index * local + d->id()));
+  for (Device* d : devices()) d->set_name(d->kind() + ":" + std::to_string(global_device_id(index, d->id())));
 #else
   (void)expected_index;
   throw UnsupportedError("distributed::initialize: this is process " + std::to_string(launched_process_index()) +

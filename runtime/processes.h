@@ -21,6 +21,14 @@ struct Processes {
 
 const Processes& processes();
 
+// Device ids are global and process-major: process p's local device i is
+// p * devices().size() + i (with one process, the local ids).
+int global_device_id(int process, int local_id);
+// The process whose device `global_id` is, or -1 for an id no process has.
+int process_of_device(int global_id);
+// Every process's devices together.
+int global_device_count();
+
 // Joins the processes the launcher started (MPI_Init_thread, then a check
 // that every process has as many devices). expected_* (-1: take the
 // launcher's) are checked against what MPI reports. A second call with the
