@@ -3,8 +3,6 @@
 // failed replica's error without leaving the others waiting.
 #include "graft/pmap.h"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -16,9 +14,8 @@
 #include "api/sharded_array.h"
 #include "graft/distributed.h"
 #include "graft/errors.h"
-#include "runtime/communicator.h"
-#include "runtime/device_threads.h"
 #include "runtime/processes.h"
+#include "runtime/replicas.h"
 
 namespace graft::detail {
 
@@ -70,29 +67,6 @@ void warn_if_uninitialized() {
                runtime::launched_process_count());
 }
 
-// Virtual CPU devices share the machine's cores evenly: each replica runs
-// its OpenMP regions on its share, so replicas do not oversubscribe.
-int threads_per_device() {
-  return std::max(1, omp_get_num_procs() / static_cast<int>(runtime::devices().size()));
-}
-
-// The error to report: the first replica's own failure, not the
-// CollectiveAborted its failure caused in the others.
-void rethrow_first(const std::vector<std::exception_ptr>& errors) {
-  std::exception_ptr aborted;
-  for (const std::exception_ptr& e : errors) {
-    if (!e) continue;
-    try {
-      std::rethrow_exception(e);
-    } catch (const runtime::CollectiveAborted&) {
-      if (!aborted) aborted = e;
-    } catch (...) {
-      throw;
-    }
-  }
-  if (aborted) std::rethrow_exception(aborted);
-}
-
 }  // namespace
 
 std::vector<Array> run_pmap(const Executable& exe, const std::vector<Array>& leaves, const std::vector<int64_t>& dims,
@@ -115,50 +89,9 @@ std::vector<Array> run_pmap(const Executable& exe, const std::vector<Array>& lea
     for (size_t r = 0; r < n; ++r) inputs[r].emplace_back(make_concrete(part, std::move(pieces[r])));
   }
 
-  std::unique_ptr<runtime::Communicator> communicator = runtime::make_communicator(static_cast<int>(n));
   std::vector<std::vector<Array>> outputs(n);
-  std::vector<std::exception_ptr> errors(n);
-  const int threads = threads_per_device();
-  auto replica = [&](size_t r) {
-    const int rank = first_rank + static_cast<int>(r);
-    try {
-      runtime::DeviceScope on_device(*targets[r]);
-      const runtime::Replica self{communicator.get(), rank, axis_name};
-      runtime::ReplicaScope bound(self);
-      outputs[r] = run_executable(exe, inputs[r], donated, JitOptions{});
-    } catch (const runtime::CollectiveMismatch&) {
-      errors[r] = std::current_exception();  // every replica of every process throws it alike
-    } catch (const runtime::CollectiveAborted&) {
-      errors[r] = std::current_exception();  // caused by another replica's failure, reported there
-    } catch (const std::exception& e) {
-      const std::string who = "replica " + std::to_string(rank) + " on " + devices[static_cast<size_t>(rank)].str();
-      // The other processes would wait for this replica forever: end them all.
-      if (procs.count > 1)
-        runtime::abort_processes("process " + std::to_string(procs.index) + " of " + std::to_string(procs.count) +
-                                 ": pmap " + who + " failed: " + e.what());
-      errors[r] = std::current_exception();
-      communicator->abort(who + " failed");
-    } catch (...) {
-      errors[r] = std::current_exception();
-      communicator->abort("replica " + std::to_string(rank) + " failed");
-    }
-  };
-  // Replica 0 runs on the caller's thread, the others on their devices'
-  // worker threads, each under the same share of the cores.
-  std::vector<runtime::Device*> worker_devices(targets.begin() + 1, targets.end());
-  std::vector<std::function<void()>> others;
-  for (size_t r = 1; r < n; ++r)
-    others.emplace_back([&, r] {
-      omp_set_num_threads(threads);
-      replica(r);
-    });
-  const int caller_threads = omp_get_max_threads();
-  runtime::run_on_device_threads(worker_devices, others, [&] {
-    omp_set_num_threads(threads);
-    replica(0);
-    omp_set_num_threads(caller_threads);
-  });
-  rethrow_first(errors);
+  runtime::run_replicas(targets, first_rank, axis_name,
+                        [&](size_t r) { outputs[r] = run_executable(exe, inputs[r], donated, JitOptions{}); });
 
   std::vector<Array> result;
   for (size_t k = 0; k < outputs[0].size(); ++k) {
@@ -194,5 +127,37 @@ void delete_donated(const std::vector<Array>& leaves, const std::vector<bool>& d
     impl.shards.clear();
   }
 }
+
+std::vector<Array> pmap_bind(const Graph& body, const std::vector<Array>& captured, const std::vector<Array>& leaves,
+                             const std::vector<int64_t>& dims, const std::vector<int64_t>& out_dims,
+                             const std::vector<Device>& devices, const std::string& axis_name,
+                             const std::source_location& site) {
+  const runtime::Processes& procs = runtime::processes();
+  std::vector<Array> operands = leaves;
+  operands.insert(operands.end(), captured.begin(), captured.end());
+  ir::Ints in_dims(dims.begin(), dims.end());
+  in_dims.resize(operands.size(), -1);  // captured values: the same on every replica
+  int64_t mapped = 0;
+  for (size_t i = 0; i < leaves.size(); ++i)
+    if (dims[i] >= 0) mapped = leaves[i].shape()[static_cast<size_t>(dims[i])];
+  ir::Ints ids;
+  for (const Device& d : devices) ids.push_back(d.id());
+  ir::Attrs attrs{{"axis_name", axis_name},
+                  {"axis_size", mapped * procs.count},
+                  {"body", ir::Graphs{body.ir_ptr()}},
+                  {"devices", ids},
+                  {"in_dims", in_dims},
+                  {"mapped_size", mapped},
+                  {"out_dims", ir::Ints(out_dims.begin(), out_dims.end())}};
+  return bind(ir::Op::pmap, operands, std::move(attrs), site);
+}
+
+namespace {
+thread_local int t_pmap_body_depth = 0;
+}  // namespace
+
+PmapBodyScope::PmapBodyScope() { ++t_pmap_body_depth; }
+PmapBodyScope::~PmapBodyScope() { --t_pmap_body_depth; }
+bool PmapBodyScope::active() { return t_pmap_body_depth > 0; }
 
 }  // namespace graft::detail

@@ -26,7 +26,7 @@ std::optional<Op> op_from_name(std::string_view name) {
 const char* family_name(OpFamily family) {
   static constexpr const char* kNames[kNumFamilies] = {
       "elementwise", "reduce", "shape", "indexing", "sort", "creation",
-      "linalg", "random", "control", "custom", "collective", "fusion"};
+      "linalg", "random", "control", "custom", "collective", "pmap", "fusion"};
   return kNames[static_cast<int>(family)];
 }
 

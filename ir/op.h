@@ -11,9 +11,9 @@
 namespace graft::ir {
 
 enum class OpFamily : uint8_t {
-  elementwise, reduce, shape, indexing, sort, creation, linalg, random, control, custom, collective, fusion
+  elementwise, reduce, shape, indexing, sort, creation, linalg, random, control, custom, collective, pmap, fusion
 };
-inline constexpr int kNumFamilies = 12;
+inline constexpr int kNumFamilies = 13;
 
 enum class Op : uint16_t {
 #define GRAFT_OP(ident, ...) ident,
@@ -23,7 +23,7 @@ enum class Op : uint16_t {
 
 // The number of primitives. A new line in ops.def must come with a new count
 // here, so an op cannot be half-added without the reviewer noticing.
-inline constexpr int kNumOps = 93;
+inline constexpr int kNumOps = 94;
 
 inline constexpr int kVariadic = -1;
 

@@ -247,6 +247,7 @@ NOT_COVERED = {
     "pmax": "a collective (as psum)", "pmin": "a collective (as psum)", "all_gather": "a collective (as psum)",
     "psum_scatter": "a collective (as psum)", "ppermute": "a collective (as psum)", "axis_index": "a collective (as psum)",
     "all_to_all": "a collective (as psum)",
+    "pmap": "runs a function on several devices: tests/api/pmap_primitive_test.cpp checks it against eager pmap and vmap",
     "fusion": "exists only inside jit executables, never in an exported graph",
 }
 

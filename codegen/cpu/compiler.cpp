@@ -47,6 +47,8 @@ std::string env(const char* name) {
 // The compilers running now. Modules compile on background threads (see
 // background_compile.h) that may still be waiting for one when the process
 // exits: the exit kills them rather than leave orphans writing to the cache.
+void mark_exiting();  // below, with the exit guard
+
 class Children;
 Children& children();
 
@@ -68,6 +70,7 @@ class Children {
       }
   }
   void kill_all() {
+    mark_exiting();  // first: the compiles killed here must not report a failure
     std::lock_guard<std::mutex> lock(mu_);
     for (const Child& c : running_) {
       kill(c.pid, SIGKILL);
@@ -226,13 +229,15 @@ struct ExitGuard {
 ExitGuard& exit_guard() {
   static ExitGuard* g = [] {
     auto* guard = new ExitGuard;  // never destroyed: background threads may use it during the exit
-    std::atexit([] {
-      std::lock_guard<std::mutex> lock(exit_guard().mu);
-      exit_guard().exiting = true;
-    });
+    std::atexit(mark_exiting);
     return guard;
   }();
   return *g;
+}
+
+void mark_exiting() {
+  std::lock_guard<std::mutex> lock(exit_guard().mu);
+  exit_guard().exiting = true;
 }
 
 std::atomic<int64_t> g_loaded{0};

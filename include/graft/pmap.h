@@ -14,9 +14,13 @@
 // index i of axis 0. Reading one (to_vector, an eager op) assembles it once;
 // passing it to the next pmap call uses the shards where they are.
 //
-// Inside another transform (grad, vmap, jit) pmap is traced as its batched
-// equivalent, vmap(f, in_axes, 0, axis_name), which computes the same values
-// on the tracing device.
+// Inside another transform (jit, grad, vjp, jvp, vmap, make_graph) pmap is
+// a primitive: f's per-replica graph becomes the body of one `pmap` node,
+// which runs replicated over the devices (and processes) when the program
+// runs, differentiates to pmap nodes (the backward pass recomputes the
+// body's forward values on each replica, as checkpoint does), and batches
+// to a pmap over a batched body, as JAX's xla_pmap does. A pmap nested in
+// another pmap's function runs as vmap over its axis on each outer replica.
 #pragma once
 
 #include <memory>
@@ -56,6 +60,24 @@ std::vector<Array> run_pmap(const Executable& exe, const std::vector<Array>& lea
 std::vector<Array> place_pmap_outputs(std::vector<Array> sharded, const std::vector<int64_t>& out_dims);
 void delete_donated(const std::vector<Array>& leaves, const std::vector<bool>& donated);
 
+// Inside an enclosing trace: emits the pmap node running `body` (traced on
+// one replica's shapes) over the leaves split along dims and the captured
+// values replicated; its outputs are stacked along out_dims (-1: replica 0's).
+std::vector<Array> pmap_bind(const Graph& body, const std::vector<Array>& captured, const std::vector<Array>& leaves,
+                             const std::vector<int64_t>& dims, const std::vector<int64_t>& out_dims,
+                             const std::vector<Device>& devices, const std::string& axis_name,
+                             const std::source_location& site);
+
+// Marks this thread as tracing a pmap's function, where a nested pmap runs as vmap.
+class PmapBodyScope {
+ public:
+  PmapBodyScope();
+  ~PmapBodyScope();
+  PmapBodyScope(const PmapBodyScope&) = delete;
+  PmapBodyScope& operator=(const PmapBodyScope&) = delete;
+  static bool active();
+};
+
 template <class F, class... Args>
 auto pmap_impl(F& f, const PmapOptions& options, GraphCache& cache, const std::source_location& site,
                const Args&... args) {
@@ -69,7 +91,27 @@ auto pmap_impl(F& f, const PmapOptions& options, GraphCache& cache, const std::s
     rethrow_with_site("pmap", site);
   }
   auto& [leaves, dims, size] = mapped;
-  if (tracing()) return Out(vmap_impl(f, options.in_axes, options.out_axes, options.axis_name, cache, site, args...));
+  if (PmapBodyScope::active())
+    return Out(vmap_impl(f, options.in_axes, options.out_axes, options.axis_name, cache, site, args...));
+  // The axis spans every replica of every process.
+  const auto replicas = static_cast<int64_t>(devices.size());
+  if (tracing()) {
+    auto traced = [&] {
+      PmapBodyScope body;
+      return trace_example(f, leaves, dims, options.axis_name, replicas, args...);
+    }();
+    std::vector<int64_t> out_ranks;
+    for (const Array& a : tree::leaves(traced.out)) out_ranks.push_back(a.ndim() + 1);
+    try {
+      const std::vector<int64_t> out_dims =
+          leaf_axes(options.out_axes, tree::shape(traced.out), out_ranks, "out_axes", "output");
+      return tree::unflatten(traced.out, pmap_bind(traced.graph, traced.captured, leaves, dims, out_dims,
+                                                   options.devices.empty() ? std::vector<Device>{} : devices,
+                                                   options.axis_name, site));
+    } catch (const Error&) {
+      rethrow_with_site("pmap", site);
+    }
+  }
 
   struct Entry {
     std::shared_ptr<const Executable> exe;
@@ -84,9 +126,10 @@ auto pmap_impl(F& f, const PmapOptions& options, GraphCache& cache, const std::s
   if (!entry) {
     cache.count_trace();
     double t0 = now_ms();
-    // The axis spans every replica of every process.
-    const auto replicas = static_cast<int64_t>(devices.size());
-    auto traced = trace_example(f, leaves, dims, options.axis_name, replicas, args...);  // no enclosing trace: nothing captured
+    auto traced = [&] {
+      PmapBodyScope body;
+      return trace_example(f, leaves, dims, options.axis_name, replicas, args...);  // no enclosing trace: nothing captured
+    }();
     double t1 = now_ms();
     std::vector<int64_t> out_ranks;
     for (const Array& a : tree::leaves(traced.out)) out_ranks.push_back(a.ndim() + 1);

@@ -265,6 +265,7 @@ TEST_CASE("corpus: every case, every check", "[corpus]") {
       {"custom_vjp_call", "wraps a user's fwd and bwd: tests/transforms/custom_vjp_test.cpp"},
       {"custom_lin", "exists only between a JVP and its transpose"},
       {"remat", "wraps a user's function: tests/transforms/checkpoint_test.cpp"},
+      {"pmap", "runs a user's function on several devices: tests/api/pmap_primitive_test.cpp"},
       {"fusion", "exists only inside jit executables"}};
   std::vector<std::string> missing;
   for (int i = 0; i < ir::kNumOps; ++i) {

@@ -813,6 +813,27 @@ void add_collective_cases(Catalogue& c) {
 
 // fusion nodes exist only inside jit executables (transforms/fusion.cpp); the
 // shape rule checks the body's signature and returns its outputs.
+void add_pmap_cases(Catalogue& c) {
+  // Body: one replica's (x f32[3], n i32[]) -> (sin x, -n).
+  auto attrs = [](Ints in_dims, Ints out_dims, int64_t mapped, int64_t total) {
+    return Attrs{{"axis_name", std::string("i")}, {"axis_size", total},   {"body", Graphs{two_output_graph()}},
+                 {"devices", Ints{}},             {"in_dims", in_dims},   {"mapped_size", mapped},
+                 {"out_dims", out_dims}};
+  };
+  c.ok(Op::pmap, {{f32, {4, 3}}, {i32, {}}}, attrs({0, -1}, {0, -1}, 4, 4), {{f32, {4, 3}}, {i32, {}}});
+  c.ok(Op::pmap, {{f32, {3, 2}}, {i32, {2}}}, attrs({1, 0}, {1, 0}, 2, 4), {{f32, {3, 2}}, {i32, {2}}});
+  c.bad_shape(Op::pmap, {{f32, {4, 3}}, {i32, {}}}, attrs({1, -1}, {0, -1}, 4, 4),
+              "operand 0 f32[4,3] has size 3 at its mapped dimension 1, not mapped_size 4");
+  c.bad_shape(Op::pmap, {{f32, {4, 3}}, {i32, {}}}, attrs({0, -1}, {0, -1}, 4, 6),
+              "axis_size 6 is not a multiple of mapped_size 4");
+  c.bad_shape(Op::pmap, {{f32, {4, 3}}, {i32, {}}}, attrs({0}, {0, -1}, 4, 4), "in_dims has 1 entries for 2 operands");
+  c.bad_shape(Op::pmap, {{f32, {4, 3}}, {i32, {}}}, attrs({0, -1}, {2, -1}, 4, 4),
+              "out_dims[0] 2 is out of range for rank 2");
+  c.bad_shape(Op::pmap, {{f32, {4, 4}}, {i32, {}}}, attrs({0, -1}, {0, -1}, 4, 4),
+              "body takes (f32[3], i32[]) but is given (f32[4], i32[])");
+  c.bad_format(Op::pmap, {{f32, {4, 3}}}, {}, "attribute 'axis_name' is missing (it must be string)");
+}
+
 void add_fusion_cases(Catalogue& c) {
   const ValueType f32_3{f32, {3}};
   c.ok(Op::fusion, {f32_3, {i32, {}}}, {{"body", Graphs{two_output_graph()}}}, {f32_3, {i32, {}}});
@@ -848,6 +869,7 @@ const Catalogue& catalogue() {
     add_control_cases(c);
     add_custom_cases(c);
     add_collective_cases(c);
+    add_pmap_cases(c);
     add_fusion_cases(c);
     return c;
   }();
