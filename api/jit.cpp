@@ -19,6 +19,7 @@
 #include "graft/errors.h"
 #include "interpreter/constant_folding.h"
 #include "interpreter/evaluate.h"
+#include "interpreter/pmap_call.h"
 #include "ir/dtype.h"
 #include "ir/trace.h"
 #include "runtime/device.h"
@@ -74,6 +75,8 @@ struct Executable {
   const runtime::AllocationSite* site = nullptr;  // the arena's provenance: the function's first line
   // The constants it holds, shown in memory profiles as kind "executable".
   std::unique_ptr<runtime::ExecutableMemory> held;
+  // By node index, for pmap nodes: their bodies run compiled on each replica (empty: no pmap node).
+  std::vector<interpreter::NodeKernel> pmap_kernels;
 };
 
 bool jit_disabled() { return disabled_depth() > 0; }
@@ -180,6 +183,31 @@ std::shared_ptr<const codegen::cpu::PendingKernels> start_cpu_compile(const ir::
   });
 }
 
+// pmap nodes' bodies compiled like any jit program, each run by every
+// replica of the node on its own device.
+std::vector<interpreter::NodeKernel> pmap_kernels(const ir::Graph& g, const JitOptions& options) {
+  std::vector<interpreter::NodeKernel> kernels;
+  for (size_t i = 0; i < g.nodes().size(); ++i) {
+    const ir::Node& n = g.nodes()[i];
+    if (n.op != ir::Op::pmap) continue;
+    kernels.resize(g.nodes().size());
+    const JitOptions body_options{.backend = options.backend, .wait_for_compile = options.wait_for_compile};
+    std::shared_ptr<const Executable> body =
+        compile_graph(Graph(ir::attr<ir::Graphs>(n, "body").at(0)), body_options, {}, "pmap");
+    kernels[i] = [body](const interpreter::KernelCall& call) {
+      interpreter::run_pmap_call(call, [&body](const std::vector<runtime::BufferPtr>& inputs) {
+        const ir::Graph& bg = *body->graph;
+        std::vector<Array> args;
+        for (size_t k = 0; k < inputs.size(); ++k) args.emplace_back(make_concrete(bg.type(bg.inputs()[k]), inputs[k]));
+        std::vector<runtime::BufferPtr> outs;
+        for (const Array& a : run_executable(*body, args, {}, JitOptions{})) outs.push_back(data_buffer(*a.impl()));
+        return outs;
+      });
+    };
+  }
+  return kernels;
+}
+
 }  // namespace
 
 std::shared_ptr<const Executable> compile_graph(const Graph& g, const JitOptions& options,
@@ -193,6 +221,7 @@ std::shared_ptr<const Executable> compile_graph(const Graph& g, const JitOptions
   ir::GraphPtr clean = folded.folded ? transforms::simplify(*folded.graph).graph : simplified;
   // Fused kernels run as generated C++ (cpu) or in the interpreter's tiled evaluator.
   exe->graph = transforms::fuse(*clean, nullptr, donated);
+  exe->pmap_kernels = pmap_kernels(*exe->graph, options);
   if (exe->backend == Backend::cpu) exe->cpu = start_cpu_compile(exe->graph, options.wait_for_compile);
   exe->donation_plan = interpreter::donation_plan(*exe->graph, donated);
   // Flops are the ops' own (a fused op still computes); bytes are what the kernels move.
@@ -235,8 +264,15 @@ std::vector<Array> run_executable(const Executable& exe, const std::vector<Array
   // Until its module is loaded, a cpu executable runs on the interpreter (the same fused graph, the same bits).
   const codegen::cpu::FusedGraphKernels* compiled = exe.cpu ? exe.cpu->ready() : nullptr;
   if (exe.cpu) (compiled ? g_tier_counts.compiled : g_tier_counts.interpreted).fetch_add(1, std::memory_order_relaxed);
-  interpreter::EvaluateOptions run{donated, &reused, compiled && compiled->compiled ? &compiled->node_kernels : nullptr,
-                                   &exe.plan.offset, exe.plan.arena_bytes};
+  const std::vector<interpreter::NodeKernel>* kernels = compiled && compiled->compiled ? &compiled->node_kernels : nullptr;
+  std::vector<interpreter::NodeKernel> with_pmaps;
+  if (!exe.pmap_kernels.empty()) {
+    with_pmaps = exe.pmap_kernels;
+    for (size_t i = 0; kernels && i < kernels->size(); ++i)
+      if (!with_pmaps[i]) with_pmaps[i] = (*kernels)[i];
+    kernels = &with_pmaps;
+  }
+  interpreter::EvaluateOptions run{donated, &reused, kernels, &exe.plan.offset, exe.plan.arena_bytes};
   runtime::SiteScope site(exe.site);
   std::vector<runtime::BufferPtr> outs = interpreter::evaluate(g, buffers, run);
   static std::atomic<bool> warned{false};

@@ -48,15 +48,19 @@ Array wiggle(Shape shape, float scale, float phase) {
 
 Array copies(const Array& a, int n) { return stack(std::vector<Array>(static_cast<size_t>(n), a)); }
 
-// Seconds per step of pmap on `devs` (n of them in this process), the parameters kept sharded between steps.
-double seconds_per_step(int n, const std::vector<Device>& devs) {
-  auto step = pmap(
+// Seconds per step of pmap on `devs` (n of them in this process), the
+// parameters kept sharded between steps; under_jit: jit(pmap(step)), one
+// pmap node in a jit program.
+double seconds_per_step(int n, const std::vector<Device>& devs, bool under_jit = false) {
+  auto pmapped = pmap(
       [](const Mlp& p, const Array& x) {
         Mlp g = grad(loss)(p, x);
         auto avg = [](const Array& a) { return pmean(a, "d"); };
         return Mlp{p.w1 - 0.01f * avg(g.w1), p.w2 - 0.01f * avg(g.w2), p.w3 - 0.01f * avg(g.w3)};
       },
       PmapOptions{.axis_name = "d", .devices = devs});
+  auto jitted = jit(pmapped, {.wait_for_compile = true});
+  auto step = [&](const Mlp& p, const Array& x) { return under_jit ? jitted(p, x) : pmapped(p, x); };
   const float s = 1.0f / static_cast<float>(kWidth);
   Mlp params{copies(wiggle({kWidth, kWidth}, s, 0.1f), n), copies(wiggle({kWidth, kWidth}, s, 0.2f), n),
              copies(wiggle({kWidth, kWidth}, s, 0.3f), n)};
@@ -156,12 +160,15 @@ int main(int argc, char** argv) {
   const double flops = 3.0 * 3.0 * 2.0 * kPerDevice * kWidth * kWidth;  // 3 matmuls, forward + 2 backward each
   const double one = seconds_per_step(1, first(1)), two = seconds_per_step(2, first(2));
   const double whole = seconds_per_jit_step(2 * kPerDevice);
+  const double two_jit = seconds_per_step(2, first(2), true);
   std::printf("MLP training step, %lld examples per device, width %lld (%.2f GFLOP per device per step)\n",
               static_cast<long long>(kPerDevice), static_cast<long long>(kWidth), flops / 1e9);
   std::printf("%-34s %12s %16s %10s\n", "", "ms/step", "examples/s", "vs 1 dev");
   std::printf("%-34s %12.2f %16.0f %10.2fx\n", "pmap, 1 device (its share: 1 core)", one * 1e3, kPerDevice / one, 1.0);
   std::printf("%-34s %12.2f %16.0f %10.2fx\n", "pmap, 2 devices", two * 1e3, 2 * kPerDevice / two,
               (2 * kPerDevice / two) / (kPerDevice / one));
+  std::printf("%-34s %12.2f %16.0f %10.2fx\n", "jit(pmap), 2 devices", two_jit * 1e3, 2 * kPerDevice / two_jit,
+              (2 * kPerDevice / two_jit) / (kPerDevice / one));
   std::printf("%-34s %12.2f %16.0f %10.2fx\n", "jit, no pmap, all cores, 2x batch", whole * 1e3,
               2 * kPerDevice / whole, (2 * kPerDevice / whole) / (kPerDevice / one));
   const MpiRow procs = run_two_processes(argv[0]);

@@ -9,6 +9,7 @@
 #include "graft/errors.h"
 #include "interpreter/evaluate.h"
 #include "interpreter/kernel.h"
+#include "interpreter/pmap_call.h"
 #include "ir/dtype.h"
 #include "runtime/buffer.h"
 #include "runtime/communicator.h"
@@ -93,6 +94,10 @@ std::vector<runtime::Device*> replica_devices(const KernelCall& call, int64_t n)
 
 void pmap_kernel(const KernelCall& call) {
   const ir::Graph& body = *ir::attr<ir::Graphs>(call.attrs, "body", call.op).at(0);
+  run_pmap_call(call, [&body](const std::vector<runtime::BufferPtr>& inputs) { return evaluate(body, inputs); });
+}
+
+void run_pmap_call(const KernelCall& call, const ReplicaBody& body) {
   const std::string& axis_name = ir::attr<std::string>(call.attrs, "axis_name", call.op);
   const int64_t n = int_attr(call, "mapped_size");
   const int64_t total = int_attr(call, "axis_size");
@@ -110,7 +115,7 @@ void pmap_kernel(const KernelCall& call) {
     std::vector<runtime::BufferPtr> inputs;
     for (size_t i = 0; i < call.inputs.size(); ++i)
       inputs.push_back(take_slice(call.inputs[i], in_dims[i], static_cast<int64_t>(r)));
-    std::vector<runtime::BufferPtr> outputs = evaluate(body, inputs);
+    std::vector<runtime::BufferPtr> outputs = body(inputs);
     // Each replica writes its own slices of the outputs: disjoint bytes.
     for (size_t k = 0; k < outputs.size(); ++k) put_slice(*outputs[k], call.outputs[k], out_dims[k], static_cast<int64_t>(r));
   });
