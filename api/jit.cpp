@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <string>
 
 #include "api/array_impl.h"
@@ -77,6 +78,9 @@ struct Executable {
   std::unique_ptr<runtime::ExecutableMemory> held;
   // By node index, for pmap nodes: their bodies run compiled on each replica (empty: no pmap node).
   std::vector<interpreter::NodeKernel> pmap_kernels;
+  // Those and the cpu module's kernels together, merged once the module is loaded.
+  mutable std::once_flag merged_once;
+  mutable std::vector<interpreter::NodeKernel> merged_kernels;
 };
 
 bool jit_disabled() { return disabled_depth() > 0; }
@@ -265,12 +269,17 @@ std::vector<Array> run_executable(const Executable& exe, const std::vector<Array
   const codegen::cpu::FusedGraphKernels* compiled = exe.cpu ? exe.cpu->ready() : nullptr;
   if (exe.cpu) (compiled ? g_tier_counts.compiled : g_tier_counts.interpreted).fetch_add(1, std::memory_order_relaxed);
   const std::vector<interpreter::NodeKernel>* kernels = compiled && compiled->compiled ? &compiled->node_kernels : nullptr;
-  std::vector<interpreter::NodeKernel> with_pmaps;
   if (!exe.pmap_kernels.empty()) {
-    with_pmaps = exe.pmap_kernels;
-    for (size_t i = 0; kernels && i < kernels->size(); ++i)
-      if (!with_pmaps[i]) with_pmaps[i] = (*kernels)[i];
-    kernels = &with_pmaps;
+    if (kernels) {
+      std::call_once(exe.merged_once, [&] {
+        exe.merged_kernels = exe.pmap_kernels;
+        for (size_t i = 0; i < kernels->size(); ++i)
+          if (!exe.merged_kernels[i]) exe.merged_kernels[i] = (*kernels)[i];
+      });
+      kernels = &exe.merged_kernels;
+    } else {
+      kernels = &exe.pmap_kernels;
+    }
   }
   interpreter::EvaluateOptions run{donated, &reused, kernels, &exe.plan.offset, exe.plan.arena_bytes};
   runtime::SiteScope site(exe.site);

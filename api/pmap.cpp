@@ -129,25 +129,22 @@ void delete_donated(const std::vector<Array>& leaves, const std::vector<bool>& d
 }
 
 std::vector<Array> pmap_bind(const Graph& body, const std::vector<Array>& captured, const std::vector<Array>& leaves,
-                             const std::vector<int64_t>& dims, const std::vector<int64_t>& out_dims,
-                             const std::vector<Device>& devices, const std::string& axis_name,
-                             const std::source_location& site) {
+                             const std::vector<int64_t>& dims, int64_t mapped_size,
+                             const std::vector<int64_t>& out_dims, const std::vector<Device>& devices,
+                             const std::string& axis_name, const std::source_location& site) {
   const runtime::Processes& procs = runtime::processes();
   std::vector<Array> operands = leaves;
   operands.insert(operands.end(), captured.begin(), captured.end());
   ir::Ints in_dims(dims.begin(), dims.end());
   in_dims.resize(operands.size(), -1);  // captured values: the same on every replica
-  int64_t mapped = 0;
-  for (size_t i = 0; i < leaves.size(); ++i)
-    if (dims[i] >= 0) mapped = leaves[i].shape()[static_cast<size_t>(dims[i])];
   ir::Ints ids;
   for (const Device& d : devices) ids.push_back(d.id());
   ir::Attrs attrs{{"axis_name", axis_name},
-                  {"axis_size", mapped * procs.count},
+                  {"axis_size", mapped_size * procs.count},
                   {"body", ir::Graphs{body.ir_ptr()}},
                   {"devices", ids},
                   {"in_dims", in_dims},
-                  {"mapped_size", mapped},
+                  {"mapped_size", mapped_size},
                   {"out_dims", ir::Ints(out_dims.begin(), out_dims.end())}};
   return bind(ir::Op::pmap, operands, std::move(attrs), site);
 }

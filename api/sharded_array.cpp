@@ -6,6 +6,7 @@
 #include "api/dispatch.h"
 #include "graft/array.h"
 #include "graft/errors.h"
+#include "interpreter/axis_slices.h"
 #include "ir/dtype.h"
 
 namespace graft::detail {
@@ -62,16 +63,11 @@ std::vector<runtime::BufferPtr> split_to_devices(const ArrayImpl& leaf, int64_t 
     }
     return out;
   }
-  // Index i of axis dim: `outer` runs of `inner` bytes, strided by the axis.
   const ir::ValueType part = without_axis(leaf.type, dim);
-  size_t outer = 1, inner = ir::dtype_size(leaf.type.dtype);
-  for (int64_t d = 0; d < dim; ++d) outer *= static_cast<size_t>(leaf.type.shape[static_cast<size_t>(d)]);
-  for (int64_t d = dim + 1; d < leaf.type.rank(); ++d) inner *= static_cast<size_t>(leaf.type.shape[static_cast<size_t>(d)]);
-  const auto* src = static_cast<const char*>(whole->data());
+  const interpreter::AxisSlices slices = interpreter::axis_slices(leaf.type, dim);
   for (size_t i = 0; i < n; ++i) {
     out[i] = std::make_shared<runtime::Buffer>(bytes_of(part), *devices[i]);
-    auto* dst = static_cast<char*>(out[i]->data());
-    for (size_t o = 0; o < outer; ++o) std::memcpy(dst + o * inner, src + (o * n + i) * inner, inner);
+    interpreter::copy_slice_out(whole->data(), out[i]->data(), slices, i);
   }
   return out;
 }

@@ -61,12 +61,12 @@ std::vector<Array> place_pmap_outputs(std::vector<Array> sharded, const std::vec
 void delete_donated(const std::vector<Array>& leaves, const std::vector<bool>& donated);
 
 // Inside an enclosing trace: emits the pmap node running `body` (traced on
-// one replica's shapes) over the leaves split along dims and the captured
-// values replicated; its outputs are stacked along out_dims (-1: replica 0's).
+// one replica's shapes) over the leaves split along dims (mapped_size
+// each) and the captured values replicated; its outputs are stacked along out_dims (-1: replica 0's).
 std::vector<Array> pmap_bind(const Graph& body, const std::vector<Array>& captured, const std::vector<Array>& leaves,
-                             const std::vector<int64_t>& dims, const std::vector<int64_t>& out_dims,
-                             const std::vector<Device>& devices, const std::string& axis_name,
-                             const std::source_location& site);
+                             const std::vector<int64_t>& dims, int64_t mapped_size,
+                             const std::vector<int64_t>& out_dims, const std::vector<Device>& devices,
+                             const std::string& axis_name, const std::source_location& site);
 
 // Marks this thread as tracing a pmap's function, where a nested pmap runs as vmap.
 class PmapBodyScope {
@@ -77,6 +77,14 @@ class PmapBodyScope {
   PmapBodyScope& operator=(const PmapBodyScope&) = delete;
   static bool active();
 };
+
+// f traced on one replica's shapes, where a nested pmap runs as vmap.
+template <class F, class... Args>
+auto trace_replica(F& f, const std::vector<Array>& leaves, const std::vector<int64_t>& dims,
+                   const std::string& axis_name, int64_t replicas, const Args&... args) {
+  PmapBodyScope body;
+  return trace_example(f, leaves, dims, axis_name, replicas, args...);
+}
 
 template <class F, class... Args>
 auto pmap_impl(F& f, const PmapOptions& options, GraphCache& cache, const std::source_location& site,
@@ -96,16 +104,13 @@ auto pmap_impl(F& f, const PmapOptions& options, GraphCache& cache, const std::s
   // The axis spans every replica of every process.
   const auto replicas = static_cast<int64_t>(devices.size());
   if (tracing()) {
-    auto traced = [&] {
-      PmapBodyScope body;
-      return trace_example(f, leaves, dims, options.axis_name, replicas, args...);
-    }();
+    auto traced = trace_replica(f, leaves, dims, options.axis_name, replicas, args...);
     std::vector<int64_t> out_ranks;
     for (const Array& a : tree::leaves(traced.out)) out_ranks.push_back(a.ndim() + 1);
     try {
       const std::vector<int64_t> out_dims =
           leaf_axes(options.out_axes, tree::shape(traced.out), out_ranks, "out_axes", "output");
-      return tree::unflatten(traced.out, pmap_bind(traced.graph, traced.captured, leaves, dims, out_dims,
+      return tree::unflatten(traced.out, pmap_bind(traced.graph, traced.captured, leaves, dims, size, out_dims,
                                                    options.devices.empty() ? std::vector<Device>{} : devices,
                                                    options.axis_name, site));
     } catch (const Error&) {
@@ -126,10 +131,7 @@ auto pmap_impl(F& f, const PmapOptions& options, GraphCache& cache, const std::s
   if (!entry) {
     cache.count_trace();
     double t0 = now_ms();
-    auto traced = [&] {
-      PmapBodyScope body;
-      return trace_example(f, leaves, dims, options.axis_name, replicas, args...);  // no enclosing trace: nothing captured
-    }();
+    auto traced = trace_replica(f, leaves, dims, options.axis_name, replicas, args...);  // no enclosing trace: nothing captured
     double t1 = now_ms();
     std::vector<int64_t> out_ranks;
     for (const Array& a : tree::leaves(traced.out)) out_ranks.push_back(a.ndim() + 1);

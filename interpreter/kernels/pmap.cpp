@@ -2,11 +2,11 @@
 // replica on its device's thread with its slice of the mapped operands,
 // collectives spanning every process's replicas; the replicas' results are
 // stacked into the node's outputs.
-#include <cstdint>
 #include <cstring>
 #include <string>
 
 #include "graft/errors.h"
+#include "interpreter/axis_slices.h"
 #include "interpreter/evaluate.h"
 #include "interpreter/kernel.h"
 #include "interpreter/pmap_call.h"
@@ -20,21 +20,6 @@
 namespace graft::interpreter {
 namespace {
 
-// A value with its mapped dimension d of size n, seen as [outer, n, inner bytes].
-struct Mapped {
-  size_t outer = 1, inner = 1;
-  int64_t n = 1;
-};
-
-Mapped mapped_layout(const ir::ValueType& t, int64_t d) {
-  Mapped m;
-  m.n = t.shape[static_cast<size_t>(d)];
-  for (int64_t a = 0; a < d; ++a) m.outer *= static_cast<size_t>(t.shape[static_cast<size_t>(a)]);
-  for (size_t a = static_cast<size_t>(d) + 1; a < t.shape.size(); ++a) m.inner *= static_cast<size_t>(t.shape[a]);
-  m.inner *= ir::dtype_size(t.dtype);
-  return m;
-}
-
 size_t bytes_of(const ir::ValueType& t) { return static_cast<size_t>(t.num_elements()) * ir::dtype_size(t.dtype); }
 
 // Slice r of `whole` along its mapped dimension, into a buffer of this thread's device.
@@ -44,12 +29,9 @@ runtime::BufferPtr take_slice(const KernelIn& whole, int64_t d, int64_t r) {
     if (b->size()) std::memcpy(b->data(), whole.data, b->size());
     return b;
   }
-  const Mapped m = mapped_layout(*whole.type, d);
-  runtime::BufferPtr b = runtime::make_buffer(m.outer * m.inner);
-  const auto* src = static_cast<const uint8_t*>(whole.data);
-  auto* dst = static_cast<uint8_t*>(b->data());
-  for (size_t o = 0; o < m.outer; ++o)
-    std::memcpy(dst + o * m.inner, src + (o * static_cast<size_t>(m.n) + static_cast<size_t>(r)) * m.inner, m.inner);
+  const AxisSlices slices = axis_slices(*whole.type, d);
+  runtime::BufferPtr b = runtime::make_buffer(slices.outer * slices.inner);
+  copy_slice_out(whole.data, b->data(), slices, static_cast<size_t>(r));
   return b;
 }
 
@@ -59,11 +41,7 @@ void put_slice(const runtime::Buffer& part, const KernelOut& whole, int64_t d, i
     if (r == 0 && part.size()) std::memcpy(whole.data, part.data(), part.size());
     return;
   }
-  const Mapped m = mapped_layout(*whole.type, d);
-  const auto* src = static_cast<const uint8_t*>(part.data());
-  auto* dst = static_cast<uint8_t*>(whole.data);
-  for (size_t o = 0; o < m.outer; ++o)
-    std::memcpy(dst + (o * static_cast<size_t>(m.n) + static_cast<size_t>(r)) * m.inner, src + o * m.inner, m.inner);
+  copy_slice_in(part.data(), whole.data, axis_slices(*whole.type, d), static_cast<size_t>(r));
 }
 
 // This process's devices for the node's replicas.
