@@ -54,6 +54,7 @@
 #include "codegen/cpu/elementwise.h"
 #include "codegen/cpu/prelude.h"
 #include "codegen/cpu/schedule.h"
+#include "codegen/scalar_helpers.h"
 
 namespace graft::codegen::cpu {
 namespace {
@@ -73,6 +74,7 @@ class Emitter {
   std::string run() {
     std::ostringstream os;
     std::string prelude = kPrelude;
+    replace(prelude, "GCG_SCALAR_HELPERS", kScalarHelpers);
     replace(prelude, "GCG_MATH_VERSION", num(kMathTableVersion));
     replace(prelude, "GCG_MATH_COUNT", num(static_cast<int64_t>(MathFn::count)));
     os << prelude << "\n// ---- kernel " << sym_ << ": N = " << p_.N() << "\n";

@@ -14,6 +14,7 @@ extern const char kPrelude[] = R"(#ifndef GRAFT_CG_PRELUDE
 #include <cstdint>
 
 #define GCG_EXPORT extern "C" __attribute__((visibility("default")))
+#define GCG_FN inline
 
 namespace {
 
@@ -40,43 +41,8 @@ inline T gcg_bits(int64_t v) {
   return t;
 }
 
-// Type facts (no <type_traits>, no <limits>).
-template <class T>
-struct gcg_t {
-  static constexpr bool fl = false;
-};
-template <>
-struct gcg_t<float> {
-  static constexpr bool fl = true;
-};
-template <>
-struct gcg_t<double> {
-  static constexpr bool fl = true;
-};
-template <>
-struct gcg_t<int32_t> {
-  static constexpr bool fl = false;
-  static constexpr int32_t lo = INT32_MIN, hi = INT32_MAX;
-};
-template <>
-struct gcg_t<int64_t> {
-  static constexpr bool fl = false;
-  static constexpr int64_t lo = INT64_MIN, hi = INT64_MAX;
-};
-template <>
-struct gcg_t<uint32_t> {
-  static constexpr bool fl = false;
-  static constexpr uint32_t lo = 0, hi = UINT32_MAX;
-};
-template <class A, class B>
-struct gcg_same {
-  static constexpr bool value = false;
-};
-template <class A>
-struct gcg_same<A, A> {
-  static constexpr bool value = true;
-};
-
+// The emitter splices the shared scalar helpers (codegen/scalar_helpers.cpp) in here.
+GCG_SCALAR_HELPERS
 inline float gcg_fabs(float x) { return __builtin_fabsf(x); }
 inline double gcg_fabs(double x) { return __builtin_fabs(x); }
 inline float gcg_erf(float x) { return __builtin_erff(x); }
@@ -87,68 +53,6 @@ inline float gcg_pow(float x, float y) { return __builtin_powf(x, y); }
 inline double gcg_pow(double x, double y) { return __builtin_pow(x, y); }
 inline float gcg_atan2(float x, float y) { return __builtin_atan2f(x, y); }
 inline double gcg_atan2(double x, double y) { return __builtin_atan2(x, y); }
-
-// Integer division as XLA: x / 0 = -1, x % 0 = x, INT_MIN / -1 = INT_MIN.
-inline int32_t gcg_int_div(int32_t a, int32_t b) { return b == 0 ? -1 : (a == INT32_MIN && b == -1) ? a : a / b; }
-inline int64_t gcg_int_div(int64_t a, int64_t b) { return b == 0 ? -1 : (a == INT64_MIN && b == -1) ? a : a / b; }
-inline uint32_t gcg_int_div(uint32_t a, uint32_t b) { return b == 0 ? UINT32_MAX : a / b; }
-inline int32_t gcg_int_rem(int32_t a, int32_t b) { return b == 0 ? a : (a == INT32_MIN && b == -1) ? 0 : a % b; }
-inline int64_t gcg_int_rem(int64_t a, int64_t b) { return b == 0 ? a : (a == INT64_MIN && b == -1) ? 0 : a % b; }
-inline uint32_t gcg_int_rem(uint32_t a, uint32_t b) { return b == 0 ? a : a % b; }
-
-// max and min propagate NaN.
-template <class T>
-inline T gcg_max(T a, T b) {
-  if constexpr (gcg_t<T>::fl)
-    if (__builtin_isnan(a) || __builtin_isnan(b)) return a + b;
-  return a > b ? a : b;
-}
-template <class T>
-inline T gcg_min(T a, T b) {
-  if constexpr (gcg_t<T>::fl)
-    if (__builtin_isnan(a) || __builtin_isnan(b)) return a + b;
-  return a < b ? a : b;
-}
-
-// Float to integer conversion saturates and maps NaN to 0.
-template <class To, class From>
-inline To gcg_convert(From v) {
-  if constexpr (gcg_same<To, bool>::value) {
-    return v != From(0);
-  } else if constexpr (gcg_t<From>::fl && !gcg_t<To>::fl) {
-    if (__builtin_isnan(v)) return 0;
-    if (v <= static_cast<From>(gcg_t<To>::lo)) return gcg_t<To>::lo;
-    if (v >= static_cast<From>(gcg_t<To>::hi)) return gcg_t<To>::hi;
-    return static_cast<To>(v);
-  } else {
-    return static_cast<To>(v);
-  }
-}
-
-// Reduction steps: acc (+) v. Signed sums wrap.
-inline float gcg_sum(float a, float b) { return a + b; }
-inline double gcg_sum(double a, double b) { return a + b; }
-inline int32_t gcg_sum(int32_t a, int32_t b) { return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b)); }
-inline int64_t gcg_sum(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); }
-inline uint32_t gcg_sum(uint32_t a, uint32_t b) { return a + b; }
-template <class T>
-inline T gcg_rmax(T acc, T v) {
-  if constexpr (gcg_t<T>::fl) {
-    if (__builtin_isnan(v) || v > acc) return __builtin_isnan(acc) ? acc : v;
-    return acc;
-  } else {
-    return v > acc ? v : acc;
-  }
-}
-template <class T>
-inline T gcg_rmin(T acc, T v) {
-  if constexpr (gcg_t<T>::fl) {
-    if (__builtin_isnan(v) || v < acc) return __builtin_isnan(acc) ? acc : v;
-    return acc;
-  } else {
-    return v < acc ? v : acc;
-  }
-}
 
 // dst[k] = src[offset of element lo + k of a row-major `size` view whose
 // axes step `stride` elements through src], k < len.

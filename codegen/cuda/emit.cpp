@@ -1,0 +1,345 @@
+// The CUDA code generator for fused bodies (see emit.h). What a body may
+// hold is decided once, by the CPU emitter's schedule (codegen/cpu/
+// schedule.h: both emitters take the same bodies); this file turns the
+// body's plan into one CUDA kernel.
+//
+// Inside a kernel, `at(i)` computes element i of the iteration space: the
+// body's values in plan order (uniforms once per thread, before any loop;
+// views read through their strides, baked into the source), stores the
+// outputs computed per element and returns the value a trailing reduction
+// reduces. The drivers differ only in which i a thread visits and how the
+// reduction combines.
+#include "codegen/cuda/emit.h"
+
+#include <algorithm>
+#include <cctype>
+#include <functional>
+#include <sstream>
+
+#include "codegen/cpu/cpp_text.h"
+#include "codegen/cpu/emit.h"
+#include "codegen/cpu/schedule.h"
+#include "codegen/cuda/elementwise.h"
+#include "codegen/cuda/prelude.h"
+#include "codegen/scalar_helpers.h"
+#include "graft/errors.h"
+
+namespace graft::codegen::cuda {
+namespace {
+
+using cpu::detail::cat;
+using cpu::detail::ctype;
+using cpu::detail::num;
+using ir::FusedValue;
+using ir::Op;
+using ir::OutputStore;
+using ir::ValueClass;
+
+[[noreturn]] void fail(const std::string& why) { throw UnsupportedError("cuda codegen: " + why); }
+
+void replace_all(std::string& s, const std::string& from, const std::string& to) {
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+}
+
+class Emitter {
+ public:
+  Emitter(const ir::Graph& g, const std::string& sym) : g_(g), sym_(sym), s_(checked_schedule(g)) {}
+
+  CudaKernel run() {
+    CudaKernel k;
+    k.symbol = sym_;
+    k.num_inputs = static_cast<int>(g_.inputs().size());
+    k.num_outputs = static_cast<int>(g_.outputs().size());
+    k.scalars = cpu::kernel_scalars(g_);
+    k.n = plan().N;
+    choose_shape(&k);
+
+    std::string prelude = kPrelude;
+    replace_all(prelude, "GCG_SCALAR_HELPERS", kScalarHelpers);
+    replace_all(prelude, "GCG_THREADS_PER_BLOCK", num(kThreadsPerBlock));
+    std::ostringstream os;
+    os << prelude << "\n// ---- kernel " << sym_ << ": N = " << plan().N << ", " << shape_name(k.shape) << "\n";
+    os << params_struct(k);
+    os << "extern \"C\" __global__ void __launch_bounds__(GCG_THREADS) " << sym_ << "(const " << sym_ << "_params p) {\n";
+    os << "  const int64_t gcg_tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;\n";
+    os << "  const int64_t gcg_stride = (int64_t)gridDim.x * blockDim.x;\n";
+    os << "  (void)gcg_tid;\n  (void)gcg_stride;\n";
+    os << uniforms();
+    os << other_stores();
+    os << at_fn();
+    os << driver(k);
+    os << "}\n";
+    os << "#ifdef GCG_EMULATED\nGCG_EXPORT void " << sym_ << "_emulated(const void* p) { " << sym_ << "(*static_cast<const "
+       << sym_ << "_params*>(p)); }\n#endif\n";
+    k.source = os.str();
+    return k;
+  }
+
+ private:
+  static cpu::detail::Schedule checked_schedule(const ir::Graph& g) {
+    try {
+      return cpu::detail::schedule(g);
+    } catch (const UnsupportedError& e) {
+      std::string why = e.what();
+      const std::string prefix = "cpu codegen: ";
+      if (why.rfind(prefix, 0) == 0) why = why.substr(prefix.size());
+      fail(why);
+    }
+  }
+
+  static const char* shape_name(KernelShape s) {
+    switch (s) {
+      case KernelShape::elementwise: return "elementwise";
+      case KernelShape::rows: return "rows";
+      case KernelShape::columns: return "columns";
+    }
+    return "?";
+  }
+
+  const ir::FusedPlan& plan() const { return s_.plan; }
+  const FusedValue& val(int v) const { return plan().value(v); }
+  bool has_red() const { return s_.red >= 0; }
+  const ir::FusedReduction& red() const { return s_.reduction(); }
+  Op red_op() const { return red().node->op; }
+  DType red_dtype() const { return val(red().in).dtype; }
+  std::string RT() const { return ctype(red_dtype()); }
+
+  void choose_shape(CudaKernel* k) const {
+    if (!has_red()) {
+      k->shape = KernelShape::elementwise;
+      k->work = plan().N;
+      return;
+    }
+    const std::vector<ir::ReductionGroup>& G = red().groups;
+    const bool inner_reduced = G.empty() || G.back().reduced;
+    k->shape = inner_reduced ? KernelShape::rows : KernelShape::columns;
+    k->work = val(red().out).count;
+  }
+
+  std::string params_struct(const CudaKernel& k) const {
+    std::ostringstream os;
+    os << "struct " << sym_ << "_params {\n";
+    for (int j = 0; j < k.num_inputs; ++j)
+      os << "  const " << ctype(g_.type(g_.inputs()[j]).dtype) << "* __restrict__ in" << j << ";\n";
+    for (int o = 0; o < k.num_outputs; ++o) os << "  " << ctype(g_.type(g_.outputs()[o]).dtype) << "* out" << o << ";\n";
+    for (size_t c = 0; c < k.scalars.size(); ++c) os << "  int64_t s" << c << ";\n";
+    os << "  int64_t n;\n};\n";
+    return os.str();
+  }
+
+  std::string u(int v) const { return cat("u", num(val(v).scalar)); }
+
+  // Element i of value v, inside at().
+  std::string read(int v) const {
+    const FusedValue& x = val(v);
+    switch (x.cls) {
+      case ValueClass::uniform: return u(v);
+      case ValueClass::full: return cat("v", num(v));
+      case ValueClass::view: return cat("p.in", num(x.input), "[", view_offset(x), "]");
+      case ValueClass::reduced: break;
+    }
+    fail("a reduced value is read inside the body");
+  }
+
+  // The buffer offset of element i of a view: its merged axes' strides.
+  static std::string view_offset(const FusedValue& x) {
+    Shape sizes;
+    std::vector<int64_t> strides;
+    ir::merged_axes(x, &sizes, &strides);
+    if (sizes.empty()) return "0";
+    if (sizes.size() == 1 && strides[0] == 1) return "i";
+    std::string off;
+    int64_t inner = 1;
+    for (int d = static_cast<int>(sizes.size()) - 1; d >= 0; --d) {
+      std::string idx = inner == 1 ? std::string("i") : cat("(i / ", num(inner), ")");
+      if (d > 0) idx = cat("(", idx, " % ", num(sizes[d]), ")");
+      off = cat(off.empty() ? "" : cat(off, " + "), idx, strides[d] == 1 ? "" : cat(" * ", num(strides[d])));
+      inner *= sizes[d];
+    }
+    return off;
+  }
+
+  std::string expr(const ir::FusedStep& st, const std::function<std::string(int)>& operand) const {
+    std::vector<std::string> a;
+    for (int s : st.in) a.push_back(operand(s));
+    const ir::Node& n = *st.node;
+    const DType dt = g_.type(n.inputs[n.op == Op::select ? 1 : 0]).dtype;
+    return op_expr(n.op, dt, val(st.out).dtype, a);
+  }
+
+  // Uniform values: once per thread, before any loop.
+  std::string uniforms() const {
+    std::ostringstream os;
+    int scalar = 0;
+    for (const ir::FusedStep& st : plan().steps) {
+      if (st.what == ir::FusedStep::constant) {
+        const FusedValue& v = val(st.out);
+        os << "  const " << ctype(v.dtype) << " u" << st.out << " = gcg_bits<" << ctype(v.dtype) << ">(p.s" << scalar++
+           << ");\n";
+        continue;
+      }
+      if (st.out < 0 || val(st.out).cls != ValueClass::uniform || val(st.out).scalar != st.out) continue;
+      const std::string t = ctype(val(st.out).dtype);
+      if (st.what == ir::FusedStep::input)
+        os << "  const " << t << " u" << st.out << " = p.in" << st.input_index << "[0];\n";
+      else if (st.what == ir::FusedStep::op)
+        os << "  const " << t << " u" << st.out << " = " << expr(st, [&](int o) { return u(o); }) << ";  // "
+           << ir::op_name(st.node->op) << "\n";
+    }
+    return os.str();
+  }
+
+  // Outputs that are not one element per element of the space.
+  std::string other_stores() const {
+    std::ostringstream os;
+    for (size_t pos = 0; pos < plan().outputs.size(); ++pos) {
+      const ir::FusedOutput& o = plan().outputs[pos];
+      const FusedValue& v = val(o.value);
+      switch (o.store) {
+        case OutputStore::scalar: os << "  if (gcg_tid == 0) p.out" << pos << "[0] = " << u(o.value) << ";\n"; break;
+        case OutputStore::fill:
+          os << "  for (int64_t i = gcg_tid; i < " << v.count << "; i += gcg_stride) p.out" << pos << "[i] = " << u(o.value)
+             << ";\n";
+          break;
+        case OutputStore::copy:
+          os << "  if ((const void*)p.out" << pos << " != (const void*)p.in" << v.input << ")\n";
+          os << "    for (int64_t i = gcg_tid; i < " << v.count << "; i += gcg_stride) p.out" << pos << "[i] = p.in"
+             << v.input << "[i];\n";
+          break;
+        default: break;
+      }
+    }
+    return os.str();
+  }
+
+  std::string at_fn() const {
+    std::ostringstream os;
+    os << "  auto at = [&](int64_t i) -> " << (has_red() ? RT() : std::string("void")) << " {\n";
+    for (const ir::FusedStep& st : plan().steps) {
+      if (st.what != ir::FusedStep::op || val(st.out).cls != ValueClass::full) continue;
+      os << "    const " << ctype(val(st.out).dtype) << " v" << st.out << " = " << expr(st, [&](int o) { return read(o); })
+         << ";  // " << ir::op_name(st.node->op) << "\n";
+    }
+    // Every read before any write: an output may alias an input.
+    std::vector<std::string> stores;
+    for (size_t pos = 0; pos < plan().outputs.size(); ++pos) {
+      const ir::FusedOutput& o = plan().outputs[pos];
+      if (o.store != OutputStore::loop) continue;
+      os << "    const " << ctype(val(o.value).dtype) << " s" << pos << " = " << read(o.value) << ";\n";
+      stores.push_back(cat("    p.out", num(static_cast<int64_t>(pos)), "[i] = s", num(static_cast<int64_t>(pos)), ";\n"));
+    }
+    for (const std::string& line : stores) os << line;
+    if (has_red()) os << "    return " << read(red().in) << ";\n";
+    else os << "    (void)i;\n";
+    os << "  };\n";
+    return os.str();
+  }
+
+  std::string identity() const {
+    const std::string t = RT();
+    const bool sum = red_op() == Op::reduce_sum, max = red_op() == Op::reduce_max;
+    switch (red_dtype()) {
+      case DType::bool_: return max ? "false" : "true";
+      case DType::f32: return sum ? "0.0f" : max ? "-gcg_inf_f32()" : "gcg_inf_f32()";
+      case DType::f64: return sum ? "0.0" : max ? "-gcg_inf_f64()" : "gcg_inf_f64()";
+      default: return sum ? cat("(", t, ")0") : cat("gcg_t<", t, ">::", max ? "lo" : "hi");
+    }
+  }
+  std::string combine() const {
+    if (red_op() == Op::reduce_sum) return "gcg_sum";
+    return cat(red_op() == Op::reduce_max ? "gcg_rmax<" : "gcg_rmin<", RT(), ">");
+  }
+
+  // The input offset of output element o's first element (kept groups) and
+  // of reduced element r relative to it (reduced groups, row-major).
+  std::string offset_of(bool reduced, const char* var) const {
+    const std::vector<ir::ReductionGroup>& G = red().groups;
+    std::string off;
+    int64_t inner = 1;
+    for (int d = static_cast<int>(G.size()) - 1; d >= 0; --d) {
+      if (G[d].reduced != reduced) continue;
+      std::string idx = inner == 1 ? std::string(var) : cat("(", var, " / ", num(inner), ")");
+      idx = cat("(", idx, " % ", num(G[d].size), ")");
+      off = cat(off.empty() ? "" : cat(off, " + "), idx, " * ", num(G[d].in_stride));
+      inner *= G[d].size;
+    }
+    return off.empty() ? "0" : off;
+  }
+
+  std::string write_reduced(const std::string& value) const {
+    std::string out;
+    for (size_t pos : red().outputs) out += cat("p.out", num(static_cast<int64_t>(pos)), "[o] = ", value, "; ");
+    return out;
+  }
+
+  std::string driver(const CudaKernel& k) const {
+    std::ostringstream os;
+    if (!has_red()) {
+      os << "  for (int64_t i = gcg_tid; i < p.n; i += gcg_stride) at(i);\n";
+      return os.str();
+    }
+    const std::string t = RT();
+    int64_t R = 1;
+    for (const ir::ReductionGroup& gr : red().groups)
+      if (gr.reduced) R *= gr.size;
+    os << "  auto combine = [](" << t << " a, " << t << " b) { return " << combine() << "(a, b); };\n";
+    if (k.shape == KernelShape::columns) {
+      os << "  // one thread per output element, its " << R << " elements in order\n";
+      os << "  for (int64_t o = gcg_tid; o < " << k.work << "; o += gcg_stride) {\n";
+      os << "    const int64_t base = " << offset_of(false, "o") << ";\n";
+      os << "    " << t << " acc = " << identity() << ";\n";
+      os << "    for (int64_t r = 0; r < " << R << "; ++r) acc = combine(acc, at(base + " << offset_of(true, "r") << "));\n";
+      os << "    " << write_reduced("acc") << "\n  }\n";
+      return os.str();
+    }
+    os << "  // one block per output element, its " << R << " elements combined in a fixed tree\n";
+    os << "  __shared__ " << t << " gcg_part[32];\n";
+    os << "  for (int64_t o = blockIdx.x; o < " << k.work << "; o += gridDim.x) {\n";
+    os << "    const int64_t base = " << offset_of(false, "o") << ";\n";
+    os << "    " << t << " acc = " << identity() << ";\n";
+    os << "    for (int64_t r = threadIdx.x; r < " << R << "; r += blockDim.x) acc = combine(acc, at(base + "
+       << offset_of(true, "r") << "));\n";
+    os << "    acc = gcg_block_reduce<" << t << ">(acc, " << identity() << ", combine, gcg_part);\n";
+    os << "    if (threadIdx.x == 0) { " << write_reduced("acc") << "}\n  }\n";
+    return os.str();
+  }
+
+  const ir::Graph& g_;
+  std::string sym_;
+  cpu::detail::Schedule s_;
+};
+
+void check_symbol(const std::string& s) {
+  bool ok = !s.empty() && !std::isdigit(static_cast<unsigned char>(s[0]));
+  for (char ch : s) ok = ok && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_');
+  if (!ok) throw Error("cuda codegen: '" + s + "' is not a C identifier");
+}
+
+}  // namespace
+
+CudaKernel emit_kernel(const ir::Graph& body, const std::string& symbol) {
+  check_symbol(symbol);
+  return Emitter(body, symbol).run();
+}
+
+std::vector<uint64_t> kernel_params(const CudaKernel& k, const std::vector<const void*>& inputs,
+                                    const std::vector<void*>& outputs) {
+  if (static_cast<int>(inputs.size()) != k.num_inputs || static_cast<int>(outputs.size()) != k.num_outputs)
+    throw Error("cuda kernel " + k.symbol + ": " + std::to_string(inputs.size()) + " inputs and " +
+                std::to_string(outputs.size()) + " outputs given, " + std::to_string(k.num_inputs) + " and " +
+                std::to_string(k.num_outputs) + " expected");
+  std::vector<uint64_t> p;
+  p.reserve(inputs.size() + outputs.size() + k.scalars.size() + 1);
+  for (const void* x : inputs) p.push_back(reinterpret_cast<uint64_t>(x));
+  for (void* y : outputs) p.push_back(reinterpret_cast<uint64_t>(y));
+  for (int64_t s : k.scalars) p.push_back(static_cast<uint64_t>(s));
+  p.push_back(static_cast<uint64_t>(k.n));
+  return p;
+}
+
+int64_t grid_blocks(const CudaKernel& k, int64_t max_blocks) {
+  const int64_t want = k.shape == KernelShape::rows ? k.work : (k.work + kThreadsPerBlock - 1) / kThreadsPerBlock;
+  return std::clamp<int64_t>(want, 1, std::max<int64_t>(max_blocks, 1));
+}
+
+}  // namespace graft::codegen::cuda

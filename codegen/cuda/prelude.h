@@ -1,0 +1,13 @@
+// The CUDA C++ that starts every generated CUDA module (see prelude.cpp).
+#pragma once
+
+namespace graft::codegen::cuda {
+
+// Holds the placeholder GCG_SCALAR_HELPERS, which the emitter replaces with
+// codegen/scalar_helpers.h's text.
+extern const char kPrelude[];
+
+// Threads per block of every generated kernel (a multiple of the warp size).
+inline constexpr int kThreadsPerBlock = 256;
+
+}  // namespace graft::codegen::cuda
