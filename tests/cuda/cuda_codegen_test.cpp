@@ -1,18 +1,27 @@
 // The CUDA backend without a GPU: generated kernels for every kernel shape
 // compile with NVRTC for sm_75, sm_80 and sm_90 with no register spills in
-// elementwise kernels (ptxas -v).
+// elementwise kernels (ptxas -v); the same kernels run on the emulated driver
+// and match the interpreter; the emulator catches a divergent barrier; the
+// toolkit's stub libcuda gives the clean "no GPU driver" error.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <string>
 #include <vector>
 
+#include "api/array_impl.h"
+#include "api/dispatch.h"
+#include "codegen/cuda/driver.h"
 #include "codegen/cuda/emit.h"
 #include "codegen/cuda/nvrtc.h"
 #include "graft/errors.h"
+#include "graft/graft.h"
 #include "support/shell.h"
 #include <cstring>
 
@@ -208,4 +217,222 @@ TEST_CASE("cuda emitter: bodies it cannot take are refused with the reason", "[c
   ir::GraphBuilder c;
   ir::GraphPtr h = c.finish({c.add1(ir::Op::exp, {c.input({DType::f32, {3}})})});
   CHECK_THROWS_AS(cu::emit_kernel(*h, "not an identifier"), Error);
+}
+
+namespace {
+
+uint64_t next(uint64_t& s) {
+  s = s * 6364136223846793005ull + 1442695040888963407ull;
+  return s >> 11;
+}
+
+// Inputs with every dtype's awkward values mixed in (zeros, infinities, NaN,
+// integer extremes, -1 for division).
+Array test_input(const ir::ValueType& t, uint64_t salt) {
+  const int64_t n = t.num_elements();
+  uint64_t s = salt * 7919 + 13;
+  std::vector<uint8_t> bytes(static_cast<size_t>(n) * ir::dtype_size(t.dtype));
+  for (int64_t i = 0; i < n; ++i) {
+    const double u = static_cast<double>(next(s) % 1000000) / 1000000.0;
+    const bool special = i % 37 == 5;
+    const int64_t k = i / 37 % 6;
+    auto put = [&](auto v) { std::memcpy(bytes.data() + i * sizeof v, &v, sizeof v); };
+    switch (t.dtype) {
+      case DType::f32: {
+        const float sp[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e30f};
+        put(special ? sp[k] : static_cast<float>(-3 + 6 * u));
+        break;
+      }
+      case DType::f64: {
+        const double sp[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, 1e300};
+        put(special ? sp[k] : -3 + 6 * u);
+        break;
+      }
+      case DType::i32: {
+        const int32_t sp[] = {0, -1, 1, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max(), 7};
+        put(special ? sp[k] : static_cast<int32_t>(-1000 + 2000 * u));
+        break;
+      }
+      case DType::i64: {
+        const int64_t sp[] = {0, -1, 1, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(), 7};
+        put(special ? sp[k] : static_cast<int64_t>(-1000 + 2000 * u));
+        break;
+      }
+      case DType::u32: {
+        const uint32_t sp[] = {0, 1, 2, std::numeric_limits<uint32_t>::max(), 1u << 31, 7};
+        put(special ? sp[k] : static_cast<uint32_t>(2000 * u));
+        break;
+      }
+      case DType::bool_: put(static_cast<uint8_t>(u < 0.5)); break;
+    }
+  }
+  auto impl = detail::allocate_concrete(t);
+  if (!bytes.empty()) std::memcpy(impl->buffer->data(), bytes.data(), bytes.size());
+  return Array(impl);
+}
+
+double element(DType dt, const void* p, int64_t i) {
+  switch (dt) {
+    case DType::bool_: return static_cast<const bool*>(p)[i];
+    case DType::i32: return static_cast<const int32_t*>(p)[i];
+    case DType::i64: return static_cast<double>(static_cast<const int64_t*>(p)[i]);
+    case DType::u32: return static_cast<const uint32_t*>(p)[i];
+    case DType::f32: return static_cast<const float*>(p)[i];
+    case DType::f64: return static_cast<const double*>(p)[i];
+  }
+  return 0;
+}
+
+// Runs a body's kernel on a driver: inputs copied in, outputs copied back.
+std::vector<std::vector<uint8_t>> run_on(cu::CudaDriver& drv, const cu::CudaKernel& k, const ir::Graph& body,
+                                         const std::vector<Array>& inputs) {
+  std::vector<void*> in_dev, out_dev;
+  std::vector<const void*> in_ptrs;
+  for (const Array& a : inputs) {
+    const size_t bytes = static_cast<size_t>(a.nbytes());
+    void* d = drv.mem_alloc(0, bytes);
+    REQUIRE(d != nullptr);
+    drv.copy_to_device(0, d, a.unsafe_buffer_pointer(), bytes);
+    in_dev.push_back(d);
+    in_ptrs.push_back(d);
+  }
+  std::vector<size_t> out_bytes;
+  for (ir::ValueId id : body.outputs()) {
+    const ir::ValueType& t = body.type(id);
+    out_bytes.push_back(static_cast<size_t>(t.num_elements()) * ir::dtype_size(t.dtype));
+    void* d = drv.mem_alloc(0, out_bytes.back());
+    REQUIRE(d != nullptr);
+    std::vector<uint8_t> poison(out_bytes.back(), 0xA5);  // an unwritten element shows
+    drv.copy_to_device(0, d, poison.data(), poison.size());
+    out_dev.push_back(d);
+  }
+  drv.launch(0, k, cu::kernel_params(k, in_ptrs, out_dev));
+  drv.synchronize(0);
+  std::vector<std::vector<uint8_t>> outs;
+  for (size_t o = 0; o < out_dev.size(); ++o) {
+    outs.emplace_back(out_bytes[o]);
+    drv.copy_to_host(0, outs.back().data(), out_dev[o], out_bytes[o]);
+  }
+  for (void* d : in_dev) drv.mem_free(0, d);
+  for (void* d : out_dev) drv.mem_free(0, d);
+  return outs;
+}
+
+}  // namespace
+
+namespace {
+
+void check_every_shape(cu::CudaDriver* drv) {
+  for (const test::CudaBody& b : test::cuda_test_bodies()) {
+    INFO(b.name);
+    const ir::Graph& body = *b.body;
+    std::vector<Array> inputs;
+    for (size_t j = 0; j < body.inputs().size(); ++j) inputs.push_back(test_input(body.type(body.inputs()[j]), j + 1));
+    std::vector<Array> want = detail::call_graph(body, inputs);
+    const cu::CudaKernel k = cu::emit_kernel(body, b.name);
+    std::vector<std::vector<uint8_t>> got = run_on(*drv, k, body, inputs);
+    REQUIRE(got.size() == want.size());
+    const bool reduces = k.shape != cu::KernelShape::elementwise;
+    for (size_t o = 0; o < got.size(); ++o) {
+      const DType dt = want[o].dtype();
+      const bool last = o + 1 == got.size();
+      // Floats: the host libm stands in for CUDA's math library (both within
+      // a few ULP of the exact result), and a row or full sum adds in a tree.
+      double scale = 0;
+      if (reduces && last)
+        for (int64_t i = 0; i < want[o - 1].size(); ++i) {
+          const double v = element(want[o - 1].dtype(), want[o - 1].unsafe_buffer_pointer(), i);
+          if (std::isfinite(v)) scale += std::fabs(v);
+        }
+      const double rtol = dt == DType::f32 ? 2e-6 : 1e-14;
+      int64_t bad = 0;
+      for (int64_t i = 0; i < want[o].size(); ++i) {
+        const double w = element(dt, want[o].unsafe_buffer_pointer(), i), g = element(dt, got[o].data(), i);
+        bool ok;
+        if (std::isnan(w) || std::isnan(g)) ok = std::isnan(w) && std::isnan(g);
+        else if (!ir::is_floating(dt) || std::isinf(w)) ok = w == g;
+        else ok = std::fabs(w - g) <= rtol * std::fabs(w) + (reduces && last ? 1e-6 * scale : 0);
+        if (!ok && bad++ < 3) UNSCOPED_INFO("output " << o << "[" << i << "]: interpreter " << w << ", emulated " << g);
+      }
+      CHECK(bad == 0);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("cuda emulated driver: every kernel shape matches the interpreter", "[cuda]") {
+  std::unique_ptr<cu::CudaDriver> drv = cu::make_emulated_driver();
+  CHECK(drv->device_info(0).emulated);
+  CHECK_THAT(drv->description(), Catch::Contains("emulated"));
+  check_every_shape(drv.get());
+}
+
+// On a machine with a GPU (scripts/gpu_check.sh), or with GRAFT_CUDA_DRIVER=emulated.
+TEST_CASE("cuda driver of this process: every kernel shape matches the interpreter", "[cuda]") {
+  std::string why;
+  if (!cu::cuda_available(&why)) {
+    WARN("no CUDA device here, so only the emulated driver ran the kernels: " << why);
+    return;
+  }
+  cu::CudaDriver& drv = cu::cuda_driver();
+  WARN("running on " << drv.description() << ", device 0: " << drv.device_info(0).name);
+  check_every_shape(&drv);
+}
+
+TEST_CASE("cuda emulated driver: integer, select and conversion kernels are bit-exact", "[cuda]") {
+  std::unique_ptr<cu::CudaDriver> drv = cu::make_emulated_driver();
+  for (const test::CudaBody& b : test::cuda_test_bodies()) {
+    if (b.name != "k_i32_ops" && b.name != "k_i64_ops" && b.name != "k_u32_ops" && b.name != "k_select_convert" &&
+        b.name != "k_sum_i32" && b.name != "k_max_i64_columns")
+      continue;
+    INFO(b.name);
+    const ir::Graph& body = *b.body;
+    std::vector<Array> inputs;
+    for (size_t j = 0; j < body.inputs().size(); ++j) inputs.push_back(test_input(body.type(body.inputs()[j]), j + 1));
+    std::vector<Array> want = detail::call_graph(body, inputs);
+    std::vector<std::vector<uint8_t>> got = run_on(*drv, cu::emit_kernel(body, b.name), body, inputs);
+    for (size_t o = 0; o < got.size(); ++o) {
+      INFO("output " << o);
+      CHECK(std::memcmp(got[o].data(), want[o].unsafe_buffer_pointer(), got[o].size()) == 0);
+    }
+  }
+}
+
+TEST_CASE("cuda emulated driver: a barrier some threads skip fails the launch", "[cuda]") {
+  std::unique_ptr<cu::CudaDriver> drv = cu::make_emulated_driver();
+  cu::CudaKernel k;
+  k.symbol = "k_divergent";
+  k.shape = cu::KernelShape::elementwise;
+  k.work = 256;
+  k.source = R"(
+struct k_divergent_params { float* out0; int64_t n; };
+extern "C" __global__ void k_divergent(const k_divergent_params p) {
+  if (threadIdx.x % 2 == 1) return;
+  __syncthreads();
+  p.out0[threadIdx.x] = 1.0f;
+}
+#ifdef GCG_EMULATED
+GCG_EXPORT void k_divergent_emulated(const void* p) { k_divergent(*static_cast<const k_divergent_params*>(p)); }
+#endif
+)";
+  void* out = drv->mem_alloc(0, 256 * sizeof(float));
+  std::vector<uint64_t> params = {reinterpret_cast<uint64_t>(out), 256};
+  CHECK_THROWS_WITH(drv->launch(0, k, params), Catch::Contains("k_divergent") &&
+                                                     Catch::Contains("__syncthreads() reached by 128 of 256 threads"));
+  drv->mem_free(0, out);
+}
+
+TEST_CASE("cuda driver: the toolkit's stub libcuda gives the no-GPU error", "[cuda]") {
+  const std::string stub = "/usr/local/cuda/lib64/stubs/libcuda.so";
+  if (!std::filesystem::exists(stub)) {
+    WARN("no CUDA toolkit stub at " << stub << "; skipped");
+    return;
+  }
+  CHECK_THROWS_AS(cu::load_driver_library(stub), UnsupportedError);
+  CHECK_THROWS_WITH(cu::load_driver_library(stub), Catch::Contains("stub library") &&
+                                                       Catch::Contains("CUDA_ERROR_STUB_LIBRARY") &&
+                                                       Catch::Contains("GRAFT_CUDA_DRIVER=emulated"));
+  CHECK_THROWS_WITH(cu::load_driver_library("/nonexistent/libcuda.so.1"),
+                    Catch::Contains("no CUDA driver") && Catch::Contains("does not load"));
 }

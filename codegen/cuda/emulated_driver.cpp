@@ -1,0 +1,134 @@
+// The emulated CUDA driver (driver.h): device memory is host memory, and a
+// kernel's module is its generated CUDA source compiled as host C++ (the
+// emulator's shim first) by the CPU backend's compiler driver, cached like
+// any CPU module. Launches run on fibres (emulator/fibres.h) on the calling
+// thread, so the stream is always idle when a call returns.
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+#include "codegen/cpu/compiler.h"
+#include "codegen/cuda/driver.h"
+#include "codegen/cuda/emulator/fibres.h"
+#include "codegen/cuda/emulator/shim.h"
+#include "codegen/cuda/prelude.h"
+#include "graft/errors.h"
+
+namespace graft::codegen::cuda {
+namespace {
+
+// The emulated device's shape: what the launcher sizes grids by.
+constexpr int kEmulatedArch = 90;
+constexpr int kEmulatedMultiprocessors = 2;
+constexpr int64_t kEmulatedMemory = int64_t{4} << 30;
+
+// A symbol of a loaded module as the function type it has (load_kernels hands
+// every symbol out as a CPU kernel pointer).
+template <class F>
+F symbol_as(cpu::KernelFn f) {
+  return reinterpret_cast<F>(reinterpret_cast<void (*)()>(f));
+}
+
+int emulated_device_count() {
+  const char* v = std::getenv("GRAFT_CUDA_EMULATED_DEVICES");
+  if (!v || !*v) return 1;
+  char* end = nullptr;
+  const long n = std::strtol(v, &end, 10);
+  if (*end != '\0' || n < 1 || n > 16)
+    throw Error(std::string("GRAFT_CUDA_EMULATED_DEVICES='") + v + "': expected a device count from 1 to 16");
+  return static_cast<int>(n);
+}
+
+class EmulatedDriver final : public CudaDriver {
+ public:
+  EmulatedDriver() : devices_(emulated_device_count()), in_use_(static_cast<size_t>(devices_), 0) {
+    if (!cpu::cpu_compiler_available())
+      throw UnsupportedError("cuda: the emulated driver compiles kernels with the C++ compiler, and none runs: " +
+                             cpu::cpu_compiler_description());
+  }
+
+  std::string description() const override {
+    return "emulated CUDA driver (" + std::to_string(devices_) +
+           " device(s); device memory in host RAM; generated CUDA kernels run as host C++ on fibres)";
+  }
+  int device_count() const override { return devices_; }
+  CudaDeviceInfo device_info(int device) const override {
+    check(device);
+    return CudaDeviceInfo{"emulated CUDA device (host memory, sm_90 limits)", kEmulatedArch, kEmulatedMultiprocessors,
+                          kEmulatedMemory, true};
+  }
+
+  void* mem_alloc(int device, size_t bytes) override {
+    check(device);
+    std::lock_guard<std::mutex> lock(mu_);
+    int64_t& used = in_use_[static_cast<size_t>(device)];
+    if (static_cast<int64_t>(bytes) > kEmulatedMemory - used) return nullptr;
+    void* p = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
+    if (!p) return nullptr;
+    used += static_cast<int64_t>(bytes);
+    sizes_[p] = bytes;
+    return p;
+  }
+  void mem_free(int device, void* ptr) override {
+    check(device);
+    if (!ptr) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = sizes_.find(ptr);
+    if (it == sizes_.end()) throw Error("cuda emulator: cuMemFree of a pointer the device did not allocate");
+    in_use_[static_cast<size_t>(device)] -= static_cast<int64_t>(it->second);
+    sizes_.erase(it);
+    std::free(ptr);
+  }
+  void copy_to_device(int device, void* dst, const void* src, size_t bytes) override { copy(device, dst, src, bytes); }
+  void copy_to_host(int device, void* dst, const void* src, size_t bytes) override { copy(device, dst, src, bytes); }
+  void copy_on_device(int device, void* dst, const void* src, size_t bytes) override { copy(device, dst, src, bytes); }
+
+  void launch(int device, const CudaKernel& kernel, const std::vector<uint64_t>& params) override {
+    check(device);
+    emulator::Entry entry = entry_of(kernel);
+    const int64_t grid = grid_blocks(kernel, int64_t{kEmulatedMultiprocessors} * 4);
+    emulator::launch(entry, params.data(), static_cast<unsigned>(grid), kThreadsPerBlock, kernel.symbol);
+  }
+  void synchronize(int device) override { check(device); }
+
+ private:
+  void check(int device) const {
+    if (device < 0 || device >= devices_)
+      throw Error("cuda emulator: device " + std::to_string(device) + " does not exist (" + std::to_string(devices_) +
+                  " emulated; GRAFT_CUDA_EMULATED_DEVICES)");
+  }
+  void copy(int device, void* dst, const void* src, size_t bytes) {
+    check(device);
+    if (bytes) std::memmove(dst, src, bytes);
+  }
+
+  // The kernel's module, compiled (or found in the CPU compiler's caches) once per source.
+  emulator::Entry entry_of(const CudaKernel& kernel) {
+    std::lock_guard<std::mutex> lock(modules_mu_);
+    auto it = modules_.find(kernel.source);
+    if (it == modules_.end()) {
+      std::string source = "#define GCG_EMU_VERSION " + std::to_string(emulator::kRuntimeVersion) + "\n";
+      source += emulator::kShim + kernel.source;
+      cpu::LoadedKernels loaded = cpu::load_kernels(source, {kernel.symbol + "_emulated", "graft_cuda_emulator_init"});
+      using Init = int (*)(const void*);
+      if (symbol_as<Init>(loaded.fns[1])(&emulator::runtime()) != 0)
+        throw Error("cuda emulator: module of " + kernel.symbol + " was built for another emulator version");
+      it = modules_.emplace(kernel.source, std::move(loaded)).first;
+    }
+    return symbol_as<emulator::Entry>(it->second.fns[0]);
+  }
+
+  const int devices_;
+  std::mutex mu_;
+  std::vector<int64_t> in_use_;
+  std::map<void*, size_t> sizes_;
+  std::mutex modules_mu_;
+  std::map<std::string, cpu::LoadedKernels> modules_;  // loaded for the driver's life
+};
+
+}  // namespace
+
+std::unique_ptr<CudaDriver> make_emulated_driver() { return std::make_unique<EmulatedDriver>(); }
+
+}  // namespace graft::codegen::cuda
