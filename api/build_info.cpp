@@ -1,4 +1,6 @@
 #include "graft/device.h"
+#include "codegen/cuda/driver.h"
+#include "codegen/cuda/nvrtc.h"
 #include "interpreter/blas_core.h"
 #include "interpreter/kernels/float_math.h"
 
@@ -13,7 +15,18 @@ std::string build_info() {
   s += "; float math: ";
   s += interpreter::float_isa_name(interpreter::float_math().isa);
   s += " (exp, tanh, ... in interpreter and cpu-backend kernels; cpu-backend arithmetic: -march=native)";
-  s += "; CUDA: not built";
+  // The CUDA driver is loaded (dlopen) to say what it finds; jit does not run on it yet.
+  std::string why;
+  s += "; CUDA: ";
+  if (codegen::cuda::cuda_available(&why)) {
+    codegen::cuda::CudaDriver& d = codegen::cuda::cuda_driver();
+    const codegen::cuda::CudaDeviceInfo dev = d.device_info(0);
+    s += d.description() + ", " + std::to_string(d.device_count()) + " device(s), cuda:0 " + dev.name + " sm_" +
+         std::to_string(dev.arch);
+  } else {
+    s += "no device (" + why + ")";
+  }
+  s += "; " + codegen::cuda::nvrtc_description() + "; jit(Backend::cuda): not available yet";
   return s;
 }
 

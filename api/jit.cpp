@@ -104,7 +104,9 @@ Backend resolve(Backend b) {
                                "); use Backend::interpreter or Backend::automatic");
       return Backend::cpu;
     case Backend::cuda:
-      throw UnsupportedError("jit: Backend::cuda is not built yet; use Backend::interpreter or Backend::automatic");
+      throw UnsupportedError(
+          "jit: Backend::cuda does not run executables yet (the CUDA code generator, NVRTC and the driver, real or "
+          "emulated, exist below jit; CUDA devices do not); use Backend::interpreter, cpu or automatic");
   }
   return Backend::interpreter;
 }
