@@ -22,6 +22,7 @@
 #include "graft/graft.h"
 #include "ir/builder.h"
 #include "ir/dtype.h"
+#include "support/kernel_bodies.h"
 
 namespace cg = graft::codegen::cpu;
 using namespace graft;
@@ -119,25 +120,10 @@ Array input_array(DType dt, const Shape& shape, uint64_t salt, double lo = -4, d
 
 // ---- bodies
 
-ir::Attrs bcast(Shape shape, ir::Ints dims) {
-  return ir::Attrs{{"shape", ir::Ints(shape.begin(), shape.end())}, {"broadcast_dimensions", std::move(dims)}};
-}
-ir::Attrs axes(ir::Ints a) { return ir::Attrs{{"axes", std::move(a)}}; }
-ir::Attrs to(DType d) { return ir::Attrs{{"new_dtype", d}}; }
-
-ValueId constant(ir::GraphBuilder& b, DType dt, double v) {
-  ir::Literal lit{ir::ValueType{dt, {}}, std::vector<uint8_t>(ir::dtype_size(dt))};
-  auto put = [&](auto x) { std::memcpy(lit.bytes.data(), &x, sizeof x); };
-  switch (dt) {
-    case DType::f32: put(static_cast<float>(v)); break;
-    case DType::f64: put(v); break;
-    case DType::i32: put(static_cast<int32_t>(v)); break;
-    case DType::i64: put(static_cast<int64_t>(v)); break;
-    case DType::u32: put(static_cast<uint32_t>(v)); break;
-    case DType::bool_: put(static_cast<uint8_t>(v != 0)); break;
-  }
-  return b.add1(Op::constant, {}, ir::Attrs{{"value", std::make_shared<const ir::Literal>(std::move(lit))}});
-}
+using test::axes;
+using test::bcast;
+using test::constant;
+using test::to;
 
 struct Case {
   std::string sym;
@@ -274,16 +260,10 @@ void check_cases(const std::vector<Case>& cases) {
   for (size_t i = 0; i < cases.size(); ++i) check_case(cases[i], fns[i]);
 }
 
-const std::vector<Op> kFloatUnary = {Op::neg,  Op::abs,   Op::sign, Op::floor, Op::ceil, Op::round, Op::exp,
-                                     Op::log,  Op::log1p, Op::expm1, Op::sqrt, Op::rsqrt, Op::sin, Op::cos,
-                                     Op::tan,  Op::asin,  Op::acos, Op::atan,  Op::sinh, Op::cosh, Op::tanh,
-                                     Op::logistic, Op::erf, Op::square, Op::reciprocal, Op::is_finite,
-                                     Op::stop_gradient, Op::copy};
-const std::vector<Op> kFloatBinary = {Op::add, Op::sub, Op::mul, Op::div, Op::rem, Op::pow, Op::max, Op::min,
-                                      Op::atan2, Op::eq, Op::ne, Op::lt, Op::le, Op::gt, Op::ge};
-const std::vector<Op> kIntUnary = {Op::neg, Op::abs, Op::sign, Op::square, Op::reciprocal, Op::not_, Op::copy};
-const std::vector<Op> kIntBinary = {Op::add, Op::sub, Op::mul, Op::div, Op::rem, Op::max, Op::min, Op::and_,
-                                    Op::or_, Op::xor_, Op::eq, Op::ne, Op::lt, Op::le, Op::gt, Op::ge};
+using test::kFloatBinary;
+using test::kFloatUnary;
+using test::kIntBinary;
+using test::kIntUnary;
 
 // select and every conversion between f32, f64, i32, u32, i64 and bool.
 Case select_convert_case() {
