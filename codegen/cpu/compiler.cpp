@@ -22,6 +22,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "codegen/cache_files.h"
 #include "codegen/cpu/math.h"
 #include "graft/errors.h"
 
@@ -272,21 +273,6 @@ size_t g_sweep_at = 256;  // the map size at which slots of unloaded modules are
 // Modules handed out as bare function pointers (compile_kernels): loaded for good.
 std::vector<ModulePtr>& g_pinned = *new std::vector<ModulePtr>;
 std::atomic<int64_t> g_compiles{0}, g_disk_hits{0}, g_memory_hits{0}, g_failures{0}, g_compile_ns{0}, g_tmp_counter{0};
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return {};
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-bool write_file(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  return static_cast<bool>(out);
-}
 
 // dlopen + init; nullptr (with *why) when the file does not load.
 ModulePtr load(const fs::path& so, std::string* why) {

@@ -49,16 +49,20 @@ const char* cuda_math_name(FloatFn fn) {
 
 }  // namespace
 
+void refuse_as_cuda(const UnsupportedError& from_cpu_emitter) {
+  std::string why = from_cpu_emitter.what();
+  const std::string prefix = "cpu codegen: ";
+  if (why.rfind(prefix, 0) == 0) why = why.substr(prefix.size());
+  throw UnsupportedError("cuda codegen: " + why);
+}
+
 std::string op_expr(Op op, DType dt, DType out, const std::vector<std::string>& a) {
   const std::optional<FloatFn> fn = ir::is_floating(dt) ? interpreter::float_fn_of(op) : std::nullopt;
   if (!fn) {
     try {
       return cpu::detail::op_expr(op, dt, out, a);
     } catch (const UnsupportedError& e) {
-      std::string why = e.what();
-      const std::string prefix = "cpu codegen: ";
-      if (why.rfind(prefix, 0) == 0) why = why.substr(prefix.size());
-      throw UnsupportedError("cuda codegen: " + why);
+      refuse_as_cuda(e);
     }
   }
   const bool f32 = dt == DType::f32;

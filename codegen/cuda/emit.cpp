@@ -80,10 +80,7 @@ class Emitter {
     try {
       return cpu::detail::schedule(g);
     } catch (const UnsupportedError& e) {
-      std::string why = e.what();
-      const std::string prefix = "cpu codegen: ";
-      if (why.rfind(prefix, 0) == 0) why = why.substr(prefix.size());
-      fail(why);
+      refuse_as_cuda(e);
     }
   }
 

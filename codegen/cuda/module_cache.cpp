@@ -1,44 +1,16 @@
 #include "codegen/cuda/module_cache.h"
 
-#include <unistd.h>
-
-#include <atomic>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <sstream>
 
+#include "codegen/cache_files.h"
 #include "codegen/cpu/compiler.h"
 #include "codegen/cuda/nvrtc.h"
 
 namespace graft::codegen::cuda {
-namespace {
 
 namespace fs = std::filesystem;
-
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return {};
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// Writes under a temporary name, then renames: readers never see half a file.
-void write_file_atomically(const fs::path& p, const std::string& text) {
-  static std::atomic<int> counter{0};
-  const fs::path tmp = p.string() + ".tmp." + std::to_string(getpid()) + "." + std::to_string(counter++);
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out) return;
-  }
-  std::error_code ec;
-  fs::rename(tmp, p, ec);
-  if (ec) fs::remove(tmp, ec);
-}
-
-}  // namespace
 
 std::string cuda_cache_dir() { return (fs::path(cpu::cpu_cache_dir()).parent_path() / "cuda").string(); }
 
