@@ -49,7 +49,8 @@ void convert_out(const ArrayImpl& impl, T* out) {
   auto copy = [&](auto* src) {
     for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(src[i]);
   };
-  const void* p = detail::data_buffer(impl)->data();
+  const runtime::BufferPtr host = detail::host_buffer(impl);
+  const void* p = host->data();
   switch (impl.type.dtype) {
     case DType::bool_: copy(static_cast<const bool*>(p)); break;
     case DType::i32: copy(static_cast<const int32_t*>(p)); break;

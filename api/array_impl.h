@@ -29,6 +29,9 @@ std::shared_ptr<ArrayImpl> make_traced(ir::ValueType type, ir::TracePtr trace, i
 // The buffer holding a concrete array's elements; a sharded array's shards
 // are first assembled into one buffer on the current device (once).
 const runtime::BufferPtr& data_buffer(const ArrayImpl& impl);
+// The elements where the CPU can read them: data_buffer itself on a CPU
+// device, a fresh host copy of a GPU buffer (which waits for the GPU).
+runtime::BufferPtr host_buffer(const ArrayImpl& impl);
 // A fresh, uninitialised concrete array of the given type.
 std::shared_ptr<ArrayImpl> allocate_concrete(ir::ValueType type);
 

@@ -7,6 +7,8 @@
 #include <tuple>
 
 #include "api/array_impl.h"
+#include "codegen/cuda/cuda_devices.h"
+#include "codegen/cuda/driver.h"
 #include "api/dispatch.h"
 #include "graft/array.h"
 #include "graft/errors.h"
@@ -24,6 +26,16 @@ namespace detail {
 // Public ids are global (runtime::global_device_id); with one process they
 // are the runtime's own.
 runtime::Device& runtime_device(const Device& d) {
+  if (d.kind() == "cuda") {
+    const auto& gpus = codegen::cuda::cuda_devices();
+    if (d.id() >= 0 && static_cast<size_t>(d.id()) < gpus.size()) return *gpus[static_cast<size_t>(d.id())];
+    std::string why;
+    if (gpus.empty() && !codegen::cuda::cuda_available(&why))
+      throw Error("device " + d.str() + " does not exist: there are no cuda devices (" + why + ")");
+    throw Error("device " + d.str() + " does not exist: this process has " + std::to_string(gpus.size()) +
+                " cuda device(s)");
+  }
+  if (d.kind() != "cpu") throw Error("device " + d.str() + " does not exist: device kinds are \"cpu\" and \"cuda\"");
   const auto& all = runtime::devices();
   const runtime::Processes& procs = runtime::processes();
   const int process = d.kind() == "cpu" ? runtime::process_of_device(d.id()) : -1;
@@ -40,6 +52,7 @@ runtime::Device& runtime_device(const Device& d) {
 }
 
 Device public_device(const runtime::Device& d) {
+  if (codegen::cuda::is_cuda_device(d)) return Device(d.kind(), d.id());
   return Device(d.kind(), runtime::global_device_id(runtime::processes().index, d.id()));
 }
 
@@ -78,13 +91,22 @@ MemoryStats Device::memory_stats() const {
 
 void Device::reset_peak_memory_stats() const { runtime_device(*this).allocator().reset_peak(); }
 
-std::vector<Device> devices() {
+std::vector<Device> devices(std::string kind) {
   std::vector<Device> out;
-  for (int id = 0; id < runtime::global_device_count(); ++id) out.emplace_back("cpu", id);
+  std::string k = kind;
+  if (k.empty()) k = default_device().kind();
+  if (k == "cpu") {
+    for (int id = 0; id < runtime::global_device_count(); ++id) out.emplace_back("cpu", id);
+  } else if (k == "cuda") {
+    for (const runtime::Device* d : codegen::cuda::cuda_devices()) out.push_back(public_device(*d));
+  } else {
+    throw Error("devices: unknown device kind \"" + kind + "\"; the kinds are \"cpu\" and \"cuda\"");
+  }
   return out;
 }
 
 int Device::process_index() const {
+  if (kind_ == "cuda") return runtime::processes().index;  // a process sees only its own GPUs
   const int process = kind_ == "cpu" ? runtime::process_of_device(id_) : -1;
   return process < 0 ? 0 : process;
 }
@@ -107,7 +129,7 @@ Array device_put(const Array& x, const Device& device, std::source_location wher
   const runtime::BufferPtr& source = detail::data_buffer(impl);
   if (&source->device() == &target) return x;
   auto buffer = std::make_shared<runtime::Buffer>(source->size(), target);
-  std::memcpy(buffer->data(), source->data(), source->size());
+  runtime::copy_buffer(*buffer, *source, source->size());
   return Array(detail::make_concrete(impl.type, std::move(buffer)));
 }
 

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "api/array_impl.h"
+#include "codegen/cuda/node_kernels.h"
 #include "graft/errors.h"
 #include "interpreter/debug_nans.h"
 #include "interpreter/evaluate.h"
@@ -76,7 +77,7 @@ ir::ValueId value_in(ir::Trace& t, const ArrayImpl& a, const ir::SourceLoc& loc)
     }
     return t.capture(*a.trace, a.value);
   }
-  const runtime::BufferPtr& data = data_buffer(a);
+  const runtime::BufferPtr data = host_buffer(a);
   ir::Literal lit{a.type, std::vector<uint8_t>(data->size())};
   if (!lit.bytes.empty()) std::memcpy(lit.bytes.data(), data->data(), lit.bytes.size());  // an empty array may have no data
   return t.builder().add1(ir::Op::constant, {}, {{"value", std::make_shared<const ir::Literal>(std::move(lit))}}, loc,
@@ -135,12 +136,27 @@ std::vector<Array> bind(ir::Op op, const std::vector<Array>& inputs, ir::Attrs a
   if (&device != &runtime::current_device()) on_device.emplace(device);
   runtime::SiteScope site(runtime::intern_site(name, ir::current_scope(), where.file_name(), where.function_name(),
                                                static_cast<int>(where.line())));
-  for (const Array& a : inputs) call.inputs.push_back({&a.impl()->type, data_buffer(*a.impl())->data()});
+  // An operand the device cannot read where it is (GPU memory read by the
+  // CPU, or host memory by a GPU) is copied to the device first.
+  std::vector<runtime::BufferPtr> copied;
+  for (const Array& a : inputs) {
+    const runtime::BufferPtr& b = data_buffer(*a.impl());
+    const void* data = b->data();
+    if (&b->device() != &device && !(device.host_addressable() && b->device().host_addressable())) {
+      copied.push_back(std::make_shared<runtime::Buffer>(b->size(), device));
+      runtime::copy_buffer(*copied.back(), *b, b->size());
+      data = copied.back()->data();
+    }
+    call.inputs.push_back({&a.impl()->type, data});
+  }
   std::vector<Array> result;
   result.reserve(out_types.size());
   for (ir::ValueType& t : out_types) result.emplace_back(allocate_concrete(std::move(t)));
   for (const Array& r : result) call.outputs.push_back({&r.impl()->type, r.impl()->buffer->data()});
-  interpreter::run_kernel(call);
+  if (device.host_addressable())
+    interpreter::run_kernel(call);
+  else
+    codegen::cuda::run_eager_op(call);
   if (interpreter::debug_nans()) interpreter::check_nans(call, to_loc(where));
   kernel_ins = std::move(call.inputs);
   kernel_outs = std::move(call.outputs);
@@ -163,7 +179,7 @@ std::vector<Array> call_graph(const ir::Graph& graph, const std::vector<Array>& 
   for (const Array& a : inputs) {
     const ArrayImpl& impl = live_impl(a, "call");
     if (impl.traced()) throw TracerLeakError("a traced value was used outside the transform that traced it");
-    buffers.push_back(data_buffer(impl));
+    buffers.push_back(host_buffer(impl));  // the interpreter runs on the host
   }
   std::vector<runtime::BufferPtr> out = interpreter::evaluate(graph, buffers);
   std::vector<Array> result;

@@ -16,6 +16,9 @@
 #include "api/jit_tiers.h"
 #include "codegen/cpu/background_compile.h"
 #include "codegen/cpu/compiler.h"
+#include "codegen/cuda/cuda_devices.h"
+#include "codegen/cuda/driver.h"
+#include "codegen/cuda/node_kernels.h"
 #include "codegen/memory_plan.h"
 #include "graft/errors.h"
 #include "interpreter/constant_folding.h"
@@ -78,6 +81,8 @@ struct Executable {
   std::unique_ptr<runtime::ExecutableMemory> held;
   // By node index, for pmap nodes: their bodies run compiled on each replica (empty: no pmap node).
   std::vector<interpreter::NodeKernel> pmap_kernels;
+  // Backend::cuda: every node's kernel on a CUDA device (generated or run on the host).
+  std::shared_ptr<const codegen::cuda::CudaGraphKernels> cuda;
   // Those and the cpu module's kernels together, merged once the module is loaded.
   mutable std::once_flag merged_once;
   mutable std::vector<interpreter::NodeKernel> merged_kernels;
@@ -97,16 +102,21 @@ Backend resolve(Backend b) {
     case Backend::interpreter:
       return Backend::interpreter;
     case Backend::automatic:
+      if (codegen::cuda::real_gpu_present()) return Backend::cuda;
       return codegen::cpu::cpu_compiler_available() ? Backend::cpu : Backend::interpreter;
     case Backend::cpu:
       if (!codegen::cpu::cpu_compiler_available())
         throw UnsupportedError("jit: Backend::cpu needs a C++ compiler (" + codegen::cpu::cpu_compiler_description() +
                                "); use Backend::interpreter or Backend::automatic");
       return Backend::cpu;
-    case Backend::cuda:
-      throw UnsupportedError(
-          "jit: Backend::cuda does not run executables yet (the CUDA code generator, NVRTC and the driver, real or "
-          "emulated, exist below jit; CUDA devices do not); use Backend::interpreter, cpu or automatic");
+    case Backend::cuda: {
+      std::string why;
+      if (!codegen::cuda::cuda_available(&why) || codegen::cuda::cuda_devices().empty())
+        throw UnsupportedError("jit: Backend::cuda needs a CUDA device: " + why +
+                               " (GRAFT_CUDA_DRIVER=emulated runs the generated CUDA kernels on an emulated device "
+                               "in host memory); use Backend::interpreter, cpu or automatic");
+      return Backend::cuda;
+    }
   }
   return Backend::interpreter;
 }
@@ -229,6 +239,9 @@ std::shared_ptr<const Executable> compile_graph(const Graph& g, const JitOptions
   exe->graph = transforms::fuse(*clean, nullptr, donated);
   exe->pmap_kernels = pmap_kernels(*exe->graph, options);
   if (exe->backend == Backend::cpu) exe->cpu = start_cpu_compile(exe->graph, options.wait_for_compile);
+  if (exe->backend == Backend::cuda)
+    exe->cuda = std::make_shared<const codegen::cuda::CudaGraphKernels>(codegen::cuda::cuda_graph_kernels(
+        *exe->graph, exe->pmap_kernels.empty() ? nullptr : &exe->pmap_kernels));
   exe->donation_plan = interpreter::donation_plan(*exe->graph, donated);
   // Flops are the ops' own (a fused op still computes); bytes are what the kernels move.
   exe->cost = cost_of(*exe->graph);
@@ -241,6 +254,16 @@ std::shared_ptr<const Executable> compile_graph(const Graph& g, const JitOptions
     exe->held = std::make_unique<runtime::ExecutableMemory>(runtime::current_device(), held, exe->site);
   return exe;
 }
+
+namespace {
+// The end of every call: donated arguments give up their buffers; the outputs become Arrays.
+std::vector<Array> finish_call(const ir::Graph& g, const std::vector<Array>& leaves, const std::vector<bool>& donated,
+                               const std::vector<bool>& reused, const JitOptions& options,
+                               const std::vector<runtime::BufferPtr>& outs);
+std::vector<Array> run_on_cuda(const Executable& exe, const std::vector<Array>& leaves,
+                               std::vector<runtime::BufferPtr>& buffers, const std::vector<bool>& donated,
+                               const JitOptions& options);
+}  // namespace
 
 std::vector<Array> run_executable(const Executable& exe, const std::vector<Array>& leaves,
                                   const std::vector<bool>& donated, const JitOptions& options) {
@@ -266,6 +289,13 @@ std::vector<Array> run_executable(const Executable& exe, const std::vector<Array
         throw Error("jit: argument leaf " + std::to_string(i) + " is donated but its buffer is also passed as leaf " +
                     std::to_string(j) + " in the same call; donate a buffer once");
   }
+  if (exe.cuda) return run_on_cuda(exe, leaves, buffers, donated, options);
+  for (runtime::BufferPtr& b : buffers)  // the interpreter and cpu kernels read host memory
+    if (!b->device().host_addressable()) {
+      auto host = std::make_shared<runtime::Buffer>(b->size(), runtime::host_device());
+      runtime::copy_buffer(*host, *b, b->size());
+      b = std::move(host);
+    }
   std::vector<bool> reused;
   // Until its module is loaded, a cpu executable runs on the interpreter (the same fused graph, the same bits).
   const codegen::cpu::FusedGraphKernels* compiled = exe.cpu ? exe.cpu->ready() : nullptr;
@@ -286,6 +316,44 @@ std::vector<Array> run_executable(const Executable& exe, const std::vector<Array
   interpreter::EvaluateOptions run{donated, &reused, kernels, &exe.plan.offset, exe.plan.arena_bytes};
   runtime::SiteScope site(exe.site);
   std::vector<runtime::BufferPtr> outs = interpreter::evaluate(g, buffers, run);
+  return finish_call(g, leaves, donated, reused, options, outs);
+}
+
+namespace {
+
+// A cuda executable runs on the CUDA device of its first argument on one
+// (cuda:0 when none is); arguments elsewhere are copied there first.
+std::vector<Array> run_on_cuda(const Executable& exe, const std::vector<Array>& leaves,
+                               std::vector<runtime::BufferPtr>& buffers, const std::vector<bool>& donated,
+                               const JitOptions& options) {
+  runtime::Device* device = nullptr;
+  for (const runtime::BufferPtr& b : buffers)
+    if (codegen::cuda::is_cuda_device(b->device())) {
+      device = &b->device();
+      break;
+    }
+  if (!device) device = codegen::cuda::cuda_devices().at(0);
+  for (runtime::BufferPtr& b : buffers) {
+    if (&b->device() == device) continue;
+    auto moved = std::make_shared<runtime::Buffer>(b->size(), *device);
+    runtime::copy_buffer(*moved, *b, b->size());
+    b = std::move(moved);
+  }
+  std::vector<bool> reused;
+  interpreter::EvaluateOptions run{donated, &reused, &exe.cuda->node_kernels, &exe.plan.offset, exe.plan.arena_bytes};
+  runtime::SiteScope site(exe.site);
+  runtime::DeviceScope on_device(*device);
+  std::vector<runtime::BufferPtr> outs = interpreter::evaluate(*exe.graph, buffers, run);
+  return finish_call(*exe.graph, leaves, donated, reused, options, outs);
+}
+
+}  // namespace
+
+namespace {
+
+std::vector<Array> finish_call(const ir::Graph& g, const std::vector<Array>& leaves, const std::vector<bool>& donated,
+                               const std::vector<bool>& reused, const JitOptions& options,
+                               const std::vector<runtime::BufferPtr>& outs) {
   static std::atomic<bool> warned{false};
   for (size_t i = 0; i < donated.size(); ++i) {
     if (!donated[i]) continue;
@@ -308,10 +376,16 @@ std::vector<Array> run_executable(const Executable& exe, const std::vector<Array
   return result;
 }
 
+}  // namespace
+
 std::string executable_text(const Executable& exe) {
   const codegen::cpu::FusedGraphKernels* compiled = exe.cpu ? exe.cpu->ready() : nullptr;
   std::string s = "backend: interpreter\n";
-  if (compiled)
+  if (exe.cuda)
+    s = "backend: cuda (" + std::to_string(exe.cuda->generated) + " nodes run by generated CUDA kernels, " +
+        std::to_string(exe.cuda->distinct) + " distinct; " + std::to_string(exe.cuda->on_host.size()) +
+        " run on the host)\n";
+  else if (compiled)
     s = "backend: cpu (" + std::to_string(compiled->compiled) + " fused kernels compiled to C++, " +
         std::to_string(compiled->distinct) + " distinct, in " + std::to_string(compiled->modules) +
         (compiled->modules == 1 ? " module)\n" : " modules)\n");
@@ -366,6 +440,10 @@ std::string executable_text(const Executable& exe) {
   s += " ops fused\n";
   s += kernels;
   s += Graph(exe.graph).to_text();
+  if (exe.cuda) {
+    for (const std::string& why : exe.cuda->on_host) s += "runs on the host: " + why + "\n";
+    if (!exe.cuda->source.empty()) s += "generated CUDA:\n" + exe.cuda->source;
+  }
   if (compiled) {
     for (const std::string& why : compiled->refused) s += "runs in the interpreter: " + why + "\n";
     if (!compiled->source.empty()) s += "generated C++:\n" + compiled->source;
@@ -387,6 +465,10 @@ ExecutableInfo executable_info(const Executable& exe) {
   if (const codegen::cpu::FusedGraphKernels* compiled = exe.cpu ? exe.cpu->ready() : nullptr) {
     info.compiled_kernels = compiled->compiled;
     info.distinct_kernels = compiled->distinct;
+  }
+  if (exe.cuda) {
+    info.compiled_kernels = exe.cuda->generated;
+    info.distinct_kernels = exe.cuda->distinct;
   }
   info.arena_bytes = exe.plan.arena_bytes;
   return info;

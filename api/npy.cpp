@@ -540,7 +540,8 @@ void save_npy(const std::string& path, const Array& x) {
   }
   out.write(head.data(), static_cast<std::streamsize>(head.size()));
   if (nbytes > 0) {
-    const char* data = static_cast<const char*>(detail::data_buffer(impl)->data());
+    const runtime::BufferPtr host = detail::host_buffer(impl);
+    const char* data = static_cast<const char*>(host->data());
     if (kHostLittle || item == 1) {
       out.write(data, static_cast<std::streamsize>(nbytes));
     } else {

@@ -7,6 +7,7 @@
 #include "graft/array.h"
 #include "graft/errors.h"
 #include "interpreter/axis_slices.h"
+#include "runtime/device.h"
 #include "ir/dtype.h"
 
 namespace graft::detail {
@@ -42,6 +43,14 @@ const runtime::BufferPtr& data_buffer(const ArrayImpl& impl) {
   return self.buffer;
 }
 
+runtime::BufferPtr host_buffer(const ArrayImpl& impl) {
+  const runtime::BufferPtr& b = data_buffer(impl);
+  if (!b || b->device().host_addressable()) return b;
+  auto host = std::make_shared<runtime::Buffer>(b->size(), runtime::host_device());
+  runtime::copy_buffer(*host, *b, b->size());
+  return host;
+}
+
 std::vector<runtime::BufferPtr> split_to_devices(const ArrayImpl& leaf, int64_t dim,
                                                  const std::vector<runtime::Device*>& devices) {
   const size_t n = devices.size();
@@ -51,7 +60,7 @@ std::vector<runtime::BufferPtr> split_to_devices(const ArrayImpl& leaf, int64_t 
     for (size_t i = 0; i < n; ++i) in_place = in_place && &leaf.shards[i]->device() == devices[i];
     if (in_place) return leaf.shards;
   }
-  const runtime::BufferPtr& whole = data_buffer(leaf);
+  const runtime::BufferPtr whole = host_buffer(leaf);
   if (dim < 0) {  // replicated: a copy on every device it is not on already
     for (size_t i = 0; i < n; ++i) {
       if (&whole->device() == devices[i]) {

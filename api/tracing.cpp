@@ -82,7 +82,7 @@ std::vector<Array> evaluate(const Graph& graph, const std::vector<Array>& inputs
       throw ShapeError("evaluate: input " + std::to_string(i) + " must be " + ir::type_str(want) + ", got " +
                        ir::type_str(impl.type));
     if (impl.traced()) throw ConcretizationError("evaluate: input " + std::to_string(i) + " is traced; evaluate runs concrete arrays");
-    buffers.push_back(detail::data_buffer(impl));
+    buffers.push_back(detail::host_buffer(impl));  // the interpreter runs on the host
   }
   std::vector<runtime::BufferPtr> out = interpreter::evaluate(g, buffers);
   std::vector<Array> result;

@@ -3,10 +3,12 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <memory>
 #include <string>
 
 #include "graft/errors.h"
 #include "ir/dtype.h"
+#include "runtime/device.h"
 
 namespace graft::interpreter {
 
@@ -46,11 +48,22 @@ std::string op_description(ir::Op op, const ir::Node* node) {
 }  // namespace
 
 void check_nans(const KernelCall& call, const ir::SourceLoc& loc, const ir::Node* node) {
+  // On a GPU the outputs are read through a host copy.
+  runtime::DeviceTransfers* copies = runtime::current_device().transfers();
   for (size_t k = 0; k < call.outputs.size(); ++k) {
     const ir::ValueType& t = *call.outputs[k].type;
+    if (t.dtype != DType::f32 && t.dtype != DType::f64) continue;
+    const void* data = call.outputs[k].data;
+    runtime::BufferPtr host;
+    if (copies && t.num_elements() > 0) {
+      const size_t bytes = static_cast<size_t>(t.num_elements()) * ir::dtype_size(t.dtype);
+      host = std::make_shared<runtime::Buffer>(bytes, runtime::host_device());
+      copies->to_host(host->data(), data, bytes);
+      data = host->data();
+    }
     int64_t at = -1;
-    if (t.dtype == DType::f32) at = first_nan<float>(call.outputs[k].data, t.num_elements());
-    if (t.dtype == DType::f64) at = first_nan<double>(call.outputs[k].data, t.num_elements());
+    if (t.dtype == DType::f32) at = first_nan<float>(data, t.num_elements());
+    if (t.dtype == DType::f64) at = first_nan<double>(data, t.num_elements());
     if (at < 0) continue;
     std::string msg = "GRAFT_DEBUG_NANS: ";
     msg += op_description(call.op, node);

@@ -8,6 +8,7 @@
 #include "ir/dtype.h"
 #include "ir/in_place.h"
 #include "runtime/allocation_site.h"
+#include "runtime/device.h"
 
 #include <cstring>
 #include <optional>
@@ -131,12 +132,16 @@ std::vector<runtime::BufferPtr> evaluate(const ir::Graph& graph, const std::vect
     // GRAFT_DEBUG_NANS: a fused kernel that makes a NaN is run again op by
     // op on copies of its operands (taken now: an output may overwrite one),
     // so the error names the op and the line inside it, as JAX re-runs un-jitted.
+    // On a GPU the copies are taken to the host, where the op-by-op run happens.
     std::vector<runtime::BufferPtr> operand_copies;
+    runtime::DeviceTransfers* transfers = runtime::current_device().transfers();
     if (debug_nans() && n.op == ir::Op::fusion)
       for (const KernelIn& in : call.inputs) {
         const size_t bytes = static_cast<size_t>(in.type->num_elements()) * ir::dtype_size(in.type->dtype);
-        operand_copies.push_back(runtime::make_buffer(bytes));
-        if (bytes) std::memcpy(operand_copies.back()->data(), in.data, bytes);
+        operand_copies.push_back(std::make_shared<runtime::Buffer>(
+            bytes, transfers ? runtime::host_device() : runtime::current_device()));
+        if (bytes && transfers) transfers->to_host(operand_copies.back()->data(), in.data, bytes);
+        else if (bytes) std::memcpy(operand_copies.back()->data(), in.data, bytes);
       }
     if (node_kernels && i < node_kernels->size() && (*node_kernels)[i])
       (*node_kernels)[i](call);
@@ -146,7 +151,11 @@ std::vector<runtime::BufferPtr> evaluate(const ir::Graph& graph, const std::vect
       try {
         check_nans(call, n.loc, &n);
       } catch (const Error&) {
-        if (n.op == ir::Op::fusion) evaluate(*ir::attr<ir::Graphs>(n, "body").at(0), operand_copies);
+        if (n.op == ir::Op::fusion) {
+          std::optional<runtime::DeviceScope> on_host;
+          if (transfers) on_host.emplace(runtime::host_device());
+          evaluate(*ir::attr<ir::Graphs>(n, "body").at(0), operand_copies);
+        }
         throw;  // the op-by-op run found none: report the fused kernel
       }
     }

@@ -157,10 +157,15 @@ class PointerTable {
   int shift_ = 64;
 };
 
-void* map_memory(size_t n) {
-  void* p = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  return p == MAP_FAILED ? nullptr : p;
-}
+class HostPages final : public MemorySource {
+ public:
+  void* reserve(size_t n) override {
+    void* p = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? nullptr : p;
+  }
+  void release(void* base, size_t n) override { munmap(base, n); }
+  bool host_addressable() const override { return true; }
+};
 
 [[noreturn]] void fail(const char* what, const std::string& where = {}) {
   std::string message = "bfc allocator invariant broken: ";
@@ -172,6 +177,8 @@ void* map_memory(size_t n) {
 }  // namespace
 
 struct BfcAllocator::Impl {
+  std::unique_ptr<MemorySource> source;
+  bool poisons;  // host memory: free chunks are poisoned under AddressSanitizer
   size_t limit;
   bool preallocate;
   size_t next_growth;
@@ -187,8 +194,10 @@ struct BfcAllocator::Impl {
   size_t in_use = 0, peak_in_use = 0, reserved = 0, peak_reserved = 0, largest_alloc = 0;
   int64_t num_allocs = 0;
 
-  Impl(size_t limit_, bool preallocate_)
-      : limit(limit_ / kGranule * kGranule), preallocate(preallocate_), next_growth(std::min(kInitialGrowth, limit)) {
+  Impl(size_t limit_, bool preallocate_, std::unique_ptr<MemorySource> source_)
+      : source(source_ ? std::move(source_) : host_pages()),
+        poisons(source->host_addressable()),
+        limit(limit_ / kGranule * kGranule), preallocate(preallocate_), next_growth(std::min(kInitialGrowth, limit)) {
     if (limit == 0) throw std::invalid_argument("bfc allocator: the limit must be at least 64 bytes");
     if (preallocate && !add_region(limit)) {
       std::string detail = "The system refused to preallocate the limit (";
@@ -201,8 +210,8 @@ struct BfcAllocator::Impl {
   ~Impl() {
     for (Bin& bin : bins) bin.clear();
     for (Region* r : regions) {
-      unpoison(r->base, r->size);
-      munmap(r->base, r->size);
+      if (poisons) unpoison(r->base, r->size);
+      source->release(r->base, r->size);
       delete r;
     }
   }
@@ -264,9 +273,9 @@ struct BfcAllocator::Impl {
 
   // ---- regions
   Chunk* add_region(size_t size) {
-    void* p = map_memory(size);
+    void* p = source->reserve(size);
     if (!p) return nullptr;
-    poison(p, size);
+    if (poisons) poison(p, size);
     Region* r = new Region{static_cast<char*>(p), size, nullptr};
     Chunk* c = new_chunk();
     c->ptr = r->base;
@@ -288,8 +297,8 @@ struct BfcAllocator::Impl {
       if (c->in_use || c->size != r->size) return false;
       remove_free(c);
       drop_chunk(c);
-      unpoison(r->base, r->size);
-      munmap(r->base, r->size);
+      if (poisons) unpoison(r->base, r->size);
+      source->release(r->base, r->size);
       released += r->size;
       delete r;
       return true;
@@ -347,7 +356,7 @@ struct BfcAllocator::Impl {
     peak_in_use = std::max(peak_in_use, in_use);
     num_allocs += 1;
     largest_alloc = std::max(largest_alloc, nbytes);
-    unpoison(c->ptr, nbytes);
+    if (poisons) unpoison(c->ptr, nbytes);
     return c->ptr;
   }
 
@@ -385,7 +394,7 @@ struct BfcAllocator::Impl {
     if (!c) throw std::invalid_argument("bfc allocator: deallocate of a pointer it does not hold (double free?)");
     c->in_use = false;
     in_use -= c->size;
-    poison(c->ptr, c->size);
+    if (poisons) poison(c->ptr, c->size);
     if (Chunk* n = c->next; n && !n->in_use) {  // merge the next chunk into c
       remove_free(n);
       c->size += n->size;
@@ -467,7 +476,10 @@ struct BfcAllocator::Impl {
   }
 };
 
-BfcAllocator::BfcAllocator(size_t limit, bool preallocate) : impl_(std::make_unique<Impl>(limit, preallocate)) {}
+BfcAllocator::BfcAllocator(size_t limit, bool preallocate, std::unique_ptr<MemorySource> source)
+    : impl_(std::make_unique<Impl>(limit, preallocate, std::move(source))) {}
+
+std::unique_ptr<MemorySource> host_pages() { return std::make_unique<HostPages>(); }
 
 BfcAllocator::~BfcAllocator() = default;
 

@@ -1,5 +1,6 @@
 // The BFC allocator ("best fit with coalescing", after TensorFlow/XLA's):
-// memory comes from the system in large regions, either the whole limit at
+// memory comes from the system (a MemorySource: host pages or a GPU's
+// memory) in large regions, either the whole limit at
 // construction (preallocate) or on demand. A region is tiled by chunks, each
 // either handed out or free; free chunks sit in bins by power-of-two size
 // class, ordered by (size, address) inside a bin. A request takes the
@@ -29,6 +30,7 @@
 
 #include "runtime/allocator_stats.h"
 #include "runtime/buffer.h"
+#include "runtime/memory_source.h"
 
 namespace graft::runtime {
 
@@ -39,7 +41,8 @@ class BfcAllocator final : public Allocator {
   // `limit`: the most memory taken from the system, rounded down to a
   // multiple of 64 (must be at least 64 bytes). `preallocate`: take all of it
   // now as one region (throws OutOfMemoryError if the system refuses).
-  BfcAllocator(size_t limit, bool preallocate);
+  // `source`: where regions come from (host_pages() when null).
+  BfcAllocator(size_t limit, bool preallocate, std::unique_ptr<MemorySource> source = nullptr);
   ~BfcAllocator() override;  // returns every region; live allocations become invalid
   BfcAllocator(const BfcAllocator&) = delete;
   BfcAllocator& operator=(const BfcAllocator&) = delete;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "graft/errors.h"
@@ -67,6 +68,7 @@ DeviceSettings DeviceSettings::from_environment() {
     s.allocator = v;
   }
   if (std::string v = env_or_empty("GRAFT_PREALLOCATE"); !v.empty()) {
+    s.preallocate_set = true;
     if (v == "true" || v == "1")
       s.preallocate = true;
     else if (v == "false" || v == "0")
@@ -94,8 +96,13 @@ ExecutableMemory::~ExecutableMemory() { device_.untrack(this); }
 
 // ---- devices
 
-Device::Device(std::string kind, int id, std::unique_ptr<Allocator> allocator)
-    : kind_(std::move(kind)), id_(id), name_(kind_ + ":" + std::to_string(id)), allocator_(std::move(allocator)) {}
+Device::Device(std::string kind, int id, std::unique_ptr<Allocator> allocator,
+               std::unique_ptr<DeviceTransfers> transfers)
+    : kind_(std::move(kind)),
+      id_(id),
+      name_(kind_ + ":" + std::to_string(id)),
+      allocator_(std::move(allocator)),
+      transfers_(std::move(transfers)) {}
 
 Device::~Device() = default;
 
@@ -189,6 +196,27 @@ const std::vector<Device*>& devices() {
     return list;
   }();
   return *all;
+}
+
+Device& host_device() { return *devices()[0]; }
+
+void copy_buffer(Buffer& dst, const Buffer& src, size_t bytes) {
+  if (bytes == 0) return;
+  DeviceTransfers* from = src.device().transfers();
+  DeviceTransfers* to = dst.device().transfers();
+  if (!from && !to) {
+    std::memcpy(dst.data(), src.data(), bytes);
+  } else if (!from) {
+    to->to_device(dst.data(), src.data(), bytes);
+  } else if (!to) {
+    from->to_host(dst.data(), src.data(), bytes);
+  } else if (&src.device() == &dst.device()) {
+    to->within(dst.data(), src.data(), bytes);
+  } else {  // two devices: through the host
+    Buffer staging(bytes, host_device());
+    from->to_host(staging.data(), src.data(), bytes);
+    to->to_device(dst.data(), staging.data(), bytes);
+  }
 }
 
 Device& current_device() { return t_current ? *t_current : *devices()[0]; }

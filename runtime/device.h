@@ -24,6 +24,7 @@ struct DeviceSettings {
   int cpu_devices = 1;             // GRAFT_CPU_DEVICES: 1..256
   std::string allocator = "bfc";   // GRAFT_ALLOCATOR: bfc | platform (platform under AddressSanitizer)
   bool preallocate = false;        // GRAFT_PREALLOCATE: true|false|1|0 (CPU default: false)
+  bool preallocate_set = false;    // whether GRAFT_PREALLOCATE was given (GPUs preallocate unless told not to)
   double mem_fraction = 0.75;      // GRAFT_MEM_FRACTION: (0, 1], of physical memory, shared by the devices
   int64_t physical_bytes = 0;      // the machine's memory
   int64_t bytes_limit() const;     // per device: physical * fraction / cpu_devices, rounded to 64 bytes
@@ -41,6 +42,19 @@ struct LiveAllocation {
 };
 
 class Device;
+
+// How bytes move in and out of a device whose memory the CPU cannot address
+// (a GPU's). Devices of host memory have none. Copies to the host wait for
+// the device's queued work; the others are queued behind it.
+class DeviceTransfers {
+ public:
+  virtual ~DeviceTransfers() = default;
+  virtual void to_host(void* host, const void* device, size_t bytes) = 0;
+  virtual void to_device(void* device, const void* host, size_t bytes) = 0;
+  virtual void within(void* dst, const void* src, size_t bytes) = 0;
+  // Waits for everything queued on the device.
+  virtual void synchronize() = 0;
+};
 
 // Device memory an executable keeps (its constants and code), reported in
 // profiles with kind "executable" until the handle is destroyed.
@@ -61,7 +75,9 @@ class ExecutableMemory {
 
 class Device {
  public:
-  Device(std::string kind, int id, std::unique_ptr<Allocator> allocator);
+  // `transfers`: null for host memory; a GPU's copies otherwise.
+  Device(std::string kind, int id, std::unique_ptr<Allocator> allocator,
+         std::unique_ptr<DeviceTransfers> transfers = nullptr);
   ~Device();
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
@@ -73,6 +89,9 @@ class Device {
   void set_name(std::string name) { name_ = std::move(name); }
   Allocator& allocator() { return *allocator_; }
   AllocatorStats memory_stats() const { return allocator_->stats(); }
+  // Whether the CPU may read and write its buffers' bytes directly.
+  bool host_addressable() const { return !transfers_; }
+  DeviceTransfers* transfers() const { return transfers_.get(); }
 
   // Allocates through the allocator. An OutOfMemoryError gains what was being
   // made (the current site) and the largest live buffers with their sites.
@@ -97,6 +116,7 @@ class Device {
   int id_;
   std::string name_;
   std::unique_ptr<Allocator> allocator_;
+  std::unique_ptr<DeviceTransfers> transfers_;
   mutable std::mutex mutex_;  // guards the two lists
   Buffer* buffers_ = nullptr;
   ExecutableMemory* executables_ = nullptr;
@@ -105,8 +125,16 @@ class Device {
 // The settings the devices were made with (reads the environment on first use).
 const DeviceSettings& device_settings();
 
-// Every device, made on first use from device_settings().
+// Every CPU device, made on first use from device_settings() (CUDA devices
+// are made by the CUDA backend, codegen/cuda/cuda_devices.h).
 const std::vector<Device*>& devices();
+// The host's memory: devices()[0], where host copies of device buffers live.
+Device& host_device();
+
+// Copies `bytes` from `src` to `dst` wherever each lives (host, a GPU, two GPUs
+// through the host).
+void copy_buffer(Buffer& dst, const Buffer& src, size_t bytes);
+
 // Whether devices() has run (after it, GRAFT_CPU_DEVICES is no longer read).
 bool devices_made();
 

@@ -21,7 +21,7 @@ namespace {
 // The emulated device's shape: what the launcher sizes grids by.
 constexpr int kEmulatedArch = 90;
 constexpr int kEmulatedMultiprocessors = 2;
-constexpr int64_t kEmulatedMemory = int64_t{4} << 30;
+constexpr int64_t kEmulatedMemory = int64_t{1} << 30;  // small: preallocation takes GRAFT_MEM_FRACTION of it
 
 // A symbol of a loaded module as the function type it has (load_kernels hands
 // every symbol out as a CPU kernel pointer).

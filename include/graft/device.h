@@ -46,9 +46,13 @@ class Device {
   int id_;
 };
 
-// Every device, in id order: every process's after distributed::initialize().
-std::vector<Device> devices();
-// The device eager ops and fresh arrays use: devices()[0].
+// The devices of `kind` ("cpu" or "cuda"; "" for the default device's kind),
+// in id order: every process's CPU devices after distributed::initialize().
+// CUDA devices exist when a CUDA driver is usable (GRAFT_CUDA_DRIVER=emulated
+// gives emulated ones); devices("cuda") is empty otherwise.
+std::vector<Device> devices(std::string kind = "");
+// The device fresh arrays use: cpu:0 (graft does not yet place fresh arrays
+// on a GPU by default; device_put and jit(Backend::cuda) move them there).
 Device default_device();
 // A copy of a concrete array on `device` (the same array when it is there already).
 Array device_put(const Array& x, const Device& device,

@@ -1,0 +1,195 @@
+#include "codegen/cuda/node_kernels.h"
+
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "codegen/cpu/schedule.h"
+#include "codegen/cuda/driver.h"
+#include "graft/errors.h"
+#include "interpreter/kernel.h"
+#include "ir/attr_access.h"
+#include "ir/builder.h"
+#include "ir/dtype.h"
+#include "ir/text.h"
+#include "runtime/device.h"
+
+namespace graft::codegen::cuda {
+namespace {
+
+using interpreter::KernelCall;
+using interpreter::NodeKernel;
+
+size_t bytes_of(const ir::ValueType& t) { return static_cast<size_t>(t.num_elements()) * ir::dtype_size(t.dtype); }
+
+runtime::Device& cuda_device_here(const char* what) {
+  runtime::Device& d = runtime::current_device();
+  if (d.host_addressable())
+    throw Error(std::string("cuda: ") + what + " ran with " + d.name() + " as the current device, not a CUDA device");
+  return d;
+}
+
+// The kernel of a body, its symbol named after its source so that equal
+// kernels (constants are parameters) share one module in every cache.
+CudaKernel emit_named(const ir::Graph& body) {
+  static const std::string kPlaceholder = "gk_symbol_placeholder";
+  CudaKernel k = emit_kernel(body, kPlaceholder);
+  char name[32];
+  std::snprintf(name, sizeof name, "gk_%016zx", std::hash<std::string>{}(k.source));
+  for (size_t at = k.source.find(kPlaceholder); at != std::string::npos; at = k.source.find(kPlaceholder, at))
+    k.source.replace(at, kPlaceholder.size(), name);
+  k.symbol = name;
+  return k;
+}
+
+// Launches `kernel` on the current CUDA device with the call's buffers.
+NodeKernel launcher(std::shared_ptr<const CudaKernel> kernel) {
+  return [kernel](const KernelCall& call) {
+    runtime::Device& device = cuda_device_here("a generated kernel");
+    std::vector<const void*> ins;
+    std::vector<void*> outs;
+    ins.reserve(call.inputs.size());
+    outs.reserve(call.outputs.size());
+    for (const interpreter::KernelIn& in : call.inputs) ins.push_back(in.data);
+    for (const interpreter::KernelOut& out : call.outputs) outs.push_back(out.data);
+    cuda_driver().launch(device.id(), *kernel, kernel_params(*kernel, ins, outs));
+  };
+}
+
+// Runs `inner` (the interpreter's kernel when empty) on host copies of the
+// call's device buffers, and copies its results back.
+void run_on_host(const KernelCall& call, const NodeKernel& inner) {
+  runtime::Device& device = cuda_device_here("a host-run node");
+  runtime::DeviceTransfers& copies = *device.transfers();
+  runtime::DeviceScope on_host(runtime::host_device());
+  KernelCall host{call.op, call.attrs, {}, {}};
+  std::vector<runtime::BufferPtr> held;
+  held.reserve(call.inputs.size() + call.outputs.size());
+  for (const interpreter::KernelIn& in : call.inputs) {
+    const size_t n = bytes_of(*in.type);
+    held.push_back(runtime::make_buffer(n));
+    if (n) copies.to_host(held.back()->data(), in.data, n);
+    host.inputs.push_back({in.type, held.back()->data()});
+  }
+  for (const interpreter::KernelOut& out : call.outputs) {
+    held.push_back(runtime::make_buffer(bytes_of(*out.type)));
+    host.outputs.push_back({out.type, held.back()->data()});
+  }
+  if (inner)
+    inner(host);
+  else
+    interpreter::run_kernel(host);
+  for (size_t k = 0; k < call.outputs.size(); ++k)
+    if (const size_t n = bytes_of(*call.outputs[k].type)) copies.to_device(call.outputs[k].data, host.outputs[k].data, n);
+}
+
+NodeKernel host_runner(NodeKernel inner) {
+  return [inner = std::move(inner)](const KernelCall& call) { run_on_host(call, inner); };
+}
+
+// Whether the emitter may take `op` alone, as a one-node body.
+bool emittable_alone(ir::Op op) {
+  return ir::is_elementwise(op) || op == ir::Op::reshape || op == ir::Op::broadcast_in_dim ||
+         cpu::detail::emits_reduction(op);
+}
+
+// A body computing one node: its operands as inputs, its results as outputs.
+ir::GraphPtr one_node_body(ir::Op op, const std::vector<const ir::ValueType*>& types, const ir::Attrs& attrs,
+                           const ir::SourceLoc& loc = {}, const std::string& scope = {}) {
+  ir::GraphBuilder b;
+  ir::IdList ins;
+  for (const ir::ValueType* t : types) ins.push_back(b.input(*t));
+  ir::IdList outs = b.add(op, std::move(ins), attrs, loc, scope);
+  return b.finish(std::vector<ir::ValueId>(outs.begin(), outs.end()));
+}
+
+}  // namespace
+
+std::string host_reason(ir::Op op) {
+  if (emittable_alone(op) || op == ir::Op::fusion) return {};
+  switch (ir::op_info(op).family) {
+    case ir::OpFamily::reduce:
+      return "no CUDA kernel for this reduction yet (generated kernels end with reduce_sum, reduce_max or reduce_min)";
+    case ir::OpFamily::linalg:
+      return "no CUDA kernel yet (cuBLAS is not loaded yet)";
+    case ir::OpFamily::control:
+      return "control flow runs its bodies with the interpreter on the host";
+    case ir::OpFamily::collective:
+    case ir::OpFamily::pmap:
+      return "collectives and pmap run on the host's replicas";
+    case ir::OpFamily::custom:
+      return "user callbacks run on the host";
+    default:
+      return "no CUDA kernel for this data movement yet";
+  }
+}
+
+CudaGraphKernels cuda_graph_kernels(const ir::Graph& graph, const std::vector<NodeKernel>* host_kernels) {
+  CudaGraphKernels out;
+  out.node_kernels.resize(graph.nodes().size());
+  std::unordered_set<std::string> sources;
+  for (size_t i = 0; i < graph.nodes().size(); ++i) {
+    const ir::Node& n = graph.nodes()[i];
+    std::string why = host_reason(n.op);
+    if (why.empty()) {
+      try {
+        ir::GraphPtr alone;
+        if (n.op != ir::Op::fusion) {
+          std::vector<const ir::ValueType*> types;
+          for (ir::ValueId v : n.inputs) types.push_back(&graph.type(v));
+          alone = one_node_body(n.op, types, n.attrs, n.loc, n.scope);
+        }
+        CudaKernel k = emit_named(alone ? *alone : *ir::attr<ir::Graphs>(n, "body").at(0));
+        if (sources.insert(k.source).second) {  // equal sources share one module in the driver
+          out.source += k.source;
+          ++out.distinct;
+        }
+        out.node_kernels[i] = launcher(std::make_shared<const CudaKernel>(std::move(k)));
+        ++out.generated;
+        continue;
+      } catch (const UnsupportedError& e) {
+        why = std::string("the CUDA emitter refused it: ") + e.what();
+      }
+    }
+    NodeKernel inner = host_kernels && i < host_kernels->size() ? (*host_kernels)[i] : NodeKernel{};
+    out.node_kernels[i] = host_runner(std::move(inner));
+    out.on_host.push_back(std::string(ir::op_name(n.op)) + " (node " + std::to_string(i) + "): " + why);
+  }
+  return out;
+}
+
+void run_eager_op(const KernelCall& call) {
+  // One entry per distinct (op, attributes, operand types): its kernel, or
+  // none when the op runs on the host.
+  static std::mutex mu;
+  static std::unordered_map<std::string, std::shared_ptr<const NodeKernel>> cache;
+  if (!host_reason(call.op).empty() || !emittable_alone(call.op)) return run_on_host(call, {});
+  std::vector<const ir::ValueType*> types;
+  for (const interpreter::KernelIn& in : call.inputs) types.push_back(in.type);
+  ir::GraphPtr body = one_node_body(call.op, types, call.attrs);
+  std::string key = ir::to_text(*body);
+  std::shared_ptr<const NodeKernel> kernel;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache.find(key);
+    if (it != cache.end()) kernel = it->second;
+  }
+  if (!kernel) {
+    NodeKernel made;
+    try {
+      made = launcher(std::make_shared<const CudaKernel>(emit_named(*body)));
+    } catch (const UnsupportedError&) {
+      made = host_runner({});
+    }
+    kernel = std::make_shared<const NodeKernel>(std::move(made));
+    std::lock_guard<std::mutex> lock(mu);
+    cache.emplace(std::move(key), kernel);
+  }
+  (*kernel)(call);
+}
+
+}  // namespace graft::codegen::cuda

@@ -1,0 +1,43 @@
+// How graph nodes and eager ops run on a CUDA device (the thread's current
+// device, runtime::current_device(), which must be a CUDA device):
+//   - a fusion node, or one node the CUDA emitter takes alone (an
+//     elementwise op, a broadcast or reshape, a reduction): its generated
+//     kernel (emit.h), launched on the device's stream;
+//   - every other node, and a body the emitter refuses: on the host. Its
+//     operands are copied to host buffers, the interpreter's kernel runs
+//     (control flow runs its bodies there too), and its results are copied
+//     back. Correct everywhere, and slow: host_reason(op) says why an op
+//     takes this path until it has a CUDA kernel.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "interpreter/evaluate.h"
+#include "ir/graph.h"
+
+namespace graft::codegen::cuda {
+
+struct CudaGraphKernels {
+  std::vector<interpreter::NodeKernel> node_kernels;  // one per node of the graph
+  int64_t generated = 0;                              // nodes run by generated kernels
+  int64_t distinct = 0;                               // distinct kernel sources among them
+  std::vector<std::string> on_host;                   // each node run on the host, and why
+  std::string source;                                 // the distinct kernels' CUDA source
+};
+
+// The kernels of every node of `graph`. `host_kernels` (by node index, may
+// be null or hold empty entries) replace the interpreter's kernel for nodes
+// run on the host (jit's compiled pmap bodies).
+CudaGraphKernels cuda_graph_kernels(const ir::Graph& graph,
+                                    const std::vector<interpreter::NodeKernel>* host_kernels = nullptr);
+
+// Runs one eager op whose operand and result buffers are on the current
+// CUDA device; its kernel is emitted once per (op, attributes, types).
+void run_eager_op(const interpreter::KernelCall& call);
+
+// Why `op` runs on the host rather than in a CUDA kernel (empty when a
+// generated kernel runs it alone; some shapes may still be refused).
+std::string host_reason(ir::Op op);
+
+}  // namespace graft::codegen::cuda

@@ -1,0 +1,193 @@
+// CUDA devices end to end: devices("cuda"), the BFC allocator over the
+// driver's memory, device_put both ways, eager ops, jit(Backend::cuda),
+// donation, out-of-memory reports and memory profiles. ctest runs these with
+// GRAFT_CUDA_DRIVER=emulated (two emulated devices); scripts/gpu_check.sh
+// runs them on a real GPU.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "codegen/cuda/driver.h"
+#include "codegen/cuda/node_kernels.h"
+#include "graft/graft.h"
+#include "ir/op.h"
+#include "runtime/bfc_allocator.h"
+#include "support/arrays.h"
+
+using namespace graft;
+using Catch::Matchers::Contains;
+using graft::test::check_close;
+using graft::test::randn;
+using graft::test::values;
+
+namespace {
+
+// The CUDA devices, or none with a warning; under the ctest (emulated
+// driver) their absence is a failure, never a skip.
+std::vector<Device> gpus() {
+  std::vector<Device> out = devices("cuda");
+  const char* driver = std::getenv("GRAFT_CUDA_DRIVER");
+  if (driver && std::string(driver) == "emulated") REQUIRE(!out.empty());
+  if (out.empty()) {
+    std::string why;
+    codegen::cuda::cuda_available(&why);
+    WARN("no CUDA device: " << why);
+  }
+  return out;
+}
+
+int64_t in_use(const Device& d) { return d.memory_stats().bytes_in_use; }
+
+}  // namespace
+
+TEST_CASE("cuda devices: listed, with a preallocated BFC over the driver's memory", "[cuda_devices]") {
+  const std::vector<Device> g = gpus();
+  if (g.empty()) return;
+  CHECK(g[0] == Device("cuda", 0));
+  CHECK(g[0].kind() == "cuda");
+  CHECK(devices("cpu")[0] == default_device());  // fresh arrays stay on the host
+  codegen::cuda::CudaDriver& driver = codegen::cuda::cuda_driver();
+  const MemoryStats s = g[0].memory_stats();
+  const int64_t total = driver.device_info(0).total_memory;
+  // GRAFT_MEM_FRACTION (0.75) of the device's memory, preallocated as on JAX.
+  CHECK(s.bytes_limit == static_cast<int64_t>(static_cast<double>(total) * 0.75) / 64 * 64);
+  CHECK(s.bytes_reserved == s.bytes_limit);
+  CHECK_THAT(build_info(), Contains("cuda"));
+}
+
+TEST_CASE("cuda devices: device_put both ways is exact, and memory stats count it", "[cuda_devices]") {
+  const std::vector<Device> g = gpus();
+  if (g.empty()) return;
+  const Array x = arange(0, 1000, 1, f32) * 0.37f - 11.0f;
+  const int64_t before = in_use(g[0]);
+  {
+    Array on_gpu = device_put(x, g[0]);
+    CHECK(on_gpu.device() == g[0]);
+    CHECK(in_use(g[0]) - before == static_cast<int64_t>(runtime::BfcAllocator::chunk_size(4000)));
+    CHECK(on_gpu.to_vector<float>() == x.to_vector<float>());  // to_vector copies back (and waits)
+    Array back = device_put(on_gpu, default_device());
+    CHECK(back.device() == default_device());
+    CHECK(back.to_vector<float>() == x.to_vector<float>());
+    CHECK(device_put(on_gpu, g[0]).unsafe_buffer_pointer() == on_gpu.unsafe_buffer_pointer());
+    if (g.size() > 1) {  // GPU to GPU goes through the host
+      Array other = device_put(on_gpu, g[1]);
+      CHECK(other.device() == g[1]);
+      CHECK(other.to_vector<float>() == x.to_vector<float>());
+    }
+  }
+  CHECK(in_use(g[0]) == before);
+}
+
+TEST_CASE("cuda devices: eager ops on GPU arrays run there and match the CPU", "[cuda_devices]") {
+  const std::vector<Device> g = gpus();
+  if (g.empty()) return;
+  const Array a = randn({64, 48}, 1), b = randn({64, 48}, 2), w = randn({48, 16}, 3);
+  const Array ga = device_put(a, g[0]), gb = device_put(b, g[0]), gw = device_put(w, g[0]);
+  // Generated kernels: elementwise, a reduction; integer and comparison ops bit-exact.
+  Array sum_ab = ga + gb;
+  CHECK(sum_ab.device() == g[0]);
+  CHECK(sum_ab.to_vector<float>() == (a + b).to_vector<float>());
+  CHECK(maximum(ga, gb).to_vector<float>() == maximum(a, b).to_vector<float>());
+  CHECK((ga < gb).to_vector<bool>() == (a < b).to_vector<bool>());
+  check_close(exp(ga) * 0.5f, exp(a) * 0.5f, 2e-6);
+  Array rows = sum(ga, {1});
+  CHECK(rows.device() == g[0]);
+  check_close(rows, sum(a, {1}), 1e-5);
+  CHECK(max(ga).to_vector<float>() == max(a).to_vector<float>());
+  // Host-run ops (no CUDA kernel yet) still take and give GPU arrays.
+  Array t = transpose(ga);
+  CHECK(t.device() == g[0]);
+  CHECK(t.to_vector<float>() == transpose(a).to_vector<float>());
+  Array m = matmul(ga, gw);
+  CHECK(m.device() == g[0]);
+  CHECK(m.to_vector<float>() == matmul(a, w).to_vector<float>());
+  // A host operand is copied to the GPU operand's device.
+  CHECK((ga * b).device() == g[0]);
+  CHECK((ga * b).to_vector<float>() == (a * b).to_vector<float>());
+  CHECK((a * gb).to_vector<float>() == (a * b).to_vector<float>());
+}
+
+TEST_CASE("cuda devices: jit(Backend::cuda) matches the interpreter, gradients included", "[cuda_devices]") {
+  const std::vector<Device> g = gpus();
+  if (g.empty()) return;
+  auto loss = [](const Array& w, const Array& x) {
+    Array h = tanh(matmul(x, w) * 1.5f + 0.25f);
+    return mean(h * h - exp(-h));
+  };
+  const Array w = randn({32, 8}, 4), x = randn({16, 32}, 5);
+  const JitOptions on_cuda{.backend = Backend::cuda};
+  const JitOptions on_interp{.backend = Backend::interpreter};
+  auto step = [&](const Array& w_, const Array& x_) { return value_and_grad(loss)(w_, x_); };
+  auto [v_cuda, g_cuda] = jit(step, on_cuda)(w, x);
+  auto [v_ref, g_ref] = jit(step, on_interp)(w, x);
+  CHECK(v_cuda.device() == g[0]);
+  CHECK(g_cuda.device() == g[0]);
+  check_close(v_cuda, v_ref, 1e-5);
+  check_close(g_cuda, g_ref, 1e-5);
+  // The executable says what runs where: generated kernels, and the host's share with reasons.
+  const std::string text = jit(step, on_cuda).lower(w, x).compile().as_text();
+  CHECK_THAT(text, Contains("backend: cuda ("));
+  CHECK_THAT(text, Contains("runs on the host: dot_general"));
+  CHECK_THAT(text, Contains("generated CUDA:"));
+  CHECK_THAT(text, Contains("__global__"));
+  // Arguments already on the GPU stay there; results are equal to the copied ones' bit for bit.
+  auto [v2, g2] = jit(step, on_cuda)(device_put(w, g[0]), device_put(x, g[0]));
+  CHECK(v2.to_vector<float>() == v_cuda.to_vector<float>());
+  CHECK(g2.to_vector<float>() == g_cuda.to_vector<float>());
+  // A GPU array passed to a cpu-side executable is read through a host copy.
+  check_close(jit(loss, on_interp)(device_put(w, g[0]), x), v_ref, 1e-6);
+}
+
+TEST_CASE("cuda devices: donation keeps the device buffer", "[cuda_devices]") {
+  const std::vector<Device> g = gpus();
+  if (g.empty()) return;
+  auto update = [](const Array& p, const Array& d) { return p - d * 0.1f; };
+  const Array p0 = device_put(randn({1024}, 6), g[0]), d = device_put(randn({1024}, 7), g[0]);
+  const std::vector<float> want = (device_put(p0, default_device()) - device_put(d, default_device()) * 0.1f).to_vector<float>();
+  auto step = jit(update, JitOptions{.donate_argnums = {0}, .backend = Backend::cuda, .donation_must_apply = true});
+  Array p = p0 + 0.0f;  // a buffer of its own to donate
+  const void* where = p.unsafe_buffer_pointer();
+  const int64_t before = in_use(g[0]);
+  Array q = step(p, d);
+  CHECK(q.unsafe_buffer_pointer() == where);
+  CHECK(in_use(g[0]) == before);
+  CHECK_THROWS_AS(p.to_vector<float>(), DonatedArrayError);
+  CHECK(q.to_vector<float>() == want);
+}
+
+TEST_CASE("cuda devices: out of memory names the device and the line; profiles list GPU buffers", "[cuda_devices]") {
+  const std::vector<Device> g = gpus();
+  if (g.empty()) return;
+  const int64_t limit = g[0].memory_stats().bytes_limit;
+  const Array big = device_put(zeros({limit / 8}, f32), g[0]);  // half the device's limit
+  try {
+    Array more = device_put(zeros({limit / 4 * 3 / 4}, f32), g[0]);
+    FAIL("no OutOfMemoryError");
+  } catch (const OutOfMemoryError& e) {
+    CHECK_THAT(e.what(), Contains("cuda:0"));
+    CHECK_THAT(e.what(), Contains("cuda_devices_test.cpp"));
+  }
+  const std::string path = (std::filesystem::temp_directory_path() / "graft_cuda_profile.pb.gz").string();
+  profiler::save_device_memory_profile(path, g[0]);
+  CHECK(std::filesystem::file_size(path) > 20);
+  std::filesystem::remove(path);
+  CHECK(big.device() == g[0]);
+}
+
+TEST_CASE("cuda devices: every primitive runs on the cuda backend, alone or on the host with a reason", "[cuda_devices]") {
+  // The op table decides: a primitive the emitter can take alone has no
+  // reason; every other one names why it runs on the host.
+  int generated = 0, hosted = 0;
+  for (int i = 0; i < ir::kNumOps; ++i) {
+    const auto op = static_cast<ir::Op>(i);
+    const std::string why = codegen::cuda::host_reason(op);
+    INFO(ir::op_name(op) << ": " << why);
+    (why.empty() ? generated : hosted) += 1;
+    if (ir::is_elementwise(op)) CHECK(why.empty());
+  }
+  CHECK(generated >= 52);
+  CHECK(hosted >= 30);
+}
