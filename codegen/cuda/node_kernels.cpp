@@ -1,5 +1,6 @@
 #include "codegen/cuda/node_kernels.h"
 
+#include <atomic>
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -23,6 +24,8 @@ namespace {
 
 using interpreter::KernelCall;
 using interpreter::NodeKernel;
+
+std::atomic<int64_t> g_launches{0}, g_host_runs{0};
 
 size_t bytes_of(const ir::ValueType& t) { return static_cast<size_t>(t.num_elements()) * ir::dtype_size(t.dtype); }
 
@@ -57,6 +60,7 @@ NodeKernel launcher(std::shared_ptr<const CudaKernel> kernel) {
     for (const interpreter::KernelIn& in : call.inputs) ins.push_back(in.data);
     for (const interpreter::KernelOut& out : call.outputs) outs.push_back(out.data);
     cuda_driver().launch(device.id(), *kernel, kernel_params(*kernel, ins, outs));
+    g_launches.fetch_add(1, std::memory_order_relaxed);
   };
 }
 
@@ -65,6 +69,7 @@ NodeKernel launcher(std::shared_ptr<const CudaKernel> kernel) {
 void run_on_host(const KernelCall& call, const NodeKernel& inner) {
   runtime::Device& device = cuda_device_here("a host-run node");
   runtime::DeviceTransfers& copies = *device.transfers();
+  g_host_runs.fetch_add(1, std::memory_order_relaxed);
   runtime::DeviceScope on_host(runtime::host_device());
   KernelCall host{call.op, call.attrs, {}, {}};
   std::vector<runtime::BufferPtr> held;
@@ -108,6 +113,8 @@ ir::GraphPtr one_node_body(ir::Op op, const std::vector<const ir::ValueType*>& t
 }
 
 }  // namespace
+
+CudaRunCounts run_counts() { return {g_launches.load(), g_host_runs.load()}; }
 
 std::string host_reason(ir::Op op) {
   if (emittable_alone(op) || op == ir::Op::fusion) return {};

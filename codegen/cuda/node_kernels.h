@@ -36,6 +36,14 @@ CudaGraphKernels cuda_graph_kernels(const ir::Graph& graph,
 // CUDA device; its kernel is emitted once per (op, attributes, types).
 void run_eager_op(const interpreter::KernelCall& call);
 
+// Nodes and eager ops run so far in this process: by generated kernels
+// (launches) and on the host through copies.
+struct CudaRunCounts {
+  int64_t launches = 0;
+  int64_t host_runs = 0;
+};
+CudaRunCounts run_counts();
+
 // Why `op` runs on the host rather than in a CUDA kernel (empty when a
 // generated kernel runs it alone; some shapes may still be refused).
 std::string host_reason(ir::Op op);

@@ -330,3 +330,48 @@ TEST_CASE("corpus: pmap equals vmap (child with 4 devices)", "[.corpus_pmap]") {
   std::printf("corpus: pmap equals vmap on %zu collective cases\n", checked);
   CHECK(checked >= 13);
 }
+
+// The cuda backend against the interpreter on every case (ctest -L cuda runs
+// it on the emulated driver): the op, its vmap and its gradient. Integer and
+// bool results are equal bit for bit, and so is everything the host runs;
+// float results of generated kernels agree to the tolerance of close_values
+// (CUDA's libm against graft's own float math: docs/CUDA.md).
+TEST_CASE("corpus (cuda): jit(Backend::cuda) equals the interpreter on every case", "[cuda_devices][corpus]") {
+  if (devices("cuda").empty()) {
+    WARN("no CUDA device (GRAFT_CUDA_DRIVER=emulated gives one)");
+    return;
+  }
+  const JitOptions on_cuda{.backend = Backend::cuda};
+  const JitOptions on_interp{.backend = Backend::interpreter};
+  auto check = [](const std::vector<Array>& got, const std::vector<Array>& want) {
+    REQUIRE(got.size() == want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      CHECK(got[i].device() == Device("cuda", 0));
+      if (ir::is_floating(want[i].dtype()))
+        close_values(got[i], want[i]);
+      else
+        CHECK(astype(got[i], f64).to_vector<double>() == astype(want[i], f64).to_vector<double>());
+    }
+  };
+  size_t checked = 0;
+  for (const Case& k : load_cases()) {
+    if (!k.axis_name.empty()) continue;  // collectives need their named axis (pmap)
+    INFO("case " << k.name);
+    auto f = [&k](const std::vector<Array>& d) { return apply(k, d); };
+    const std::vector<Array> d = diff_inputs(k);
+    check(jit(f, on_cuda)(d), jit(f, on_interp)(d));
+    std::vector<Array> stacked;
+    for (const Array& x : d) stacked.push_back(stack({x, x * 0.5}));
+    check(jit(vmap(f), on_cuda)(stacked), jit(vmap(f), on_interp)(stacked));
+    if (k.reverse_mode) {
+      auto total = [&](const std::vector<Array>& p) {
+        Array s = scalar(0.0, f64);
+        for (const Array& o : f(p)) s = s + sum(astype(o, f64));
+        return s;
+      };
+      check(jit(grad(total), on_cuda)(d), jit(grad(total), on_interp)(d));
+    }
+    ++checked;
+  }
+  CHECK(checked >= 60);
+}

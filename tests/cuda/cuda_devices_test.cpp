@@ -87,7 +87,10 @@ TEST_CASE("cuda devices: eager ops on GPU arrays run there and match the CPU", "
   const Array a = randn({64, 48}, 1), b = randn({64, 48}, 2), w = randn({48, 16}, 3);
   const Array ga = device_put(a, g[0]), gb = device_put(b, g[0]), gw = device_put(w, g[0]);
   // Generated kernels: elementwise, a reduction; integer and comparison ops bit-exact.
+  const codegen::cuda::CudaRunCounts at_start = codegen::cuda::run_counts();
   Array sum_ab = ga + gb;
+  CHECK(codegen::cuda::run_counts().launches == at_start.launches + 1);
+  CHECK(codegen::cuda::run_counts().host_runs == at_start.host_runs);
   CHECK(sum_ab.device() == g[0]);
   CHECK(sum_ab.to_vector<float>() == (a + b).to_vector<float>());
   CHECK(maximum(ga, gb).to_vector<float>() == maximum(a, b).to_vector<float>());
@@ -98,7 +101,9 @@ TEST_CASE("cuda devices: eager ops on GPU arrays run there and match the CPU", "
   check_close(rows, sum(a, {1}), 1e-5);
   CHECK(max(ga).to_vector<float>() == max(a).to_vector<float>());
   // Host-run ops (no CUDA kernel yet) still take and give GPU arrays.
+  const int64_t hosted = codegen::cuda::run_counts().host_runs;
   Array t = transpose(ga);
+  CHECK(codegen::cuda::run_counts().host_runs == hosted + 1);
   CHECK(t.device() == g[0]);
   CHECK(t.to_vector<float>() == transpose(a).to_vector<float>());
   Array m = matmul(ga, gw);
