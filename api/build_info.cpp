@@ -1,4 +1,5 @@
 #include "graft/device.h"
+#include "codegen/cuda/cublas.h"
 #include "codegen/cuda/driver.h"
 #include "codegen/cuda/nvrtc.h"
 #include "interpreter/blas_core.h"
@@ -15,7 +16,7 @@ std::string build_info() {
   s += "; float math: ";
   s += interpreter::float_isa_name(interpreter::float_math().isa);
   s += " (exp, tanh, ... in interpreter and cpu-backend kernels; cpu-backend arithmetic: -march=native)";
-  // The CUDA driver is loaded (dlopen) to say what it finds; jit does not run on it yet.
+  // The CUDA driver is loaded (dlopen) to say what it finds.
   std::string why;
   s += "; CUDA: ";
   if (codegen::cuda::cuda_available(&why)) {
@@ -26,7 +27,7 @@ std::string build_info() {
   } else {
     s += "no device (" + why + ")";
   }
-  s += "; " + codegen::cuda::nvrtc_description() + "; jit(Backend::cuda): not available yet";
+  s += "; " + codegen::cuda::nvrtc_description() + "; " + codegen::cuda::cublas_description();
   return s;
 }
 

@@ -28,6 +28,22 @@ struct CudaDeviceInfo {
   bool emulated = false;
 };
 
+// One strided-batched GEMM in cuBLAS's terms (column-major; alpha 1, beta 0):
+// for each batch entry b, C_b (m x n, leading dimension ldc) = op(A_b) op(B_b)
+// with A_b = a + b * stride_a elements (op: transposed when trans_a), and
+// likewise for B and C. codegen/cuda/dot_general.h maps dot_general onto it.
+struct GemmCall {
+  bool f64 = false;  // double, else float
+  bool trans_a = false, trans_b = false;
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+  const void* a = nullptr;
+  int64_t lda = 0, stride_a = 0;
+  const void* b = nullptr;
+  int64_t ldb = 0, stride_b = 0;
+  void* c = nullptr;
+  int64_t ldc = 0, stride_c = 0;
+};
+
 class CudaDriver {
  public:
   virtual ~CudaDriver() = default;
@@ -47,6 +63,10 @@ class CudaDriver {
   // Launches `kernel` on the device's stream with these parameters
   // (kernel_params), compiling and loading its module first unless cached.
   virtual void launch(int device, const CudaKernel& kernel, const std::vector<uint64_t>& params) = 0;
+  // A GEMM on the device's stream: cuBLAS (loaded with dlopen at first use)
+  // on a GPU, a host loop on the emulated driver. Throws UnsupportedError
+  // when cuBLAS cannot be loaded.
+  virtual void gemm(int device, const GemmCall& call) = 0;
   // Waits for everything queued on the device's stream.
   virtual void synchronize(int device) = 0;
 };

@@ -90,6 +90,15 @@ class EmulatedDriver final : public CudaDriver {
     const int64_t grid = grid_blocks(kernel, int64_t{kEmulatedMultiprocessors} * 4);
     emulator::launch(entry, params.data(), static_cast<unsigned>(grid), kThreadsPerBlock, kernel.symbol);
   }
+  // cuBLAS served by the host: the column-major product, each element
+  // summed over k in order.
+  void gemm(int device, const GemmCall& c) override {
+    check(device);
+    if (c.f64)
+      host_gemm(c, static_cast<const double*>(c.a), static_cast<const double*>(c.b), static_cast<double*>(c.c));
+    else
+      host_gemm(c, static_cast<const float*>(c.a), static_cast<const float*>(c.b), static_cast<float*>(c.c));
+  }
   void synchronize(int device) override { check(device); }
 
  private:
@@ -104,6 +113,25 @@ class EmulatedDriver final : public CudaDriver {
   }
 
   // The kernel's module, compiled (or found in the CPU compiler's caches) once per source.
+  template <class T>
+  static void host_gemm(const GemmCall& c, const T* a, const T* b, T* out) {
+    for (int64_t e = 0; e < c.batch; ++e) {
+      const T* ae = a + e * c.stride_a;
+      const T* be = b + e * c.stride_b;
+      T* ce = out + e * c.stride_c;
+      for (int64_t j = 0; j < c.n; ++j)
+        for (int64_t i = 0; i < c.m; ++i) {
+          T acc = 0;
+          for (int64_t p = 0; p < c.k; ++p) {
+            const T x = c.trans_a ? ae[p + i * c.lda] : ae[i + p * c.lda];
+            const T y = c.trans_b ? be[j + p * c.ldb] : be[p + j * c.ldb];
+            acc += x * y;
+          }
+          ce[i + j * c.ldc] = acc;
+        }
+    }
+  }
+
   emulator::Entry entry_of(const CudaKernel& kernel) {
     std::lock_guard<std::mutex> lock(modules_mu_);
     auto it = modules_.find(kernel.source);

@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "codegen/cpu/schedule.h"
+#include "codegen/cuda/dot_general.h"
 #include "codegen/cuda/driver.h"
 #include "graft/errors.h"
 #include "interpreter/kernel.h"
@@ -92,6 +93,19 @@ void run_on_host(const KernelCall& call, const NodeKernel& inner) {
     if (const size_t n = bytes_of(*call.outputs[k].type)) copies.to_device(call.outputs[k].data, host.outputs[k].data, n);
 }
 
+// A dot_general as one cuBLAS GEMM (dot_general.h) on the current CUDA device.
+NodeKernel gemm_runner(GemmCall plan) {
+  return [plan](const KernelCall& call) {
+    runtime::Device& device = cuda_device_here("a GEMM");
+    GemmCall g = plan;
+    g.a = call.inputs[1].data;  // cuBLAS's A is the rhs (dot_general.h)
+    g.b = call.inputs[0].data;
+    g.c = call.outputs[0].data;
+    cuda_driver().gemm(device.id(), g);
+    g_launches.fetch_add(1, std::memory_order_relaxed);
+  };
+}
+
 NodeKernel host_runner(NodeKernel inner) {
   return [inner = std::move(inner)](const KernelCall& call) { run_on_host(call, inner); };
 }
@@ -117,12 +131,10 @@ ir::GraphPtr one_node_body(ir::Op op, const std::vector<const ir::ValueType*>& t
 CudaRunCounts run_counts() { return {g_launches.load(), g_host_runs.load()}; }
 
 std::string host_reason(ir::Op op) {
-  if (emittable_alone(op) || op == ir::Op::fusion) return {};
+  if (emittable_alone(op) || op == ir::Op::fusion || op == ir::Op::dot_general) return {};
   switch (ir::op_info(op).family) {
     case ir::OpFamily::reduce:
       return "no CUDA kernel for this reduction yet (generated kernels end with reduce_sum, reduce_max or reduce_min)";
-    case ir::OpFamily::linalg:
-      return "no CUDA kernel yet (cuBLAS is not loaded yet)";
     case ir::OpFamily::control:
       return "control flow runs its bodies with the interpreter on the host";
     case ir::OpFamily::collective:
@@ -142,7 +154,14 @@ CudaGraphKernels cuda_graph_kernels(const ir::Graph& graph, const std::vector<No
   for (size_t i = 0; i < graph.nodes().size(); ++i) {
     const ir::Node& n = graph.nodes()[i];
     std::string why = host_reason(n.op);
-    if (why.empty()) {
+    if (n.op == ir::Op::dot_general) {
+      if (auto plan = plan_dot_general(graph.type(n.inputs[0]), graph.type(n.inputs[1]), n.attrs, &why)) {
+        out.node_kernels[i] = gemm_runner(*plan);
+        ++out.generated;
+        continue;
+      }
+      why = "not one cuBLAS GEMM: " + why;
+    } else if (why.empty()) {
       try {
         ir::GraphPtr alone;
         if (n.op != ir::Op::fusion) {
@@ -174,7 +193,12 @@ void run_eager_op(const KernelCall& call) {
   // none when the op runs on the host.
   static std::mutex mu;
   static std::unordered_map<std::string, std::shared_ptr<const NodeKernel>> cache;
-  if (!host_reason(call.op).empty() || !emittable_alone(call.op)) return run_on_host(call, {});
+  if (call.op == ir::Op::dot_general) {
+    if (auto plan = plan_dot_general(*call.inputs[0].type, *call.inputs[1].type, call.attrs, nullptr))
+      return gemm_runner(*plan)(call);
+    return run_on_host(call, {});
+  }
+  if (!emittable_alone(call.op)) return run_on_host(call, {});
   std::vector<const ir::ValueType*> types;
   for (const interpreter::KernelIn& in : call.inputs) types.push_back(in.type);
   ir::GraphPtr body = one_node_body(call.op, types, call.attrs);

@@ -3,6 +3,7 @@
 //   - a fusion node, or one node the CUDA emitter takes alone (an
 //     elementwise op, a broadcast or reshape, a reduction): its generated
 //     kernel (emit.h), launched on the device's stream;
+//   - dot_general: one cuBLAS strided-batched GEMM (dot_general.h);
 //   - every other node, and a body the emitter refuses: on the host. Its
 //     operands are copied to host buffers, the interpreter's kernel runs
 //     (control flow runs its bodies there too), and its results are copied

@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 
+#include "codegen/cuda/cublas.h"
 #include "codegen/cuda/driver.h"
 #include "codegen/cuda/module_cache.h"
 #include "codegen/cuda/nvrtc.h"
@@ -173,6 +174,16 @@ class RealDriver final : public CudaDriver {
     check(api_.LaunchKernel(f, static_cast<unsigned>(grid), 1, 1, kThreadsPerBlock, 1, 1, 0, d.stream, args, nullptr),
           "cuLaunchKernel(" + kernel.symbol + ")");
   }
+  void gemm(int device, const GemmCall& call) override {
+    use(device);
+    Cublas* blas = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!cublas_) cublas_ = load_cublas();
+      blas = cublas_.get();
+    }
+    blas->gemm(device, at(device).stream, call);
+  }
   void synchronize(int device) override {
     use(device);
     check(api_.StreamSynchronize(at(device).stream), "cuStreamSynchronize");
@@ -231,6 +242,7 @@ class RealDriver final : public CudaDriver {
   std::vector<Device> devices_;
   std::mutex mu_;
   std::map<std::pair<int, std::string>, CUfunction> functions_;  // modules stay loaded for the process
+  std::unique_ptr<Cublas> cublas_;  // loaded at the first GEMM
 };
 
 }  // namespace

@@ -415,10 +415,11 @@ TEST_CASE("cuda driver: the toolkit's stub libcuda gives the no-GPU error", "[cu
                     Catch::Contains("no CUDA driver") && Catch::Contains("does not load"));
 }
 
-TEST_CASE("cuda: build_info names the driver, or why there is none, and NVRTC", "[cuda]") {
+TEST_CASE("cuda: build_info names the driver, or why there is none, NVRTC and cuBLAS", "[cuda]") {
   const std::string info = build_info();
   std::string why;
   if (cu::cuda_available(&why)) CHECK_THAT(info, Catch::Contains("CUDA: " + cu::cuda_driver().description()));
   else CHECK_THAT(info, Catch::Contains("CUDA: no device (" + why + ")"));
   CHECK_THAT(info, Catch::Contains(cu::nvrtc_description()));
+  if (cu::nvrtc_available()) CHECK_THAT(info, Catch::Contains("cuBLAS (libcublas.so.1"));  // the toolkit installs both
 }

@@ -1,0 +1,121 @@
+#include "codegen/cuda/cublas.h"
+
+#include <dlfcn.h>
+
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "graft/errors.h"
+
+namespace graft::codegen::cuda {
+namespace {
+
+// cuBLAS's C ABI, as cublas_api.h declares it.
+using Status = int;
+using Handle = void*;
+constexpr Status kStatusSuccess = 0;
+constexpr int kOpN = 0, kOpT = 1;
+
+struct CublasApi {
+  void* handle = nullptr;
+  std::string path;
+  Status (*Create)(Handle*) = nullptr;
+  Status (*SetStream)(Handle, void*) = nullptr;
+  Status (*GetVersion)(Handle, int*) = nullptr;
+  Status (*Sgemm)(Handle, int, int, int, int, int, const float*, const float*, int, long long, const float*, int,
+                  long long, const float*, float*, int, long long, int) = nullptr;
+  Status (*Dgemm)(Handle, int, int, int, int, int, const double*, const double*, int, long long, const double*, int,
+                  long long, const double*, double*, int, long long, int) = nullptr;
+};
+
+// Opens the library and binds the entry points; *why says what failed.
+bool open_cublas(CublasApi& api, std::string* why) {
+  for (const char* name : {"libcublas.so.13", "libcublas.so.12"}) {
+    api.handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (api.handle) {
+      api.path = name;
+      break;
+    }
+  }
+  if (!api.handle) {
+    *why = "cuBLAS is not installed (libcublas.so.13 and .12 do not load: " + std::string(dlerror()) + ")";
+    return false;
+  }
+  auto bind = [&](const char* sym, auto** fn) {
+    *fn = reinterpret_cast<std::remove_pointer_t<decltype(fn)>>(dlsym(api.handle, sym));
+    if (!*fn && why->empty()) *why = api.path + " lacks " + sym;
+  };
+  bind("cublasCreate_v2", &api.Create);
+  bind("cublasSetStream_v2", &api.SetStream);
+  bind("cublasGetVersion_v2", &api.GetVersion);
+  bind("cublasSgemmStridedBatched", &api.Sgemm);
+  bind("cublasDgemmStridedBatched", &api.Dgemm);
+  return why->empty();
+}
+
+int checked_int(int64_t v, const char* what) {
+  if (v < 0 || v > 0x7fffffff) throw Error(std::string("cuda gemm: ") + what + " " + std::to_string(v) + " exceeds cuBLAS's int range");
+  return static_cast<int>(v);
+}
+
+class LoadedCublas final : public Cublas {
+ public:
+  explicit LoadedCublas(CublasApi api) : api_(std::move(api)) {}
+
+  void gemm(int device, void* stream, const GemmCall& c) override {
+    Handle h = handle_for(device);
+    check(api_.SetStream(h, stream), "cublasSetStream");
+    const int ta = c.trans_a ? kOpT : kOpN, tb = c.trans_b ? kOpT : kOpN;
+    const int m = checked_int(c.m, "m"), n = checked_int(c.n, "n"), k = checked_int(c.k, "k");
+    const int lda = checked_int(c.lda, "lda"), ldb = checked_int(c.ldb, "ldb"), ldc = checked_int(c.ldc, "ldc");
+    const int batch = checked_int(c.batch, "batch");
+    if (c.f64) {
+      const double one = 1, zero = 0;
+      check(api_.Dgemm(h, ta, tb, m, n, k, &one, static_cast<const double*>(c.a), lda, c.stride_a,
+                       static_cast<const double*>(c.b), ldb, c.stride_b, &zero, static_cast<double*>(c.c), ldc,
+                       c.stride_c, batch),
+            "cublasDgemmStridedBatched");
+    } else {
+      const float one = 1, zero = 0;
+      check(api_.Sgemm(h, ta, tb, m, n, k, &one, static_cast<const float*>(c.a), lda, c.stride_a,
+                       static_cast<const float*>(c.b), ldb, c.stride_b, &zero, static_cast<float*>(c.c), ldc,
+                       c.stride_c, batch),
+            "cublasSgemmStridedBatched");
+    }
+  }
+
+ private:
+  // A handle belongs to the context current when it was made: one per device.
+  Handle handle_for(int device) {
+    std::lock_guard<std::mutex> lock(mu_);
+    Handle& h = handles_[device];
+    if (!h) check(api_.Create(&h), "cublasCreate");
+    return h;
+  }
+  static void check(Status s, const char* what) {
+    if (s != kStatusSuccess) throw Error(std::string("cuda: ") + what + " failed: cublasStatus_t " + std::to_string(s));
+  }
+
+  CublasApi api_;
+  std::mutex mu_;
+  std::map<int, Handle> handles_;  // kept for the process, like the modules
+};
+
+}  // namespace
+
+std::unique_ptr<Cublas> load_cublas() {
+  CublasApi api;
+  std::string why;
+  if (!open_cublas(api, &why)) throw UnsupportedError("cuda: " + why);
+  return std::make_unique<LoadedCublas>(std::move(api));
+}
+
+std::string cublas_description() {
+  CublasApi api;
+  std::string why;
+  if (!open_cublas(api, &why)) return "no cuBLAS: " + why;
+  return "cuBLAS (" + api.path + ")";
+}
+
+}  // namespace graft::codegen::cuda
