@@ -41,6 +41,9 @@ std::vector<Device> pmap_devices(const std::vector<Device>& requested, int64_t n
       for (size_t j = 0; j < i; ++j)
         if (requested[j] == d)
           throw Error("pmap: device " + d.str() + " is listed twice; each replica needs its own device");
+      if (d.kind() != requested[0].kind())
+        throw Error("pmap: devices " + requested[0].str() + " and " + d.str() +
+                    " are of different kinds; a pmap's replicas run on devices of one kind");
     }
     return requested;
   }
@@ -52,6 +55,10 @@ std::vector<Device> pmap_devices(const std::vector<Device>& requested, int64_t n
   for (int p = 0; p < procs.count; ++p)
     for (int64_t i = 0; i < n; ++i) out.emplace_back("cpu", runtime::global_device_id(p, static_cast<int>(i)));
   return out;
+}
+
+Backend pmap_backend(const std::vector<Device>& devices) {
+  return !devices.empty() && devices[0].kind() == "cuda" ? Backend::cuda : Backend::automatic;
 }
 
 namespace {

@@ -37,7 +37,8 @@ const runtime::BufferPtr& data_buffer(const ArrayImpl& impl) {
     const size_t piece = impl.shards[0]->size();
     auto whole = std::make_shared<runtime::Buffer>(piece * impl.shards.size());
     for (size_t i = 0; i < impl.shards.size(); ++i)
-      if (piece > 0) std::memcpy(static_cast<char*>(whole->data()) + i * piece, impl.shards[i]->data(), piece);
+      runtime::copy_bytes(whole->device(), static_cast<char*>(whole->data()) + i * piece, impl.shards[i]->device(),
+                          impl.shards[i]->data(), piece);
     self.buffer = std::move(whole);
   }
   return self.buffer;
@@ -68,7 +69,7 @@ std::vector<runtime::BufferPtr> split_to_devices(const ArrayImpl& leaf, int64_t 
         continue;
       }
       out[i] = std::make_shared<runtime::Buffer>(whole->size(), *devices[i]);
-      if (whole->size() > 0) std::memcpy(out[i]->data(), whole->data(), whole->size());
+      runtime::copy_buffer(*out[i], *whole, whole->size());
     }
     return out;
   }
@@ -76,7 +77,13 @@ std::vector<runtime::BufferPtr> split_to_devices(const ArrayImpl& leaf, int64_t 
   const interpreter::AxisSlices slices = interpreter::axis_slices(leaf.type, dim);
   for (size_t i = 0; i < n; ++i) {
     out[i] = std::make_shared<runtime::Buffer>(bytes_of(part), *devices[i]);
-    interpreter::copy_slice_out(whole->data(), out[i]->data(), slices, i);
+    if (devices[i]->host_addressable()) {
+      interpreter::copy_slice_out(whole->data(), out[i]->data(), slices, i);
+    } else {  // sliced on the host, then copied to the GPU
+      runtime::Buffer staging(bytes_of(part), runtime::host_device());
+      interpreter::copy_slice_out(whole->data(), staging.data(), slices, i);
+      runtime::copy_buffer(*out[i], staging, bytes_of(part));
+    }
   }
   return out;
 }

@@ -200,22 +200,22 @@ const std::vector<Device*>& devices() {
 
 Device& host_device() { return *devices()[0]; }
 
-void copy_buffer(Buffer& dst, const Buffer& src, size_t bytes) {
+void copy_bytes(Device& dst_device, void* dst, Device& src_device, const void* src, size_t bytes) {
   if (bytes == 0) return;
-  DeviceTransfers* from = src.device().transfers();
-  DeviceTransfers* to = dst.device().transfers();
+  DeviceTransfers* from = src_device.transfers();
+  DeviceTransfers* to = dst_device.transfers();
   if (!from && !to) {
-    std::memcpy(dst.data(), src.data(), bytes);
+    std::memcpy(dst, src, bytes);
   } else if (!from) {
-    to->to_device(dst.data(), src.data(), bytes);
+    to->to_device(dst, src, bytes);
   } else if (!to) {
-    from->to_host(dst.data(), src.data(), bytes);
-  } else if (&src.device() == &dst.device()) {
-    to->within(dst.data(), src.data(), bytes);
+    from->to_host(dst, src, bytes);
+  } else if (&src_device == &dst_device) {
+    to->within(dst, src, bytes);
   } else {  // two devices: through the host
     Buffer staging(bytes, host_device());
-    from->to_host(staging.data(), src.data(), bytes);
-    to->to_device(dst.data(), staging.data(), bytes);
+    from->to_host(staging.data(), src, bytes);
+    to->to_device(dst, staging.data(), bytes);
   }
 }
 

@@ -131,9 +131,12 @@ const std::vector<Device*>& devices();
 // The host's memory: devices()[0], where host copies of device buffers live.
 Device& host_device();
 
-// Copies `bytes` from `src` to `dst` wherever each lives (host, a GPU, two GPUs
-// through the host).
-void copy_buffer(Buffer& dst, const Buffer& src, size_t bytes);
+// Copies `bytes` from `src` (memory of `src_device`) to `dst` (of
+// `dst_device`) wherever each lives: host, a GPU, two GPUs through the host.
+void copy_bytes(Device& dst_device, void* dst, Device& src_device, const void* src, size_t bytes);
+inline void copy_buffer(Buffer& dst, const Buffer& src, size_t bytes) {
+  copy_bytes(dst.device(), dst.data(), src.device(), src.data(), bytes);
+}
 
 // Whether devices() has run (after it, GRAFT_CPU_DEVICES is no longer read).
 bool devices_made();

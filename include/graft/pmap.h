@@ -49,6 +49,8 @@ namespace detail {
 
 // The devices n replicas run on, checked against what exists and was asked for.
 std::vector<Device> pmap_devices(const std::vector<Device>& requested, int64_t n);
+// The backend replicas compile for: cuda on CUDA devices, else automatic.
+Backend pmap_backend(const std::vector<Device>& devices);
 // Runs the per-device executable on every device; leaves are split along
 // dims (-1: replicated); returns one sharded Array per output.
 // `donated` (per leaf, may be empty): leaves whose per-device pieces the outputs may take over.
@@ -145,7 +147,7 @@ auto pmap_impl(F& f, const PmapOptions& options, GraphCache& cache, const std::s
     std::vector<bool> donated = donated_leaves(options.donate_argnums, args...);
     std::vector<bool> inside = donated;
     for (size_t i = 0; i < inside.size(); ++i) inside[i] = inside[i] && dims[i] >= 0;
-    auto exe = compile_graph(traced.graph, JitOptions{}, inside, "pmap");
+    auto exe = compile_graph(traced.graph, JitOptions{.backend = pmap_backend(devices)}, inside, "pmap");
     entry = std::make_shared<const Entry>(
         Entry{std::move(exe), std::move(traced.out), std::move(out_dims), std::move(donated), std::move(inside)});
     log_compile("pmap", t1 - t0, now_ms() - t1);

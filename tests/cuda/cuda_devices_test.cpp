@@ -238,3 +238,27 @@ TEST_CASE("cuda devices: dot_general layouts as one cuBLAS GEMM, or on the host,
     }
   }
 }
+
+TEST_CASE("cuda devices: pmap over the GPUs, collectives through the thread communicator", "[cuda_devices]") {
+  const std::vector<Device> g = gpus();
+  if (g.size() < 2) {
+    WARN("pmap over GPUs needs two CUDA devices (GRAFT_CUDA_EMULATED_DEVICES=2)");
+    return;
+  }
+  const std::vector<Device> two{g[0], g[1]};
+  auto step = [](const Array& x) {
+    Array y = tanh(x) * 2.0f + 1.0f;
+    return y - psum(y, "i") / 2.0f;  // each replica minus the mean of both
+  };
+  const Array x = randn({2, 300}, 20);
+  const Array got = pmap(step, PmapOptions{.axis_name = "i", .devices = two})(x);
+  const Array want = vmap(step, 0, 0, "i")(x);
+  check_close(got, want, 2e-6);
+  const std::vector<Array> shards = got.addressable_shards();
+  REQUIRE(shards.size() == 2);
+  CHECK(shards[0].device() == g[0]);
+  CHECK(shards[1].device() == g[1]);
+  check_close(shards[1], want[1], 2e-6);
+  CHECK_THROWS_WITH(pmap(step, PmapOptions{.axis_name = "i", .devices = {g[0], default_device()}})(x),
+                    Contains("different kinds"));
+}
