@@ -382,9 +382,9 @@ std::string executable_text(const Executable& exe) {
   const codegen::cpu::FusedGraphKernels* compiled = exe.cpu ? exe.cpu->ready() : nullptr;
   std::string s = "backend: interpreter\n";
   if (exe.cuda)
-    s = "backend: cuda (" + std::to_string(exe.cuda->generated) + " nodes run by generated CUDA kernels, " +
-        std::to_string(exe.cuda->distinct) + " distinct; " + std::to_string(exe.cuda->on_host.size()) +
-        " run on the host)\n";
+    s = "backend: cuda (" + std::to_string(exe.cuda->generated) + " nodes on the GPU: generated kernels (" +
+        std::to_string(exe.cuda->distinct) + " distinct) and cuBLAS; " + std::to_string(exe.cuda->on_host.size()) +
+        " on the host)\n";
   else if (compiled)
     s = "backend: cpu (" + std::to_string(compiled->compiled) + " fused kernels compiled to C++, " +
         std::to_string(compiled->distinct) + " distinct, in " + std::to_string(compiled->modules) +

@@ -21,8 +21,8 @@ namespace graft::codegen::cuda {
 
 struct CudaGraphKernels {
   std::vector<interpreter::NodeKernel> node_kernels;  // one per node of the graph
-  int64_t generated = 0;                              // nodes run by generated kernels
-  int64_t distinct = 0;                               // distinct kernel sources among them
+  int64_t generated = 0;                              // nodes run on the GPU: generated kernels and cuBLAS GEMMs
+  int64_t distinct = 0;                               // distinct generated kernel sources
   std::vector<std::string> on_host;                   // each node run on the host, and why
   std::string source;                                 // the distinct kernels' CUDA source
 };

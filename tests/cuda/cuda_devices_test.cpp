@@ -15,6 +15,7 @@
 #include "graft/graft.h"
 #include "ir/op.h"
 #include "runtime/bfc_allocator.h"
+#include "runtime/device.h"
 #include "support/arrays.h"
 
 using namespace graft;
@@ -52,9 +53,13 @@ TEST_CASE("cuda devices: listed, with a preallocated BFC over the driver's memor
   codegen::cuda::CudaDriver& driver = codegen::cuda::cuda_driver();
   const MemoryStats s = g[0].memory_stats();
   const int64_t total = driver.device_info(0).total_memory;
-  // GRAFT_MEM_FRACTION (0.75) of the device's memory, preallocated as on JAX.
+  // GRAFT_MEM_FRACTION (0.75) of the device's memory, preallocated as on JAX
+  // (growing on demand under GRAFT_ALLOCATOR=platform, the sanitizer runs' setting).
   CHECK(s.bytes_limit == static_cast<int64_t>(static_cast<double>(total) * 0.75) / 64 * 64);
-  CHECK(s.bytes_reserved == s.bytes_limit);
+  if (runtime::device_settings().allocator == "bfc")
+    CHECK(s.bytes_reserved == s.bytes_limit);
+  else
+    CHECK(s.bytes_reserved < s.bytes_limit);
   CHECK_THAT(build_info(), Contains("cuda"));
 }
 
