@@ -128,9 +128,7 @@ Array device_put(const Array& x, const Device& device, std::source_location wher
                                                where.function_name(), static_cast<int>(where.line())));
   const runtime::BufferPtr& source = detail::data_buffer(impl);
   if (&source->device() == &target) return x;
-  auto buffer = std::make_shared<runtime::Buffer>(source->size(), target);
-  runtime::copy_buffer(*buffer, *source, source->size());
-  return Array(detail::make_concrete(impl.type, std::move(buffer)));
+  return Array(detail::make_concrete(impl.type, runtime::copy_onto(target, *source)));
 }
 
 namespace profiler {

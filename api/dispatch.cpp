@@ -143,8 +143,7 @@ std::vector<Array> bind(ir::Op op, const std::vector<Array>& inputs, ir::Attrs a
     const runtime::BufferPtr& b = data_buffer(*a.impl());
     const void* data = b->data();
     if (&b->device() != &device && !(device.host_addressable() && b->device().host_addressable())) {
-      copied.push_back(std::make_shared<runtime::Buffer>(b->size(), device));
-      runtime::copy_buffer(*copied.back(), *b, b->size());
+      copied.push_back(runtime::copy_onto(device, *b));
       data = copied.back()->data();
     }
     call.inputs.push_back({&a.impl()->type, data});

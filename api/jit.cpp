@@ -291,11 +291,7 @@ std::vector<Array> run_executable(const Executable& exe, const std::vector<Array
   }
   if (exe.cuda) return run_on_cuda(exe, leaves, buffers, donated, options);
   for (runtime::BufferPtr& b : buffers)  // the interpreter and cpu kernels read host memory
-    if (!b->device().host_addressable()) {
-      auto host = std::make_shared<runtime::Buffer>(b->size(), runtime::host_device());
-      runtime::copy_buffer(*host, *b, b->size());
-      b = std::move(host);
-    }
+    if (!b->device().host_addressable()) b = runtime::copy_onto(runtime::host_device(), *b);
   std::vector<bool> reused;
   // Until its module is loaded, a cpu executable runs on the interpreter (the same fused graph, the same bits).
   const codegen::cpu::FusedGraphKernels* compiled = exe.cpu ? exe.cpu->ready() : nullptr;
@@ -333,12 +329,8 @@ std::vector<Array> run_on_cuda(const Executable& exe, const std::vector<Array>& 
       break;
     }
   if (!device) device = codegen::cuda::cuda_devices().at(0);
-  for (runtime::BufferPtr& b : buffers) {
-    if (&b->device() == device) continue;
-    auto moved = std::make_shared<runtime::Buffer>(b->size(), *device);
-    runtime::copy_buffer(*moved, *b, b->size());
-    b = std::move(moved);
-  }
+  for (runtime::BufferPtr& b : buffers)
+    if (&b->device() != device) b = runtime::copy_onto(*device, *b);
   std::vector<bool> reused;
   interpreter::EvaluateOptions run{donated, &reused, &exe.cuda->node_kernels, &exe.plan.offset, exe.plan.arena_bytes};
   runtime::SiteScope site(exe.site);

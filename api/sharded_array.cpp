@@ -47,9 +47,7 @@ const runtime::BufferPtr& data_buffer(const ArrayImpl& impl) {
 runtime::BufferPtr host_buffer(const ArrayImpl& impl) {
   const runtime::BufferPtr& b = data_buffer(impl);
   if (!b || b->device().host_addressable()) return b;
-  auto host = std::make_shared<runtime::Buffer>(b->size(), runtime::host_device());
-  runtime::copy_buffer(*host, *b, b->size());
-  return host;
+  return runtime::copy_onto(runtime::host_device(), *b);
 }
 
 std::vector<runtime::BufferPtr> split_to_devices(const ArrayImpl& leaf, int64_t dim,
@@ -68,8 +66,7 @@ std::vector<runtime::BufferPtr> split_to_devices(const ArrayImpl& leaf, int64_t 
         out[i] = whole;
         continue;
       }
-      out[i] = std::make_shared<runtime::Buffer>(whole->size(), *devices[i]);
-      runtime::copy_buffer(*out[i], *whole, whole->size());
+      out[i] = runtime::copy_onto(*devices[i], *whole);
     }
     return out;
   }

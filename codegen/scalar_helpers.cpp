@@ -3,8 +3,9 @@
 // conversion, wrapping sums and the reductions' combine steps. Written once
 // here and spliced into the CPU prelude (codegen/cpu/prelude.cpp) and the
 // CUDA prelude (codegen/cuda/prelude.cpp), which each define GCG_FN (the
-// qualifiers of a helper function: `inline`, or `__device__ __forceinline__`)
-// and the fixed-width integer types and limits first.
+// qualifiers of a helper function: `inline`, or `__device__ __forceinline__`),
+// GCG_LIBM (how a C library function is named) and the fixed-width integer
+// types and limits first.
 #include "codegen/scalar_helpers.h"
 
 namespace graft::codegen {
@@ -45,6 +46,19 @@ template <class A>
 struct gcg_same<A, A> {
   static constexpr bool value = true;
 };
+
+// The C library's float functions the elementwise ops call by name
+// (GCG_LIBM(f): the compiler's builtin on the CPU, CUDA's math library on a GPU).
+GCG_FN float gcg_fabs(float x) { return GCG_LIBM(fabsf)(x); }
+GCG_FN double gcg_fabs(double x) { return GCG_LIBM(fabs)(x); }
+GCG_FN float gcg_erf(float x) { return GCG_LIBM(erff)(x); }
+GCG_FN double gcg_erf(double x) { return GCG_LIBM(erf)(x); }
+GCG_FN float gcg_fmod(float x, float y) { return GCG_LIBM(fmodf)(x, y); }
+GCG_FN double gcg_fmod(double x, double y) { return GCG_LIBM(fmod)(x, y); }
+GCG_FN float gcg_pow(float x, float y) { return GCG_LIBM(powf)(x, y); }
+GCG_FN double gcg_pow(double x, double y) { return GCG_LIBM(pow)(x, y); }
+GCG_FN float gcg_atan2(float x, float y) { return GCG_LIBM(atan2f)(x, y); }
+GCG_FN double gcg_atan2(double x, double y) { return GCG_LIBM(atan2)(x, y); }
 
 // Integer division as XLA: x / 0 = -1, x % 0 = x, INT_MIN / -1 = INT_MIN.
 GCG_FN int32_t gcg_int_div(int32_t a, int32_t b) { return b == 0 ? -1 : (a == INT32_MIN && b == -1) ? a : a / b; }

@@ -137,6 +137,12 @@ void copy_bytes(Device& dst_device, void* dst, Device& src_device, const void* s
 inline void copy_buffer(Buffer& dst, const Buffer& src, size_t bytes) {
   copy_bytes(dst.device(), dst.data(), src.device(), src.data(), bytes);
 }
+// A new buffer on `device` holding a copy of `src` (made at the current site).
+inline BufferPtr copy_onto(Device& device, const Buffer& src) {
+  auto out = std::make_shared<Buffer>(src.size(), device);
+  copy_buffer(*out, src, src.size());
+  return out;
+}
 
 // Whether devices() has run (after it, GRAFT_CPU_DEVICES is no longer read).
 bool devices_made();

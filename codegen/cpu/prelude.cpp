@@ -15,6 +15,7 @@ extern const char kPrelude[] = R"(#ifndef GRAFT_CG_PRELUDE
 
 #define GCG_EXPORT extern "C" __attribute__((visibility("default")))
 #define GCG_FN inline
+#define GCG_LIBM(f) __builtin_##f
 
 namespace {
 
@@ -43,16 +44,6 @@ inline T gcg_bits(int64_t v) {
 
 // The emitter splices the shared scalar helpers (codegen/scalar_helpers.cpp) in here.
 GCG_SCALAR_HELPERS
-inline float gcg_fabs(float x) { return __builtin_fabsf(x); }
-inline double gcg_fabs(double x) { return __builtin_fabs(x); }
-inline float gcg_erf(float x) { return __builtin_erff(x); }
-inline double gcg_erf(double x) { return __builtin_erf(x); }
-inline float gcg_fmod(float x, float y) { return __builtin_fmodf(x, y); }
-inline double gcg_fmod(double x, double y) { return __builtin_fmod(x, y); }
-inline float gcg_pow(float x, float y) { return __builtin_powf(x, y); }
-inline double gcg_pow(double x, double y) { return __builtin_pow(x, y); }
-inline float gcg_atan2(float x, float y) { return __builtin_atan2f(x, y); }
-inline double gcg_atan2(double x, double y) { return __builtin_atan2(x, y); }
 
 // dst[k] = src[offset of element lo + k of a row-major `size` view whose
 // axes step `stride` elements through src], k < len.

@@ -28,6 +28,7 @@ typedef unsigned long long uint64_t;
 #define GCG_EXPORT extern "C"
 #endif
 #define GCG_FN __device__ __forceinline__
+#define GCG_LIBM(f) f
 #define GCG_THREADS GCG_THREADS_PER_BLOCK
 
 // The emitter splices the shared scalar helpers (codegen/scalar_helpers.cpp) in here.
@@ -45,17 +46,6 @@ GCG_FN T gcg_bits(int64_t v) {
 // Infinity (the max and min reductions' identities).
 GCG_FN float gcg_inf_f32() { return gcg_bits<float>(0x7f800000LL); }
 GCG_FN double gcg_inf_f64() { return gcg_bits<double>(0x7ff0000000000000LL); }
-
-GCG_FN float gcg_fabs(float x) { return fabsf(x); }
-GCG_FN double gcg_fabs(double x) { return fabs(x); }
-GCG_FN float gcg_erf(float x) { return erff(x); }
-GCG_FN double gcg_erf(double x) { return erf(x); }
-GCG_FN float gcg_fmod(float x, float y) { return fmodf(x, y); }
-GCG_FN double gcg_fmod(double x, double y) { return fmod(x, y); }
-GCG_FN float gcg_pow(float x, float y) { return powf(x, y); }
-GCG_FN double gcg_pow(double x, double y) { return pow(x, y); }
-GCG_FN float gcg_atan2(float x, float y) { return atan2f(x, y); }
-GCG_FN double gcg_atan2(double x, double y) { return atan2(x, y); }
 
 // A warp shuffle of any element type (bool travels as an int).
 template <class T>
