@@ -3,19 +3,22 @@
 // for (codegen/cpu/math.h), so that both compute the same bits.
 //
 // Each function is an Eigen array expression (the list below, written once),
-// compiled three times (float_math_baseline.cpp, _avx2.cpp, _avx512.cpp, each
-// with its instruction set's flags) into a table; the table of the widest
-// instruction set this CPU has is chosen at first use (float_math()).
+// except f32 exp, sin and cos, which are graft's own formulas
+// (float_math_f32.h, about twice as fast). The table is compiled three times
+// (float_math_baseline.cpp, _avx2.cpp, _avx512.cpp, each with its
+// instruction set's flags); the table of the widest instruction set this CPU
+// has is chosen at first use (float_math()).
 //
 // Results do not depend on where an element lies in the array: every
 // element goes through Eigen's packet formula (a partial last packet is
-// computed in a padded buffer), so an op gives the same bits whether it runs
-// eagerly on a whole array, on a fused kernel's tile, or in a generated
-// kernel's block. They do depend on the instruction set (a 16-lane AVX-512
-// polynomial and a 4-lane SSE one may round differently): one machine, one
-// table, the same bits everywhere. Accuracy (max ULP error against a
-// correctly rounded reference) is tested per table in
-// tests/runtime/float_math_test.cpp and listed in docs/FLOAT_MATH.md.
+// computed in a padded buffer), or graft's per-element formula, so an op
+// gives the same bits whether it runs eagerly on a whole array, on a fused
+// kernel's tile, or in a generated kernel's block. They do depend on the
+// instruction set (a 16-lane AVX-512 polynomial and a 4-lane SSE one may
+// round differently; fma or not): one machine, one table, the same bits
+// everywhere. Accuracy (max ULP error against a correctly rounded reference)
+// is tested per table in tests/float_math/float_math_test.cpp and listed in
+// docs/FLOAT_MATH.md.
 //
 // M(name, expr): `name` is the op (ir::Op::name); expr reads X (an
 // Eigen::Map of the operand) and has element type T. The list is expanded

@@ -25,6 +25,8 @@
 namespace graft::interpreter {
 namespace {
 
+#include "interpreter/kernels/float_math_f32.h"
+
 template <class T>
 using EVec = Eigen::Array<T, Eigen::Dynamic, 1>;
 
@@ -34,7 +36,8 @@ template <class T>
 inline constexpr int64_t kLanes = 64 / sizeof(T);
 
 // Where Eigen's polynomials leave the function's true value (measured by
-// tests/float_math): exp clamps its argument, so exp(-inf) was 2.9e-39 in f32
+// tests/float_math; f32 exp no longer takes Eigen's, see float_math_f32.h):
+// exp clamps its argument, so exp(-inf) was 2.9e-39 in f32
 // and 5.6e-309 in f64, and subnormal results are wrong; AVX-512's exp
 // overflows from 88.38 on (exp(88.7) < FLT_MAX); log reads a subnormal
 // input as the smallest normal number. Arguments past the range become 0 or
@@ -126,6 +129,20 @@ void apply(const T* x, T* y, int64_t n, const Expr& expr) {
   }
 GRAFT_FLOAT_MATH_OPS(GRAFT_FLOAT_ISA_FN)
 #undef GRAFT_FLOAT_ISA_FN
+
+// f32 exp, sin and cos are graft's own (float_math_f32.h), not Eigen's.
+template <>
+void exp_fn<float>(const float* x, float* y, int64_t n) {
+  run_f32<ExpF32>(x, y, n);
+}
+template <>
+void sin_fn<float>(const float* x, float* y, int64_t n) {
+  run_f32<SinF32<false>>(x, y, n);
+}
+template <>
+void cos_fn<float>(const float* x, float* y, int64_t n) {
+  run_f32<SinF32<true>>(x, y, n);
+}
 
 template <class T, FloatArith A>
 void arith_fn(const T* a, const T* b, T* y, int64_t n) {
