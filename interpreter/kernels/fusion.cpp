@@ -525,7 +525,7 @@ inline void prefetch_to_l2(const uint8_t* p) {
 // A tile's steps read its operands from memory in one step and then
 // compute on scratch for several: the hardware prefetcher, which follows
 // reads, idles while the math runs. So each step fetches its part of the
-// next tile's operands and output lines (a tenth of a 16 KB stream per step
+// next tile's operands and output lines (a tenth of an 8 KB stream per step
 // of ten), and memory traffic overlaps the math. Measured on the issue-17
 // chains (bench/fusion): the interpreter 10-25 % faster.
 void Plan::prefetch_next_tile(int64_t lo, int64_t len, size_t part, size_t parts) const {
