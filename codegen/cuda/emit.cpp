@@ -21,7 +21,6 @@
 #include "codegen/cpu/schedule.h"
 #include "codegen/cuda/elementwise.h"
 #include "codegen/cuda/prelude.h"
-#include "codegen/scalar_helpers.h"
 #include "graft/errors.h"
 
 namespace graft::codegen::cuda {
@@ -37,10 +36,6 @@ using ir::ValueClass;
 
 [[noreturn]] void fail(const std::string& why) { throw UnsupportedError("cuda codegen: " + why); }
 
-void replace_all(std::string& s, const std::string& from, const std::string& to) {
-  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
-}
-
 class Emitter {
  public:
   Emitter(const ir::Graph& g, const std::string& sym) : g_(g), sym_(sym), s_(checked_schedule(g)) {}
@@ -54,11 +49,8 @@ class Emitter {
     k.n = plan().N;
     choose_shape(&k);
 
-    std::string prelude = kPrelude;
-    replace_all(prelude, "GCG_SCALAR_HELPERS", kScalarHelpers);
-    replace_all(prelude, "GCG_THREADS_PER_BLOCK", num(kThreadsPerBlock));
     std::ostringstream os;
-    os << prelude << "\n// ---- kernel " << sym_ << ": N = " << plan().N << ", " << shape_name(k.shape) << "\n";
+    os << prelude_text() << "\n// ---- kernel " << sym_ << ": N = " << plan().N << ", " << shape_name(k.shape) << "\n";
     os << params_struct(k);
     os << "extern \"C\" __global__ void __launch_bounds__(GCG_THREADS) " << sym_ << "(const " << sym_ << "_params p) {\n";
     os << "  const int64_t gcg_tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;\n";

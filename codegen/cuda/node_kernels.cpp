@@ -12,6 +12,7 @@
 #include "codegen/cpu/schedule.h"
 #include "codegen/cuda/dot_general.h"
 #include "codegen/cuda/driver.h"
+#include "codegen/cuda/movement.h"
 #include "graft/errors.h"
 #include "interpreter/kernel.h"
 #include "ir/attr_access.h"
@@ -106,6 +107,33 @@ NodeKernel gemm_runner(GemmCall plan) {
   };
 }
 
+// A data movement op (movement.h) as its strided copies on the current CUDA device.
+NodeKernel movement_runner(std::vector<StridedCopy> copies) {
+  return [copies = std::move(copies)](const KernelCall& call) {
+    runtime::Device& device = cuda_device_here("a data movement");
+    const size_t bytes = ir::dtype_size(call.outputs[0].type->dtype);
+    for (const StridedCopy& c : copies) {
+      const void* pad = c.padded ? call.inputs[1].data : nullptr;
+      cuda_driver().launch(device.id(), movement_kernel(bytes, c.count),
+                           movement_params(c, call.inputs[static_cast<size_t>(c.operand)].data, call.outputs[0].data, pad));
+      g_launches.fetch_add(1, std::memory_order_relaxed);
+    }
+  };
+}
+
+// A constant node: its literal's bytes copied to the device.
+NodeKernel constant_runner(const ir::Attrs& attrs) {
+  ir::LiteralPtr lit = ir::attr<ir::LiteralPtr>(attrs, "value", ir::Op::constant);
+  return [lit](const KernelCall& call) {
+    runtime::Device& device = cuda_device_here("a constant");
+    const size_t n = bytes_of(*call.outputs[0].type);
+    if (lit->bytes.size() != n)
+      throw Error("cuda: a constant of " + std::to_string(lit->bytes.size()) + " bytes for a " + std::to_string(n) +
+                  "-byte result");
+    if (n) device.transfers()->to_device(call.outputs[0].data, lit->bytes.data(), n);
+  };
+}
+
 NodeKernel host_runner(NodeKernel inner) {
   return [inner = std::move(inner)](const KernelCall& call) { run_on_host(call, inner); };
 }
@@ -131,7 +159,9 @@ ir::GraphPtr one_node_body(ir::Op op, const std::vector<const ir::ValueType*>& t
 CudaRunCounts run_counts() { return {g_launches.load(), g_host_runs.load()}; }
 
 std::string host_reason(ir::Op op) {
-  if (emittable_alone(op) || op == ir::Op::fusion || op == ir::Op::dot_general) return {};
+  if (emittable_alone(op) || is_movement(op) || op == ir::Op::fusion || op == ir::Op::dot_general ||
+      op == ir::Op::constant)
+    return {};
   switch (ir::op_info(op).family) {
     case ir::OpFamily::reduce:
       return "no CUDA kernel for this reduction yet (generated kernels end with reduce_sum, reduce_max or reduce_min)";
@@ -161,6 +191,24 @@ CudaGraphKernels cuda_graph_kernels(const ir::Graph& graph, const std::vector<No
         continue;
       }
       why = "not one cuBLAS GEMM: " + why;
+    } else if (n.op == ir::Op::constant) {
+      out.node_kernels[i] = constant_runner(n.attrs);
+      ++out.generated;
+      continue;
+    } else if (is_movement(n.op)) {
+      std::vector<const ir::ValueType*> types;
+      for (ir::ValueId v : n.inputs) types.push_back(&graph.type(v));
+      if (auto copies = plan_movement(n.op, types, graph.type(n.outputs[0]), n.attrs, &why)) {
+        const CudaKernel& k = movement_kernel(ir::dtype_size(graph.type(n.outputs[0]).dtype), 1);
+        if (sources.insert(k.source).second) {
+          out.source += k.source;
+          ++out.distinct;
+        }
+        out.node_kernels[i] = movement_runner(std::move(*copies));
+        ++out.generated;
+        continue;
+      }
+      why = "not a strided copy: " + why;
     } else if (why.empty()) {
       try {
         ir::GraphPtr alone;
@@ -196,6 +244,13 @@ void run_eager_op(const KernelCall& call) {
   if (call.op == ir::Op::dot_general) {
     if (auto plan = plan_dot_general(*call.inputs[0].type, *call.inputs[1].type, call.attrs, nullptr))
       return gemm_runner(*plan)(call);
+    return run_on_host(call, {});
+  }
+  if (is_movement(call.op)) {
+    std::vector<const ir::ValueType*> types;
+    for (const interpreter::KernelIn& in : call.inputs) types.push_back(in.type);
+    if (auto copies = plan_movement(call.op, types, *call.outputs[0].type, call.attrs, nullptr))
+      return movement_runner(std::move(*copies))(call);
     return run_on_host(call, {});
   }
   if (!emittable_alone(call.op)) return run_on_host(call, {});

@@ -4,6 +4,9 @@
 //     elementwise op, a broadcast or reshape, a reduction): its generated
 //     kernel (emit.h), launched on the device's stream;
 //   - dot_general: one cuBLAS strided-batched GEMM (dot_general.h);
+//   - transpose, rev, slice, pad, concatenate: strided copies by one
+//     generic kernel per element size (movement.h);
+//   - constant: its bytes copied to the device;
 //   - every other node, and a body the emitter refuses: on the host. Its
 //     operands are copied to host buffers, the interpreter's kernel runs
 //     (control flow runs its bodies there too), and its results are copied

@@ -10,6 +10,8 @@
 // threadIdx, __syncthreads and the warp shuffles.
 #include "codegen/cuda/prelude.h"
 
+#include "codegen/scalar_helpers.h"
+
 namespace graft::codegen::cuda {
 
 extern const char kPrelude[] = R"(#ifndef GRAFT_CUDA_PRELUDE
@@ -71,5 +73,16 @@ __device__ T gcg_block_reduce(T v, T identity, F op, T* part) {
 }
 #endif  // GRAFT_CUDA_PRELUDE
 )";
+
+std::string prelude_text() {
+  auto replace_all = [](std::string& s, const std::string& from, const std::string& to) {
+    for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+      s.replace(at, from.size(), to);
+  };
+  std::string prelude = kPrelude;
+  replace_all(prelude, "GCG_SCALAR_HELPERS", kScalarHelpers);
+  replace_all(prelude, "GCG_THREADS_PER_BLOCK", std::to_string(kThreadsPerBlock));
+  return prelude;
+}
 
 }  // namespace graft::codegen::cuda

@@ -1,6 +1,8 @@
 // The CUDA C++ that starts every generated CUDA module (see prelude.cpp).
 #pragma once
 
+#include <string>
+
 namespace graft::codegen::cuda {
 
 // Holds the placeholder GCG_SCALAR_HELPERS, which the emitter replaces with
@@ -9,5 +11,8 @@ extern const char kPrelude[];
 
 // Threads per block of every generated kernel (a multiple of the warp size).
 inline constexpr int kThreadsPerBlock = 256;
+
+// kPrelude with its placeholders filled: what a module's source starts with.
+std::string prelude_text();
 
 }  // namespace graft::codegen::cuda

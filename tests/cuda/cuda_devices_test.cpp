@@ -7,7 +7,9 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "codegen/cuda/driver.h"
@@ -107,10 +109,10 @@ TEST_CASE("cuda devices: eager ops on GPU arrays run there and match the CPU", "
   CHECK(max(ga).to_vector<float>() == max(a).to_vector<float>());
   // Host-run ops (no CUDA kernel yet) still take and give GPU arrays.
   const int64_t hosted = codegen::cuda::run_counts().host_runs;
-  Array t = transpose(ga);
+  Array c = cumsum(ga, 1);
   CHECK(codegen::cuda::run_counts().host_runs == hosted + 1);
-  CHECK(t.device() == g[0]);
-  CHECK(t.to_vector<float>() == transpose(a).to_vector<float>());
+  CHECK(c.device() == g[0]);
+  CHECK(c.to_vector<float>() == cumsum(a, 1).to_vector<float>());
   // dot_general: one cuBLAS GEMM (the emulated driver serves it on the host).
   const int64_t launched = codegen::cuda::run_counts().launches;
   Array m = matmul(ga, gw);
@@ -121,6 +123,46 @@ TEST_CASE("cuda devices: eager ops on GPU arrays run there and match the CPU", "
   CHECK((ga * b).device() == g[0]);
   CHECK((ga * b).to_vector<float>() == (a * b).to_vector<float>());
   CHECK((a * gb).to_vector<float>() == (a * b).to_vector<float>());
+}
+
+TEST_CASE("cuda devices: transpose, rev, slice, pad and concatenate are strided copies on the GPU", "[cuda_devices]") {
+  const std::vector<Device> g = gpus();
+  if (g.empty()) return;
+  const Array base = reshape(arange(0, 30, 1, f32) * 0.75f - 9.0f, {2, 3, 5});
+  for (DType dt : {f32, f64, i32, DType::bool_}) {
+    INFO("dtype " << dtype_name(dt));
+    const Array x = dt == DType::bool_ ? base > 0.0f : astype(base, dt);
+    const Array other = dt == DType::bool_ ? reshape(arange(0, 20, 1, f32), {2, 2, 5}) < 7.0f
+                                           : astype(reshape(arange(0, 20, 1, f32), {2, 2, 5}), dt);
+    const Array gx = device_put(x, g[0]), gother = device_put(other, g[0]);
+    const std::vector<std::pair<const char*, std::function<Array(const Array&, const Array&)>>> ops = {
+        {"transpose", [](const Array& a, const Array&) { return transpose(a, {2, 0, 1}); }},
+        {"rev", [](const Array& a, const Array&) { return flip(a, {0, 2}); }},
+        {"slice", [](const Array& a, const Array&) { return slice(a, {0, 1, 1}, {2, 3, 5}, {1, 1, 2}); }},
+        {"pad", [](const Array& a, const Array&) { return pad(a, {{1, 2}, {0, 1}, {3, 0}}, 1.0); }},
+        {"concatenate", [](const Array& a, const Array& b) { return concatenate({a, b, slice(b, {0, 0, 0}, {2, 0, 5})}, 1); }},
+        {"scalar slice of a transpose", [](const Array& a, const Array&) {
+           return reshape(slice(transpose(a), {4, 2, 1}, {5, 3, 2}), {});
+         }}};
+    for (const auto& [name, op] : ops) {
+      INFO(name);
+      const codegen::cuda::CudaRunCounts before = codegen::cuda::run_counts();
+      const Array got = op(gx, gother);
+      CHECK(codegen::cuda::run_counts().launches > before.launches);
+      CHECK(codegen::cuda::run_counts().host_runs == before.host_runs);
+      CHECK(got.device() == g[0]);
+      const Array want = op(x, other);
+      REQUIRE(got.shape() == want.shape());
+      if (dt == DType::bool_) CHECK(got.to_vector<bool>() == want.to_vector<bool>());
+      else if (dt == i32) CHECK(got.to_vector<int32_t>() == want.to_vector<int32_t>());
+      else CHECK(astype(got, f64).to_vector<double>() == astype(want, f64).to_vector<double>());
+    }
+  }
+  // Under jit too: no movement node is left to the host.
+  auto f = [](const Array& a) { return transpose(pad(flip(a, {1}), {{0, 1}, {1, 0}, {0, 0}}, 0.0), {1, 2, 0}) * 2.0f; };
+  const std::string text = jit(f, JitOptions{.backend = Backend::cuda}).lower(base).compile().as_text();
+  CHECK_THAT(text, !Contains("runs on the host"));
+  check_close(jit(f, JitOptions{.backend = Backend::cuda})(base), f(base), 0);
 }
 
 TEST_CASE("cuda devices: jit(Backend::cuda) matches the interpreter, gradients included", "[cuda_devices]") {
