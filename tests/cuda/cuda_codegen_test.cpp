@@ -19,6 +19,7 @@
 #include "api/dispatch.h"
 #include "codegen/cuda/driver.h"
 #include "codegen/cuda/emit.h"
+#include "codegen/cuda/movement.h"
 #include "codegen/cuda/nvrtc.h"
 #include "graft/errors.h"
 #include "graft/graft.h"
@@ -149,6 +150,20 @@ TEST_CASE("cuda emitter: every kernel shape compiles with NVRTC for sm_75, sm_80
       INFO(b.name << " for sm_" << arch);
       cu::NvrtcOutput out;
       CHECK_NOTHROW(out = cu::nvrtc_compile(k.source, b.name + ".cu", arch));
+      CHECK(out.image.size() > 100);
+    }
+  }
+}
+
+TEST_CASE("cuda movement kernels compile with NVRTC for sm_75, sm_80 and sm_90", "[cuda]") {
+  if (!have_nvrtc()) return;
+  for (size_t bytes : {1, 2, 4, 8}) {
+    const cu::CudaKernel& k = cu::movement_kernel(bytes, 1000);
+    CHECK(k.source.find(k.symbol + "(const " + k.symbol + "_params p)") != std::string::npos);
+    for (int arch : {75, 80, 90}) {
+      INFO(k.symbol << " for sm_" << arch);
+      cu::NvrtcOutput out;
+      CHECK_NOTHROW(out = cu::nvrtc_compile(k.source, k.symbol + ".cu", arch));
       CHECK(out.image.size() > 100);
     }
   }
