@@ -17,11 +17,15 @@
 // Accuracy (tests/float_math, docs/FLOAT_MATH.md): exp about 1 ULP, sin and
 // cos about 2 ULP, over the whole range.
 //
-// Included inside an anonymous namespace: each table's file gets its own copy.
+// Everything is in an anonymous namespace: each table's file gets its own
+// copy, compiled for its instruction set (float_math_isa.h says why).
 #pragma once
 
 #include <cmath>
 #include <cstdint>
+
+namespace graft::interpreter {
+namespace {
 
 #ifdef __FMA__
 #define GRAFT_F32_FMA(a, b, c) __builtin_fmaf(a, b, c)
@@ -166,3 +170,6 @@ void run_f32(const float* x, float* y, int64_t n) {
 }
 
 #undef GRAFT_F32_FMA
+
+}  // namespace
+}  // namespace graft::interpreter

@@ -21,11 +21,10 @@
 #include <limits>
 
 #include "interpreter/kernels/float_math.h"
+#include "interpreter/kernels/float_math_f32.h"
 
 namespace graft::interpreter {
 namespace {
-
-#include "interpreter/kernels/float_math_f32.h"
 
 template <class T>
 using EVec = Eigen::Array<T, Eigen::Dynamic, 1>;
