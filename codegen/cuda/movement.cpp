@@ -68,8 +68,8 @@ extern "C" __global__ void __launch_bounds__(GCG_THREADS) SYM(const SYM_params p
 GCG_EXPORT void SYM_emulated(const void* p) { SYM(*static_cast<const SYM_params*>(p)); }
 #endif
 )";
-  for (auto [from, to] : {std::pair<std::string, std::string>{"SYM", sym}, {"TYPE", type}})
-    for (size_t at = k.find(from); at != std::string::npos; at = k.find(from, at + to.size())) k.replace(at, from.size(), to);
+  replace_all(k, "SYM", sym);
+  replace_all(k, "TYPE", type);
   return prelude_text() + k;
 }
 

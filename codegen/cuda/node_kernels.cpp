@@ -108,13 +108,16 @@ NodeKernel gemm_runner(GemmCall plan) {
 }
 
 // A data movement op (movement.h) as its strided copies on the current CUDA device.
-NodeKernel movement_runner(std::vector<StridedCopy> copies) {
-  return [copies = std::move(copies)](const KernelCall& call) {
+// Each copy's kernel is found once, here, not per call.
+NodeKernel movement_runner(std::vector<StridedCopy> copies, DType dtype) {
+  std::vector<const CudaKernel*> kernels;
+  for (const StridedCopy& c : copies) kernels.push_back(&movement_kernel(ir::dtype_size(dtype), c.count));
+  return [copies = std::move(copies), kernels = std::move(kernels)](const KernelCall& call) {
     runtime::Device& device = cuda_device_here("a data movement");
-    const size_t bytes = ir::dtype_size(call.outputs[0].type->dtype);
-    for (const StridedCopy& c : copies) {
+    for (size_t k = 0; k < copies.size(); ++k) {
+      const StridedCopy& c = copies[k];
       const void* pad = c.padded ? call.inputs[1].data : nullptr;
-      cuda_driver().launch(device.id(), movement_kernel(bytes, c.count),
+      cuda_driver().launch(device.id(), *kernels[k],
                            movement_params(c, call.inputs[static_cast<size_t>(c.operand)].data, call.outputs[0].data, pad));
       g_launches.fetch_add(1, std::memory_order_relaxed);
     }
@@ -204,7 +207,7 @@ CudaGraphKernels cuda_graph_kernels(const ir::Graph& graph, const std::vector<No
           out.source += k.source;
           ++out.distinct;
         }
-        out.node_kernels[i] = movement_runner(std::move(*copies));
+        out.node_kernels[i] = movement_runner(std::move(*copies), graph.type(n.outputs[0]).dtype);
         ++out.generated;
         continue;
       }
@@ -250,7 +253,7 @@ void run_eager_op(const KernelCall& call) {
     std::vector<const ir::ValueType*> types;
     for (const interpreter::KernelIn& in : call.inputs) types.push_back(in.type);
     if (auto copies = plan_movement(call.op, types, *call.outputs[0].type, call.attrs, nullptr))
-      return movement_runner(std::move(*copies))(call);
+      return movement_runner(std::move(*copies), call.outputs[0].type->dtype)(call);
     return run_on_host(call, {});
   }
   if (!emittable_alone(call.op)) return run_on_host(call, {});

@@ -74,11 +74,11 @@ __device__ T gcg_block_reduce(T v, T identity, F op, T* part) {
 #endif  // GRAFT_CUDA_PRELUDE
 )";
 
+void replace_all(std::string& s, const std::string& from, const std::string& to) {
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+}
+
 std::string prelude_text() {
-  auto replace_all = [](std::string& s, const std::string& from, const std::string& to) {
-    for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
-      s.replace(at, from.size(), to);
-  };
   std::string prelude = kPrelude;
   replace_all(prelude, "GCG_SCALAR_HELPERS", kScalarHelpers);
   replace_all(prelude, "GCG_THREADS_PER_BLOCK", std::to_string(kThreadsPerBlock));

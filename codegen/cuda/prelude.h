@@ -15,4 +15,7 @@ inline constexpr int kThreadsPerBlock = 256;
 // kPrelude with its placeholders filled: what a module's source starts with.
 std::string prelude_text();
 
+// Every `from` in `s` replaced by `to` (filling a source template's placeholders).
+void replace_all(std::string& s, const std::string& from, const std::string& to);
+
 }  // namespace graft::codegen::cuda

@@ -141,18 +141,25 @@ std::string ptxas() {
 
 }  // namespace
 
+namespace {
+
+// `source` compiles with NVRTC for sm_75, sm_80 and sm_90.
+void check_compiles_for_every_arch(const std::string& source, const std::string& name) {
+  for (int arch : {75, 80, 90}) {
+    INFO(name << " for sm_" << arch);
+    cu::NvrtcOutput out;
+    CHECK_NOTHROW(out = cu::nvrtc_compile(source, name + ".cu", arch));
+    CHECK(out.image.size() > 100);
+  }
+}
+
+}  // namespace
+
 TEST_CASE("cuda emitter: every kernel shape compiles with NVRTC for sm_75, sm_80 and sm_90", "[cuda]") {
   if (!have_nvrtc()) return;
   INFO(cu::nvrtc_description());
-  for (const test::CudaBody& b : test::cuda_test_bodies()) {
-    cu::CudaKernel k = cu::emit_kernel(*b.body, b.name);
-    for (int arch : {75, 80, 90}) {
-      INFO(b.name << " for sm_" << arch);
-      cu::NvrtcOutput out;
-      CHECK_NOTHROW(out = cu::nvrtc_compile(k.source, b.name + ".cu", arch));
-      CHECK(out.image.size() > 100);
-    }
-  }
+  for (const test::CudaBody& b : test::cuda_test_bodies())
+    check_compiles_for_every_arch(cu::emit_kernel(*b.body, b.name).source, b.name);
 }
 
 TEST_CASE("cuda movement kernels compile with NVRTC for sm_75, sm_80 and sm_90", "[cuda]") {
@@ -160,12 +167,7 @@ TEST_CASE("cuda movement kernels compile with NVRTC for sm_75, sm_80 and sm_90",
   for (size_t bytes : {1, 2, 4, 8}) {
     const cu::CudaKernel& k = cu::movement_kernel(bytes, 1000);
     CHECK(k.source.find(k.symbol + "(const " + k.symbol + "_params p)") != std::string::npos);
-    for (int arch : {75, 80, 90}) {
-      INFO(k.symbol << " for sm_" << arch);
-      cu::NvrtcOutput out;
-      CHECK_NOTHROW(out = cu::nvrtc_compile(k.source, k.symbol + ".cu", arch));
-      CHECK(out.image.size() > 100);
-    }
+    check_compiles_for_every_arch(k.source, k.symbol);
   }
 }
 
