@@ -13,6 +13,7 @@
 #include "codegen/cuda/dot_general.h"
 #include "codegen/cuda/driver.h"
 #include "codegen/cuda/movement.h"
+#include "codegen/cuda/op_kernels.h"
 #include "graft/errors.h"
 #include "interpreter/kernel.h"
 #include "ir/attr_access.h"
@@ -43,11 +44,7 @@ runtime::Device& cuda_device_here(const char* what) {
 CudaKernel emit_named(const ir::Graph& body) {
   static const std::string kPlaceholder = "gk_symbol_placeholder";
   CudaKernel k = emit_kernel(body, kPlaceholder);
-  char name[32];
-  std::snprintf(name, sizeof name, "gk_%016zx", std::hash<std::string>{}(k.source));
-  for (size_t at = k.source.find(kPlaceholder); at != std::string::npos; at = k.source.find(kPlaceholder, at))
-    k.source.replace(at, kPlaceholder.size(), name);
-  k.symbol = name;
+  name_after_source(&k, kPlaceholder);
   return k;
 }
 
@@ -137,6 +134,28 @@ NodeKernel constant_runner(const ir::Attrs& attrs) {
   };
 }
 
+// A fusion whose body the emitter refuses: the body's nodes, each with its
+// own CUDA kernel (or on the host), evaluated on the device with the body's
+// operands and results copied within device memory.
+NodeKernel body_runner(ir::GraphPtr body, std::shared_ptr<const CudaGraphKernels> kernels) {
+  return [body = std::move(body), kernels = std::move(kernels)](const KernelCall& call) {
+    runtime::Device& device = cuda_device_here("a fusion's body");
+    runtime::DeviceTransfers& copies = *device.transfers();
+    std::vector<runtime::BufferPtr> ins;
+    ins.reserve(call.inputs.size());
+    for (const interpreter::KernelIn& in : call.inputs) {
+      const size_t n = bytes_of(*in.type);
+      ins.push_back(runtime::make_buffer(n));
+      if (n) copies.within(ins.back()->data(), in.data, n);
+    }
+    interpreter::EvaluateOptions run;
+    run.node_kernels = &kernels->node_kernels;
+    const std::vector<runtime::BufferPtr> outs = interpreter::evaluate(*body, ins, run);
+    for (size_t k = 0; k < call.outputs.size(); ++k)
+      if (const size_t n = bytes_of(*call.outputs[k].type)) copies.within(call.outputs[k].data, outs[k]->data(), n);
+  };
+}
+
 NodeKernel host_runner(NodeKernel inner) {
   return [inner = std::move(inner)](const KernelCall& call) { run_on_host(call, inner); };
 }
@@ -162,8 +181,8 @@ ir::GraphPtr one_node_body(ir::Op op, const std::vector<const ir::ValueType*>& t
 CudaRunCounts run_counts() { return {g_launches.load(), g_host_runs.load()}; }
 
 std::string host_reason(ir::Op op) {
-  if (emittable_alone(op) || is_movement(op) || op == ir::Op::fusion || op == ir::Op::dot_general ||
-      op == ir::Op::constant)
+  if (emittable_alone(op) || is_movement(op) || has_op_kernel(op) || op == ir::Op::fusion ||
+      op == ir::Op::dot_general || op == ir::Op::constant)
     return {};
   switch (ir::op_info(op).family) {
     case ir::OpFamily::reduce:
@@ -212,6 +231,19 @@ CudaGraphKernels cuda_graph_kernels(const ir::Graph& graph, const std::vector<No
         continue;
       }
       why = "not a strided copy: " + why;
+    } else if (has_op_kernel(n.op)) {
+      OpKernelRequest request{n.op, {}, {}, n.attrs};
+      for (ir::ValueId v : n.inputs) request.inputs.push_back(&graph.type(v));
+      for (ir::ValueId v : n.outputs) request.outputs.push_back(&graph.type(v));
+      if (std::optional<CudaKernel> k = op_kernel(request, &why)) {
+        if (sources.insert(k->source).second) {
+          out.source += k->source;
+          ++out.distinct;
+        }
+        out.node_kernels[i] = launcher(std::make_shared<const CudaKernel>(std::move(*k)));
+        ++out.generated;
+        continue;
+      }
     } else if (why.empty()) {
       try {
         ir::GraphPtr alone;
@@ -230,6 +262,19 @@ CudaGraphKernels cuda_graph_kernels(const ir::Graph& graph, const std::vector<No
         continue;
       } catch (const UnsupportedError& e) {
         why = std::string("the CUDA emitter refused it: ") + e.what();
+      }
+      if (n.op == ir::Op::fusion) {  // its body's nodes one by one, on the device
+        ir::GraphPtr body = ir::attr<ir::Graphs>(n, "body").at(0);
+        auto inner = std::make_shared<const CudaGraphKernels>(cuda_graph_kernels(*body));
+        if (sources.insert(inner->source).second) {
+          out.source += inner->source;
+          out.distinct += inner->distinct;
+        }
+        for (const std::string& h : inner->on_host)
+          out.on_host.push_back("fusion (node " + std::to_string(i) + ", " + why + "), in its body: " + h);
+        if (inner->on_host.empty()) ++out.generated;
+        out.node_kernels[i] = body_runner(std::move(body), std::move(inner));
+        continue;
       }
     }
     NodeKernel inner = host_kernels && i < host_kernels->size() ? (*host_kernels)[i] : NodeKernel{};
@@ -256,7 +301,7 @@ void run_eager_op(const KernelCall& call) {
       return movement_runner(std::move(*copies), call.outputs[0].type->dtype)(call);
     return run_on_host(call, {});
   }
-  if (!emittable_alone(call.op)) return run_on_host(call, {});
+  if (!emittable_alone(call.op) && !has_op_kernel(call.op)) return run_on_host(call, {});
   std::vector<const ir::ValueType*> types;
   for (const interpreter::KernelIn& in : call.inputs) types.push_back(in.type);
   ir::GraphPtr body = one_node_body(call.op, types, call.attrs);
@@ -269,10 +314,17 @@ void run_eager_op(const KernelCall& call) {
   }
   if (!kernel) {
     NodeKernel made;
-    try {
-      made = launcher(std::make_shared<const CudaKernel>(emit_named(*body)));
-    } catch (const UnsupportedError&) {
-      made = host_runner({});
+    if (has_op_kernel(call.op)) {
+      OpKernelRequest request{call.op, types, {}, call.attrs};
+      for (const interpreter::KernelOut& out : call.outputs) request.outputs.push_back(out.type);
+      std::optional<CudaKernel> k = op_kernel(request, nullptr);
+      made = k ? launcher(std::make_shared<const CudaKernel>(std::move(*k))) : host_runner({});
+    } else {
+      try {
+        made = launcher(std::make_shared<const CudaKernel>(emit_named(*body)));
+      } catch (const UnsupportedError&) {
+        made = host_runner({});
+      }
     }
     kernel = std::make_shared<const NodeKernel>(std::move(made));
     std::lock_guard<std::mutex> lock(mu);

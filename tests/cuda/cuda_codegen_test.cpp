@@ -21,6 +21,7 @@
 #include "codegen/cuda/emit.h"
 #include "codegen/cuda/movement.h"
 #include "codegen/cuda/nvrtc.h"
+#include "codegen/cuda/op_kernels.h"
 #include "graft/errors.h"
 #include "graft/graft.h"
 #include "support/kernel_bodies.h"
@@ -169,6 +170,45 @@ TEST_CASE("cuda movement kernels compile with NVRTC for sm_75, sm_80 and sm_90",
     CHECK(k.source.find(k.symbol + "(const " + k.symbol + "_params p)") != std::string::npos);
     check_compiles_for_every_arch(k.source, k.symbol);
   }
+}
+
+TEST_CASE("cuda op kernels (indexing, sort, scans, arg and bitwise reductions, iota, random bits) compile with NVRTC",
+          "[cuda]") {
+  if (!have_nvrtc()) return;
+  // Every op kernel a traced function of every dtype makes, vmapped too
+  // (gather and scatter_add with batch dimensions).
+  auto f = [](const Array& x, const Array& i) {
+    const Array k = reshape(tile(i, {3}), {3, 4});
+    std::vector<Array> out = {take(x, i, 1), scatter_add(x, i, take(x, i, 0), 0), sort(x, 0), argsort(x, 1),
+                              cumsum(x, 1), cumprod(x, 0, true), cummax(x, 1), cummin(x, 0), argmax(x, 1), argmin(x, 0),
+                              dynamic_slice(x, {i[0], i[1]}, {2, 2}),
+                              dynamic_update_slice(x, slice(x, {0, 0}, {1, 2}), {i[2], i[3]}),
+                              vmap([](const Array& r, const Array& j) { return take(r, j, 0); })(x, k)};
+    if (x.dtype() != DType::bool_) out.push_back(prod(x, {1}));
+    if (x.dtype() != f32 && x.dtype() != f64) out.push_back(all(x != 0, {0}));
+    out.push_back(any(x > 1, {1}));
+    out.push_back(random::bits(random::key(3), {3, 5}));
+    return out;
+  };
+  int kernels = 0;
+  for (DType dt : {f32, i64, u32}) {  // float, signed and unsigned steps (f64 and i32 differ only in names)
+    const Array x = astype(reshape(arange(0, 12, 1), {3, 4}), dt);
+    const Array i = array(std::vector<int32_t>{2, 0, -1, 7}, {4});
+    const Graph g = make_graph(f)(x, i);
+    for (const ir::Node& n : g.ir().nodes()) {
+      if (!cu::has_op_kernel(n.op)) continue;
+      cu::OpKernelRequest r{n.op, {}, {}, n.attrs};
+      for (ir::ValueId v : n.inputs) r.inputs.push_back(&g.ir().type(v));
+      for (ir::ValueId v : n.outputs) r.outputs.push_back(&g.ir().type(v));
+      std::string why;
+      const std::optional<cu::CudaKernel> k = cu::op_kernel(r, &why);
+      INFO(ir::op_name(n.op) << " of " << dtype_name(dt) << ": " << why);
+      REQUIRE(k);
+      check_compiles_for_every_arch(k->source, k->symbol);
+      ++kernels;
+    }
+  }
+  CHECK(kernels >= 3 * 18);
 }
 
 TEST_CASE("cuda emitter: elementwise kernels do not spill registers (ptxas -v)", "[cuda]") {

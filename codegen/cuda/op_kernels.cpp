@@ -1,0 +1,121 @@
+// Dispatch to the family files, and what they share: the kernel frame, the
+// offset arithmetic and the wrapping steps (op_kernels.h).
+#include "codegen/cuda/op_kernels.h"
+
+#include <cstdio>
+#include <functional>
+#include <sstream>
+
+#include "codegen/cpu/cpp_text.h"
+#include "codegen/cpu/schedule.h"
+#include "codegen/cuda/prelude.h"
+
+namespace graft::codegen::cuda {
+
+using cpu::detail::cat;
+using cpu::detail::ctype;
+using cpu::detail::num;
+
+bool has_op_kernel(ir::Op op) {
+  switch (ir::op_info(op).family) {
+    case ir::OpFamily::indexing:
+    case ir::OpFamily::sort:
+    case ir::OpFamily::random: return true;
+    case ir::OpFamily::creation: return op == ir::Op::iota;
+    case ir::OpFamily::reduce: return !cpu::detail::emits_reduction(op);  // those three are emitted bodies
+    default: return false;
+  }
+}
+
+std::optional<CudaKernel> op_kernel(const OpKernelRequest& r, std::string* why) {
+  if (!has_op_kernel(r.op)) {
+    if (why) *why = std::string(ir::op_name(r.op)) + " has no CUDA op kernel";
+    return std::nullopt;
+  }
+  std::string reason;
+  std::optional<CudaKernel> k;
+  switch (ir::op_info(r.op).family) {
+    case ir::OpFamily::indexing: k = detail::indexing_kernel(r, &reason); break;
+    case ir::OpFamily::sort: k = detail::sort_kernel(r, &reason); break;
+    case ir::OpFamily::random: k = detail::random_kernel(r, &reason); break;
+    case ir::OpFamily::creation: k = detail::creation_kernel(r, &reason); break;
+    default: k = detail::reduce_kernel(r, &reason); break;
+  }
+  if (!k && why) *why = reason;
+  return k;
+}
+
+void name_after_source(CudaKernel* k, const std::string& placeholder) {
+  char name[32];
+  std::snprintf(name, sizeof name, "gk_%016zx", std::hash<std::string>{}(k->source));
+  for (size_t at = k->source.find(placeholder); at != std::string::npos; at = k->source.find(placeholder, at))
+    k->source.replace(at, placeholder.size(), name);
+  k->symbol = name;
+}
+
+namespace detail {
+
+CudaKernel frame_kernel(const std::string& what, const OpKernelRequest& r, int64_t threads, const std::string& body,
+                        const std::string& helpers) {
+  static const std::string kSym = "gk_symbol_placeholder";
+  CudaKernel k;
+  k.shape = KernelShape::elementwise;
+  k.work = k.n = threads;
+  k.num_inputs = static_cast<int>(r.inputs.size());
+  k.num_outputs = static_cast<int>(r.outputs.size());
+  std::ostringstream os;
+  os << prelude_text() << helpers << "\n// ---- kernel " << kSym << ": " << what << " (codegen/cuda/op_kernels.h)\n";
+  // No __restrict__: scatter_add, dynamic_update_slice and the cumulative
+  // ops may write their operand's buffer in place.
+  os << "struct " << kSym << "_params {\n";
+  for (size_t j = 0; j < r.inputs.size(); ++j) os << "  const " << ctype(r.inputs[j]->dtype) << "* in" << j << ";\n";
+  for (size_t o = 0; o < r.outputs.size(); ++o) os << "  " << ctype(r.outputs[o]->dtype) << "* out" << o << ";\n";
+  os << "  int64_t n;\n};\n";
+  os << "extern \"C\" __global__ void __launch_bounds__(GCG_THREADS) " << kSym << "(const " << kSym << "_params p) {\n";
+  os << "  const int64_t gcg_tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;\n";
+  os << "  const int64_t gcg_stride = (int64_t)gridDim.x * blockDim.x;\n";
+  os << "  (void)gcg_tid;\n  (void)gcg_stride;\n";
+  os << body << "}\n";
+  os << "#ifdef GCG_EMULATED\nGCG_EXPORT void " << kSym << "_emulated(const void* p) { " << kSym << "(*static_cast<const "
+     << kSym << "_params*>(p)); }\n#endif\n";
+  k.source = os.str();
+  name_after_source(&k, kSym);
+  return k;
+}
+
+std::string offset_expr(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides, const std::string& var) {
+  int64_t all = 1;
+  for (int64_t s : sizes) all *= s;
+  std::string off;
+  int64_t inner = 1;
+  for (int d = static_cast<int>(sizes.size()) - 1; d >= 0; --d) {
+    const size_t a = static_cast<size_t>(d);
+    if (sizes[a] == 1) continue;  // index 0 on this axis
+    std::string idx = inner == 1 ? var : cat("(", var, " / ", num(inner), ")");
+    inner *= sizes[a];
+    if (inner != all) idx = cat("(", idx, " % ", num(sizes[a]), ")");  // the outermost axis needs no wrap
+    off = cat(off.empty() ? "" : cat(off, " + "), idx, strides[a] == 1 ? "" : cat(" * ", num(strides[a])));
+  }
+  return off.empty() ? "0" : cat("(", off, ")");
+}
+
+std::string wrapping_add_expr(DType d, const std::string& a, const std::string& b) {
+  switch (d) {
+    case DType::bool_: return cat("(", a, " || ", b, ")");
+    case DType::i32: case DType::i64:
+      return cat("(", ctype(d), ")((", cpu::detail::wrap_type(d), ")", a, " + (", cpu::detail::wrap_type(d), ")", b, ")");
+    default: return cat("(", a, " + ", b, ")");
+  }
+}
+
+std::string wrapping_mul_expr(DType d, const std::string& a, const std::string& b) {
+  switch (d) {
+    case DType::bool_: return cat("(", a, " && ", b, ")");
+    case DType::i32: case DType::i64:
+      return cat("(", ctype(d), ")((", cpu::detail::wrap_type(d), ")", a, " * (", cpu::detail::wrap_type(d), ")", b, ")");
+    default: return cat("(", a, " * ", b, ")");
+  }
+}
+
+}  // namespace detail
+}  // namespace graft::codegen::cuda
