@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "codegen/cpu/schedule.h"
+#include "codegen/cuda/control_flow.h"
 #include "codegen/cuda/dot_general.h"
 #include "codegen/cuda/driver.h"
 #include "codegen/cuda/movement.h"
@@ -134,28 +135,6 @@ NodeKernel constant_runner(const ir::Attrs& attrs) {
   };
 }
 
-// A fusion whose body the emitter refuses: the body's nodes, each with its
-// own CUDA kernel (or on the host), evaluated on the device with the body's
-// operands and results copied within device memory.
-NodeKernel body_runner(ir::GraphPtr body, std::shared_ptr<const CudaGraphKernels> kernels) {
-  return [body = std::move(body), kernels = std::move(kernels)](const KernelCall& call) {
-    runtime::Device& device = cuda_device_here("a fusion's body");
-    runtime::DeviceTransfers& copies = *device.transfers();
-    std::vector<runtime::BufferPtr> ins;
-    ins.reserve(call.inputs.size());
-    for (const interpreter::KernelIn& in : call.inputs) {
-      const size_t n = bytes_of(*in.type);
-      ins.push_back(runtime::make_buffer(n));
-      if (n) copies.within(ins.back()->data(), in.data, n);
-    }
-    interpreter::EvaluateOptions run;
-    run.node_kernels = &kernels->node_kernels;
-    const std::vector<runtime::BufferPtr> outs = interpreter::evaluate(*body, ins, run);
-    for (size_t k = 0; k < call.outputs.size(); ++k)
-      if (const size_t n = bytes_of(*call.outputs[k].type)) copies.within(call.outputs[k].data, outs[k]->data(), n);
-  };
-}
-
 NodeKernel host_runner(NodeKernel inner) {
   return [inner = std::move(inner)](const KernelCall& call) { run_on_host(call, inner); };
 }
@@ -181,23 +160,37 @@ ir::GraphPtr one_node_body(ir::Op op, const std::vector<const ir::ValueType*>& t
 CudaRunCounts run_counts() { return {g_launches.load(), g_host_runs.load()}; }
 
 std::string host_reason(ir::Op op) {
-  if (emittable_alone(op) || is_movement(op) || has_op_kernel(op) || op == ir::Op::fusion ||
-      op == ir::Op::dot_general || op == ir::Op::constant)
+  if (emittable_alone(op) || is_movement(op) || has_op_kernel(op) || runs_bodies_on_device(op) ||
+      op == ir::Op::fusion || op == ir::Op::dot_general || op == ir::Op::constant)
     return {};
+  if (op == ir::Op::custom_lin)
+    return "a custom_vjp function's forward derivative: running it is an error, raised on the host as on the CPU";
   switch (ir::op_info(op).family) {
-    case ir::OpFamily::reduce:
-      return "no CUDA kernel for this reduction yet (generated kernels end with reduce_sum, reduce_max or reduce_min)";
-    case ir::OpFamily::control:
-      return "control flow runs its bodies with the interpreter on the host";
     case ir::OpFamily::collective:
     case ir::OpFamily::pmap:
       return "collectives and pmap run on the host's replicas";
-    case ir::OpFamily::custom:
-      return "user callbacks run on the host";
     default:
-      return "no CUDA kernel for this data movement yet";
+      return "no CUDA kernel";
   }
 }
+
+namespace {
+
+// The kernels of a subgraph of node `i`, its source and host-run nodes
+// added to `out`'s (named as inside that node).
+DeviceBody compile_body(ir::GraphPtr graph, std::string_view what, size_t i, const std::string& why,
+                        std::unordered_set<std::string>& sources, CudaGraphKernels* out) {
+  auto kernels = std::make_shared<const CudaGraphKernels>(cuda_graph_kernels(*graph));
+  if (sources.insert(kernels->source).second) {
+    out->source += kernels->source;
+    out->distinct += kernels->distinct;
+  }
+  const std::string where = std::string(what) + " (node " + std::to_string(i) + (why.empty() ? "" : ", " + why) + ")";
+  for (const std::string& h : kernels->on_host) out->on_host.push_back(where + ", in its body: " + h);
+  return {std::move(graph), std::move(kernels)};
+}
+
+}  // namespace
 
 CudaGraphKernels cuda_graph_kernels(const ir::Graph& graph, const std::vector<NodeKernel>* host_kernels) {
   CudaGraphKernels out;
@@ -244,6 +237,14 @@ CudaGraphKernels cuda_graph_kernels(const ir::Graph& graph, const std::vector<No
         ++out.generated;
         continue;
       }
+    } else if (runs_bodies_on_device(n.op)) {
+      const size_t hosted = out.on_host.size();
+      std::vector<DeviceBody> bodies;
+      for (ir::GraphPtr g : device_bodies(n))
+        bodies.push_back(compile_body(std::move(g), ir::op_name(n.op), i, "", sources, &out));
+      out.node_kernels[i] = control_flow_runner(n, std::move(bodies));
+      if (out.on_host.size() == hosted) ++out.generated;  // on the GPU when no node of its bodies is on the host
+      continue;
     } else if (why.empty()) {
       try {
         ir::GraphPtr alone;
@@ -264,16 +265,10 @@ CudaGraphKernels cuda_graph_kernels(const ir::Graph& graph, const std::vector<No
         why = std::string("the CUDA emitter refused it: ") + e.what();
       }
       if (n.op == ir::Op::fusion) {  // its body's nodes one by one, on the device
-        ir::GraphPtr body = ir::attr<ir::Graphs>(n, "body").at(0);
-        auto inner = std::make_shared<const CudaGraphKernels>(cuda_graph_kernels(*body));
-        if (sources.insert(inner->source).second) {
-          out.source += inner->source;
-          out.distinct += inner->distinct;
-        }
-        for (const std::string& h : inner->on_host)
-          out.on_host.push_back("fusion (node " + std::to_string(i) + ", " + why + "), in its body: " + h);
-        if (inner->on_host.empty()) ++out.generated;
-        out.node_kernels[i] = body_runner(std::move(body), std::move(inner));
+        const size_t hosted = out.on_host.size();
+        DeviceBody body = compile_body(ir::attr<ir::Graphs>(n, "body").at(0), "fusion", i, why, sources, &out);
+        out.node_kernels[i] = graph_call_runner(std::move(body));
+        if (out.on_host.size() == hosted) ++out.generated;
         continue;
       }
     }
@@ -301,7 +296,8 @@ void run_eager_op(const KernelCall& call) {
       return movement_runner(std::move(*copies), call.outputs[0].type->dtype)(call);
     return run_on_host(call, {});
   }
-  if (!emittable_alone(call.op) && !has_op_kernel(call.op)) return run_on_host(call, {});
+  if (!emittable_alone(call.op) && !has_op_kernel(call.op) && !runs_bodies_on_device(call.op))
+    return run_on_host(call, {});
   std::vector<const ir::ValueType*> types;
   for (const interpreter::KernelIn& in : call.inputs) types.push_back(in.type);
   ir::GraphPtr body = one_node_body(call.op, types, call.attrs);
@@ -314,7 +310,13 @@ void run_eager_op(const KernelCall& call) {
   }
   if (!kernel) {
     NodeKernel made;
-    if (has_op_kernel(call.op)) {
+    if (runs_bodies_on_device(call.op)) {
+      const ir::Node& node = body->nodes().back();
+      std::vector<DeviceBody> bodies;
+      for (ir::GraphPtr g : device_bodies(node))
+        bodies.push_back({g, std::make_shared<const CudaGraphKernels>(cuda_graph_kernels(*g))});
+      made = control_flow_runner(node, std::move(bodies));
+    } else if (has_op_kernel(call.op)) {
       OpKernelRequest request{call.op, types, {}, call.attrs};
       for (const interpreter::KernelOut& out : call.outputs) request.outputs.push_back(out.type);
       std::optional<CudaKernel> k = op_kernel(request, nullptr);

@@ -287,6 +287,69 @@ TEST_CASE("cuda devices: indexing, sort, scans, arg and bitwise reductions, iota
   check_same_bits(c1, c0);
 }
 
+TEST_CASE("cuda devices: control flow steps from the host, its bodies run on the GPU", "[cuda_devices]") {
+  const std::vector<Device> g = gpus();
+  if (g.empty()) return;
+  // cond (bool and integer index), while_loop, scan both ways, fori_loop,
+  // checkpoint (remat) and a custom_jvp function, and the gradient of a scan.
+  auto f = [](const Array& x, const Array& w) {
+    const Array picked = cond(sum(x) > 0.0f, [](const Array& a) { return exp(a) * 0.5f; },
+                              [](const Array& a) { return sort(a, 0); }, x);
+    const std::vector<std::function<Array(const Array&)>> branches = {
+        [](const Array& a) { return a + 1.0f; }, [](const Array& a) { return cumsum(a, 0); },
+        [](const Array& a) { return a * a; }};
+    const Array switched = switch_(argmax(w, 0), branches, x);
+    const Array grown = while_loop([](const Array& c) { return sum(c) < 100.0f; },
+                                   [](const Array& c) { return c * 1.5f + 0.5f; }, abs(x));
+    auto step = [&w](const Array& c, const Array& r) {
+      const Array c2 = tanh(c * w + r);
+      return std::make_pair(c2, sum(c2));
+    };
+    const auto [carry, ys] = scan(step, x, reshape(arange(0, 12, 1, f32), {4, 3}) * 0.1f);
+    const auto [back, ys_back] = scan(step, w, reshape(arange(0, 12, 1, f32), {4, 3}) * -0.1f, -1, true);
+    const Array looped = fori_loop(0, 3, [](const Array& i, const Array& c) { return c + astype(i, f32); }, x);
+    const Array saved = checkpoint([](const Array& a) { return sin(a) * cos(a); })(x);
+    return std::make_tuple(picked, switched, grown, carry, ys, back, ys_back, looped, saved);
+  };
+  auto loss = [&f](const Array& x, const Array& w) { return sum(std::get<3>(f(x, w))) + sum(std::get<8>(f(x, w))); };
+  for (float sign : {1.0f, -1.0f}) {
+    INFO("sign " << sign);
+    const Array x = randn({3}, 21) * sign + 0.1f * sign, w = randn({3}, 22);
+    auto jf = jit(f, JitOptions{.backend = Backend::cuda});
+    const std::string text = jf.lower(x, w).compile().as_text();
+    CHECK_THAT(text, !Contains("runs on the host"));
+    const codegen::cuda::CudaRunCounts before = codegen::cuda::run_counts();
+    const auto got = jf(x, w);
+    CHECK(codegen::cuda::run_counts().host_runs == before.host_runs);
+    CHECK(codegen::cuda::run_counts().launches > before.launches);
+    CHECK(std::get<0>(got).device() == g[0]);
+    const auto want = f(x, w);
+    check_close(std::get<0>(got), std::get<0>(want), 2e-6);
+    check_close(std::get<1>(got), std::get<1>(want), 2e-6);
+    check_close(std::get<2>(got), std::get<2>(want), 2e-6);
+    check_close(std::get<3>(got), std::get<3>(want), 2e-6);
+    check_close(std::get<4>(got), std::get<4>(want), 2e-6);
+    check_close(std::get<5>(got), std::get<5>(want), 2e-6);
+    check_close(std::get<6>(got), std::get<6>(want), 2e-6);
+    check_close(std::get<7>(got), std::get<7>(want), 0);
+    check_close(std::get<8>(got), std::get<8>(want), 2e-6);
+    // Reverse mode through the scan and the checkpoint, on the GPU.
+    auto jg = jit(grad<0, 1>(loss), JitOptions{.backend = Backend::cuda});
+    CHECK_THAT(jg.lower(x, w).compile().as_text(), !Contains("runs on the host"));
+    const auto [gx, gw] = jg(x, w);
+    const auto [wx, ww] = grad<0, 1>(loss)(x, w);
+    check_close(gx, wx, 1e-5);
+    check_close(gw, ww, 1e-5);
+  }
+  // Eagerly, on GPU operands: the cond's bodies run there too.
+  const Array gx = device_put(randn({5}, 23), g[0]);
+  const codegen::cuda::CudaRunCounts before = codegen::cuda::run_counts();
+  const Array r = cond(sum(gx) > 100.0f, [](const Array& a) { return a; }, [](const Array& a) { return sort(a * 2.0f, 0); }, gx);
+  CHECK(codegen::cuda::run_counts().host_runs == before.host_runs);
+  CHECK(r.device() == g[0]);
+  check_close(r, sort(randn({5}, 23) * 2.0f, 0), 0);
+}
+
 TEST_CASE("cuda devices: jit(Backend::cuda) matches the interpreter, gradients included", "[cuda_devices]") {
   const std::vector<Device> g = gpus();
   if (g.empty()) return;
@@ -356,8 +419,9 @@ TEST_CASE("cuda devices: out of memory names the device and the line; profiles l
 
 TEST_CASE("cuda devices: every primitive runs on the cuda backend, alone or on the host with a reason", "[cuda_devices]") {
   // The op table decides: every primitive that computes has a CUDA kernel
-  // (emitted, cuBLAS, a strided copy or an op kernel); only control flow,
-  // user callbacks, collectives and pmap run on the host, each with a reason.
+  // (emitted, cuBLAS, a strided copy or an op kernel), control flow and
+  // graph calls run their bodies on the device; only collectives, pmap and
+  // custom_lin (an error to run) take the host, each with a reason.
   int generated = 0, hosted = 0;
   for (int i = 0; i < ir::kNumOps; ++i) {
     const auto op = static_cast<ir::Op>(i);
@@ -365,12 +429,12 @@ TEST_CASE("cuda devices: every primitive runs on the cuda backend, alone or on t
     INFO(ir::op_name(op) << ": " << why);
     (why.empty() ? generated : hosted) += 1;
     const ir::OpFamily family = ir::op_info(op).family;
-    const bool host_family = family == ir::OpFamily::control || family == ir::OpFamily::custom ||
-                             family == ir::OpFamily::collective || family == ir::OpFamily::pmap;
+    const bool host_family =
+        op == ir::Op::custom_lin || family == ir::OpFamily::collective || family == ir::OpFamily::pmap;
     CHECK(why.empty() == !host_family);
   }
-  CHECK(generated == 78);
-  CHECK(hosted == 16);
+  CHECK(generated == 84);
+  CHECK(hosted == 10);
 }
 
 TEST_CASE("cuda devices: dot_general layouts as one cuBLAS GEMM, or on the host, equal the CPU", "[cuda_devices]") {
