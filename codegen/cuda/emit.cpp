@@ -326,6 +326,8 @@ std::vector<uint64_t> kernel_params(const CudaKernel& k, const std::vector<const
   return p;
 }
 
+size_t source_hash(const CudaKernel& k) { return k.source_hash ? k.source_hash : std::hash<std::string>{}(k.source); }
+
 int64_t grid_blocks(const CudaKernel& k, int64_t max_blocks) {
   const int64_t want = k.shape == KernelShape::rows ? k.work : (k.work + kThreadsPerBlock - 1) / kThreadsPerBlock;
   return std::clamp<int64_t>(want, 1, std::max<int64_t>(max_blocks, 1));

@@ -54,7 +54,14 @@ struct CudaKernel {
   int num_inputs = 0, num_outputs = 0;
   std::vector<int64_t> scalars;  // the constants' bytes, as kernel parameters
   int64_t n = 0;
+  // std::hash of `source` once known (0: not computed), so a driver finds a
+  // loaded module by one integer and one string compare, not by ordering
+  // whole sources that share a long prelude.
+  size_t source_hash = 0;
 };
+
+// k.source_hash, or the source's hash when it was not recorded.
+size_t source_hash(const CudaKernel& k);
 
 // The kernel computing `body`; throws UnsupportedError when the body is not
 // of the form above.

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <unordered_map>
 
 #include "codegen/cpu/compiler.h"
 #include "codegen/cuda/driver.h"
@@ -134,17 +135,19 @@ class EmulatedDriver final : public CudaDriver {
 
   emulator::Entry entry_of(const CudaKernel& kernel) {
     std::lock_guard<std::mutex> lock(modules_mu_);
-    auto it = modules_.find(kernel.source);
-    if (it == modules_.end()) {
+    std::vector<Module>& same_hash = modules_[source_hash(kernel)];
+    for (const Module& m : same_hash)
+      if (m.source == kernel.source) return symbol_as<emulator::Entry>(m.loaded.fns[0]);
+    {
       std::string source = "#define GCG_EMU_VERSION " + std::to_string(emulator::kRuntimeVersion) + "\n";
       source += emulator::kShim + kernel.source;
       cpu::LoadedKernels loaded = cpu::load_kernels(source, {kernel.symbol + "_emulated", "graft_cuda_emulator_init"});
       using Init = int (*)(const void*);
       if (symbol_as<Init>(loaded.fns[1])(&emulator::runtime()) != 0)
         throw Error("cuda emulator: module of " + kernel.symbol + " was built for another emulator version");
-      it = modules_.emplace(kernel.source, std::move(loaded)).first;
+      same_hash.push_back({kernel.source, std::move(loaded)});
     }
-    return symbol_as<emulator::Entry>(it->second.fns[0]);
+    return symbol_as<emulator::Entry>(same_hash.back().loaded.fns[0]);
   }
 
   const int devices_;
@@ -152,7 +155,11 @@ class EmulatedDriver final : public CudaDriver {
   std::vector<int64_t> in_use_;
   std::map<void*, size_t> sizes_;
   std::mutex modules_mu_;
-  std::map<std::string, cpu::LoadedKernels> modules_;  // loaded for the driver's life
+  struct Module {
+    std::string source;
+    cpu::LoadedKernels loaded;
+  };
+  std::unordered_map<size_t, std::vector<Module>> modules_;  // by source hash; loaded for the driver's life
 };
 
 }  // namespace

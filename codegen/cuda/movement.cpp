@@ -167,6 +167,7 @@ const CudaKernel& movement_kernel(size_t bytes, int64_t count) {
     auto k = std::make_unique<CudaKernel>();
     k->symbol = "gk_move" + std::to_string(bytes);
     k->source = movement_source(bytes);
+    k->source_hash = std::hash<std::string>{}(k->source);
     k->shape = KernelShape::elementwise;
     k->work = k->n = int64_t{1} << log2;
     k->num_inputs = 1;

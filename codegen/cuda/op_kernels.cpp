@@ -51,6 +51,7 @@ void name_after_source(CudaKernel* k, const std::string& placeholder) {
   for (size_t at = k->source.find(placeholder); at != std::string::npos; at = k->source.find(placeholder, at))
     k->source.replace(at, placeholder.size(), name);
   k->symbol = name;
+  k->source_hash = std::hash<std::string>{}(k->source);
 }
 
 namespace detail {

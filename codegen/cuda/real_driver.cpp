@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <unordered_map>
 
 #include "codegen/cuda/cublas.h"
 #include "codegen/cuda/driver.h"
@@ -215,8 +216,9 @@ class RealDriver final : public CudaDriver {
 
   CUfunction function_of(int device, const CudaKernel& kernel) {
     std::lock_guard<std::mutex> lock(mu_);
-    auto key = std::make_pair(device, kernel.source);
-    if (auto it = functions_.find(key); it != functions_.end()) return it->second;
+    std::vector<Loaded>& same_hash = functions_[source_hash(kernel)];
+    for (const Loaded& l : same_hash)
+      if (l.device == device && l.source == kernel.source) return l.function;
     const int arch = at(device).info.arch;
     const std::vector<int> known = nvrtc_architectures();
     if (known.empty()) throw UnsupportedError("cuda: " + nvrtc_description());
@@ -232,7 +234,7 @@ class RealDriver final : public CudaDriver {
     check(r, "cuModuleLoadData(" + kernel.symbol + ")");
     CUfunction f = nullptr;
     check(api_.ModuleGetFunction(&f, module, kernel.symbol.c_str()), "cuModuleGetFunction(" + kernel.symbol + ")");
-    functions_.emplace(key, f);
+    same_hash.push_back({device, kernel.source, f});
     return f;
   }
 
@@ -241,7 +243,12 @@ class RealDriver final : public CudaDriver {
   int version_ = 0;
   std::vector<Device> devices_;
   std::mutex mu_;
-  std::map<std::pair<int, std::string>, CUfunction> functions_;  // modules stay loaded for the process
+  struct Loaded {
+    int device;
+    std::string source;
+    CUfunction function;
+  };
+  std::unordered_map<size_t, std::vector<Loaded>> functions_;  // by source hash; modules stay loaded for the process
   std::unique_ptr<Cublas> cublas_;  // loaded at the first GEMM
 };
 
