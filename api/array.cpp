@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "api/array_impl.h"
+#include "api/device_map.h"
 #include "api/dispatch.h"
 #include "api/lowering.h"
 #include "graft/errors.h"
@@ -130,7 +131,11 @@ Array from_values(const T* values, Shape shape, DType dtype, const std::source_l
   if (n < 0) throw ShapeError("array: invalid shape " + ir::shape_str(type.shape) + detail::where(loc));
   runtime::SiteScope site(runtime::intern_site(site_name, ir::current_scope(), loc.file_name(), loc.function_name(),
                                                static_cast<int>(loc.line())));
-  auto impl = detail::allocate_concrete(type);
+  std::shared_ptr<detail::ArrayImpl> impl;
+  {
+    runtime::DeviceScope on(detail::fill_device());
+    impl = detail::allocate_concrete(type);
+  }
   void* p = impl->buffer->data();
   auto fill = [&](auto* dst) {
     using D = std::remove_pointer_t<decltype(dst)>;
@@ -146,6 +151,7 @@ Array from_values(const T* values, Shape shape, DType dtype, const std::source_l
     case DType::f32: fill(static_cast<float*>(p)); break;
     case DType::f64: fill(static_cast<double*>(p)); break;
   }
+  detail::place_fresh(*impl);
   return Array(impl);
 }
 

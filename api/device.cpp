@@ -1,6 +1,7 @@
 // Devices, device_put and memory profiles: the public face of runtime/device.h.
 #include "graft/device.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <source_location>
@@ -111,7 +112,64 @@ int Device::process_index() const {
   return process < 0 ? 0 : process;
 }
 
-Device default_device() { return public_device(*runtime::devices()[0]); }
+namespace {
+
+// GRAFT_PLATFORMS, as JAX_PLATFORMS: a comma-separated list of kinds
+// ("cuda,cpu"), the first with a device giving the default; unset: cuda:0
+// when a real GPU is present (emulated ones do not count), else cpu:0.
+Device choose_default_device() {
+  const char* env = std::getenv("GRAFT_PLATFORMS");
+  const std::string list = env ? env : "";
+  if (list.empty())
+    return codegen::cuda::real_gpu_present() ? public_device(*codegen::cuda::cuda_devices().at(0))
+                                             : public_device(*runtime::devices()[0]);
+  std::string missing;
+  for (size_t at = 0; at <= list.size();) {
+    size_t comma = list.find(',', at);
+    if (comma == std::string::npos) comma = list.size();
+    const std::string kind = list.substr(at, comma - at);
+    at = comma + 1;
+    if (kind == "cpu") return public_device(*runtime::devices()[0]);
+    if (kind == "cuda") {
+      std::string why;
+      if (codegen::cuda::cuda_available(&why) && !codegen::cuda::cuda_devices().empty())
+        return public_device(*codegen::cuda::cuda_devices()[0]);
+      missing += " cuda (" + (why.empty() ? std::string("no device") : why) + ")";
+      continue;
+    }
+    throw Error("GRAFT_PLATFORMS=\"" + list + "\": unknown platform \"" + kind + "\"; the platforms are cpu and cuda");
+  }
+  throw Error("GRAFT_PLATFORMS=\"" + list + "\": none of its platforms has a device:" + missing);
+}
+
+}  // namespace
+
+Device default_device() {
+  static const Device chosen = choose_default_device();
+  return chosen;
+}
+
+namespace detail {
+
+runtime::Device& placement_device() {
+  if (runtime::Device* scoped = runtime::scoped_device()) return *scoped;
+  static runtime::Device& chosen = runtime_device(default_device());
+  return chosen;
+}
+
+runtime::Device& fill_device() {
+  if (ir::current_trace()) return runtime::current_device();
+  runtime::Device& d = placement_device();
+  return d.host_addressable() ? d : runtime::host_device();
+}
+
+void place_fresh(ArrayImpl& impl) {
+  if (ir::current_trace() || !impl.buffer) return;
+  runtime::Device& target = placement_device();
+  if (&impl.buffer->device() != &target) impl.buffer = runtime::copy_onto(target, *impl.buffer);
+}
+
+}  // namespace detail
 
 Device Array::device() const {
   const detail::ArrayImpl& impl = detail::checked_impl(*this, "device");

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "api/array_impl.h"
+#include "api/device_map.h"
 #include "codegen/cuda/node_kernels.h"
 #include "graft/errors.h"
 #include "interpreter/debug_nans.h"
@@ -131,7 +132,7 @@ std::vector<Array> bind(ir::Op op, const std::vector<Array>& inputs, ir::Attrs a
   kernel_outs.clear();
   interpreter::KernelCall call{op, attrs, std::move(kernel_ins), std::move(kernel_outs)};
   // Outputs live where the first operand lives, and remember who made them.
-  runtime::Device& device = inputs.empty() ? runtime::current_device() : data_buffer(*inputs[0].impl())->device();
+  runtime::Device& device = inputs.empty() ? placement_device() : data_buffer(*inputs[0].impl())->device();
   std::optional<runtime::DeviceScope> on_device;
   if (&device != &runtime::current_device()) on_device.emplace(device);
   runtime::SiteScope site(runtime::intern_site(name, ir::current_scope(), where.file_name(), where.function_name(),

@@ -102,7 +102,7 @@ Backend resolve(Backend b) {
     case Backend::interpreter:
       return Backend::interpreter;
     case Backend::automatic:
-      if (codegen::cuda::real_gpu_present()) return Backend::cuda;
+      if (default_device().kind() == "cuda") return Backend::cuda;  // a real GPU, or GRAFT_PLATFORMS=cuda
       return codegen::cpu::cpu_compiler_available() ? Backend::cpu : Backend::interpreter;
     case Backend::cpu:
       if (!codegen::cpu::cpu_compiler_available())

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "api/array_impl.h"
+#include "api/device_map.h"
 #include "api/dispatch.h"
 #include "graft/errors.h"
 #include "ir/dtype.h"
@@ -470,13 +471,18 @@ Array load_npy(const std::string& path) {
     throw Error(msg);
   }
 
-  auto impl = detail::allocate_concrete(type);
+  std::shared_ptr<detail::ArrayImpl> impl;
+  {
+    runtime::DeviceScope on(detail::fill_device());
+    impl = detail::allocate_concrete(type);
+  }
   const uint64_t nbytes = static_cast<uint64_t>(count) * item;
   auto* data = static_cast<unsigned char*>(impl->buffer->data());
   if (nbytes > 0) read_exact(data, nbytes, "the data");
   if (descr.little != kHostLittle) byteswap_elements(data, static_cast<size_t>(count), static_cast<size_t>(item));
   if (descr.dtype == DType::bool_)
     for (uint64_t i = 0; i < nbytes; ++i) data[i] = data[i] != 0 ? 1 : 0;  // a C++ bool must be 0 or 1
+  detail::place_fresh(*impl);
   return Array(impl);
 }
 

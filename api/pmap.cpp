@@ -9,6 +9,7 @@
 #include <exception>
 #include <functional>
 
+#include "codegen/cpu/compiler.h"
 #include "api/device_map.h"
 #include "api/dispatch.h"
 #include "api/sharded_array.h"
@@ -57,8 +58,10 @@ std::vector<Device> pmap_devices(const std::vector<Device>& requested, int64_t n
   return out;
 }
 
+// The replicas' backend follows their devices, whatever the default device is.
 Backend pmap_backend(const std::vector<Device>& devices) {
-  return !devices.empty() && devices[0].kind() == "cuda" ? Backend::cuda : Backend::automatic;
+  if (!devices.empty() && devices[0].kind() == "cuda") return Backend::cuda;
+  return codegen::cpu::cpu_compiler_available() ? Backend::cpu : Backend::interpreter;
 }
 
 namespace {

@@ -220,6 +220,7 @@ void copy_bytes(Device& dst_device, void* dst, Device& src_device, const void* s
 }
 
 Device& current_device() { return t_current ? *t_current : *devices()[0]; }
+Device* scoped_device() { return t_current; }
 
 DeviceScope::DeviceScope(Device& device) : saved_(t_current) { t_current = &device; }
 DeviceScope::~DeviceScope() { t_current = saved_; }

@@ -149,6 +149,8 @@ bool devices_made();
 
 // The device this thread allocates on: devices()[0] unless a DeviceScope says otherwise.
 Device& current_device();
+// The innermost DeviceScope's device on this thread, or null outside any.
+Device* scoped_device();
 
 // Makes `device` the thread's current device for its lifetime (a pmap
 // replica's thread, an eager op on arrays of another device); nests.

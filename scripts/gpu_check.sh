@@ -14,7 +14,10 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DGRAFT_BUILD_TESTS=ON
 cmake --build build -j"$(nproc)" --target graft_tests bench_cuda
 unset GRAFT_CUDA_DRIVER
 ./build/tests/graft_tests "[cuda]" --success --reporter compact | grep -E "running on|no CUDA device|passed|failed" || true
-# CUDA devices end to end on the real GPU (ctest runs the same cases on emulated devices).
-./build/tests/graft_tests "[cuda_devices]"
+# CUDA devices end to end on the real GPU (ctest runs the same cases on emulated devices),
+# with fresh arrays on the host so the references are the CPU's ...
+GRAFT_PLATFORMS=cpu ./build/tests/graft_tests "[cuda_devices]"
+# ... and with the GPU as the default device, as it is on this machine.
+./build/tests/graft_tests "[cuda_default]"
 ctest --test-dir build -L cuda --output-on-failure
 ./build/bench/cuda

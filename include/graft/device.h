@@ -51,8 +51,11 @@ class Device {
 // CUDA devices exist when a CUDA driver is usable (GRAFT_CUDA_DRIVER=emulated
 // gives emulated ones); devices("cuda") is empty otherwise.
 std::vector<Device> devices(std::string kind = "");
-// The device fresh arrays use: cpu:0 (graft does not yet place fresh arrays
-// on a GPU by default; device_put and jit(Backend::cuda) move them there).
+// The device fresh arrays (array, zeros, arange, load_npy, random keys) and
+// jit(Backend::automatic) use: cuda:0 when a real GPU is present, as in JAX,
+// else cpu:0. GRAFT_PLATFORMS overrides it as JAX_PLATFORMS does: "cpu",
+// "cuda", or a list ("cuda,cpu") whose first kind with a device wins.
+// Chosen once per process.
 Device default_device();
 // A copy of a concrete array on `device` (the same array when it is there already).
 Array device_put(const Array& x, const Device& device,

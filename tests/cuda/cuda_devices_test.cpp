@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "codegen/cuda/cuda_devices.h"
 #include "codegen/cuda/driver.h"
 #include "codegen/cuda/node_kernels.h"
 #include "graft/graft.h"
@@ -54,7 +55,10 @@ TEST_CASE("cuda devices: listed, with a preallocated BFC over the driver's memor
   if (g.empty()) return;
   CHECK(g[0] == Device("cuda", 0));
   CHECK(g[0].kind() == "cuda");
-  CHECK(devices("cpu")[0] == default_device());  // fresh arrays stay on the host
+  // Fresh arrays live on a real GPU, as in JAX, not on an emulated one (or
+  // where GRAFT_PLATFORMS says otherwise).
+  if (!std::getenv("GRAFT_PLATFORMS"))
+    CHECK(default_device() == (codegen::cuda::real_gpu_present() ? g[0] : devices("cpu")[0]));
   codegen::cuda::CudaDriver& driver = codegen::cuda::cuda_driver();
   const MemoryStats s = g[0].memory_stats();
   const int64_t total = driver.device_info(0).total_memory;
@@ -499,3 +503,49 @@ TEST_CASE("cuda devices: pmap over the GPUs, collectives through the thread comm
   CHECK_THROWS_WITH(pmap(step, PmapOptions{.axis_name = "i", .devices = {g[0], default_device()}})(x),
                     Contains("different kinds"));
 }
+
+// Run by the ctest cuda.default_device with GRAFT_PLATFORMS=cuda on the
+// emulated driver: what a machine with a GPU does by default (where a real
+// GPU makes cuda:0 the default without the variable).
+TEST_CASE("cuda default device: fresh arrays, eager ops and jit live on cuda:0", "[cuda_default]") {
+  REQUIRE(default_device() == Device("cuda", 0));  // GRAFT_PLATFORMS=cuda, or a real GPU
+  for (const Device& d : devices()) CHECK(d.kind() == "cuda");
+  const Device cpu("cpu", 0);
+  // Fresh arrays of every kind are made on the GPU, with the values asked for.
+  const Array a = array({1.5f, -2.0f, 3.25f});
+  const Array z = zeros({2, 3});
+  const Array r = arange(0, 6, 1);
+  const Array k = random::key(7);
+  const Array s = scalar(2.5, f64);
+  for (const Array* x : {&a, &z, &r, &k, &s}) CHECK(x->device() == default_device());
+  CHECK(a.to_vector<float>() == std::vector<float>{1.5f, -2.0f, 3.25f});
+  CHECK(r.to_vector<int32_t>() == std::vector<int32_t>{0, 1, 2, 3, 4, 5});
+  CHECK(k.to_vector<uint32_t>() == std::vector<uint32_t>{0, 7});
+  CHECK(s.to_vector<double>() == std::vector<double>{2.5});
+  const std::string path = "cuda_default_device.npy";
+  save_npy(path, reshape(arange(0, 6, 1, f32), {2, 3}));
+  const Array loaded = load_npy(path);
+  std::filesystem::remove(path);
+  CHECK(loaded.device() == default_device());
+  CHECK(loaded.to_vector<float>() == std::vector<float>{0, 1, 2, 3, 4, 5});
+  // Eager ops run there, and equal the CPU's.
+  const Array x = random::normal(random::key(1), {16, 8});
+  CHECK(x.device() == default_device());
+  const codegen::cuda::CudaRunCounts before = codegen::cuda::run_counts();
+  const Array y = sum(tanh(x) * 2.0f, {1});
+  CHECK(codegen::cuda::run_counts().launches > before.launches);
+  CHECK(codegen::cuda::run_counts().host_runs == before.host_runs);
+  CHECK(y.device() == default_device());
+  const Array xc = device_put(x, cpu);
+  check_close(y, sum(tanh(xc) * 2.0f, {1}), 2e-6);
+  // jit picks the default device's backend.
+  auto f = [](const Array& v) { return softmax(v * 3.0f); };
+  const std::string text = jit(f).lower(x).compile().as_text();
+  CHECK_THAT(text, Contains("backend: cuda"));
+  check_close(jit(f)(x), f(xc), 2e-6);
+  // pmap over CPU devices still runs them on the CPU.
+  const Array pm = pmap([](const Array& v) { return psum(v * 2.0f, "i"); },
+                        PmapOptions{.axis_name = "i", .devices = {cpu}})(reshape(arange(0, 3, 1, f32), {1, 3}));
+  CHECK(pm.to_vector<float>() == std::vector<float>{0, 2, 4});
+}
+
