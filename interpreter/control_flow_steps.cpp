@@ -1,0 +1,97 @@
+#include "interpreter/control_flow_steps.h"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "ir/attr_access.h"
+#include "ir/dtype.h"
+
+namespace graft::interpreter {
+namespace {
+
+size_t bytes_of(const ir::ValueType& t) { return static_cast<size_t>(t.num_elements()) * ir::dtype_size(t.dtype); }
+
+int64_t int_attr(const KernelCall& call, const char* name) { return ir::attr<int64_t>(call.attrs, name, call.op); }
+
+// Copies of operands [first, first + n).
+Buffers copy_inputs(const KernelCall& call, size_t first, size_t n, const ControlFlowMemory& m) {
+  Buffers out;
+  out.reserve(n);
+  for (size_t i = first; i < first + n; ++i) out.push_back(m.copy_in(call.inputs[i].data, bytes_of(*call.inputs[i].type)));
+  return out;
+}
+
+void copy_out(const runtime::BufferPtr& from, const KernelOut& to, const ControlFlowMemory& m) {
+  if (const size_t bytes = bytes_of(*to.type)) m.copy(to.data, from->data(), bytes);
+}
+
+Buffers concat(const Buffers& a, const Buffers& b) {
+  Buffers out(a);
+  out.insert(out.end(), b.begin(), b.end());
+  return out;
+}
+
+}  // namespace
+
+void run_cond(const KernelCall& call, size_t num_branches, const ControlFlowMemory& m, const RunBody& run) {
+  const KernelIn& index = call.inputs.at(0);
+  size_t k;
+  if (index.type->dtype == DType::bool_) {
+    uint8_t b = 0;
+    m.read(&b, index.data, 1);
+    k = b != 0 ? 1 : 0;
+  } else {  // switch_: the i32 index clamped to the branches
+    int32_t i = 0;
+    m.read(&i, index.data, sizeof i);
+    k = static_cast<size_t>(std::clamp<int64_t>(i, 0, static_cast<int64_t>(num_branches) - 1));
+  }
+  const Buffers outs = run(k, copy_inputs(call, 1, call.inputs.size() - 1, m));
+  for (size_t j = 0; j < outs.size(); ++j) copy_out(outs[j], call.outputs[j], m);
+}
+
+void run_while(const KernelCall& call, const ControlFlowMemory& m, const RunBody& run) {
+  const size_t cn = static_cast<size_t>(int_attr(call, "cond_nconsts"));
+  const size_t bn = static_cast<size_t>(int_attr(call, "body_nconsts"));
+  const size_t nc = call.inputs.size() - cn - bn;
+  const Buffers cconsts = copy_inputs(call, 0, cn, m);
+  const Buffers bconsts = copy_inputs(call, cn, bn, m);
+  Buffers carry = copy_inputs(call, cn + bn, nc, m);
+  for (;;) {
+    const Buffers pred = run(0, concat(cconsts, carry));
+    uint8_t go = 0;
+    m.read(&go, pred.at(0)->data(), 1);
+    if (go == 0) break;
+    carry = run(1, concat(bconsts, carry));
+  }
+  for (size_t k = 0; k < nc; ++k) copy_out(carry[k], call.outputs[k], m);
+}
+
+void run_scan(const KernelCall& call, const ControlFlowMemory& m, const RunBody& run) {
+  const size_t nk = static_cast<size_t>(int_attr(call, "num_consts"));
+  const size_t nc = static_cast<size_t>(int_attr(call, "num_carry"));
+  const int64_t length = int_attr(call, "length");
+  const bool reverse = int_attr(call, "reverse") != 0;
+  const size_t nx = call.inputs.size() - nk - nc;
+  const size_t ny = call.outputs.size() - nc;
+
+  Buffers inputs = copy_inputs(call, 0, nk + nc, m);  // consts, then the carry
+  inputs.resize(nk + nc + nx);
+  // Bytes of one row (one slice along axis 0) of each xs and ys.
+  std::vector<size_t> x_row(nx), y_row(ny);
+  if (length > 0) {
+    for (size_t j = 0; j < nx; ++j) x_row[j] = bytes_of(*call.inputs[nk + nc + j].type) / static_cast<size_t>(length);
+    for (size_t j = 0; j < ny; ++j) y_row[j] = bytes_of(*call.outputs[nc + j].type) / static_cast<size_t>(length);
+  }
+  for (int64_t step = 0; step < length; ++step) {
+    const size_t i = static_cast<size_t>(reverse ? length - 1 - step : step);
+    for (size_t j = 0; j < nx; ++j)
+      inputs[nk + nc + j] = m.copy_in(static_cast<const char*>(call.inputs[nk + nc + j].data) + i * x_row[j], x_row[j]);
+    const Buffers outs = run(0, inputs);
+    for (size_t j = 0; j < nc; ++j) inputs[nk + j] = outs[j];
+    for (size_t j = 0; j < ny; ++j)
+      if (y_row[j]) m.copy(static_cast<char*>(call.outputs[nc + j].data) + i * y_row[j], outs[nc + j]->data(), y_row[j]);
+  }
+  for (size_t j = 0; j < nc; ++j) copy_out(inputs[nk + j], call.outputs[j], m);
+}
+
+}  // namespace graft::interpreter
