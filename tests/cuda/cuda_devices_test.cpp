@@ -168,6 +168,15 @@ TEST_CASE("cuda devices: transpose, rev, slice, pad and concatenate are strided 
 
 namespace {
 
+template <class T>
+void same_float_bits(const Array& got, const Array& want) {
+  const std::vector<T> a = got.to_vector<T>(), b = want.to_vector<T>();
+  for (size_t i = 0; i < a.size(); ++i) {
+    INFO("element " << i << ": " << a[i] << " vs " << b[i]);
+    CHECK(std::memcmp(&a[i], &b[i], sizeof(T)) == 0);
+  }
+}
+
 // Every element of `got` (on a GPU) equals `want` (the CPU's) bit for bit.
 void check_same_bits(const Array& got, const Array& want) {
   REQUIRE(got.shape() == want.shape());
@@ -177,22 +186,8 @@ void check_same_bits(const Array& got, const Array& want) {
     case DType::i32: CHECK(got.to_vector<int32_t>() == want.to_vector<int32_t>()); break;
     case DType::i64: CHECK(got.to_vector<int64_t>() == want.to_vector<int64_t>()); break;
     case DType::u32: CHECK(got.to_vector<uint32_t>() == want.to_vector<uint32_t>()); break;
-    case DType::f32: {
-      const std::vector<float> a = got.to_vector<float>(), b = want.to_vector<float>();
-      for (size_t i = 0; i < a.size(); ++i) {
-        INFO("element " << i << ": " << a[i] << " vs " << b[i]);
-        CHECK(std::memcmp(&a[i], &b[i], sizeof(float)) == 0);
-      }
-      break;
-    }
-    case DType::f64: {
-      const std::vector<double> a = got.to_vector<double>(), b = want.to_vector<double>();
-      for (size_t i = 0; i < a.size(); ++i) {
-        INFO("element " << i << ": " << a[i] << " vs " << b[i]);
-        CHECK(std::memcmp(&a[i], &b[i], sizeof(double)) == 0);
-      }
-      break;
-    }
+    case DType::f32: same_float_bits<float>(got, want); break;
+    case DType::f64: same_float_bits<double>(got, want); break;
   }
 }
 
