@@ -36,6 +36,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ir/graph.h"
@@ -58,6 +59,10 @@ struct CudaKernel {
   // loaded module by one integer and one string compare, not by ordering
   // whole sources that share a long prelude.
   size_t source_hash = 0;
+  // (input j, output k): before the launch, input j is copied into output k
+  // unless they are one buffer (an op kernel that updates its operand in
+  // place, scatter_add: the copy runs at the device's copy bandwidth).
+  std::vector<std::pair<int, int>> copy_before;
 };
 
 // k.source_hash, or the source's hash when it was not recorded.

@@ -4,10 +4,11 @@
 // scatter_add drops out-of-range ones. No index reads or writes out of
 // bounds.
 //   gather                one thread per output element;
-//   scatter_add           one thread per (outer, inner) column: it copies
-//                         its column of the operand, then adds the updates
-//                         in index order (the interpreter's order, so the
-//                         same bits, and no atomics);
+//   scatter_add           the operand copied into the output first (a
+//                         device copy, unless in place), then one thread
+//                         per (outer, inner) column adding the updates in
+//                         index order (the interpreter's order, so the same
+//                         bits, and no atomics);
 //   dynamic_slice         one thread per output element;
 //   dynamic_update_slice  one thread per output element (the window's from
 //                         the update, the rest from the operand), or, in
@@ -82,10 +83,6 @@ std::optional<CudaKernel> scatter_add(const OpKernelRequest& r, std::string* why
     body = cat("  for (int64_t c = gcg_tid; c < p.n; c += gcg_stride) {\n",
                "    const int64_t o = c / ", num(g.inner), ", i = c % ", num(g.inner), ";\n",
                "    ", t, "* y = p.out0 + o * ", num(g.axis_size * g.inner), " + i;\n",
-               "    const ", t, "* x = p.in0 + o * ", num(g.axis_size * g.inner), " + i;\n",
-               "    if ((const void*)y != (const void*)x)\n",
-               "      for (int64_t v = 0; v < ", num(g.axis_size), "; ++v) y[v * ", num(g.inner), "] = x[v * ",
-               num(g.inner), "];\n",
                "    const int64_t first = (o / ", num(g.per_batch), ") * ", num(g.middle), ";\n",
                "    for (int64_t m = 0; m < ", num(g.middle), "; ++m) {\n",
                "      const int64_t v = (int64_t)p.in1[first + m];\n",
@@ -95,8 +92,10 @@ std::optional<CudaKernel> scatter_add(const OpKernelRequest& r, std::string* why
                "      y[v * ", num(g.inner), "] = ", wrapping_add_expr(d, "a", "b"), ";\n",
                "    }\n",
                "  }\n");
-  return frame_kernel(cat("scatter_add into ", ir::type_str(*r.inputs[0]), " at ", ir::type_str(*r.inputs[1])), r,
-                      columns, body);
+  CudaKernel k =
+      frame_kernel(cat("scatter_add into ", ir::type_str(*r.inputs[0]), " at ", ir::type_str(*r.inputs[1])), r, columns, body);
+  k.copy_before = {{0, 0}};  // the output starts as the operand
+  return k;
 }
 
 // `const int64_t st<d> = ...;` for each axis: the clamped window starts,

@@ -59,6 +59,11 @@ NodeKernel launcher(std::shared_ptr<const CudaKernel> kernel) {
     outs.reserve(call.outputs.size());
     for (const interpreter::KernelIn& in : call.inputs) ins.push_back(in.data);
     for (const interpreter::KernelOut& out : call.outputs) outs.push_back(out.data);
+    for (const auto& [j, k] : kernel->copy_before) {
+      const size_t n = bytes_of(*call.outputs[static_cast<size_t>(k)].type);
+      if (n && ins[static_cast<size_t>(j)] != outs[static_cast<size_t>(k)])
+        device.transfers()->within(outs[static_cast<size_t>(k)], ins[static_cast<size_t>(j)], n);
+    }
     cuda_driver().launch(device.id(), *kernel, kernel_params(*kernel, ins, outs));
     g_launches.fetch_add(1, std::memory_order_relaxed);
   };

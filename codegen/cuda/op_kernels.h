@@ -8,7 +8,8 @@
 // Each node gets its own kernel, generated for its types and attributes
 // (shapes and strides are constants in the source, so a module serves every
 // call of the same node), with the emitter's ABI (emit.h): in0.., out0..,
-// no scalars, n = the threads' grid-stride work. Every output element is
+// no scalars, n = the threads' grid-stride work (and, for scatter_add,
+// the operand copied into the output before the launch: copy_before). Every output element is
 // written by one thread, adds and compares happen in the interpreter's
 // order, so each kernel gives the interpreter's bits (threefry, sorting and
 // indexing are exact; sums are in the same order). No atomics.

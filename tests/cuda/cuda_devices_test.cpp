@@ -284,6 +284,15 @@ TEST_CASE("cuda devices: indexing, sort, scans, arg and bitwise reductions, iota
   check_same_bits(u1, u0);
   check_same_bits(a1, a0);
   check_same_bits(c1, c0);
+  // An operand that dies at the op is updated in place (no copy before the
+  // scatter, no second buffer for the slice update), still bit for bit.
+  auto in_place = [](const Array& x, const Array& i) {
+    const Array s = scatter_add(x * 2.0f, i, x, 0);
+    return dynamic_update_slice(s + 1.0f, slice(x, {0, 0}, {1, 7}), {i[0], i[1]});
+  };
+  const std::string plan = jit(in_place, JitOptions{.backend = Backend::cuda}).lower(x8, idx).compile().as_text();
+  CHECK_THAT(plan, !Contains(" 0 in place"));
+  check_same_bits(jit(in_place, JitOptions{.backend = Backend::cuda})(x8, idx), in_place(x8, idx));
 }
 
 TEST_CASE("cuda devices: control flow steps from the host, its bodies run on the GPU", "[cuda_devices]") {
