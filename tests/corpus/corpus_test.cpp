@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "api/dispatch.h"
+#include "codegen/cuda/nvrtc.h"
 #include "graft/graft.h"
 #include "graft/testing.h"
 #include "support/shell.h"
@@ -353,25 +354,63 @@ TEST_CASE("corpus (cuda): jit(Backend::cuda) equals the interpreter on every cas
         CHECK(astype(got[i], f64).to_vector<double>() == astype(want[i], f64).to_vector<double>());
     }
   };
+  // Every distinct module the executables generate (each starts with the
+  // guarded prelude), for the NVRTC check below.
+  std::set<std::string> modules;
+  auto collect = [&modules](const std::string& text) {
+    const std::string marker = "generated CUDA:\n", prelude = "#ifndef GRAFT_CUDA_PRELUDE\n";
+    const size_t at = text.find(marker);
+    if (at == std::string::npos) return;
+    const std::string source = text.substr(at + marker.size());
+    for (size_t b = source.find(prelude); b != std::string::npos;) {
+      const size_t e = source.find(prelude, b + prelude.size());
+      modules.insert(source.substr(b, e == std::string::npos ? std::string::npos : e - b));
+      b = e;
+    }
+  };
   size_t checked = 0;
   for (const Case& k : load_cases()) {
     if (!k.axis_name.empty()) continue;  // collectives need their named axis (pmap)
     INFO("case " << k.name);
     auto f = [&k](const std::vector<Array>& d) { return apply(k, d); };
     const std::vector<Array> d = diff_inputs(k);
-    check(jit(f, on_cuda)(d), jit(f, on_interp)(d));
+    auto jf = jit(f, on_cuda);
+    collect(jf.lower(d).compile().as_text());
+    check(jf(d), jit(f, on_interp)(d));
     std::vector<Array> stacked;
     for (const Array& x : d) stacked.push_back(stack({x, x * 0.5}));
-    check(jit(vmap(f), on_cuda)(stacked), jit(vmap(f), on_interp)(stacked));
+    auto jv = jit(vmap(f), on_cuda);
+    collect(jv.lower(stacked).compile().as_text());
+    check(jv(stacked), jit(vmap(f), on_interp)(stacked));
     if (k.reverse_mode) {
       auto total = [&](const std::vector<Array>& p) {
         Array s = scalar(0.0, f64);
         for (const Array& o : f(p)) s = s + sum(astype(o, f64));
         return s;
       };
-      check(jit(grad(total), on_cuda)(d), jit(grad(total), on_interp)(d));
+      auto jg = jit(grad(total), on_cuda);
+      collect(jg.lower(d).compile().as_text());
+      check(jg(d), jit(grad(total), on_interp)(d));
     }
     ++checked;
   }
   CHECK(checked >= 60);
+  // Every kernel the corpus makes compiles with NVRTC for sm_75, sm_80 and
+  // sm_90: all of them as one module per architecture (the prelude and the
+  // helpers are guarded, the symbols are named after their sources).
+  std::string why;
+  if (!codegen::cuda::nvrtc_available(&why)) {
+    WARN("NVRTC is not installed; the corpus kernels were not compiled for a GPU: " << why);
+    return;
+  }
+  std::string all;
+  for (const std::string& m : modules) all += m;
+  INFO(modules.size() << " distinct kernels");
+  CHECK(modules.size() >= 100);
+  for (int arch : {75, 80, 90}) {
+    INFO("sm_" << arch);
+    codegen::cuda::NvrtcOutput out;
+    CHECK_NOTHROW(out = codegen::cuda::nvrtc_compile(all, "corpus_kernels.cu", arch));
+    CHECK(out.image.size() > 1000);
+  }
 }
