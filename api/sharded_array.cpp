@@ -13,8 +13,6 @@
 namespace graft::detail {
 namespace {
 
-size_t bytes_of(const ir::ValueType& t) { return static_cast<size_t>(t.num_elements()) * ir::dtype_size(t.dtype); }
-
 // The type of one index of `type`'s axis `dim`.
 ir::ValueType without_axis(const ir::ValueType& type, int64_t dim) {
   ir::ValueType t = type;
@@ -73,13 +71,13 @@ std::vector<runtime::BufferPtr> split_to_devices(const ArrayImpl& leaf, int64_t 
   const ir::ValueType part = without_axis(leaf.type, dim);
   const interpreter::AxisSlices slices = interpreter::axis_slices(leaf.type, dim);
   for (size_t i = 0; i < n; ++i) {
-    out[i] = std::make_shared<runtime::Buffer>(bytes_of(part), *devices[i]);
+    out[i] = std::make_shared<runtime::Buffer>(part.num_bytes(), *devices[i]);
     if (devices[i]->host_addressable()) {
       interpreter::copy_slice_out(whole->data(), out[i]->data(), slices, i);
     } else {  // sliced on the host, then copied to the GPU
-      runtime::Buffer staging(bytes_of(part), runtime::host_device());
+      runtime::Buffer staging(part.num_bytes(), runtime::host_device());
       interpreter::copy_slice_out(whole->data(), staging.data(), slices, i);
-      runtime::copy_buffer(*out[i], staging, bytes_of(part));
+      runtime::copy_buffer(*out[i], staging, part.num_bytes());
     }
   }
   return out;

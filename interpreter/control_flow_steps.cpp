@@ -9,20 +9,18 @@
 namespace graft::interpreter {
 namespace {
 
-size_t bytes_of(const ir::ValueType& t) { return static_cast<size_t>(t.num_elements()) * ir::dtype_size(t.dtype); }
-
 int64_t int_attr(const KernelCall& call, const char* name) { return ir::attr<int64_t>(call.attrs, name, call.op); }
 
 // Copies of operands [first, first + n).
 Buffers copy_inputs(const KernelCall& call, size_t first, size_t n, const ControlFlowMemory& m) {
   Buffers out;
   out.reserve(n);
-  for (size_t i = first; i < first + n; ++i) out.push_back(m.copy_in(call.inputs[i].data, bytes_of(*call.inputs[i].type)));
+  for (size_t i = first; i < first + n; ++i) out.push_back(m.copy_in(call.inputs[i].data, call.inputs[i].type->num_bytes()));
   return out;
 }
 
 void copy_out(const runtime::BufferPtr& from, const KernelOut& to, const ControlFlowMemory& m) {
-  if (const size_t bytes = bytes_of(*to.type)) m.copy(to.data, from->data(), bytes);
+  if (const size_t bytes = to.type->num_bytes()) m.copy(to.data, from->data(), bytes);
 }
 
 Buffers concat(const Buffers& a, const Buffers& b) {
@@ -79,8 +77,8 @@ void run_scan(const KernelCall& call, const ControlFlowMemory& m, const RunBody&
   // Bytes of one row (one slice along axis 0) of each xs and ys.
   std::vector<size_t> x_row(nx), y_row(ny);
   if (length > 0) {
-    for (size_t j = 0; j < nx; ++j) x_row[j] = bytes_of(*call.inputs[nk + nc + j].type) / static_cast<size_t>(length);
-    for (size_t j = 0; j < ny; ++j) y_row[j] = bytes_of(*call.outputs[nc + j].type) / static_cast<size_t>(length);
+    for (size_t j = 0; j < nx; ++j) x_row[j] = call.inputs[nk + nc + j].type->num_bytes() / static_cast<size_t>(length);
+    for (size_t j = 0; j < ny; ++j) y_row[j] = call.outputs[nc + j].type->num_bytes() / static_cast<size_t>(length);
   }
   for (int64_t step = 0; step < length; ++step) {
     const size_t i = static_cast<size_t>(reverse ? length - 1 - step : step);

@@ -1,5 +1,7 @@
 #include "ir/value.h"
 
+#include "ir/dtype.h"
+
 #include <mutex>
 #include <string>
 #include <unordered_set>
@@ -22,6 +24,8 @@ int64_t checked_num_elements(const Shape& shape) {
     if (__builtin_mul_overflow(n, d, &n) || n > kMaxElements) return -1;
   return n;
 }
+
+size_t ValueType::num_bytes() const { return static_cast<size_t>(num_elements()) * dtype_size(dtype); }
 
 int64_t ValueType::num_elements() const {
   int64_t n = checked_num_elements(shape);

@@ -1,6 +1,7 @@
 // Abstract values: what the graph knows about an array before it exists.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -26,6 +27,7 @@ struct ValueType {
 
   int rank() const { return static_cast<int>(shape.size()); }
   int64_t num_elements() const;  // saturates at kMaxElements rather than overflow
+  size_t num_bytes() const;      // num_elements() times the dtype's size
   bool operator==(const ValueType&) const = default;
 };
 

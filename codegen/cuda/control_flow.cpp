@@ -19,8 +19,6 @@ using interpreter::Buffers;
 using interpreter::KernelCall;
 using interpreter::NodeKernel;
 
-size_t bytes_of(const ir::ValueType& t) { return static_cast<size_t>(t.num_elements()) * ir::dtype_size(t.dtype); }
-
 runtime::DeviceTransfers& transfers_here() {
   runtime::Device& d = runtime::current_device();
   if (d.host_addressable())
@@ -67,10 +65,10 @@ NodeKernel graph_call_runner(DeviceBody body) {
   return [body = std::move(body)](const KernelCall& call) {
     const interpreter::ControlFlowMemory m = device_memory(transfers_here());
     Buffers ins;
-    for (const interpreter::KernelIn& in : call.inputs) ins.push_back(m.copy_in(in.data, bytes_of(*in.type)));
+    for (const interpreter::KernelIn& in : call.inputs) ins.push_back(m.copy_in(in.data, in.type->num_bytes()));
     const Buffers outs = run(body, ins);
     for (size_t k = 0; k < call.outputs.size(); ++k)
-      if (const size_t n = bytes_of(*call.outputs[k].type)) m.copy(call.outputs[k].data, outs[k]->data(), n);
+      if (const size_t n = call.outputs[k].type->num_bytes()) m.copy(call.outputs[k].data, outs[k]->data(), n);
   };
 }
 

@@ -31,8 +31,6 @@ using interpreter::NodeKernel;
 
 std::atomic<int64_t> g_launches{0}, g_host_runs{0};
 
-size_t bytes_of(const ir::ValueType& t) { return static_cast<size_t>(t.num_elements()) * ir::dtype_size(t.dtype); }
-
 runtime::Device& cuda_device_here(const char* what) {
   runtime::Device& d = runtime::current_device();
   if (d.host_addressable())
@@ -60,7 +58,7 @@ NodeKernel launcher(std::shared_ptr<const CudaKernel> kernel) {
     for (const interpreter::KernelIn& in : call.inputs) ins.push_back(in.data);
     for (const interpreter::KernelOut& out : call.outputs) outs.push_back(out.data);
     for (const auto& [j, k] : kernel->copy_before) {
-      const size_t n = bytes_of(*call.outputs[static_cast<size_t>(k)].type);
+      const size_t n = call.outputs[static_cast<size_t>(k)].type->num_bytes();
       if (n && ins[static_cast<size_t>(j)] != outs[static_cast<size_t>(k)])
         device.transfers()->within(outs[static_cast<size_t>(k)], ins[static_cast<size_t>(j)], n);
     }
@@ -80,13 +78,13 @@ void run_on_host(const KernelCall& call, const NodeKernel& inner) {
   std::vector<runtime::BufferPtr> held;
   held.reserve(call.inputs.size() + call.outputs.size());
   for (const interpreter::KernelIn& in : call.inputs) {
-    const size_t n = bytes_of(*in.type);
+    const size_t n = in.type->num_bytes();
     held.push_back(runtime::make_buffer(n));
     if (n) copies.to_host(held.back()->data(), in.data, n);
     host.inputs.push_back({in.type, held.back()->data()});
   }
   for (const interpreter::KernelOut& out : call.outputs) {
-    held.push_back(runtime::make_buffer(bytes_of(*out.type)));
+    held.push_back(runtime::make_buffer(out.type->num_bytes()));
     host.outputs.push_back({out.type, held.back()->data()});
   }
   if (inner)
@@ -94,7 +92,7 @@ void run_on_host(const KernelCall& call, const NodeKernel& inner) {
   else
     interpreter::run_kernel(host);
   for (size_t k = 0; k < call.outputs.size(); ++k)
-    if (const size_t n = bytes_of(*call.outputs[k].type)) copies.to_device(call.outputs[k].data, host.outputs[k].data, n);
+    if (const size_t n = call.outputs[k].type->num_bytes()) copies.to_device(call.outputs[k].data, host.outputs[k].data, n);
 }
 
 // A dot_general as one cuBLAS GEMM (dot_general.h) on the current CUDA device.
@@ -132,7 +130,7 @@ NodeKernel constant_runner(const ir::Attrs& attrs) {
   ir::LiteralPtr lit = ir::attr<ir::LiteralPtr>(attrs, "value", ir::Op::constant);
   return [lit](const KernelCall& call) {
     runtime::Device& device = cuda_device_here("a constant");
-    const size_t n = bytes_of(*call.outputs[0].type);
+    const size_t n = call.outputs[0].type->num_bytes();
     if (lit->bytes.size() != n)
       throw Error("cuda: a constant of " + std::to_string(lit->bytes.size()) + " bytes for a " + std::to_string(n) +
                   "-byte result");
@@ -181,15 +179,20 @@ std::string host_reason(ir::Op op) {
 
 namespace {
 
+// Adds a kernel's module source to `out` once (equal sources share one module in the driver).
+void add_source(const std::string& source, int64_t kernels, std::unordered_set<std::string>& sources,
+                CudaGraphKernels* out) {
+  if (!sources.insert(source).second) return;
+  out->source += source;
+  out->distinct += kernels;
+}
+
 // The kernels of a subgraph of node `i`, its source and host-run nodes
 // added to `out`'s (named as inside that node).
 DeviceBody compile_body(ir::GraphPtr graph, std::string_view what, size_t i, const std::string& why,
                         std::unordered_set<std::string>& sources, CudaGraphKernels* out) {
   auto kernels = std::make_shared<const CudaGraphKernels>(cuda_graph_kernels(*graph));
-  if (sources.insert(kernels->source).second) {
-    out->source += kernels->source;
-    out->distinct += kernels->distinct;
-  }
+  add_source(kernels->source, kernels->distinct, sources, out);
   const std::string where = std::string(what) + " (node " + std::to_string(i) + (why.empty() ? "" : ", " + why) + ")";
   for (const std::string& h : kernels->on_host) out->on_host.push_back(where + ", in its body: " + h);
   return {std::move(graph), std::move(kernels)};
@@ -203,6 +206,8 @@ CudaGraphKernels cuda_graph_kernels(const ir::Graph& graph, const std::vector<No
   std::unordered_set<std::string> sources;
   for (size_t i = 0; i < graph.nodes().size(); ++i) {
     const ir::Node& n = graph.nodes()[i];
+    std::vector<const ir::ValueType*> types;  // the operands'
+    for (ir::ValueId v : n.inputs) types.push_back(&graph.type(v));
     std::string why = host_reason(n.op);
     if (n.op == ir::Op::dot_general) {
       if (auto plan = plan_dot_general(graph.type(n.inputs[0]), graph.type(n.inputs[1]), n.attrs, &why)) {
@@ -216,28 +221,19 @@ CudaGraphKernels cuda_graph_kernels(const ir::Graph& graph, const std::vector<No
       ++out.generated;
       continue;
     } else if (is_movement(n.op)) {
-      std::vector<const ir::ValueType*> types;
-      for (ir::ValueId v : n.inputs) types.push_back(&graph.type(v));
       if (auto copies = plan_movement(n.op, types, graph.type(n.outputs[0]), n.attrs, &why)) {
         const CudaKernel& k = movement_kernel(ir::dtype_size(graph.type(n.outputs[0]).dtype), 1);
-        if (sources.insert(k.source).second) {
-          out.source += k.source;
-          ++out.distinct;
-        }
+        add_source(k.source, 1, sources, &out);
         out.node_kernels[i] = movement_runner(std::move(*copies), graph.type(n.outputs[0]).dtype);
         ++out.generated;
         continue;
       }
       why = "not a strided copy: " + why;
     } else if (has_op_kernel(n.op)) {
-      OpKernelRequest request{n.op, {}, {}, n.attrs};
-      for (ir::ValueId v : n.inputs) request.inputs.push_back(&graph.type(v));
+      OpKernelRequest request{n.op, types, {}, n.attrs};
       for (ir::ValueId v : n.outputs) request.outputs.push_back(&graph.type(v));
       if (std::optional<CudaKernel> k = op_kernel(request, &why)) {
-        if (sources.insert(k->source).second) {
-          out.source += k->source;
-          ++out.distinct;
-        }
+        add_source(k->source, 1, sources, &out);
         out.node_kernels[i] = launcher(std::make_shared<const CudaKernel>(std::move(*k)));
         ++out.generated;
         continue;
@@ -254,15 +250,10 @@ CudaGraphKernels cuda_graph_kernels(const ir::Graph& graph, const std::vector<No
       try {
         ir::GraphPtr alone;
         if (n.op != ir::Op::fusion) {
-          std::vector<const ir::ValueType*> types;
-          for (ir::ValueId v : n.inputs) types.push_back(&graph.type(v));
           alone = one_node_body(n.op, types, n.attrs, n.loc, n.scope);
         }
         CudaKernel k = emit_named(alone ? *alone : *ir::attr<ir::Graphs>(n, "body").at(0));
-        if (sources.insert(k.source).second) {  // equal sources share one module in the driver
-          out.source += k.source;
-          ++out.distinct;
-        }
+        add_source(k.source, 1, sources, &out);
         out.node_kernels[i] = launcher(std::make_shared<const CudaKernel>(std::move(k)));
         ++out.generated;
         continue;
@@ -294,17 +285,15 @@ void run_eager_op(const KernelCall& call) {
       return gemm_runner(*plan)(call);
     return run_on_host(call, {});
   }
+  std::vector<const ir::ValueType*> types;  // the operands'
+  for (const interpreter::KernelIn& in : call.inputs) types.push_back(in.type);
   if (is_movement(call.op)) {
-    std::vector<const ir::ValueType*> types;
-    for (const interpreter::KernelIn& in : call.inputs) types.push_back(in.type);
     if (auto copies = plan_movement(call.op, types, *call.outputs[0].type, call.attrs, nullptr))
       return movement_runner(std::move(*copies), call.outputs[0].type->dtype)(call);
     return run_on_host(call, {});
   }
   if (!emittable_alone(call.op) && !has_op_kernel(call.op) && !runs_bodies_on_device(call.op))
     return run_on_host(call, {});
-  std::vector<const ir::ValueType*> types;
-  for (const interpreter::KernelIn& in : call.inputs) types.push_back(in.type);
   ir::GraphPtr body = one_node_body(call.op, types, call.attrs);
   std::string key = ir::to_text(*body);
   std::shared_ptr<const NodeKernel> kernel;

@@ -100,22 +100,29 @@ std::string offset_expr(const std::vector<int64_t>& sizes, const std::vector<int
   return off.empty() ? "0" : cat("(", off, ")");
 }
 
-std::string wrapping_add_expr(DType d, const std::string& a, const std::string& b) {
+namespace {
+
+// a <op> b with signed integers wrapping (through their unsigned type); for
+// bool, `+` is || and `*` is &&, as the interpreter's wrapping_add/mul give.
+std::string wrapping_expr(DType d, const char* op, const char* bool_op, const std::string& a, const std::string& b) {
   switch (d) {
-    case DType::bool_: return cat("(", a, " || ", b, ")");
-    case DType::i32: case DType::i64:
-      return cat("(", ctype(d), ")((", cpu::detail::wrap_type(d), ")", a, " + (", cpu::detail::wrap_type(d), ")", b, ")");
-    default: return cat("(", a, " + ", b, ")");
+    case DType::bool_: return cat("(", a, " ", bool_op, " ", b, ")");
+    case DType::i32: case DType::i64: {
+      const std::string w = cpu::detail::wrap_type(d);
+      return cat("(", ctype(d), ")((", w, ")", a, " ", op, " (", w, ")", b, ")");
+    }
+    default: return cat("(", a, " ", op, " ", b, ")");
   }
 }
 
+}  // namespace
+
+std::string wrapping_add_expr(DType d, const std::string& a, const std::string& b) {
+  return wrapping_expr(d, "+", "||", a, b);
+}
+
 std::string wrapping_mul_expr(DType d, const std::string& a, const std::string& b) {
-  switch (d) {
-    case DType::bool_: return cat("(", a, " && ", b, ")");
-    case DType::i32: case DType::i64:
-      return cat("(", ctype(d), ")((", cpu::detail::wrap_type(d), ")", a, " * (", cpu::detail::wrap_type(d), ")", b, ")");
-    default: return cat("(", a, " * ", b, ")");
-  }
+  return wrapping_expr(d, "*", "&&", a, b);
 }
 
 }  // namespace detail

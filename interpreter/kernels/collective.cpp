@@ -39,8 +39,6 @@ std::string describe(const KernelCall& call) {
          axis_name(call) + "'";
 }
 
-size_t bytes_of(const ir::ValueType& t) { return static_cast<size_t>(t.num_elements()) * ir::dtype_size(t.dtype); }
-
 // Every replica's operand, stacked on a new leading axis.
 struct Stack {
   ir::ValueType type;
@@ -51,8 +49,8 @@ Stack gather_stack(const KernelCall& call, const runtime::Replica& r) {
   const ir::ValueType& t = *call.inputs[0].type;
   ir::ValueType stacked{t.dtype, t.shape};
   stacked.shape.insert(stacked.shape.begin(), r.communicator->size());
-  Stack s{stacked, std::make_shared<runtime::Buffer>(bytes_of(stacked))};
-  r.communicator->all_gather(r.rank, call.inputs[0].data, s.buffer->data(), bytes_of(t), describe(call));
+  Stack s{stacked, std::make_shared<runtime::Buffer>(stacked.num_bytes())};
+  r.communicator->all_gather(r.rank, call.inputs[0].data, s.buffer->data(), t.num_bytes(), describe(call));
   return s;
 }
 
@@ -79,7 +77,7 @@ void all_gather_kernel(const KernelCall& call) {
   const ir::ValueType& t = *call.inputs[0].type;
   const int64_t axis = int_attr(call, "axis");
   if (axis == 0) {  // stacked or concatenated along axis 0: the gathered bytes as they come
-    r.communicator->all_gather(r.rank, call.inputs[0].data, call.outputs[0].data, bytes_of(t), describe(call));
+    r.communicator->all_gather(r.rank, call.inputs[0].data, call.outputs[0].data, t.num_bytes(), describe(call));
     return;
   }
   // Stack on axis 0, then move that axis to `axis`. Tiled, the moved axis and
@@ -100,7 +98,7 @@ void psum_scatter_kernel(const KernelCall& call) {
   const ir::ValueType& t = *call.inputs[0].type;
   const int64_t axis = int_attr(call, "axis");
   Stack s = gather_stack(call, r);
-  runtime::Buffer sum(bytes_of(t));
+  runtime::Buffer sum(t.num_bytes());
   reduce_stack(Op::reduce_sum, s, {&t, sum.data()});
   // Replica r's slice along `axis`: a chunk of extent/size rows (one, untiled).
   const int64_t n = r.communicator->size();
@@ -129,10 +127,10 @@ void all_to_all_kernel(const KernelCall& call) {
   Stack s = gather_stack(call, r);
   const ir::AllToAllLayout l = ir::all_to_all_layout(t.shape, split, concat, r.communicator->size());
   const ir::ValueType split_type{t.dtype, l.split_stack}, moved{t.dtype, l.moved};
-  runtime::Buffer all(bytes_of(s.type));
+  runtime::Buffer all(s.type.num_bytes());
   const ir::Attrs attrs{{"permutation", ir::Ints(l.permutation)}};
   run_kernel(KernelCall{Op::transpose, attrs, {{&split_type, s.buffer->data()}}, {{&moved, all.data()}}});
-  const size_t mine = bytes_of(t);  // the output has as many elements as the operand
+  const size_t mine = t.num_bytes();  // the output has as many elements as the operand
   std::memcpy(call.outputs[0].data, static_cast<const char*>(all.data()) + static_cast<size_t>(r.rank) * mine, mine);
 }
 
@@ -142,7 +140,7 @@ void ppermute_kernel(const KernelCall& call) {
   std::vector<std::pair<int, int>> pairs;
   for (size_t i = 0; i + 1 < flat.size(); i += 2)
     pairs.emplace_back(static_cast<int>(flat[i]), static_cast<int>(flat[i + 1]));
-  const size_t bytes = bytes_of(*call.inputs[0].type);
+  const size_t bytes = call.inputs[0].type->num_bytes();
   if (!r.communicator->permute(r.rank, call.inputs[0].data, call.outputs[0].data, bytes, pairs, describe(call)))
     std::memset(call.outputs[0].data, 0, bytes);  // replicas that receive nothing get zeros
 }

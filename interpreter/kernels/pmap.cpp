@@ -20,12 +20,10 @@
 namespace graft::interpreter {
 namespace {
 
-size_t bytes_of(const ir::ValueType& t) { return static_cast<size_t>(t.num_elements()) * ir::dtype_size(t.dtype); }
-
 // Slice r of `whole` along its mapped dimension, into a buffer of this thread's device.
 runtime::BufferPtr take_slice(const KernelIn& whole, int64_t d, int64_t r) {
   if (d < 0) {  // replicated: every replica gets its own copy, on its own device
-    runtime::BufferPtr b = runtime::make_buffer(bytes_of(*whole.type));
+    runtime::BufferPtr b = runtime::make_buffer(whole.type->num_bytes());
     if (b->size()) std::memcpy(b->data(), whole.data, b->size());
     return b;
   }
