@@ -36,10 +36,12 @@
 // their results combine in chunk order. Otherwise one kept group is split
 // across threads, and each output element receives its elements in the
 // interpreter's order (row-major over the reduced axes), so results are
-// exact except for "run sums": a float sum over a contiguous run of reduced
-// elements adds element k of each kSumChunk chunk into lane k % 8, sums the
-// 8 lanes left to right, and adds the chunks' sums in order (0 + c0 + c1 ...).
-// Max and min run sequentially (associative, so exact), integers wrap.
+// exact. Float sums are in sum_order.h's order (its text is spliced into the
+// prelude), over [outer, reduced, inner] only (the schedule refuses sums over
+// non-adjacent axes, which run on the interpreter): a row in runs of
+// kBlock-element row blocks, chunks of kSumChunk (subtrees) in parallel; a
+// column in sum_order::ColumnSums. Max and min run sequentially
+// (associative, so exact), integers wrap.
 #include "codegen/cpu/emit.h"
 #include "ir/attr_access.h"
 
@@ -55,9 +57,15 @@
 #include "codegen/cpu/prelude.h"
 #include "codegen/cpu/schedule.h"
 #include "codegen/scalar_helpers.h"
+#include "codegen/sum_order_text.h"
+#include "interpreter/kernels/ordered_sum.h"
+#include "interpreter/kernels/sum_order.h"
 
 namespace graft::codegen::cpu {
 namespace {
+
+static_assert(kBlock == sum_order::kRowBlock && kSumChunk % kBlock == 0 && ((kSumChunk / kBlock) & (kSumChunk / kBlock - 1)) == 0,
+              "a block is one row block of sum_order.h, a chunk a power of two of them");
 
 using namespace detail;
 using ir::FusedValue;
@@ -75,6 +83,7 @@ class Emitter {
     std::ostringstream os;
     std::string prelude = kPrelude;
     replace(prelude, "GCG_SCALAR_HELPERS", kScalarHelpers);
+    replace(prelude, "GCG_SUM_ORDER", sum_order_text("inline"));
     replace(prelude, "GCG_MATH_VERSION", num(kMathTableVersion));
     replace(prelude, "GCG_MATH_COUNT", num(static_cast<int64_t>(MathFn::count)));
     os << prelude << "\n// ---- kernel " << sym_ << ": N = " << p_.N() << "\n";
@@ -102,6 +111,8 @@ class Emitter {
   DType red_dtype() const { return val(p_.reduction().in).dtype; }
   int64_t red_count() const { return val(p_.reduction().out).count; }
   std::string RT() const { return ctype(red_dtype()); }
+  // A float sum: in sum_order.h's order, bit for bit the interpreter's.
+  bool ordered() const { return interpreter::ordered_sum(red_op(), red_dtype()); }
   int64_t temp_len() const { return kBlock + 32; }
   static constexpr int64_t kMaxStackBytes = 256 << 10;
 
@@ -292,7 +303,17 @@ class Emitter {
     os << "// Reduces the contiguous elements [lo, hi).\n";
     os << t << " " << sym_ << "_run(const " << sym_ << "_ctx& c, int64_t lo, int64_t hi) {\n";
     os << "  alignas(64) " << t << " red[" << temp_len() << "];\n";
-    if (red_op() == Op::reduce_sum) {
+    if (ordered()) {
+      // lo is a row's start or a multiple of kSumChunk (16 row blocks) past it: a subtree.
+      os << "  graft::sum_order::Levels<" << t << "> lv;\n";
+      os << "  for (int64_t b = lo;; b += " << kBlock << ") {\n";
+      os << "    const int64_t e = gcg_lo(hi, b + " << kBlock << ");\n";
+      os << "    " << sym_ << "_block(c, b, e, red);\n";
+      os << "    const " << t << " s = graft::sum_order::block_sum<" << t << ">(red, e - b);\n";
+      os << "    if (e >= hi) return lv.finish(s);\n";
+      os << "    lv.push(s);\n";
+      os << "  }\n";
+    } else if (red_op() == Op::reduce_sum) {
       os << "  " << t << " total = " << identity() << ";\n";
       os << "  for (int64_t cl = lo; cl < hi; cl += " << kSumChunk << ") {\n";
       os << "    const int64_t ch = gcg_lo(hi, cl + " << kSumChunk << ");\n";
@@ -413,6 +434,7 @@ class Emitter {
     const auto& G = p_.reduction().groups;
     const int64_t N = p_.N();
     os << "  " << t << "* y = static_cast<" << t << "*>(out[" << red_positions()[0] << "]);\n";
+    if (ordered()) return ordered_sum_driver();
     int kept_groups = 0, red_groups = 0;
     for (const ir::ReductionGroup& gr : G) (gr.reduced ? red_groups : kept_groups)++;
     if (kept_groups == 0) {
@@ -492,6 +514,66 @@ class Emitter {
     for (int i = 0; i < open; ++i) {
       ind.resize(ind.size() - 2);
       os << ind << "}\n";
+    }
+    os << copy_reduction();
+    return os.str();
+  }
+
+  // A float sum over [outer, reduced, inner] (the schedule refuses other
+  // forms): rows in runs, or columns in sum_order::ColumnSums.
+  std::string ordered_sum_driver() const {
+    std::ostringstream os;
+    const std::string t = RT();
+    const int64_t N = p_.N();
+    ir::OuterReducedInner f;
+    if (!ir::outer_reduced_inner(p_.reduction().groups, &f)) fail("a float sum over axes that are not adjacent");
+    os << "  " << t << "* y = static_cast<" << t << "*>(out[" << red_positions()[0] << "]);\n";
+    const std::string par = N >= kParallelMin ? "#pragma omp parallel for schedule(static)\n" : "";
+    if (f.inner == 1 && f.outer == 1) {
+      const int64_t nch = (N + kSumChunk - 1) / kSumChunk;
+      os << "  // full float sum of " << N << " elements: " << nch << " chunks (subtrees), combined as sum_order's tree\n";
+      if (nch <= 64) os << "  " << t << " part[" << nch << "];\n";
+      else os << "  " << t << "* part = static_cast<" << t << "*>(__builtin_malloc(" << nch << " * sizeof(" << t << ")));\n";
+      os << par;
+      os << "  for (int64_t ch = 0; ch < " << nch << "; ++ch) part[ch] = " << sym_ << "_run(c, ch * " << kSumChunk
+         << ", gcg_lo(" << N << ", ch * " << kSumChunk << " + " << kSumChunk << "));\n";
+      os << "  graft::sum_order::Levels<" << t << "> lv;\n";
+      os << "  for (int64_t ch = 0; ch + 1 < " << nch << "; ++ch) lv.push(part[ch]);\n";
+      os << "  y[0] = lv.finish(part[" << nch - 1 << "]);\n";
+      if (nch > 64) os << "  __builtin_free(part);\n";
+    } else if (f.inner == 1 && f.reduced <= kBlock) {
+      // Short rows: a block holds kBlock / R whole rows, each one row block (R a literal).
+      const int64_t per = kBlock / f.reduced, chunks = (f.outer + per - 1) / per;
+      os << "  // float row sums: " << f.outer << " rows of " << f.reduced << ", " << per << " per block\n" << par;
+      os << "  for (int64_t q = 0; q < " << chunks << "; ++q) {\n";
+      os << "    const int64_t o0 = q * " << per << ", o1 = gcg_lo(" << f.outer << ", o0 + " << per << ");\n";
+      os << "    alignas(64) " << t << " red[" << temp_len() << "];\n";
+      os << "    " << sym_ << "_block(c, o0 * " << f.reduced << ", o1 * " << f.reduced << ", red);\n";
+      os << "    for (int64_t o = o0; o < o1; ++o) y[o] = graft::sum_order::block_sum<" << t << ">(red + (o - o0) * "
+         << f.reduced << ", " << f.reduced << ");\n";
+      os << "  }\n";
+    } else if (f.inner == 1) {
+      os << "  // float row sums: " << f.outer << " rows of " << f.reduced << "\n" << par;
+      os << "  for (int64_t o = 0; o < " << f.outer << "; ++o) y[o] = " << sym_ << "_run(c, o * " << f.reduced
+         << ", o * " << f.reduced << " + " << f.reduced << ");\n";
+    } else {
+      const int64_t W = std::min<int64_t>(f.inner, kBlock), wch = (f.inner + W - 1) / W;
+      const int64_t levels = sum_order::column_levels(f.reduced);
+      os << "  // float column sums: " << f.outer << " x " << f.inner << " columns of " << f.reduced << " rows\n" << par;
+      os << "  for (int64_t it = 0; it < " << f.outer * wch << "; ++it) {\n";
+      os << "    const int64_t o = it / " << wch << ", w0 = (it % " << wch << ") * " << W << ", w1 = gcg_lo(" << f.inner
+         << ", w0 + " << W << ");\n";
+      os << "    alignas(64) " << t << " red[" << temp_len() << "];\n";
+      os << "    alignas(64) " << t << " store[" << (levels + 1) * W << "];\n";
+      os << "    graft::sum_order::ColumnSums<" << t << "> cs;\n";
+      os << "    cs.start(store, w1 - w0, " << levels << ");\n";
+      os << "    for (int64_t r = 0; r < " << f.reduced << "; ++r) {\n";
+      os << "      const int64_t b = (o * " << f.reduced << " + r) * " << f.inner << ";\n";
+      os << "      " << sym_ << "_block(c, b + w0, b + w1, red);\n";
+      os << "      cs.add(red, 1, 0);\n";
+      os << "    }\n";
+      os << "    cs.finish(y + o * " << f.inner << " + w0);\n";
+      os << "  }\n";
     }
     os << copy_reduction();
     return os.str();

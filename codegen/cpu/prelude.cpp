@@ -45,6 +45,9 @@ inline T gcg_bits(int64_t v) {
 // The emitter splices the shared scalar helpers (codegen/scalar_helpers.cpp) in here.
 GCG_SCALAR_HELPERS
 
+// And the order graft sums floats in (interpreter/kernels/sum_order.h).
+GCG_SUM_ORDER
+
 // dst[k] = src[offset of element lo + k of a row-major `size` view whose
 // axes step `stride` elements through src], k < len.
 template <class T>

@@ -4,6 +4,7 @@
 
 #include "codegen/cpu/cpp_text.h"
 #include "codegen/cpu/elementwise.h"
+#include "interpreter/kernels/ordered_sum.h"
 
 namespace graft::codegen::cpu::detail {
 namespace {
@@ -111,6 +112,9 @@ Schedule schedule(const ir::Graph& g) {
   if (s.red >= 0) {
     const ir::FusedReduction& r = s.reduction();
     if (r.node->op == Op::reduce_sum && p.value(r.in).dtype == DType::bool_) fail("reduce_sum of bool has no kernel");
+    ir::OuterReducedInner form;
+    if (interpreter::ordered_sum(r.node->op, p.value(r.in).dtype) && !ir::outer_reduced_inner(r.groups, &form))
+      fail("a float sum over axes that are not adjacent runs on the interpreter (its order, sum_order.h, is for [outer, reduced, inner])");
     const FusedValue& rv = p.value(r.in);
     if (rv.cls == ValueClass::view && rv.count != p.N) fail("the reduction reads a broadcast input of the wrong size");
   }

@@ -21,6 +21,8 @@
 #include "codegen/cpu/schedule.h"
 #include "codegen/cuda/elementwise.h"
 #include "codegen/cuda/prelude.h"
+#include "interpreter/kernels/ordered_sum.h"
+#include "interpreter/kernels/sum_order.h"
 #include "graft/errors.h"
 
 namespace graft::codegen::cuda {
@@ -271,6 +273,7 @@ class Emitter {
     int64_t R = 1;
     for (const ir::ReductionGroup& gr : red().groups)
       if (gr.reduced) R *= gr.size;
+    if (interpreter::ordered_sum(red_op(), red_dtype())) return ordered_sum_driver(k, R);
     os << "  auto combine = [](" << t << " a, " << t << " b) { return " << combine() << "(a, b); };\n";
     if (k.shape == KernelShape::columns) {
       os << "  // one thread per output element, its " << R << " elements in order\n";
@@ -290,6 +293,52 @@ class Emitter {
        << offset_of(true, "r") << "));\n";
     os << "    acc = gcg_block_reduce<" << t << ">(acc, " << identity() << ", combine, gcg_part);\n";
     os << "    if (threadIdx.x == 0) { " << write_reduced("acc") << "}\n  }\n";
+    return os.str();
+  }
+
+  // A float sum in sum_order.h's order (the interpreter's bits). Columns: one
+  // thread per output. Rows: thread t of a block sums the t-th piece of its
+  // row, a run of a power of two of row blocks (a subtree), and thread 0
+  // combines the pieces as sum_order's tree.
+  std::string ordered_sum_driver(const CudaKernel& k, int64_t R) const {
+    std::ostringstream os;
+    const std::string t = RT();
+    if (k.shape == KernelShape::columns) {
+      os << "  // one thread per output element: a column of " << R << " in sum_order's order\n";
+      os << "  for (int64_t o = gcg_tid; o < " << k.work << "; o += gcg_stride) {\n";
+      os << "    const int64_t base = " << offset_of(false, "o") << ";\n";
+      os << "    const " << t << " acc = graft::sum_order::column_sum_by<" << t << ">([&](int64_t r) { return at(base + "
+         << offset_of(true, "r") << "); }, " << R << ");\n";
+      os << "    " << write_reduced("acc") << "\n  }\n";
+      return os.str();
+    }
+    if (R == 0) {
+      os << "  for (int64_t o = gcg_tid; o < " << k.work << "; o += gcg_stride) { " << write_reduced("(" + t + ")0") << "}\n";
+      return os.str();
+    }
+    int64_t piece = sum_order::kRowBlock;
+    while (piece * kThreadsPerBlock < R) piece *= 2;
+    const int64_t pieces = (R + piece - 1) / piece;
+    os << "  // one block per output element: " << pieces << " pieces of " << piece << " (of " << R
+       << "), one per thread, combined in sum_order's tree\n";
+    os << "  __shared__ " << t << " gcg_piece[GCG_THREADS];\n";
+    os << "  for (int64_t o = blockIdx.x; o < " << k.work << "; o += gridDim.x) {\n";
+    os << "    const int64_t base = " << offset_of(false, "o") << ";\n";
+    os << "    const int64_t lo = (int64_t)threadIdx.x * " << piece << ";\n";
+    os << "    if (threadIdx.x < " << pieces << ") {\n";
+    os << "      const int64_t n = " << R << " - lo < " << piece << " ? " << R << " - lo : " << piece << ";\n";
+    os << "      gcg_piece[threadIdx.x] = graft::sum_order::row_sum_by<" << t << ">([&](int64_t i) { const int64_t r = lo + i; return at(base + "
+       << offset_of(true, "r") << "); }, n);\n";
+    os << "    }\n";
+    os << "    __syncthreads();\n";
+    os << "    if (threadIdx.x == 0) {\n";
+    os << "      graft::sum_order::Levels<" << t << "> lv;\n";
+    os << "      for (int64_t q = 0; q + 1 < " << pieces << "; ++q) lv.push(gcg_piece[q]);\n";
+    os << "      const " << t << " acc = lv.finish(gcg_piece[" << pieces - 1 << "]);\n";
+    os << "      " << write_reduced("acc") << "\n";
+    os << "    }\n";
+    os << "    __syncthreads();  // gcg_piece is free again\n";
+    os << "  }\n";
     return os.str();
   }
 

@@ -11,6 +11,7 @@
 #include "codegen/cuda/prelude.h"
 
 #include "codegen/scalar_helpers.h"
+#include "codegen/sum_order_text.h"
 
 namespace graft::codegen::cuda {
 
@@ -35,6 +36,10 @@ typedef unsigned long long uint64_t;
 
 // The emitter splices the shared scalar helpers (codegen/scalar_helpers.cpp) in here.
 GCG_SCALAR_HELPERS
+
+// The order graft sums floats in (interpreter/kernels/sum_order.h), so a float
+// sum on the GPU has the interpreter's bits.
+GCG_SUM_ORDER
 // A constant's value from the low bytes of its kernel parameter.
 template <class T>
 GCG_FN T gcg_bits(int64_t v) {
@@ -81,6 +86,7 @@ void replace_all(std::string& s, const std::string& from, const std::string& to)
 std::string prelude_text() {
   std::string prelude = kPrelude;
   replace_all(prelude, "GCG_SCALAR_HELPERS", kScalarHelpers);
+  replace_all(prelude, "GCG_SUM_ORDER", sum_order_text("__device__ __forceinline__"));
   replace_all(prelude, "GCG_THREADS_PER_BLOCK", std::to_string(kThreadsPerBlock));
   return prelude;
 }

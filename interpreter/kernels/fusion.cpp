@@ -27,10 +27,11 @@
 //     rows when I = 1, rows of I (or a piece of one) otherwise. Each work
 //     item covers at most kBlock elements of one output slice, folding in
 //     the same order as the unfused kernel; when a slice spans several work
-//     items their partial results are combined in work-item order. Work
-//     item boundaries depend only on the shapes, so results never depend on
-//     the number of threads (and equal the unfused kernel's when no slice
-//     is split). Other reductions (reduced axes not contiguous) materialise
+//     items their partial results are combined in work-item order. Float
+//     sums add in sum_order.h's order (a work item's rows or columns are a
+//     subtree of the slice's sum), so they equal the unfused kernel's bit for
+//     bit. Work item boundaries depend only on the shapes, so results never
+//     depend on the number of threads. Other reductions (reduced axes not contiguous) materialise
 //     their operand and run the reduce kernel.
 // Tiles or work items run in parallel on OpenMP threads. A body the tiled
 // path cannot handle runs through interpreter::evaluate instead.
@@ -55,6 +56,7 @@
 #include "ir/fused_plan.h"
 #include "interpreter/kernels/layout.h"
 #include "interpreter/kernels/loops.h"
+#include "interpreter/kernels/ordered_sum.h"
 #include "interpreter/kernels/reduce_step.h"
 #include "ir/graph.h"
 #include "ir/literal.h"
@@ -69,7 +71,7 @@ using ir::ValueId;
 // rather than 4096 since the f32 math got twice as fast: the sin chain of
 // bench/fusion 9.4-10.0 -> 8.4-8.6 ms, the 8-op chain 10.4-11.0 -> 10.3-10.5.
 constexpr int64_t kTile = 2048;
-constexpr int64_t kBlock = 1 << 16;    // elements one reduction work item covers at most
+constexpr int64_t kBlock = kRowPiece;   // elements one reduction work item covers at most (a row piece: a subtree of a float sum)
 constexpr size_t kMaxElemBytes = 8;
 
 using ir::is_reduction;  // from ops.def
@@ -240,6 +242,7 @@ struct Plan::Thread {
   std::vector<uint8_t*> slot, array;
   uint8_t* acc = nullptr;               // reductions' accumulators, kTile elements each
   std::vector<KernelCall> calls;        // one per kernel step (unused entries for others)
+  std::vector<StreamedSum> sums;        // per reduction: a float sum's work item (ordered_sum.h)
   ir::ValueType tile_type[ir::kNumDTypes];
   int64_t len = -1;
 };
@@ -581,7 +584,8 @@ void Plan::run() const {
       chunk = std::min(g.inner, kTile);
       chunks = (g.inner + chunk - 1) / chunk;
       rows_per_tile = chunk == g.inner ? std::max<int64_t>(1, kTile / g.inner) : 1;
-      rows_per_item = std::max(rows_per_tile, (kBlock / chunk) / rows_per_tile * rows_per_tile);
+      // A power of two times sum_order's column block, so a float sum's work items are subtrees.
+      rows_per_item = column_piece_rows(chunk, kBlock);
       items_per_slice = (g.reduced + rows_per_item - 1) / rows_per_item;
     }
   }
@@ -625,6 +629,7 @@ void Plan::run() const {
       for (int k = 0; k < slots_; ++k) t.slot.push_back(base + static_cast<size_t>(k) * acc_bytes);
       for (int k = 0; k < arrays_; ++k) t.array.push_back(base + static_cast<size_t>(slots_ + k) * acc_bytes);
       t.acc = base + static_cast<size_t>(slots_ + arrays_) * acc_bytes;
+      t.sums.resize(reductions_.size());
       for (size_t v = 0; v < store_.size(); ++v)
         if (store_[v].array >= 0)
           fill_uniform(ir::dtype_size(fp_.values[v].dtype), store_[v].bits, t.array[static_cast<size_t>(store_[v].array)], cap);
@@ -664,6 +669,10 @@ void Plan::run() const {
           run_tile(t, o0 * g.reduced, rows * g.reduced, [&](int q, const void* x, int64_t) {
             const Reduction& r = reductions_[static_cast<size_t>(q)];
             uint8_t* dst = out_data_[static_cast<size_t>(r.outputs[0])] + static_cast<size_t>(o0) * ir::dtype_size(r.dtype);
+            if (ordered_sum(r.op, r.dtype)) {
+              sum_rows(r.dtype, x, rows, g.reduced, dst);
+              return;
+            }
             fill_identity(r.op, r.dtype, dst, rows);
             fold_rows(r.op, r.dtype, x, rows, g.reduced, dst);
           });
@@ -672,14 +681,19 @@ void Plan::run() const {
           const int64_t b = item % items_per_slice, c = (item / items_per_slice) % chunks,
                         o = item / items_per_slice / chunks;
           const int64_t j0 = c * chunk, width = g.inner == 1 ? 1 : std::min(chunk, g.inner - j0);
-          for (size_t q = 0; q < reductions_.size(); ++q)
-            fill_identity(reductions_[q].op, reductions_[q].dtype, t.acc + q * acc_bytes, width);
+          for (size_t q = 0; q < reductions_.size(); ++q) {
+            const Reduction& r = reductions_[q];
+            if (!ordered_sum(r.op, r.dtype)) fill_identity(r.op, r.dtype, t.acc + q * acc_bytes, width);
+            else if (g.inner == 1) t.sums[q].start_row(r.dtype);
+            else t.sums[q].start_columns(r.dtype, width, rows_per_item);
+          }
           if (g.inner == 1) {
             const int64_t lo0 = o * g.reduced + b * kBlock, hi = std::min(o * g.reduced + (b + 1) * kBlock, (o + 1) * g.reduced);
             for (int64_t lo = lo0; lo < hi; lo += kTile)
               run_tile(t, lo, std::min(kTile, hi - lo), [&](int q, const void* x, int64_t n) {
                 const Reduction& r = reductions_[static_cast<size_t>(q)];
-                fold_rows(r.op, r.dtype, x, 1, n, t.acc + static_cast<size_t>(q) * acc_bytes);
+                if (ordered_sum(r.op, r.dtype)) t.sums[static_cast<size_t>(q)].add_to_row(x, n);
+                else fold_rows(r.op, r.dtype, x, 1, n, t.acc + static_cast<size_t>(q) * acc_bytes);
               });
           } else {
             const int64_t r0 = b * rows_per_item, r1 = std::min(g.reduced, r0 + rows_per_item);
@@ -687,11 +701,17 @@ void Plan::run() const {
               const int64_t rows = std::min(rows_per_tile, r1 - r);
               run_tile(t, (o * g.reduced + r) * g.inner + j0, rows * width, [&](int q, const void* x, int64_t) {
                 const Reduction& red = reductions_[static_cast<size_t>(q)];
-                fold_columns(red.op, red.dtype, x, rows, width, t.acc + static_cast<size_t>(q) * acc_bytes);
+                if (ordered_sum(red.op, red.dtype)) t.sums[static_cast<size_t>(q)].add_rows(x, rows, width);
+                else fold_columns(red.op, red.dtype, x, rows, width, t.acc + static_cast<size_t>(q) * acc_bytes);
               });
             }
           }
           for (size_t q = 0; q < reductions_.size(); ++q) {
+            const Reduction& r = reductions_[q];
+            if (ordered_sum(r.op, r.dtype)) {
+              if (g.inner == 1) t.sums[q].finish_row(t.acc + q * acc_bytes);
+              else t.sums[q].finish_columns(t.acc + q * acc_bytes);
+            }
             const size_t size = ir::dtype_size(reductions_[q].dtype);
             uint8_t* dst = partials ? reinterpret_cast<uint8_t*>(partial[q].get()) + static_cast<size_t>(item * partial_len) * size
                                     : out_data_[static_cast<size_t>(reductions_[q].outputs[0])] +
@@ -712,6 +732,19 @@ void Plan::run() const {
   if (partials) {
     for (size_t q = 0; q < reductions_.size(); ++q) {
       const Reduction& r = reductions_[q];
+      if (ordered_sum(r.op, r.dtype)) {  // the items' sums are subtrees of each slice's: combined row by row
+        const size_t size = ir::dtype_size(r.dtype);
+        const int64_t groups = g.outer * chunks;
+#pragma omp parallel for schedule(static) if (groups * items_per_slice * partial_len >= kParallelThreshold)
+        for (int64_t gi = 0; gi < groups; ++gi) {
+          const int64_t o = gi / chunks, c = gi % chunks, j0 = g.inner == 1 ? 0 : c * chunk;
+          const int64_t width = g.inner == 1 ? 1 : std::min(chunk, g.inner - j0);
+          combine_item_rows(r.dtype, reinterpret_cast<uint8_t*>(partial[q].get()) + static_cast<size_t>(gi * items_per_slice * partial_len) * size,
+                            items_per_slice, partial_len, width,
+                            out_data_[static_cast<size_t>(r.outputs[0])] + static_cast<size_t>(o * g.inner + j0) * size);
+        }
+        continue;
+      }
       visit_dtype(r.dtype, [&](auto tag) {
         using T = typename decltype(tag)::type;
         with_step<T>(r.op, [&](auto step) {

@@ -1,6 +1,6 @@
 // CPU kernels of reductions, arg-reductions and cumulative scans. Each output
 // element reduces its own slice in a fixed order, so results do not depend on
-// the number of threads.
+// the number of threads; float sums in sum_order.h's order (ordered_sum.h).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -8,7 +8,9 @@
 #include "interpreter/kernels/layout.h"
 #include "ir/attr_access.h"
 #include "interpreter/kernels/loops.h"
+#include "interpreter/kernels/ordered_sum.h"
 #include "interpreter/kernels/reduce_step.h"
+#include "interpreter/kernels/sum_order.h"
 
 namespace graft::interpreter {
 namespace {
@@ -57,12 +59,8 @@ void for_each_output(const ReductionPlan& p, int64_t n_out, F&& f) {
   });
 }
 
-// When the reduced axes are one contiguous run, the input is [outer,
-// reduced, inner] and each output folds `reduced` rows of its column, in the
-// same order as the general walk (so results are identical), with unit-stride
-// inner loops and no per-output setup.
-template <class T, class Step>
-bool reduce_contiguous_run(const Shape& shape, const std::vector<bool>& reduced, Op op, const T* x, T* y, Step step) {
+// The reduced axes as one contiguous run: the input is [outer, rows, inner].
+bool contiguous_run(const Shape& shape, const std::vector<bool>& reduced, int64_t* outer, int64_t* rows, int64_t* inner) {
   int64_t first = -1, last = -1;
   for (size_t i = 0; i < reduced.size(); ++i)
     if (reduced[i]) {
@@ -71,9 +69,20 @@ bool reduce_contiguous_run(const Shape& shape, const std::vector<bool>& reduced,
       last = static_cast<int64_t>(i);
     }
   if (first < 0) return false;
-  int64_t outer = 1, rows = 1, inner = 1;
+  *outer = *rows = *inner = 1;
   for (int64_t i = 0; i < static_cast<int64_t>(shape.size()); ++i)
-    (i < first ? outer : i <= last ? rows : inner) *= shape[static_cast<size_t>(i)];
+    *(i < first ? outer : i <= last ? rows : inner) *= shape[static_cast<size_t>(i)];
+  return true;
+}
+
+// When the reduced axes are one contiguous run, the input is [outer,
+// reduced, inner] and each output folds `reduced` rows of its column, in the
+// same order as the general walk (so results are identical), with unit-stride
+// inner loops and no per-output setup.
+template <class T, class Step>
+bool reduce_contiguous_run(const Shape& shape, const std::vector<bool>& reduced, Op op, const T* x, T* y, Step step) {
+  int64_t outer, rows, inner;
+  if (!contiguous_run(shape, reduced, &outer, &rows, &inner)) return false;
   parallel_ranges(outer * inner, [&](int64_t b, int64_t e) {
     for (int64_t idx = b; idx < e;) {
       const int64_t o = idx / inner, k0 = idx % inner, k1 = std::min(inner, k0 + (e - idx));
@@ -89,12 +98,42 @@ bool reduce_contiguous_run(const Shape& shape, const std::vector<bool>& reduced,
   return true;
 }
 
+// A float sum in sum_order's order: a contiguous run of reduced axes as rows
+// or columns; other axes gathered per output (row-major over the reduced
+// axes) and summed as a row.
+template <class T>
+void ordered_sum_typed(const KernelCall& call, const std::vector<bool>& reduced) {
+  const Shape& shape = call.inputs[0].type->shape;
+  const T* x = in_ptr<T>(call, 0);
+  T* y = out_ptr<T>(call, 0);
+  int64_t outer, rows, inner;
+  if (contiguous_run(shape, reduced, &outer, &rows, &inner)) {
+    sum_outer_rows_inner(call.inputs[0].type->dtype, x, outer, rows, inner, y);
+    return;
+  }
+  ReductionPlan p = plan(shape, reduced);
+  for_each_output(p, out_elements(call), [&](StridedWalk& red, int64_t o) {
+    sum_order::RowSum<T> rs;
+    T buf[sum_order::kRowBlock];
+    for (int64_t r = 0; r < p.reduced_size;) {
+      const int64_t n = std::min<int64_t>(sum_order::kRowBlock, p.reduced_size - r);
+      for (int64_t k = 0; k < n; ++k, red.next()) buf[k] = x[red.offset()];
+      rs.add(buf, n);
+      r += n;
+    }
+    y[o] = rs.finish();
+  });
+}
+
 template <class T>
 void reduce_typed(const KernelCall& call) {
   const std::vector<bool> reduced = reduced_axes(call, ir::attr<ir::Ints>(call.attrs, "axes", call.op));
   const T* x = in_ptr<T>(call, 0);
   T* y = out_ptr<T>(call, 0);
   Op op = call.op;
+  if constexpr (std::is_floating_point_v<T>) {
+    if (ordered_sum(op, call.inputs[0].type->dtype)) return ordered_sum_typed<T>(call, reduced);
+  }
   bool done = false;
   with_step<T>(op, [&](auto step) { done = reduce_contiguous_run<T>(call.inputs[0].type->shape, reduced, op, x, y, step); });
   if (done) return;

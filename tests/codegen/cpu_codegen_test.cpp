@@ -456,9 +456,11 @@ TEST_CASE("cpu codegen: every elementwise op equals the interpreter bit for bit"
   cases.push_back(select_convert_case());
   cases.push_back(chain_case("k_chain_f32", f32, 0.123456));
   cases.push_back(chain_case("k_chain_f64", f64, 0.123456, true));
-  // Trailing reductions; tol 0 where the order is the interpreter's.
-  cases.push_back(reduce_case("k_sum_all", f32, {70001}, Op::reduce_sum, {0}, Op::exp, 1e-4, -1, 0));
-  cases.push_back(reduce_case("k_sum_all_f64", f64, {5000}, Op::reduce_sum, {0}, Op::sin, 1e-12));
+  // Trailing reductions, in the interpreter's order (float sums: sum_order.h), so tol 0.
+  cases.push_back(reduce_case("k_sum_all", f32, {70001}, Op::reduce_sum, {0}, Op::exp, 0, -1, 0));
+  cases.push_back(reduce_case("k_sum_all_f64", f64, {5000}, Op::reduce_sum, {0}, Op::sin, 0));
+  cases.push_back(reduce_case("k_sum_rows_f32", f32, {37, 1000}, Op::reduce_sum, {1}, Op::sin, 0));
+  cases.push_back(reduce_case("k_sum_short_rows", f64, {300, 5}, Op::reduce_sum, {1}, Op::cos, 0));
   cases.push_back(reduce_case("k_max_all", f32, {40000}, Op::reduce_max, {0}, Op::sqrt, 0));
   cases.push_back(reduce_case("k_min_rows", f32, {129, 77}, Op::reduce_min, {1}, Op::neg, 0));
   cases.push_back(reduce_case("k_max_rows_i32", i32, {100, 33}, Op::reduce_max, {1}, Op::abs, 0));
@@ -466,7 +468,8 @@ TEST_CASE("cpu codegen: every elementwise op equals the interpreter bit for bit"
   cases.push_back(reduce_case("k_sum_cols", f32, {513, 70}, Op::reduce_sum, {0}, Op::tanh, 0));
   cases.push_back(reduce_case("k_sum_cols_wide", f64, {40, 1500}, Op::reduce_sum, {0}, Op::expm1, 0, -1, 1));
   cases.push_back(reduce_case("k_min_middle", f64, {6, 50, 33}, Op::reduce_min, {1}, Op::sin, 0));
-  cases.push_back(reduce_case("k_sum_outer_inner", f32, {6, 50, 33}, Op::reduce_sum, {0, 2}, Op::atan, 1e-5));
+  cases.push_back(reduce_case("k_sum_middle", f32, {6, 50, 33}, Op::reduce_sum, {1}, Op::atan, 0));
+  cases.push_back(reduce_case("k_sum_outer_inner_i32", i32, {6, 50, 33}, Op::reduce_sum, {0, 2}, Op::neg, 0));
   cases.push_back(reduce_case("k_sum_unit_axis", f32, {5, 1, 7}, Op::reduce_sum, {1}, Op::log, 0));
   cases.push_back(reduce_case("k_sum_empty", f32, {0, 4}, Op::reduce_sum, {0}, Op::exp, 0));
   cases.push_back(reduce_case("k_max_scalar", f64, {1, 1}, Op::reduce_max, {0, 1}, Op::cosh, 0));
@@ -621,6 +624,14 @@ TEST_CASE("cpu codegen: bodies it cannot emit are refused", "[codegen]") {
     ValueId s = b.add1(Op::reduce_sum, {x}, axes({1}));
     ir::GraphPtr g = b.finish({b.add1(Op::exp, {s})});
     CHECK_THROWS_AS(cg::emit_kernel(*g, "k"), UnsupportedError);
+  }
+  {  // a float sum over axes that are not adjacent (the interpreter sums it in sum_order.h's order)
+    ir::GraphBuilder b;
+    ValueId x = b.input({f32, {3, 4, 5}});
+    ir::GraphPtr g = b.finish({b.add1(Op::reduce_sum, {b.add1(Op::exp, {x})}, axes({0, 2}))});
+    CHECK_THROWS_AS(cg::emit_kernel(*g, "k"), UnsupportedError);
+    REQUIRE(cg::unsupported_reason(*g).has_value());
+    CHECK_THAT(*cg::unsupported_reason(*g), Catch::Matchers::Contains("not adjacent"));
   }
   {  // fine
     ir::GraphBuilder b;

@@ -389,6 +389,31 @@ TEST_CASE("cuda devices: jit(Backend::cuda) matches the interpreter, gradients i
   check_close(jit(loss, on_interp)(device_put(w, g[0]), x), v_ref, 1e-6);
 }
 
+TEST_CASE("cuda devices: float sums add in the interpreter's order, bit for bit, on every layout", "[cuda_devices]") {
+  const std::vector<Device> g = gpus();
+  if (g.empty()) return;
+  struct Layout {
+    Shape shape;
+    std::vector<int> axes;
+  };
+  // Full sums of one and of several pieces per thread, short and long rows,
+  // columns, a middle axis (interpreter/kernels/sum_order.h).
+  const std::vector<Layout> layouts = {{{70001}, {}},        {{300000}, {0}},  {{37, 300}, {1}}, {{5, 70000}, {1}},
+                                       {{1000, 7}, {0}},     {{6, 100, 9}, {1}}, {{40, 13}, {1}}};
+  uint64_t seed = 40;
+  for (const Layout& L : layouts) {
+    INFO("sum over " << L.axes.size() << " axes of a " << L.shape.size() << "-d array of " << L.shape[0]);
+    const Array x = randn(L.shape, seed++);
+    auto f = [&](const Array& a) { return sum(a * a, L.axes); };
+    const Array want = jit(f, JitOptions{.backend = Backend::interpreter})(x);
+    const Array got = jit(f, JitOptions{.backend = Backend::cuda})(x);
+    CHECK(got.device() == g[0]);
+    check_same_bits(got, want);
+    const Array x64 = astype(x, f64);
+    check_same_bits(jit(f, JitOptions{.backend = Backend::cuda})(x64), jit(f, JitOptions{.backend = Backend::interpreter})(x64));
+  }
+}
+
 TEST_CASE("cuda devices: donation keeps the device buffer", "[cuda_devices]") {
   const std::vector<Device> g = gpus();
   if (g.empty()) return;
