@@ -64,6 +64,28 @@ inline constexpr bool argnums_ok = ((Is < N) && ...);
   "graft: an argnum of grad/value_and_grad/jacfwd/jacrev/hessian<I...> is not less than the number of "     \
   "arguments the function is called with (argnums count from 0)"
 
+// Whether argument I (of type T) of a derivative can be differentiated: it
+// must hold an Array. A number or a struct not registered with GRAFT_PYTREE
+// is a static value whose "gradient" would be the value handed back, so it
+// is a compile-time error naming I and T (in the instantiation line above
+// the message) and the fix.
+template <size_t I, class T>
+constexpr bool differentiable_argument() {
+  static_assert(tree::holds_arrays<T>,
+                "graft: grad/value_and_grad/jacfwd/jacrev/hessian differentiates argument I of type T (see the "
+                "instantiation above), which holds no Array: a plain number, or a struct not registered with "
+                "GRAFT_PYTREE, is a static value and would come back as its own gradient. Pass an Array "
+                "(graft::scalar(x) for a number) or register the struct: GRAFT_PYTREE(Type, field1, field2, ...).");
+  return tree::holds_arrays<T>;
+}
+// Every differentiated argument (Is..., or argument 0 when none) can be.
+template <class ArgsTuple, size_t... Is>
+constexpr bool differentiable_arguments() {
+  if constexpr (std::tuple_size_v<ArgsTuple> == 0) return true;
+  else if constexpr (sizeof...(Is) == 0) return differentiable_argument<0, std::tuple_element_t<0, ArgsTuple>>();
+  else return (differentiable_argument<Is, std::tuple_element_t<Is, ArgsTuple>>() && ...);
+}
+
 // Leaves of every argument, with those of the arguments in Is flagged.
 template <size_t... Is, class... Args>
 std::pair<std::vector<Array>, std::vector<bool>> leaves_with_flags(const Args&... args) {
@@ -276,17 +298,19 @@ auto value_and_grad_impl(F& f, GraphCache& cache, const std::source_location& si
 template <size_t... Is, class F>
 auto value_and_grad(F f, std::source_location site = std::source_location::current()) {
   return [f, site, cache = std::make_shared<detail::GraphCache>()](const auto&... args) {
-    if constexpr (detail::argnums_ok<sizeof...(args), Is...>)
-      return detail::value_and_grad_impl<false, Is...>(f, *cache, site, args...);
-    else
+    if constexpr (!detail::argnums_ok<sizeof...(args), Is...>)
       static_assert(detail::argnums_ok<sizeof...(args), Is...>, GRAFT_ARGNUMS_MESSAGE);
+    else if constexpr (detail::differentiable_arguments<std::tuple<std::decay_t<decltype(args)>...>, Is...>())
+      return detail::value_and_grad_impl<false, Is...>(f, *cache, site, args...);
   };
 }
 
 // grad<I...>(f)(args...): the gradient part of value_and_grad.
 template <size_t... Is, class F>
 auto grad(F f, std::source_location site = std::source_location::current()) {
-  return [vg = value_and_grad<Is...>(f, site)](const auto&... args) { return vg(args...).second; };
+  return [vg = value_and_grad<Is...>(f, site)](const auto&... args) {
+    if constexpr (!std::is_void_v<decltype(vg(args...))>) return vg(args...).second;  // void: a static_assert fired
+  };
 }
 
 // The has_aux tag: f returns std::pair<Array loss, Aux> and only the loss is
@@ -298,10 +322,10 @@ inline constexpr HasAux has_aux{};
 template <size_t... Is, class F>
 auto value_and_grad(F f, HasAux, std::source_location site = std::source_location::current()) {
   return [f, site, cache = std::make_shared<detail::GraphCache>()](const auto&... args) {
-    if constexpr (detail::argnums_ok<sizeof...(args), Is...>)
-      return detail::value_and_grad_impl<true, Is...>(f, *cache, site, args...);
-    else
+    if constexpr (!detail::argnums_ok<sizeof...(args), Is...>)
       static_assert(detail::argnums_ok<sizeof...(args), Is...>, GRAFT_ARGNUMS_MESSAGE);
+    else if constexpr (detail::differentiable_arguments<std::tuple<std::decay_t<decltype(args)>...>, Is...>())
+      return detail::value_and_grad_impl<true, Is...>(f, *cache, site, args...);
   };
 }
 

@@ -94,18 +94,27 @@ auto scan_impl(const char* what, F& f, const Carry& init, const Xs& xs, int64_t 
   Xs x_like = tree::unflatten(xs, scan_slices_like(x_leaves));
   auto traced = trace_function(f, init, x_like);
   using Out = std::decay_t<decltype(traced.out)>;
-  static_assert(is_pair_like<Out>, "scan: f(carry, x) must return std::pair<Carry, Y> (or a two-element std::tuple)");
-  using CarryOut = std::decay_t<std::tuple_element_t<0, Out>>;
-  static_assert(std::is_same_v<CarryOut, Carry>, "scan: f must return its carry with the C++ type of init");
-  auto ys_like = std::get<1>(traced.out);
-  std::string carry_structure = blank_structure(std::get<0>(traced.out));
-  TracedBody body{std::move(traced.graph), std::move(traced.captured), std::move(carry_structure)};
-  std::vector<Array> outs =
-      scan_bind(what, body, blank_structure(init), tree::leaves(init), x_leaves, n, reverse, loc);
-  size_t nc = tree::leaves(init).size();
-  Carry carry = tree::unflatten(init, std::vector<Array>(outs.begin(), outs.begin() + nc));
-  auto ys = tree::unflatten(ys_like, std::vector<Array>(outs.begin() + nc, outs.end()));
-  return std::make_pair(std::move(carry), std::move(ys));
+  if constexpr (!is_pair_like<Out>) {
+    // One message, then nothing else instantiated (the caller still gets a pair).
+    static_assert(is_pair_like<Out>,
+                  "scan: f(carry, x) must return std::pair<Carry, Y> (or a two-element std::tuple): "
+                  "return {new_carry, y}; with nothing to stack per step, return {new_carry, std::tuple<>{}}");
+    return std::pair<Carry, std::tuple<>>{init, {}};
+  } else if constexpr (!std::is_same_v<std::decay_t<std::tuple_element_t<0, Out>>, Carry>) {
+    static_assert(std::is_same_v<std::decay_t<std::tuple_element_t<0, Out>>, Carry>,
+                  "scan: f must return its carry with the C++ type of init");
+    return std::pair<Carry, std::tuple<>>{init, {}};
+  } else {
+    auto ys_like = std::get<1>(traced.out);
+    std::string carry_structure = blank_structure(std::get<0>(traced.out));
+    TracedBody body{std::move(traced.graph), std::move(traced.captured), std::move(carry_structure)};
+    std::vector<Array> outs =
+        scan_bind(what, body, blank_structure(init), tree::leaves(init), x_leaves, n, reverse, loc);
+    size_t nc = tree::leaves(init).size();
+    Carry carry = tree::unflatten(init, std::vector<Array>(outs.begin(), outs.begin() + nc));
+    auto ys = tree::unflatten(ys_like, std::vector<Array>(outs.begin() + nc, outs.end()));
+    return std::make_pair(std::move(carry), std::move(ys));
+  }
 }
 
 }  // namespace detail

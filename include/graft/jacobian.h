@@ -227,14 +227,14 @@ auto jacobian_impl(F& f, const Args&... args) {
 }  // namespace detail
 
 namespace detail {
-// The callable jacfwd/jacrev return: argnums checked first, then the Jacobian in one mode.
+// The callable jacfwd/jacrev return: argnums and differentiability checked first, then the Jacobian in one mode.
 template <bool Forward, size_t... Is, class F>
 auto jacobian_wrapper(F f) {
   return [f](const auto&... args) {
-    if constexpr (argnums_ok<sizeof...(args), Is...>)
-      return jacobian_impl<Forward, Is...>(f, args...);
-    else
+    if constexpr (!argnums_ok<sizeof...(args), Is...>)
       static_assert(argnums_ok<sizeof...(args), Is...>, GRAFT_ARGNUMS_MESSAGE);
+    else if constexpr (differentiable_arguments<std::tuple<std::decay_t<decltype(args)>...>, Is...>())
+      return jacobian_impl<Forward, Is...>(f, args...);
   };
 }
 }  // namespace detail

@@ -142,6 +142,21 @@ class Lowered {
   std::vector<bool> donated_;
 };
 
+namespace detail {
+// Whether jit can cache on an argument of type T: every static value in it a
+// number, enum or string. An unregistered struct (or a pointer) cannot be
+// compared, so each call would trace anew: a compile-time error naming T.
+template <class T>
+constexpr bool cacheable_argument() {
+  static_assert(!tree::holds_opaque_static<T>,
+                "graft: jit is called with an argument of type T (see the instantiation above) holding a value "
+                "that is neither an Array nor a number, enum or string (a struct not registered with "
+                "GRAFT_PYTREE, a pointer): jit could not cache on it and would trace at every call. Register the "
+                "struct (GRAFT_PYTREE(Type, field1, ...)), or capture the value in the function instead.");
+  return !tree::holds_opaque_static<T>;
+}
+}  // namespace detail
+
 template <class F>
 class Jitted {
  public:
@@ -151,6 +166,7 @@ class Jitted {
 
   template <class... Args>
   auto operator()(const Args&... args) const {
+    static_assert((detail::cacheable_argument<Args>() && ...));
     using Out = std::decay_t<decltype(f_(args...))>;
     // Inside a trace the jitted function is inlined; disabled, it runs op by op.
     if (detail::tracing() || detail::jit_disabled()) return Out(f_(args...));

@@ -33,6 +33,7 @@ inline constexpr const char* kOpaqueStatic = "<opaque static>";
 // The primary template is a static leaf.
 template <class T, class Enable = void>
 struct Node {
+  static constexpr bool static_leaf = true;
   static void flatten(const T&, std::vector<Array>&) {}
   static T unflatten(const T& like, const Array*&) { return like; }
   static void shape(const T&, TreeShape&) {}
@@ -211,6 +212,52 @@ struct Node<std::map<std::string, T>> {
   }
 };
 
+namespace detail {
+// What a tree type can hold, known at compile time: Array leaves, and static
+// leaves that cannot be described by value (so no transform can cache on
+// them). A user's own Node specialization counts as holding Arrays.
+template <class T>
+struct Holds {
+  static constexpr bool arrays() {
+    if constexpr (requires { Node<T>::static_leaf; }) return false;
+    else if constexpr (requires { Node<T>::holds_arrays; }) return Node<T>::holds_arrays;
+    else return true;
+  }
+  static constexpr bool opaque() {
+    if constexpr (requires { Node<T>::static_leaf; })
+      return !(std::is_arithmetic_v<T> || std::is_enum_v<T> || std::is_convertible_v<T, std::string>);
+    else if constexpr (requires { Node<T>::holds_opaque; }) return Node<T>::holds_opaque;
+    else return false;
+  }
+};
+template <class T>
+struct Holds<std::vector<T>> : Holds<T> {};
+template <class T, size_t N>
+struct Holds<std::array<T, N>> : Holds<T> {};
+template <class T>
+struct Holds<std::map<std::string, T>> : Holds<T> {};
+template <class... Ts>
+struct Holds<std::tuple<Ts...>> {
+  static constexpr bool arrays() { return (Holds<Ts>::arrays() || ...); }
+  static constexpr bool opaque() { return (Holds<Ts>::opaque() || ...); }
+};
+template <class A, class B>
+struct Holds<std::pair<A, B>> {
+  static constexpr bool arrays() { return Holds<A>::arrays() || Holds<B>::arrays(); }
+  static constexpr bool opaque() { return Holds<A>::opaque() || Holds<B>::opaque(); }
+};
+}  // namespace detail
+
+// Whether a T can hold Array leaves (false for numbers, strings and structs
+// not registered with GRAFT_PYTREE, which are static leaves).
+template <class T>
+inline constexpr bool holds_arrays = detail::Holds<std::decay_t<T>>::arrays();
+
+// Whether a T holds a static leaf that is not a number, enum or string (an
+// unregistered struct, a pointer): transforms cannot tell two of them apart.
+template <class T>
+inline constexpr bool holds_opaque_static = detail::Holds<std::decay_t<T>>::opaque();
+
 // The Array leaves of t, in order.
 template <class T>
 std::vector<Array> leaves(const T& t) {
@@ -309,6 +356,8 @@ T map(F f, const T& t, const Ts&... ts) {
 #define GRAFT_PT_UNFLATTEN_FIELD(f) r.f = ::graft::tree::Node<std::decay_t<decltype(like.f)>>::unflatten(like.f, it);
 #define GRAFT_PT_SHAPE_FIELD(f) ::graft::tree::detail::add_child(t.f, s);
 #define GRAFT_PT_PATHS_FIELD(f) ::graft::tree::detail::add_paths(t.f, at.empty() ? std::string(#f) : at + "." #f, out);
+#define GRAFT_PT_HOLDS_FIELD(f) || ::graft::tree::holds_arrays<decltype(std::declval<const pytree_type&>().f)>
+#define GRAFT_PT_OPAQUE_FIELD(f) || ::graft::tree::holds_opaque_static<decltype(std::declval<const pytree_type&>().f)>
 #define GRAFT_PT_DESCRIBE_FIELD(f)                                      \
   out += #f "=";                                                        \
   ::graft::tree::Node<std::decay_t<decltype(t.f)>>::describe(t.f, out); \
@@ -318,6 +367,11 @@ T map(F f, const T& t, const Ts&... ts) {
   template <>                                                                    \
   struct graft::tree::Node<Type> {                                               \
     static constexpr bool is_struct = true; /* jacobians: Array fields only */   \
+    using pytree_type = Type;                                                    \
+    static constexpr bool holds_arrays =                                         \
+        false GRAFT_PT_FOR_EACH(GRAFT_PT_HOLDS_FIELD, __VA_ARGS__);              \
+    static constexpr bool holds_opaque =                                         \
+        false GRAFT_PT_FOR_EACH(GRAFT_PT_OPAQUE_FIELD, __VA_ARGS__);             \
     static void flatten(const Type& t, std::vector<::graft::Array>& out) {       \
       GRAFT_PT_FOR_EACH(GRAFT_PT_FLATTEN_FIELD, __VA_ARGS__)                     \
     }                                                                            \
