@@ -1,5 +1,7 @@
 # cmake --install graft into a scratch prefix, then configure, build and run
-# a consumer that uses find_package(graft).
+# a consumer that uses find_package(graft), and run the installed
+# graft-inspect from outside the build tree (it must find libgraft by its
+# relative run path, with no LD_LIBRARY_PATH).
 set(prefix ${WORK_DIR}/prefix)
 file(REMOVE_RECURSE ${WORK_DIR})
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix} RESULT_VARIABLE rc OUTPUT_QUIET)
@@ -20,3 +22,13 @@ if(rc OR NOT out MATCHES "nodes=1")
   message(FATAL_ERROR "the consumer ran wrong: ${rc} ${out}")
 endif()
 message(STATUS "consumer: ${out}")
+if(EXISTS ${prefix}/bin/graft-inspect)
+  execute_process(COMMAND env -u LD_LIBRARY_PATH ${prefix}/bin/graft-inspect --help WORKING_DIRECTORY ${WORK_DIR}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(rc OR NOT out MATCHES "usage: graft-inspect")
+    message(FATAL_ERROR "the installed graft-inspect does not start: ${rc} ${out} ${err}")
+  endif()
+  message(STATUS "installed graft-inspect starts")
+elseif(EXPECT_INSPECT)
+  message(FATAL_ERROR "graft-inspect was not installed under ${prefix}/bin")
+endif()
