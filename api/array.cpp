@@ -1,6 +1,7 @@
 // Array: accessors, element read-back, creation functions and operators.
 #include "graft/array.h"
 
+#include <cstdlib>
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -210,18 +211,44 @@ Array arange(int64_t n, DType dtype, std::source_location loc) {
   return detail::bind1(ir::Op::iota, {}, {{"dtype", dtype}, {"shape", ir::Ints{n}}, {"dimension", int64_t{0}}}, loc);
 }
 
-Array linspace(double start, double stop, int64_t n, std::source_location loc) {
+Array linspace(double start, double stop, int64_t n, DType dtype, bool endpoint, std::source_location loc) {
   if (n < 0 || n > ir::kMaxDim) throw ShapeError("linspace: invalid length " + std::to_string(n) + detail::where(loc));
   std::vector<double> v(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) v[i] = n == 1 ? start : start + (stop - start) * static_cast<double>(i) / static_cast<double>(n - 1);
-  return from_values(v.data(), {n}, DType::f32, loc);
+  const double div = static_cast<double>(endpoint ? n - 1 : n);
+  for (int64_t i = 0; i < n; ++i)
+    v[static_cast<size_t>(i)] = (endpoint && n == 1) ? start : start + (stop - start) * static_cast<double>(i) / div;
+  if (endpoint && n > 1) v.back() = stop;  // exactly stop, as NumPy
+  return from_values(v.data(), {n}, dtype, loc);
 }
 
-Array eye(int64_t n, std::source_location loc) {
+Array eye(int64_t n, DType dtype, std::source_location loc) {
   if (n < 0 || n > (int64_t{1} << 20)) throw ShapeError("eye: invalid size " + std::to_string(n) + detail::where(loc));
-  std::vector<float> v(static_cast<size_t>(n * n), 0.0f);
-  for (int64_t i = 0; i < n; ++i) v[i * n + i] = 1.0f;
-  return from_values(v.data(), {n, n}, DType::f32, loc);
+  std::vector<double> v(static_cast<size_t>(n * n), 0.0);
+  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i * n + i)] = 1.0;
+  return from_values(v.data(), {n, n}, dtype, loc);
 }
+
+Array zeros_like(const Array& x, std::optional<DType> dtype, std::source_location loc) {
+  return full(x.shape(), 0.0, dtype.value_or(x.dtype()), loc);
+}
+Array ones_like(const Array& x, std::optional<DType> dtype, std::source_location loc) {
+  return full(x.shape(), 1.0, dtype.value_or(x.dtype()), loc);
+}
+Array full_like(const Array& x, double value, std::optional<DType> dtype, std::source_location loc) {
+  return full(x.shape(), value, dtype.value_or(x.dtype()), loc);
+}
+
+namespace {
+bool x64_enabled() {
+  static const bool on = [] {
+    const char* s = std::getenv("GRAFT_ENABLE_X64");
+    return s && (std::string(s) == "1" || std::string(s) == "true" || std::string(s) == "True");
+  }();
+  return on;
+}
+}  // namespace
+
+DType default_float_dtype() { return x64_enabled() ? DType::f64 : DType::f32; }
+DType default_int_dtype() { return x64_enabled() ? DType::i64 : DType::i32; }
 
 }  // namespace graft

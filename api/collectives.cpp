@@ -72,7 +72,7 @@ Array psum(const Array& x, const std::string& axis_name, Loc loc) {
 
 Array pmean(const Array& x, const std::string& axis_name, Loc loc) {
   int64_t n = checked_axis("pmean", axis_name, loc);
-  Array xf = ir::is_floating(x.dtype()) ? x : detail::convert(x, DType::f32, loc);
+  Array xf = ir::is_floating(x.dtype()) ? x : detail::convert(x, default_float_dtype(), loc);
   return psum(xf, axis_name, loc) / static_cast<double>(n);
 }
 

@@ -88,7 +88,11 @@ int normalize_axis(const char* op, int64_t axis, int rank, const std::source_loc
 
 DType weak_scalar_dtype(const Array& x, bool is_float, const char* op) {
   const DType xd = checked_impl(x, op).type.dtype;
-  return ir::promote_types(ir::PromotionType{xd}, ir::PromotionType{is_float ? DType::f32 : DType::i32, true}).dtype;
+  const ir::PromotionType t = ir::promote_types(ir::PromotionType{xd}, ir::PromotionType{is_float ? DType::f32 : DType::i32, true});
+  // A weak result (a bool array and a number, an int array and a float
+  // number) is the default dtype of its kind: 64-bit under GRAFT_ENABLE_X64.
+  if (!t.weak) return t.dtype;
+  return ir::is_floating(t.dtype) ? default_float_dtype() : default_int_dtype();
 }
 
 }  // namespace graft::detail

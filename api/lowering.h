@@ -24,6 +24,10 @@ Array convert(const Array& x, DType dtype, const std::source_location& loc);
 DType weak_scalar_dtype(const Array& x, bool is_float, const char* op);
 // Promotes to one dtype and broadcasts to one shape.
 std::vector<Array> promote_and_broadcast(const char* op, std::vector<Array> args, const std::source_location& loc);
+// NumPy's remainder and floor_divide of operands of one dtype and shape
+// (api/numpy_helpers.cpp): the result of `%` takes the divisor's sign.
+Array numpy_remainder(const Array& a, const Array& b, const std::source_location& loc);
+Array numpy_floor_divide(const Array& a, const Array& b, const std::source_location& loc);
 // axis in [-rank, rank) -> [0, rank); ShapeError naming op otherwise.
 int normalize_axis(const char* op, int64_t axis, int rank, const std::source_location& loc);
 

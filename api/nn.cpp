@@ -25,7 +25,7 @@ void reject_bool(const char* name, const Array& x, const Loc& loc) {
 // Integer inputs compute in graft's default float, as NumPy's ufuncs on ints.
 Array float_input(const char* name, const Array& x, const Loc& loc) {
   reject_bool(name, x, loc);
-  return ir::is_floating(x.dtype()) ? x : detail::convert(x, DType::f32, loc);
+  return ir::is_floating(x.dtype()) ? x : detail::convert(x, default_float_dtype(), loc);
 }
 
 }  // namespace

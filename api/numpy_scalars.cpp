@@ -23,6 +23,8 @@ ScalarOpInfo info(ScalarBinary op) {
     case ScalarBinary::maximum: return {ir::Op::max, "maximum", false};
     case ScalarBinary::minimum: return {ir::Op::min, "minimum", false};
     case ScalarBinary::atan2: return {ir::Op::atan2, "atan2", true};
+    case ScalarBinary::remainder: return {ir::Op::rem, "remainder", false};
+    case ScalarBinary::floor_divide: return {ir::Op::div, "floor_divide", false};
   }
   return {ir::Op::pow, "pow", true};
 }
@@ -32,9 +34,14 @@ ScalarOpInfo info(ScalarBinary op) {
 Array binary_scalar(ScalarBinary op, const Array& x, double value, bool is_float, bool scalar_first, const Loc& loc) {
   ScalarOpInfo i = info(op);
   DType d = weak_scalar_dtype(x, is_float, i.name);
-  if (i.float_only && !ir::is_floating(d)) d = DType::f32;
+  if (i.float_only && !ir::is_floating(d)) d = default_float_dtype();
   Array xs = convert(x, d, loc);
   Array s = broadcast_to_shape(scalar(value, d, loc), xs.shape(), loc);
+  if (op == ScalarBinary::remainder || op == ScalarBinary::floor_divide) {
+    const Array& a = scalar_first ? s : xs;
+    const Array& b = scalar_first ? xs : s;
+    return op == ScalarBinary::remainder ? numpy_remainder(a, b, loc) : numpy_floor_divide(a, b, loc);
+  }
   return bind1(i.op, scalar_first ? std::vector<Array>{s, xs} : std::vector<Array>{xs, s}, {}, loc);
 }
 

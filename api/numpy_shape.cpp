@@ -126,7 +126,7 @@ Array arange_range(double start, double stop, double step, std::optional<DType> 
   };
   if (!std::isfinite(start) || !std::isfinite(stop) || !std::isfinite(step)) throw bad("bounds must be finite");
   if (step == 0) throw bad("step must not be zero");
-  DType d = dtype.value_or(any_float ? DType::f32 : DType::i32);
+  DType d = dtype.value_or(any_float ? default_float_dtype() : default_int_dtype());
   if (d == DType::bool_) throw DTypeError("arange: cannot make a range of bool" + where(loc));
   double count = std::ceil((stop - start) / step);
   if (count > static_cast<double>(ir::kMaxDim)) throw bad("too many elements");

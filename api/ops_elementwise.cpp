@@ -20,7 +20,7 @@ Array unary(Op op, const Array& x, const Loc& loc) { return bind1(op, {x}, {}, l
 // Float ops on integer arrays compute in the default float dtype, as NumPy's sin(int) does.
 Array unary_float(Op op, const Array& x, const Loc& loc) {
   DType d = detail::checked_impl(x, ir::op_name(op).data()).type.dtype;
-  return bind1(op, {ir::is_floating(d) ? x : detail::convert(x, DType::f32, loc)}, {}, loc);
+  return bind1(op, {ir::is_floating(d) ? x : detail::convert(x, default_float_dtype(), loc)}, {}, loc);
 }
 
 Array binary(Op op, const char* name, const Array& a, const Array& b, const Loc& loc) {
@@ -31,7 +31,7 @@ Array binary(Op op, const char* name, const Array& a, const Array& b, const Loc&
 Array binary_float(Op op, const char* name, const Array& a, const Array& b, const Loc& loc) {
   std::vector<Array> args = detail::promote_and_broadcast(name, {a, b}, loc);
   if (!ir::is_floating(args[0].dtype()))
-    for (Array& x : args) x = detail::convert(x, DType::f32, loc);
+    for (Array& x : args) x = detail::convert(x, default_float_dtype(), loc);
   return bind1(op, args, {}, loc);
 }
 
@@ -47,6 +47,7 @@ Op to_op(detail::BinaryOp op) {
     case detail::BinaryOp::ge: return Op::ge;
     case detail::BinaryOp::eq: return Op::eq;
     case detail::BinaryOp::ne: return Op::ne;
+    case detail::BinaryOp::rem: return Op::rem;
   }
   return Op::add;
 }
@@ -150,12 +151,13 @@ namespace detail {
 Array binary_with_scalar(BinaryOp op, const Array& x, double value, bool is_float, bool scalar_first,
                          const std::source_location& loc) {
   DType d = weak_scalar_dtype(x, is_float, "operator");
-  if ((op == BinaryOp::div) && !ir::is_floating(d)) d = DType::f32;
+  if ((op == BinaryOp::div) && !ir::is_floating(d)) d = default_float_dtype();
   Array xs = convert(x, d, loc);
   // Eagerly the scalar is made at x's shape at once (one fill, no broadcast op).
   Array s = ir::current_trace() ? scalar(value, d, loc) : full(xs.shape(), value, d, loc);
   Array a = scalar_first ? s : xs, b = scalar_first ? xs : s;
   std::vector<Array> args = promote_and_broadcast(ir::op_name(to_op(op)).data(), {a, b}, loc);
+  if (op == BinaryOp::rem) return numpy_remainder(args[0], args[1], loc);
   return bind1(to_op(op), args, {}, loc);
 }
 

@@ -77,7 +77,7 @@ Array mean(const Array& x, std::vector<int> axes, bool keepdims, Loc loc) {
   ir::Ints ax = reduction_axes("mean", x, axes, loc);
   int64_t count = 1;
   for (int64_t a : ax) count *= x.shape()[a];
-  Array xf = ir::is_floating(x.dtype()) ? x : detail::convert(x, DType::f32, loc);
+  Array xf = ir::is_floating(x.dtype()) ? x : detail::convert(x, default_float_dtype(), loc);
   Array s = reduce(Op::reduce_sum, "mean", xf, axes, keepdims, loc);
   return detail::binary_with_scalar(detail::BinaryOp::div, s, static_cast<double>(count), true, false, loc);
 }
@@ -93,7 +93,7 @@ Array variance(const char* name, const Array& x, const std::vector<int>& axes, b
   ir::Ints ax = reduction_axes(name, x, axes, loc);
   int64_t count = 1;
   for (int64_t a : ax) count *= x.shape()[a];
-  Array xf = ir::is_floating(x.dtype()) ? x : detail::convert(x, DType::f32, loc);
+  Array xf = ir::is_floating(x.dtype()) ? x : detail::convert(x, default_float_dtype(), loc);
   Array centred = ArrayAt(xf, loc) - mean(xf, axes, true, loc);
   Array s = reduce(Op::reduce_sum, name, square({centred, loc}), axes, keepdims, loc);
   // N - ddof <= 0 divides by zero (inf or NaN), as NumPy does after its warning.
@@ -131,7 +131,7 @@ Array argmin(const Array& x, int axis, Loc loc) { return arg_reduce(Op::argmin, 
 
 // Shifted by the (gradient-stopped) maximum so large inputs do not overflow.
 Array logsumexp(const Array& x, std::vector<int> axes, bool keepdims, Loc loc) {
-  Array xf = ir::is_floating(x.dtype()) ? x : detail::convert(x, DType::f32, loc);
+  Array xf = ir::is_floating(x.dtype()) ? x : detail::convert(x, default_float_dtype(), loc);
   Array m = stop_gradient({max(xf, axes, true, loc), loc});
   Array finite_m = where(isfinite({m, loc}), m, zeros({}, m.dtype(), loc), loc);
   Array s = sum(exp({xf - finite_m, loc}), axes, true, loc);
@@ -141,12 +141,12 @@ Array logsumexp(const Array& x, std::vector<int> axes, bool keepdims, Loc loc) {
 }
 
 Array log_softmax(const Array& x, std::vector<int> axes, Loc loc) {
-  Array xf = ir::is_floating(x.dtype()) ? x : detail::convert(x, DType::f32, loc);
+  Array xf = ir::is_floating(x.dtype()) ? x : detail::convert(x, default_float_dtype(), loc);
   return xf - logsumexp(xf, axes, true, loc);
 }
 
 Array softmax(const Array& x, std::vector<int> axes, Loc loc) {
-  Array xf = ir::is_floating(x.dtype()) ? x : detail::convert(x, DType::f32, loc);
+  Array xf = ir::is_floating(x.dtype()) ? x : detail::convert(x, default_float_dtype(), loc);
   Array e = exp({xf - stop_gradient({max(xf, axes, true, loc), loc}), loc});
   return e / sum(e, axes, true, loc);
 }

@@ -24,6 +24,9 @@ inline void setup() {
   std::snprintf(fraction, sizeof fraction, "%.3g", std::min(1.0, 256.0 * (1 << 10) / physical));
   setenv("GRAFT_MEM_FRACTION", fraction, 1);
   setenv("OMP_NUM_THREADS", "1", 1);
+  // A mutated while loop may never reach its bound: a trip limit turns that
+  // into graft's Error instead of a fuzzer timeout.
+  setenv("GRAFT_WHILE_MAX_TRIPS", "10000", 1);
 }
 
 // Runs a loaded graph on zeros of its input types when they are small.

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <string>
 
+#include "graft/errors.h"
 #include "ir/attr_access.h"
 #include "ir/dtype.h"
 
@@ -47,6 +50,17 @@ void run_cond(const KernelCall& call, size_t num_branches, const ControlFlowMemo
   for (size_t j = 0; j < outs.size(); ++j) copy_out(outs[j], call.outputs[j], m);
 }
 
+// GRAFT_WHILE_MAX_TRIPS=N: a while loop that would run more than N trips
+// is an Error instead (a guard for generated or fuzzed programs whose loops
+// may never end; unset, loops run as long as their predicate says).
+static int64_t while_max_trips() {
+  static const int64_t limit = [] {
+    const char* s = std::getenv("GRAFT_WHILE_MAX_TRIPS");
+    return s && *s ? std::max<int64_t>(0, std::strtoll(s, nullptr, 10)) : int64_t{-1};
+  }();
+  return limit;
+}
+
 void run_while(const KernelCall& call, const ControlFlowMemory& m, const RunBody& run) {
   const size_t cn = static_cast<size_t>(int_attr(call, "cond_nconsts"));
   const size_t bn = static_cast<size_t>(int_attr(call, "body_nconsts"));
@@ -54,11 +68,14 @@ void run_while(const KernelCall& call, const ControlFlowMemory& m, const RunBody
   const Buffers cconsts = copy_inputs(call, 0, cn, m);
   const Buffers bconsts = copy_inputs(call, cn, bn, m);
   Buffers carry = copy_inputs(call, cn + bn, nc, m);
-  for (;;) {
+  const int64_t limit = while_max_trips();
+  for (int64_t trips = 0;; ++trips) {
     const Buffers pred = run(0, concat(cconsts, carry));
     uint8_t go = 0;
     m.read(&go, pred.at(0)->data(), 1);
     if (go == 0) break;
+    if (limit >= 0 && trips >= limit)
+      throw Error("while: more than " + std::to_string(limit) + " iterations (the limit GRAFT_WHILE_MAX_TRIPS sets)");
     carry = run(1, concat(bconsts, carry));
   }
   for (size_t k = 0; k < nc; ++k) copy_out(carry[k], call.outputs[k], m);

@@ -168,18 +168,32 @@ class IndexUpdate {
 std::ostream& operator<<(std::ostream& os, const Array& x);
 
 // ---- creation
+// The default float and integer dtypes: f32 and i32, or f64 and i64 when the
+// environment sets GRAFT_ENABLE_X64=1 at start-up (as jax_enable_x64). They
+// are the creation functions' and random's defaults, and the dtypes weak C++
+// numbers and integer inputs to float functions compute in.
+DType default_float_dtype();
+DType default_int_dtype();
+
 template <Scalar T>
 Array array(std::initializer_list<T> values, std::source_location loc = std::source_location::current());
 template <Scalar T>
 Array array(const std::vector<T>& values, Shape shape, std::source_location loc = std::source_location::current());
-Array scalar(double value, DType dtype = DType::f32, std::source_location loc = std::source_location::current());
-Array zeros(Shape shape, DType dtype = DType::f32, std::source_location loc = std::source_location::current());
-Array ones(Shape shape, DType dtype = DType::f32, std::source_location loc = std::source_location::current());
-Array full(Shape shape, double value, DType dtype = DType::f32,
+Array scalar(double value, DType dtype = default_float_dtype(), std::source_location loc = std::source_location::current());
+Array zeros(Shape shape, DType dtype = default_float_dtype(), std::source_location loc = std::source_location::current());
+Array ones(Shape shape, DType dtype = default_float_dtype(), std::source_location loc = std::source_location::current());
+Array full(Shape shape, double value, DType dtype = default_float_dtype(),
            std::source_location loc = std::source_location::current());
-Array arange(int64_t n, DType dtype = DType::i32, std::source_location loc = std::source_location::current());
-Array linspace(double start, double stop, int64_t n, std::source_location loc = std::source_location::current());
-Array eye(int64_t n, std::source_location loc = std::source_location::current());
+Array arange(int64_t n, DType dtype = default_int_dtype(), std::source_location loc = std::source_location::current());
+// n values from start to stop (stop included unless endpoint is false), as np.linspace.
+Array linspace(double start, double stop, int64_t n, DType dtype = default_float_dtype(), bool endpoint = true,
+               std::source_location loc = std::source_location::current());
+Array eye(int64_t n, DType dtype = default_float_dtype(), std::source_location loc = std::source_location::current());
+// Arrays of x's shape (and dtype, unless one is given) filled with 0, 1 or value.
+Array zeros_like(const Array& x, std::optional<DType> dtype = {}, std::source_location loc = std::source_location::current());
+Array ones_like(const Array& x, std::optional<DType> dtype = {}, std::source_location loc = std::source_location::current());
+Array full_like(const Array& x, double value, std::optional<DType> dtype = {},
+                std::source_location loc = std::source_location::current());
 
 // ---- operators (NumPy broadcasting; C++ scalars are weakly typed)
 Array operator+(ArrayAt a, const Array& b);
@@ -193,9 +207,10 @@ Array operator>=(ArrayAt a, const Array& b);
 Array operator==(ArrayAt a, const Array& b);
 Array operator!=(ArrayAt a, const Array& b);
 Array operator-(ArrayAt a);
+Array operator%(ArrayAt a, const Array& b);  // NumPy's remainder: the sign of b
 
 namespace detail {
-enum class BinaryOp { add, sub, mul, div, lt, le, gt, ge, eq, ne };
+enum class BinaryOp { add, sub, mul, div, lt, le, gt, ge, eq, ne, rem };
 // x (op) scalar, or scalar (op) x when scalar_first; is_float tells the scalar's kind.
 Array binary_with_scalar(BinaryOp op, const Array& x, double value, bool is_float, bool scalar_first,
                          const std::source_location& loc);
@@ -222,6 +237,7 @@ GRAFT_SCALAR_OPERATOR(>, gt)
 GRAFT_SCALAR_OPERATOR(>=, ge)
 GRAFT_SCALAR_OPERATOR(==, eq)
 GRAFT_SCALAR_OPERATOR(!=, ne)
+GRAFT_SCALAR_OPERATOR(%, rem)
 #undef GRAFT_SCALAR_OPERATOR
 
 }  // namespace graft

@@ -61,6 +61,10 @@ Array logical_and(const Array& x, const Array& y, Loc loc = Loc::current());
 Array logical_or(const Array& x, const Array& y, Loc loc = Loc::current());
 Array where(const Array& cond, const Array& x, const Array& y, Loc loc = Loc::current());
 Array clip(const Array& x, double lo, double hi, Loc loc = Loc::current());
+// NumPy's remainder (operator %): the result has the sign of y (floats too);
+// floor_divide rounds the quotient toward -inf. Integers divide exactly.
+Array remainder(const Array& x, const Array& y, Loc loc = Loc::current());
+Array floor_divide(const Array& x, const Array& y, Loc loc = Loc::current());
 Array astype(const Array& x, DType dtype, Loc loc = Loc::current());
 
 // ---- the same with a plain number for one operand. The number is weakly
@@ -68,7 +72,7 @@ Array astype(const Array& x, DType dtype, Loc loc = Loc::current());
 // its kind is higher (an int array and a floating number give f32), so
 // pow(x_f64, 0.37) uses the exact double 0.37 and pow(x_f32, 0.37) its f32 rounding.
 namespace detail {
-enum class ScalarBinary { pow, maximum, minimum, atan2 };
+enum class ScalarBinary { pow, maximum, minimum, atan2, remainder, floor_divide };
 Array binary_scalar(ScalarBinary op, const Array& x, double value, bool is_float, bool scalar_first, const Loc& loc);
 // where(cond, x, value), or where(cond, value, x) when scalar_first.
 Array where_scalar(const Array& cond, const Array& x, double value, bool is_float, bool scalar_first, const Loc& loc);
@@ -89,6 +93,8 @@ GRAFT_BINARY_WITH_SCALAR(pow)
 GRAFT_BINARY_WITH_SCALAR(maximum)
 GRAFT_BINARY_WITH_SCALAR(minimum)
 GRAFT_BINARY_WITH_SCALAR(atan2)
+GRAFT_BINARY_WITH_SCALAR(remainder)
+GRAFT_BINARY_WITH_SCALAR(floor_divide)
 #undef GRAFT_BINARY_WITH_SCALAR
 
 template <Scalar S>
@@ -192,7 +198,24 @@ Array take(const Array& x, const Array& indices, int axis = 0, Loc loc = Loc::cu
 Array scatter_add(const Array& x, const Array& indices, const Array& updates, int axis = 0, Loc loc = Loc::current());
 Array sort(const Array& x, int axis = -1, Loc loc = Loc::current());
 Array argsort(const Array& x, int axis = -1, Loc loc = Loc::current());  // stable, i32
-Array one_hot(const Array& labels, int64_t n, DType dtype = DType::f32, Loc loc = Loc::current());
+Array one_hot(const Array& labels, int64_t n, DType dtype = default_float_dtype(), Loc loc = Loc::current());
+// x's entries at `indices` along axis, indices of x's rank (other axes
+// broadcast against x's), as np.take_along_axis; out-of-range entries clamp.
+Array take_along_axis(const Array& x, const Array& indices, int axis, Loc loc = Loc::current());
+// x with `values` put at `indices` along axis (the last of repeated entries
+// wins), as np.put_along_axis but returning a new Array.
+Array put_along_axis(const Array& x, const Array& indices, const Array& values, int axis, Loc loc = Loc::current());
+
+// ---- matrices (the last two axes; leading axes are a batch)
+// x with the entries above (tril) or below (triu) the k-th diagonal zeroed.
+Array tril(const Array& x, int k = 0, Loc loc = Loc::current());
+Array triu(const Array& x, int k = 0, Loc loc = Loc::current());
+// A 2-D x's k-th diagonal, or a 1-D x made the k-th diagonal of a square matrix.
+Array diag(const Array& x, int k = 0, Loc loc = Loc::current());
+// The diagonal of the (axis1, axis2) planes, as a last axis (np.diagonal).
+Array diagonal(const Array& x, int offset = 0, int axis1 = 0, int axis2 = 1, Loc loc = Loc::current());
+// The sum of that diagonal (np.trace).
+Array trace(const Array& x, int offset = 0, int axis1 = 0, int axis2 = 1, Loc loc = Loc::current());
 
 // ---- linear algebra
 Array matmul(const Array& a, const Array& b, Loc loc = Loc::current());

@@ -32,11 +32,11 @@ Array fold_in(const Array& key, uint32_t data, std::source_location loc = std::s
 Array bits(const Array& key, Shape shape, std::source_location loc = std::source_location::current());
 
 // Uniform floats in [lo, hi) (lo < hi; dtype f32 or f64).
-Array uniform(const Array& key, Shape shape, double lo = 0, double hi = 1, DType dtype = DType::f32,
+Array uniform(const Array& key, Shape shape, double lo = 0, double hi = 1, DType dtype = default_float_dtype(),
               std::source_location loc = std::source_location::current());
 
 // Standard normal floats (dtype f32 or f64).
-Array normal(const Array& key, Shape shape, DType dtype = DType::f32,
+Array normal(const Array& key, Shape shape, DType dtype = default_float_dtype(),
              std::source_location loc = std::source_location::current());
 
 // bool array, true with probability p (0 <= p <= 1).
