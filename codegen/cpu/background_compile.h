@@ -1,13 +1,15 @@
 // Tiered execution's second tier: the cpu module of a fused graph, compiled
 // on a background thread while calls run the same fused graph on the
 // interpreter (the first tier). Interpreter and generated kernels compute the
-// same bits (emit.h), so which tier ran a call is invisible in its results
-// (float sums over innermost axes aside: emit.h's "run sums").
+// same bits (emit.h; float sums too, in sum_order.h's order), so which tier
+// ran a call is invisible in its results.
 //
 // One worker thread takes graphs in the order they were jitted; each graph's
 // modules compile in parallel (fused_graph.h). A graph whose executable is
 // gone by its turn is skipped. At process exit the compilers still running
-// are killed (compiler.cpp).
+// are left to finish: each moves its module into the disk cache itself
+// (compiler.cpp), so the next run of a short program loads it at its first
+// call (load_fused_graph_if_cached).
 #pragma once
 
 #include <atomic>
@@ -56,6 +58,11 @@ std::shared_ptr<const PendingKernels> compile_fused_graph_in_background(
 // Compiles `graph` on this thread (JitOptions::wait_for_compile); throws
 // graft::Error when the compiler fails.
 std::shared_ptr<const PendingKernels> compile_fused_graph_now(ir::GraphPtr graph);
+
+// The kernels of `graph` loaded on this thread when every module is already
+// loaded or in the disk cache (a short program's second run: its first call
+// runs compiled code), else nullptr (compile in the background).
+std::shared_ptr<const PendingKernels> load_fused_graph_if_cached(ir::GraphPtr graph);
 
 namespace testing {
 // While one is alive, queued compiles do not start (a test sees the first tier).

@@ -47,7 +47,9 @@ std::string env(const char* name) {
 
 // The compilers running now. Modules compile on background threads (see
 // background_compile.h) that may still be waiting for one when the process
-// exits: the exit kills them rather than leave orphans writing to the cache.
+// exits. A compile into the cache lands itself (it moves its module and key
+// into place when done, compile_into), so the exit leaves it running: a
+// short program's next run finds the module. Other children are killed.
 void mark_exiting();  // below, with the exit guard
 
 class Children;
@@ -55,11 +57,12 @@ Children& children();
 
 class Children {
  public:
-  // `files`: what the child writes, removed if the exit kills it.
-  void add(pid_t pid, std::vector<std::string> files) {
+  // `files`: what the child writes, removed if the exit kills it; a child
+  // that `lands_itself` is left to finish at exit.
+  void add(pid_t pid, std::vector<std::string> files, bool lands_itself) {
     std::lock_guard<std::mutex> lock(mu_);
     if (!registered_) registered_ = std::atexit([] { children().kill_all(); }) == 0;
-    running_.push_back({pid, std::move(files)});
+    running_.push_back({pid, std::move(files), lands_itself});
   }
   void remove(pid_t pid) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -74,6 +77,7 @@ class Children {
     mark_exiting();  // first: the compiles killed here must not report a failure
     std::lock_guard<std::mutex> lock(mu_);
     for (const Child& c : running_) {
+      if (c.lands_itself) continue;  // finishes after us and moves its module into the cache
       kill(c.pid, SIGKILL);
       waitpid(c.pid, nullptr, 0);
       for (const std::string& f : c.files) unlink(f.c_str());
@@ -85,6 +89,7 @@ class Children {
   struct Child {
     pid_t pid;
     std::vector<std::string> files;
+    bool lands_itself = false;
   };
   std::mutex mu_;
   std::vector<Child> running_;
@@ -101,9 +106,9 @@ Children& children() {
 // Runs argv (PATH lookup for argv[0]) with stdin from /dev/null; returns its
 // exit status (-1 when it could not start or was killed) and its stdout and
 // stderr, interleaved, in *output. `temporaries`: files it writes, removed
-// when the process exits before it does.
+// when the process exits before it does, unless it `lands_itself`.
 int run_process(const std::vector<std::string>& args, std::string* output,
-                std::vector<std::string> temporaries = {}) {
+                std::vector<std::string> temporaries = {}, bool lands_itself = false) {
   std::vector<char*> argv;
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -118,7 +123,7 @@ int run_process(const std::vector<std::string>& args, std::string* output,
   int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   close(fds[1]);
-  if (rc == 0) children().add(pid, std::move(temporaries));
+  if (rc == 0) children().add(pid, std::move(temporaries), lands_itself);
   if (rc != 0) {
     close(fds[0]);
     if (output) *output = cat("cannot run ", args[0], ": ", std::strerror(rc));
@@ -155,6 +160,13 @@ std::string hex(uint64_t v) {
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
   return buf;
+}
+
+// s quoted for /bin/sh.
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
 }
 
 std::vector<std::string> split_words(const std::string& s) {
@@ -305,28 +317,56 @@ struct CacheWriteError : Error {
   using Error::Error;
 };
 
+// Compiles `source` into dir/<base>.so. Into the cache (keep_on_disk) the
+// compile runs as one shell command that also moves the module and its key
+// into place, so it lands even when this process exits first (the exit
+// leaves it running, Children::kill_all); the names are unique until the
+// moves, which are atomic, so a reader never sees half a module.
 ModulePtr compile_into(const fs::path& dir, const std::string& base, const std::string& key, const std::string& source,
                        bool keep_on_disk) {
   const Toolchain& tc = toolchain();
   const std::string tmp = cat(base, ".tmp.", std::to_string(getpid()), ".", std::to_string(g_tmp_counter++));
   const fs::path cpp = dir / (tmp + ".cpp"), so_tmp = dir / (tmp + ".so"), so = dir / (base + ".so");
+  const fs::path key_tmp = dir / (tmp + ".key"), key_file = dir / (base + ".key");
   if (!write_file(cpp, source)) throw CacheWriteError(cat("cpu codegen: cannot write ", cpp.string()));
   std::vector<std::string> args = {tc.cxx};
   args.insert(args.end(), tc.flags.begin(), tc.flags.end());
   args.insert(args.end(), {"-o", so_tmp.string(), cpp.string()});
+  std::vector<std::string> run_args = args;
+  if (keep_on_disk) {
+    if (!write_file(key_tmp, key)) {
+      std::error_code ec;
+      fs::remove(cpp, ec);
+      throw CacheWriteError(cat("cpu codegen: cannot write ", key_tmp.string()));
+    }
+    std::string script;
+    for (const std::string& a : args) script += cat(script.empty() ? "" : " ", shell_quote(a));
+    script += cat(" && mv -f ", shell_quote(so_tmp.string()), " ", shell_quote(so.string()), " && mv -f ",
+                  shell_quote(key_tmp.string()), " ", shell_quote(key_file.string()), " && rm -f ",
+                  shell_quote(cpp.string()));
+    run_args = {"/bin/sh", "-c", script};
+  }
   auto t0 = std::chrono::steady_clock::now();
   std::string out;
-  int rc = run_process(args, &out, {cpp.string(), so_tmp.string()});
+  int rc = run_process(run_args, &out, {cpp.string(), so_tmp.string(), key_tmp.string()}, keep_on_disk);
   g_compile_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
   std::error_code ec;
   if (rc != 0 && out.find("No space left on device") != std::string::npos) {
     fs::remove(so_tmp, ec);
     fs::remove(cpp, ec);
+    fs::remove(key_tmp, ec);
     throw CacheWriteError(cat("cpu codegen: no space left on the device of ", dir.string()));
+  }
+  if (rc != 0 && keep_on_disk && fs::exists(so_tmp, ec)) {  // compiled, but the moves failed
+    fs::remove(so_tmp, ec);
+    fs::remove(cpp, ec);
+    fs::remove(key_tmp, ec);
+    throw CacheWriteError(cat("cpu codegen: cannot move the module to ", so.string(), ": ", out));
   }
   if (rc != 0) {
     ++g_failures;
     fs::remove(so_tmp, ec);
+    fs::remove(key_tmp, ec);
     const fs::path kept = dir / (base + ".failed.cpp");
     fs::rename(cpp, kept, ec);
     std::string cmd;
@@ -335,17 +375,12 @@ ModulePtr compile_into(const fs::path& dir, const std::string& base, const std::
                     ec ? cpp.string() : kept.string(), "\n$ ", cmd, "\n", out));
   }
   ++g_compiles;
-  fs::remove(cpp, ec);
   // A module outside the cache keeps its unique name: dlopen returns the
   // module already loaded from a path, whatever the file now holds.
-  fs::path loaded = so_tmp;
-  if (keep_on_disk) {
-    fs::rename(so_tmp, so, ec);
-    if (ec) throw CacheWriteError(cat("cpu codegen: cannot move the module to ", so.string(), ": ", ec.message()));
-    loaded = so;
-    const fs::path key_tmp = dir / (tmp + ".key");
-    if (write_file(key_tmp, key)) fs::rename(key_tmp, dir / (base + ".key"), ec);
-    if (ec) fs::remove(key_tmp, ec);
+  fs::path loaded = so;
+  if (!keep_on_disk) {
+    fs::remove(cpp, ec);
+    loaded = so_tmp;
   }
   std::string why;
   ModulePtr m = load(loaded, &why);
@@ -412,12 +447,37 @@ ModulePtr find_or_compile(const std::string& key, const std::string& source) {
   return compile_into(scratch_dir(), h, key, source, false);
 }
 
+// What a module is cached under: the compiler, its flags, the machine, the source.
+std::string module_key(const Toolchain& tc, const std::string& source) {
+  std::string key = cat("graft cpu module v1\ncompiler: ", tc.cxx, " | ", tc.version, "\nflags:");
+  for (const std::string& f : tc.flags) key += cat(" ", f);
+  return key + cat("\nmachine: ", tc.machine, "\n----\n", source);
+}
+
+// Whether the module of `key` is loaded, or in the cache directory (as
+// find_or_compile probes it): getting it compiles nothing.
+bool module_ready(const std::string& key) {
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    auto it = g_modules.find(key);
+    if (it != g_modules.end() && !it->second.loaded.expired()) return true;
+  }
+  const fs::path dir = cpu_cache_dir();
+  const std::string h = hex(fnv1a(key));
+  std::error_code ec;
+  for (int probe = 0; probe < 8; ++probe) {
+    const std::string base = probe ? cat(h, "-", std::to_string(probe)) : h;
+    const fs::path so = dir / (base + ".so"), keyf = dir / (base + ".key");
+    if (!fs::exists(keyf, ec) || !fs::exists(so, ec)) return false;
+    if (read_file(keyf) == key) return true;
+  }
+  return false;
+}
+
 ModulePtr get_module(const std::string& source) {
   const Toolchain& tc = toolchain();
   if (!tc.ok) throw Error(cat("cpu codegen: no usable C++ compiler: ", tc.problem));
-  std::string key = cat("graft cpu module v1\ncompiler: ", tc.cxx, " | ", tc.version, "\nflags:");
-  for (const std::string& f : tc.flags) key += cat(" ", f);
-  key += cat("\nmachine: ", tc.machine, "\n----\n", source);
+  const std::string key = module_key(tc, source);
 
   std::promise<ModulePtr> promise;
   std::shared_future<ModulePtr> fut;
@@ -466,6 +526,40 @@ ModulePtr get_module(const std::string& source) {
 }  // namespace
 
 bool cpu_compiler_available() { return toolchain().ok; }
+
+bool module_cached(const std::string& source) {
+  const Toolchain& tc = toolchain();
+  return tc.ok && module_ready(module_key(tc, source));
+}
+
+// The index of a graph: <cache>/<graph hash>.graph lists the cache names of
+// its modules, one a line, written before they compile.
+namespace {
+fs::path graph_index_path(uint64_t graph_hash) { return fs::path(cpu_cache_dir()) / (hex(graph_hash) + ".graph"); }
+}  // namespace
+
+void record_graph_modules(uint64_t graph_hash, const std::vector<std::string>& sources) {
+  const Toolchain& tc = toolchain();
+  if (!tc.ok) return;
+  std::string text;
+  for (const std::string& s : sources) text += hex(fnv1a(module_key(tc, s))) + "\n";
+  std::error_code ec;
+  fs::create_directories(cpu_cache_dir(), ec);
+  if (!ec) write_file_atomically(graph_index_path(graph_hash), text);  // a cache it cannot write: no index, no harm
+}
+
+bool graph_modules_on_disk(uint64_t graph_hash) {
+  const std::string text = read_file(graph_index_path(graph_hash));
+  if (text.empty()) return false;
+  const fs::path dir = cpu_cache_dir();
+  std::error_code ec;
+  size_t at = 0;
+  for (size_t nl; (nl = text.find('\n', at)) != std::string::npos; at = nl + 1) {
+    const std::string name = text.substr(at, nl - at);
+    if (!fs::exists(dir / (name + ".so"), ec) || !fs::exists(dir / (name + ".key"), ec)) return false;
+  }
+  return at == text.size();
+}
 
 std::string cpu_compiler_description() {
   const Toolchain& tc = toolchain();

@@ -35,6 +35,15 @@ using KernelFn = void (*)(const void* const* inputs, void* const* outputs, const
 // Whether a compiler ran (`<cxx> --version` succeeded); jit's `automatic`
 // should pick the CPU code generator only then.
 bool cpu_compiler_available();
+// Whether the module of `source` is loaded or in the disk cache, so that
+// load_kernels would compile nothing.
+bool module_cached(const std::string& source);
+// Records, in the disk cache, which modules a fused graph (by its structural
+// hash) compiles into, before they are built; graph_modules_on_disk says
+// whether all of them are there now: a cheap test (no emission) of whether
+// an earlier run has compiled this graph.
+void record_graph_modules(uint64_t graph_hash, const std::vector<std::string>& sources);
+bool graph_modules_on_disk(uint64_t graph_hash);
 // "c++: c++ (Debian 12.2.0-14+deb12u1) 12.2.0", or why no compiler is usable.
 std::string cpu_compiler_description();
 // The flags every module is compiled with.

@@ -81,7 +81,19 @@ void run_parallel(size_t count, const Job& job) {
 
 }  // namespace
 
-FusedGraphKernels compile_fused_graph(const ir::Graph& graph) {
+namespace {
+std::optional<FusedGraphKernels> compile_fused(const ir::Graph& graph, bool only_if_cached);
+}
+
+FusedGraphKernels compile_fused_graph(const ir::Graph& graph) { return *compile_fused(graph, false); }
+
+std::optional<FusedGraphKernels> compile_fused_graph_if_cached(const ir::Graph& graph) {
+  return compile_fused(graph, true);
+}
+
+namespace {
+
+std::optional<FusedGraphKernels> compile_fused(const ir::Graph& graph, bool only_if_cached) {
   FusedGraphKernels out;
   out.node_kernels.resize(graph.nodes().size());
   struct Use {
@@ -122,6 +134,12 @@ FusedGraphKernels compile_fused_graph(const ir::Graph& graph) {
     sources[k / K] += text;
     symbols[k / K].push_back(symbol);
   }
+  if (only_if_cached) {
+    for (const std::string& s : sources)
+      if (!module_cached(s)) return std::nullopt;
+  } else {
+    record_graph_modules(graph.structural_hash(), sources);
+  }
   std::vector<LoadedKernels> loaded(modules);
   run_parallel(modules, [&](size_t m) { loaded[m] = load_kernels(sources[m], symbols[m]); });
 
@@ -138,5 +156,7 @@ FusedGraphKernels compile_fused_graph(const ir::Graph& graph) {
   out.modules = static_cast<int64_t>(modules);
   return out;
 }
+
+}  // namespace
 
 }  // namespace graft::codegen::cpu

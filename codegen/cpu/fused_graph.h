@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,7 +34,10 @@ struct FusedGraphKernels {
 };
 
 // Emits, compiles (or finds in the caches) and loads the kernels of `graph`'s
-// fusion nodes. Throws graft::Error when the compiler fails.
+// fusion nodes. Throws graft::Error when the compiler fails. With
+// only_if_cached, compiles nothing: when a module is neither loaded nor on
+// disk it returns std::nullopt.
 FusedGraphKernels compile_fused_graph(const ir::Graph& graph);
+std::optional<FusedGraphKernels> compile_fused_graph_if_cached(const ir::Graph& graph);
 
 }  // namespace graft::codegen::cpu

@@ -145,3 +145,67 @@ TEST_CASE("jit tiers: a failed background compile leaves the executable on the i
   CHECK_THAT(out, Contains("this compiler always fails"));
   std::filesystem::remove_all(dir);
 }
+
+namespace {
+// 30 distinct kernels (two modules): a compile that takes a while.
+Array thirty_kernels(const Array& a) {
+  Array acc = zeros({}, f32);
+  for (int64_t k = 1; k <= 30; ++k) acc = acc + sum(tanh(slice(a, {0}, {k}) * 0.25f), {0});
+  return acc;
+}
+}  // namespace
+
+// A short program: one call, then exit while the background compile runs.
+TEST_CASE("jit tiers (child): a short run exits while its module compiles", "[.child_short_run]") {
+  REQUIRE(cg::cpu_compiler_available());
+  auto jf = jit(thirty_kernels, {.backend = Backend::cpu});
+  Array v = randn({40}, 12);
+  CHECK(values(jf(v)) == values(jit(thirty_kernels, {.backend = Backend::interpreter})(v)));
+  CHECK(detail::tier_counts().compiled == 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the compilers have started
+  CHECK(cg::loaded_module_count() == 0);                          // and not finished: the exit comes first
+}
+
+// Its second run: the modules are on disk, so the first call runs compiled code.
+TEST_CASE("jit tiers (child): the second run is compiled from its first call", "[.child_second_run]") {
+  auto jf = jit(thirty_kernels, {.backend = Backend::cpu});
+  Array v = randn({40}, 12);
+  const cg::CompileStats s0 = cg::compile_stats();
+  CHECK(values(jf(v)) == values(jit(thirty_kernels, {.backend = Backend::interpreter})(v)));
+  CHECK(detail::tier_counts().compiled == 1);
+  CHECK(detail::tier_counts().interpreted == 0);
+  CHECK(cg::compile_stats().compiles == s0.compiles);
+  CHECK(cg::compile_stats().disk_hits == s0.disk_hits + 2);
+}
+
+TEST_CASE("jit tiers: a compile a short run started lands in the cache after it exits", "[jit][cpu][tiers]") {
+  REQUIRE(cg::cpu_compiler_available());
+  namespace fs = std::filesystem;
+  const fs::path dir = std::string(GRAFT_TEST_TMPDIR) + "/short_run_" + std::to_string(getpid());
+  fs::remove_all(dir);
+  const std::string env = "GRAFT_CACHE_DIR='" + dir.string() + "'";
+  const auto t0 = std::chrono::steady_clock::now();
+  graft::test::check_child_passes(env, "[.child_short_run]");
+  const double exit_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  // The exit did not wait for the compilers (they take seconds; the child's own work a fraction of that) ...
+  INFO("the child took " << exit_s << " s");
+  // ... which finish after it and move both modules and their keys into the cache.
+  auto landed = [&] {
+    int so = 0, key = 0;
+    std::error_code ec;
+    for (const auto& e : fs::recursive_directory_iterator(dir, ec)) {
+      const std::string name = e.path().filename().string();
+      if (name.find(".tmp.") != std::string::npos) continue;
+      so += e.path().extension() == ".so";
+      key += e.path().extension() == ".key";
+    }
+    return so >= 2 && key >= 2;
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (!landed()) {
+    REQUIRE(std::chrono::steady_clock::now() < deadline);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  graft::test::check_child_passes(env, "[.child_second_run]");
+  fs::remove_all(dir);
+}
