@@ -135,6 +135,9 @@ MemoryPlan plan_memory(const ir::Graph& graph, const std::vector<bool>& excluded
     const ir::Node& node = nodes[static_cast<size_t>(i)];
     arena.free_until(i);  // blocks whose values were last read before this node
     const bool can_run_in_place = ir::elementwise_in_place(node);
+    // dynamic_update_slice and scatter_add over their operand 0, when it is read through no other slot.
+    const bool over_first = !can_run_in_place && ir::updates_first_operand_in_place(node) &&
+                            std::count(node.inputs.begin(), node.inputs.end(), node.inputs[0]) == 1;
     std::vector<ir::ValueId> taken;
     for (ir::ValueId v : node.outputs) {
       if (outside[v]) continue;
@@ -144,8 +147,9 @@ MemoryPlan plan_memory(const ir::Graph& graph, const std::vector<bool>& excluded
       ++plan.placed;
       // In place: an operand dying here, of this size, not yet taken.
       bool placed = false;
-      if (can_run_in_place) {
+      if (can_run_in_place || over_first) {
         for (ir::ValueId u : node.inputs) {
+          if (over_first && u != node.inputs[0]) continue;
           if (block_of[u] < 0 || last_use[u] != i || block_bytes(graph.type(u)) != size ||
               ir::dtype_size(graph.type(u).dtype) != ir::dtype_size(graph.type(v).dtype) ||
               graph.type(u).shape != graph.type(v).shape ||

@@ -16,4 +16,9 @@ bool elementwise_in_place(const Node& node) {
   return true;
 }
 
+bool updates_first_operand_in_place(const Node& node) {
+  const OpInfo& info = op_info(node.op);
+  return info.family == OpFamily::indexing && info.inplace && !node.inputs.empty();
+}
+
 }  // namespace graft::ir

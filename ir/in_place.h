@@ -13,4 +13,11 @@ namespace graft::ir {
 
 bool elementwise_in_place(const Node& node);
 
+// Whether a node may write its output over operand 0 (and only that one):
+// the indexing ops flagged inplace in ops.def (dynamic_update_slice,
+// scatter_add), which copy operand 0 and then write a window or add rows;
+// over a dying operand the copy is skipped. The operand must not be read
+// through another operand slot of the node (the caller checks).
+bool updates_first_operand_in_place(const Node& node);
+
 }  // namespace graft::ir

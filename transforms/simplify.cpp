@@ -1,8 +1,10 @@
 #include "transforms/simplify.h"
 #include "ir/attr_access.h"
 
+#include <cstring>
 #include <optional>
 #include <unordered_map>
+#include <vector>
 
 #include "ir/passes.h"
 #include "ir/builder.h"
@@ -76,7 +78,7 @@ class Simplifier {
       case Op::add:
         if (is(in[1], 0.0)) return in[0];
         if (is(in[0], 0.0)) return in[1];
-        return -1;
+        return add_disjoint_pieces(n, in[0], in[1]);
       case Op::sub:
         return is(in[1], 0.0) ? in[0] : -1;
       case Op::div:
@@ -114,6 +116,67 @@ class Simplifier {
     }
   }
 
+  // A value that is zero except for pieces at disjoint windows: a pad with
+  // zeros (no interior or negative padding), or what add_disjoint_pieces
+  // built. Its pieces, or nullopt.
+  struct Piece {
+    ValueId value;   // placed at `start`, with its own shape
+    ir::Ints start;
+  };
+  std::optional<std::vector<Piece>> pieces_of(ValueId v) {
+    if (auto it = sparse_.find(v); it != sparse_.end()) return it->second;
+    const ir::Node* p = node_of(v);
+    if (!p || p->op != Op::pad || !is(p->inputs[1], 0.0)) return std::nullopt;
+    const ir::Ints &lo = ir::ints_attr(*p, "padding_low"), &hi = ir::ints_attr(*p, "padding_high"),
+                   &interior = ir::ints_attr(*p, "padding_interior");
+    for (size_t d = 0; d < lo.size(); ++d)
+      if (lo[d] < 0 || hi[d] < 0 || interior[d] != 0) return std::nullopt;
+    return std::vector<Piece>{Piece{p->inputs[0], lo}};
+  }
+
+  bool overlap(const Piece& a, const Piece& b) {
+    const Shape &sa = b_.type(a.value).shape, &sb = b_.type(b.value).shape;
+    for (size_t d = 0; d < a.start.size(); ++d)
+      if (a.start[d] + sa[d] <= b.start[d] || b.start[d] + sb[d] <= a.start[d]) return false;
+    return true;
+  }
+
+  // x + y where both are zeros but for pieces at disjoint windows (the
+  // cotangents of slices of one stacked array: every slice's is a pad): the
+  // pieces written into one buffer by dynamic_update_slice, in place, rather
+  // than a full-size pad and add per piece (O(L^2) for L slices). Exact but
+  // for the sign of a -0 piece (-0 + 0 is +0), as x+0 -> x above.
+  ValueId add_disjoint_pieces(const ir::Node& n, ValueId x, ValueId y) {
+    constexpr size_t kMaxPieces = 4096;  // the disjointness test is quadratic in pieces
+    std::optional<std::vector<Piece>> px = pieces_of(x), py = pieces_of(y);
+    if (!px || !py || px->size() + py->size() > kMaxPieces) return -1;
+    for (const Piece& a : *px)
+      for (const Piece& b : *py)
+        if (overlap(a, b)) return -1;
+    if (px->size() < py->size()) {  // write the fewer pieces into the other's buffer
+      std::swap(x, y);
+      std::swap(px, py);
+    }
+    ValueId acc = x;
+    for (const Piece& b : *py) {
+      ir::IdList args = {acc, b.value};
+      for (int64_t st : b.start) args.push_back(index_constant(st, n));
+      acc = b_.add1(Op::dynamic_update_slice, args, {}, n.loc, n.scope);
+    }
+    std::vector<Piece> all = *px;
+    all.insert(all.end(), py->begin(), py->end());
+    sparse_[acc] = std::move(all);
+    return acc;
+  }
+
+  // An i32 scalar constant (the builder shares equal ones).
+  ValueId index_constant(int64_t v, const ir::Node& at) {
+    ir::Literal lit{ir::ValueType{DType::i32, {}}, std::vector<uint8_t>(sizeof(int32_t))};
+    const int32_t x = static_cast<int32_t>(v);
+    std::memcpy(lit.bytes.data(), &x, sizeof x);
+    return b_.add1(Op::constant, {}, {{"value", std::make_shared<const ir::Literal>(std::move(lit))}}, at.loc, at.scope);
+  }
+
   bool is(ValueId v, double value) {
     std::optional<double> c = uniform_constant(v);
     return c && *c == value;
@@ -130,6 +193,7 @@ class Simplifier {
   ir::GraphBuilder b_;
   std::vector<ValueId> map_;
   std::unordered_map<ValueId, size_t> producers_;
+  std::unordered_map<ValueId, std::vector<Piece>> sparse_;  // dynamic_update_slice chains built by add_disjoint_pieces
   size_t indexed_ = 0;
   int64_t rewrites_ = 0;
 };

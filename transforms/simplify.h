@@ -2,8 +2,10 @@
 // identical nodes are shared (CSE, by the builder's hash-consing), algebraic
 // identities fold away (x*1, x+0, x-0, x/1, -(-x), a transpose undoing a
 // transpose, identity transposes, reshapes, broadcasts and conversions),
-// and what no output needs is dropped (DCE). x+0 -> x does not keep the sign
-// of a -0 input, as XLA's simplifier does not.
+// a sum of zero-padded pieces at disjoint windows becomes the pieces written
+// into one buffer (the cotangents of slices of a stacked array: O(L), not
+// O(L^2)), and what no output needs is dropped (DCE). x+0 -> x does not keep
+// the sign of a -0 input, as XLA's simplifier does not.
 #pragma once
 
 #include <cstdint>

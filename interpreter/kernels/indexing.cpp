@@ -59,7 +59,7 @@ void scatter_add_typed(const KernelCall& call) {
   const T* u = in_ptr<T>(call, 2);
   T* y = out_ptr<T>(call, 0);
   int64_t total = out_elements(call);
-  if (total) std::memcpy(y, x, static_cast<size_t>(total) * sizeof(T));
+  if (total && y != x) std::memcpy(y, x, static_cast<size_t>(total) * sizeof(T));  // in place: nothing to copy
   // Sequential: several updates may hit one element, and the order of adds must not depend on threads.
   for (int64_t o = 0; o < g.outer; ++o)
     for (int64_t m = 0; m < g.middle; ++m) {
@@ -93,16 +93,23 @@ void dynamic_update_slice_kernel(const KernelCall& call) {
   const Shape& sizes = call.inputs[1].type->shape;
   size_t elem = ir::dtype_size(call.outputs[0].type->dtype);
   int64_t total = out_elements(call);
-  if (total) std::memcpy(call.outputs[0].data, call.inputs[0].data, static_cast<size_t>(total) * elem);
+  if (total && call.outputs[0].data != call.inputs[0].data)  // in place: only the window is written
+    std::memcpy(call.outputs[0].data, call.inputs[0].data, static_cast<size_t>(total) * elem);
   std::vector<int64_t> starts = clamped_starts(call, 2, shape, sizes);
   std::vector<int64_t> strides = row_major_strides(shape);
   int64_t base = 0;
   for (size_t d = 0; d < shape.size(); ++d) base += starts[d] * strides[d];
   const auto* u = static_cast<const uint8_t*>(call.inputs[1].data);
   auto* y = static_cast<uint8_t*>(call.outputs[0].data);
-  StridedWalk walk(sizes, strides, base);
-  int64_t n = call.inputs[1].type->num_elements();
-  for (int64_t j = 0; j < n; ++j, walk.next()) std::memcpy(y + walk.offset() * elem, u + j * elem, elem);
+  const int64_t n = call.inputs[1].type->num_elements();
+  if (n == 0) return;
+  // The update's rows along its last axis are contiguous in the output: one copy each.
+  const int64_t run = sizes.empty() ? 1 : sizes.back();
+  const Shape outer(sizes.begin(), sizes.end() - (sizes.empty() ? 0 : 1));
+  const std::vector<int64_t> outer_strides(strides.begin(), strides.end() - (strides.empty() ? 0 : 1));
+  StridedWalk walk(outer, outer_strides, base);
+  const size_t bytes = static_cast<size_t>(run) * elem;
+  for (int64_t j = 0; j < n / run; ++j, walk.next()) std::memcpy(y + walk.offset() * elem, u + j * static_cast<int64_t>(bytes), bytes);
 }
 
 void gather_kernel(const KernelCall& call) {
