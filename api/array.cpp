@@ -187,9 +187,51 @@ Array array(const std::vector<T>& values, Shape shape, std::source_location loc)
   }
 }
 
-#define GRAFT_INSTANTIATE(T)                                                        \
-  template Array array<T>(std::initializer_list<T>, std::source_location);        \
-  template Array array<T>(const std::vector<T>&, Shape, std::source_location);
+namespace {
+// The shape of a nested list (rows must agree), and its elements in row-major order.
+template <class T>
+void nested_shape(std::initializer_list<T> v, Shape& shape, size_t depth, const std::source_location& loc) {
+  const int64_t n = static_cast<int64_t>(v.size());
+  if (shape.size() <= depth) shape.push_back(n);
+  else if (shape[depth] != n)
+    throw ShapeError("array: ragged nested list (a row of " + std::to_string(n) + " where another has " +
+                     std::to_string(shape[depth]) + ")" + detail::where(loc));
+  if constexpr (!std::is_arithmetic_v<T>)
+    for (const T& row : v) nested_shape(row, shape, depth + 1, loc);
+}
+template <class T, class E>
+void nested_values(std::initializer_list<T> v, std::vector<E>& out) {
+  if constexpr (std::is_arithmetic_v<T>) out.insert(out.end(), v.begin(), v.end());
+  else
+    for (const T& row : v) nested_values(row, out);
+}
+}  // namespace
+
+template <Scalar T>
+Array array(std::initializer_list<std::initializer_list<T>> rows, std::source_location loc) {
+  Shape shape;
+  nested_shape(rows, shape, 0, loc);
+  std::vector<T> values;
+  nested_values(rows, values);
+  if (static_cast<int64_t>(shape.size()) < 2) shape.push_back(0);  // {{}}: no columns
+  return array(values, shape, loc);
+}
+
+template <Scalar T>
+Array array(std::initializer_list<std::initializer_list<std::initializer_list<T>>> planes, std::source_location loc) {
+  Shape shape;
+  nested_shape(planes, shape, 0, loc);
+  std::vector<T> values;
+  nested_values(planes, values);
+  while (static_cast<int64_t>(shape.size()) < 3) shape.push_back(0);
+  return array(values, shape, loc);
+}
+
+#define GRAFT_INSTANTIATE(T)                                                                                 \
+  template Array array<T>(std::initializer_list<T>, std::source_location);                                 \
+  template Array array<T>(const std::vector<T>&, Shape, std::source_location);                             \
+  template Array array<T>(std::initializer_list<std::initializer_list<T>>, std::source_location);          \
+  template Array array<T>(std::initializer_list<std::initializer_list<std::initializer_list<T>>>, std::source_location);
 GRAFT_INSTANTIATE(float)
 GRAFT_INSTANTIATE(double)
 GRAFT_INSTANTIATE(int)

@@ -130,6 +130,47 @@ struct Basic {
   std::vector<bool> dropped;                    // per axis: an integer entry (the axis disappears)
 };
 
+// An index list with its Ellipsis expanded into whole-axis slices and its
+// Nones taken out: the plain per-axis list, and the positions of the result
+// where the Nones put new axes of size 1.
+struct Expanded {
+  std::vector<Index> plain;
+  std::vector<int64_t> new_axes;
+};
+
+Expanded expand(const Array& x, const std::vector<Index>& index, const char* what, const Loc& loc) {
+  int64_t axes_named = 0, ellipses = 0;
+  for (const Index& e : index) {
+    axes_named += std::holds_alternative<int64_t>(e) || std::holds_alternative<Slice>(e);
+    ellipses += std::holds_alternative<Ellipsis>(e);
+  }
+  if (ellipses > 1) throw ShapeError(std::string(what) + ": more than one ellipsis in an index list" + detail::where(loc));
+  if (axes_named > x.ndim())
+    throw ShapeError(std::string(what) + ": " + std::to_string(axes_named) + " indices for " + detail::describe(x) +
+                     detail::where(loc));
+  Expanded out;
+  int64_t result_axis = 0;
+  for (const Index& e : index) {
+    if (std::holds_alternative<None>(e)) {
+      out.new_axes.push_back(result_axis++);
+    } else if (std::holds_alternative<Ellipsis>(e)) {
+      for (int64_t k = 0; k < x.ndim() - axes_named; ++k, ++result_axis) out.plain.push_back(Slice());
+    } else {
+      if (std::holds_alternative<Slice>(e)) ++result_axis;
+      out.plain.push_back(e);
+    }
+  }
+  return out;
+}
+
+// r with a new axis of size 1 at each of `new_axes` (positions in the result, ascending).
+Array with_new_axes(const Array& r, const std::vector<int64_t>& new_axes, const Loc& loc) {
+  if (new_axes.empty()) return r;
+  Shape shape = r.shape();
+  for (int64_t a : new_axes) shape.insert(shape.begin() + std::min<int64_t>(a, static_cast<int64_t>(shape.size())), 1);
+  return reshape(r, shape, loc);
+}
+
 Basic resolve(const Array& x, const std::vector<Index>& index, const char* what, const Loc& loc) {
   const int rank = x.ndim();
   if (static_cast<int>(index.size()) > rank)
@@ -235,7 +276,10 @@ Array IndexUpdate::get(Loc loc) const {
       if (!ir::is_integer(detail::checked_impl(indices_, "at().get").type.dtype))
         throw DTypeError("at().get: indices must be integers, got " + detail::describe(indices_) + detail::where(loc));
       return take(x_, indices_, 0, loc);
-    case Kind::list: return basic_get(x_, resolve(x_, list_, "at().get", loc), loc);
+    case Kind::list: {
+      const Expanded e = expand(x_, list_, "at().get", loc);
+      return with_new_axes(basic_get(x_, resolve(x_, e.plain, "at().get", loc), loc), e.new_axes, loc);
+    }
   }
   return x_;
 }
@@ -249,7 +293,12 @@ Array IndexUpdate::apply(Update u, const Array& v, const Loc& loc) const {
         throw DTypeError(std::string(update_name(u)) + ": indices must be integers, got " + detail::describe(indices_) +
                          detail::where(loc));
       return update_rows(x_, indices_, u, v, loc);
-    case Kind::list: return basic_update(x_, resolve(x_, list_, update_name(u), loc), u, v, loc);
+    case Kind::list: {
+      const Expanded e = expand(x_, list_, update_name(u), loc);
+      if (!e.new_axes.empty())
+        throw ShapeError(std::string(update_name(u)) + ": none (a new axis) in an .at[] index list" + detail::where(loc));
+      return basic_update(x_, resolve(x_, e.plain, update_name(u), loc), u, v, loc);
+    }
   }
   return x_;
 }

@@ -500,6 +500,26 @@ void log_cache_miss(const std::string& name, const std::vector<std::string>& pre
                cache_miss_reason(previous, now).c_str());
 }
 
+void note_static_retrace(const std::vector<std::string>& previous, const std::vector<std::string>& now,
+                         const std::vector<bool>& is_static, int* count, bool* warned, const std::source_location& site) {
+  constexpr int kWarnAfter = 5;  // retraces a static argument may cause before the warning
+  if (previous.size() != now.size() || now.size() != is_static.size()) return;
+  size_t changed = now.size();
+  for (size_t k = 0; k < now.size(); ++k) {
+    if (previous[k] == now[k]) continue;
+    if (!is_static[k]) return;  // an Array's shape or dtype changed: a retrace jit cannot avoid
+    changed = k;
+  }
+  if (changed == now.size() || ++*count <= kWarnAfter || *warned) return;
+  *warned = true;
+  std::fprintf(stderr,
+               "graft: warning: jit of the function at %s:%u has traced %d times because its static argument %zu "
+               "changed (last: %s -> %s); every new value traces and compiles anew. Pass it as an Array "
+               "(graft::scalar(x)) to trace once. (warned once)\n",
+               site.file_name(), static_cast<unsigned>(site.line()), *count + 1, changed, previous[changed].c_str(),
+               now[changed].c_str());
+}
+
 void log_compile(const std::string& name, double trace_ms, double compile_ms) {
   if (!log_compiles()) return;
   std::fprintf(stderr, "graft: %s traced in %.2f ms, compiled in %.2f ms\n", name.c_str(), trace_ms, compile_ms);

@@ -36,9 +36,17 @@ struct Slice {
   Slice(std::optional<int64_t> start, std::optional<int64_t> stop, int64_t step = 1)
       : start(start), stop(stop), step(step) {}
 };
-// An entry of a per-axis index list: an integer (drops its axis) or a Slice.
-// Axes past the list are taken whole.
-using Index = std::variant<int64_t, Slice>;
+// NumPy's None (np.newaxis) in an index list: a new axis of size 1 there;
+// also vmap's "not mapped" axis (graft/vmap.h).
+struct None {};
+inline constexpr None none{};
+// NumPy's Ellipsis (...) in an index list: as many whole axes as the other
+// entries leave; at most one per list.
+struct Ellipsis {};
+inline constexpr Ellipsis ellipsis{};
+// An entry of a per-axis index list: an integer (drops its axis), a Slice,
+// none or ellipsis. Axes past the list are taken whole.
+using Index = std::variant<int64_t, Slice, None, Ellipsis>;
 
 class Array {
  public:
@@ -179,6 +187,13 @@ template <Scalar T>
 Array array(std::initializer_list<T> values, std::source_location loc = std::source_location::current());
 template <Scalar T>
 Array array(const std::vector<T>& values, Shape shape, std::source_location loc = std::source_location::current());
+// Nested lists, as np.array: array({{1, 2}, {3, 4}}) is 2x2; ragged rows are a ShapeError.
+template <Scalar T>
+Array array(std::initializer_list<std::initializer_list<T>> rows,
+            std::source_location loc = std::source_location::current());
+template <Scalar T>
+Array array(std::initializer_list<std::initializer_list<std::initializer_list<T>>> planes,
+            std::source_location loc = std::source_location::current());
 Array scalar(double value, DType dtype = default_float_dtype(), std::source_location loc = std::source_location::current());
 Array zeros(Shape shape, DType dtype = default_float_dtype(), std::source_location loc = std::source_location::current());
 Array ones(Shape shape, DType dtype = default_float_dtype(), std::source_location loc = std::source_location::current());

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <mutex>
+#include <source_location>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -72,6 +73,11 @@ std::string cache_miss_reason(const std::vector<std::string>& previous, const st
 void log_cache_miss(const std::string& name, const std::vector<std::string>& previous,
                     const std::vector<std::string>& now, size_t entries);
 void log_compile(const std::string& name, double trace_ms, double compile_ms);
+// Counts a retrace caused only by changed static arguments (is_static: per
+// argument, no Array in it) in *count; past a few, warns once (*warned) on
+// stderr, naming the argument, its values and the jitted function's line.
+void note_static_retrace(const std::vector<std::string>& previous, const std::vector<std::string>& now,
+                         const std::vector<bool>& is_static, int* count, bool* warned, const std::source_location& site);
 double now_ms();
 
 // The leaves of the donated arguments flagged, in leaf order.
@@ -160,9 +166,9 @@ constexpr bool cacheable_argument() {
 template <class F>
 class Jitted {
  public:
-  Jitted(F f, JitOptions options)
+  Jitted(F f, JitOptions options, std::source_location site = std::source_location::current())
       : f_(std::move(f)), options_(std::move(options)), cache_(std::make_shared<detail::GraphCache>()),
-        last_(std::make_shared<Last>()) {}
+        last_(std::make_shared<Last>()), site_(site) {}
 
   template <class... Args>
   auto operator()(const Args&... args) const {
@@ -198,6 +204,8 @@ class Jitted {
   struct Last {
     std::mutex mutex;
     std::vector<std::string> structures;
+    int static_retraces = 0;  // misses where only numbers, enums or strings changed
+    bool warned = false;
   };
 
   template <class... Args>
@@ -210,6 +218,8 @@ class Jitted {
       std::vector<std::string> now = detail::argument_structures(args...);
       std::lock_guard lock(last_->mutex);
       detail::log_cache_miss("jit", last_->structures, now, cache_->size());
+      detail::note_static_retrace(last_->structures, now, {!tree::holds_arrays<Args>...}, &last_->static_retraces,
+                                  &last_->warned, site_);
       last_->structures = std::move(now);
     }
     cache_->count_trace();
@@ -228,12 +238,13 @@ class Jitted {
   JitOptions options_;
   std::shared_ptr<detail::GraphCache> cache_;
   std::shared_ptr<Last> last_;
+  std::source_location site_;
 };
 
 // jit(f, options): f compiled per abstract signature; see the top of this header.
 template <class F>
-Jitted<F> jit(F f, JitOptions options = {}) {
-  return Jitted<F>(std::move(f), std::move(options));
+Jitted<F> jit(F f, JitOptions options = {}, std::source_location site = std::source_location::current()) {
+  return Jitted<F>(std::move(f), std::move(options), site);
 }
 
 }  // namespace graft

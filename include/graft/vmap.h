@@ -23,10 +23,8 @@
 
 namespace graft {
 
-// The "not mapped" axis: the argument is the same for every example, or
-// the output does not vary along the mapped axis.
-struct None {};
-inline constexpr None none{};
+// `none` (graft/array.h) as an axis: the argument is the same for every
+// example, or the output does not vary along the mapped axis.
 
 struct Axes;
 

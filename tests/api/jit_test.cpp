@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "graft/graft.h"
+#include "support/shell.h"
 
 using namespace graft;
 using Catch::Matchers::Contains;
@@ -141,4 +142,26 @@ TEST_CASE("jit: a donated argument backs the output of a fused kernel that reads
     CHECK(y.to_vector<float>() == std::vector<float>(256, 2.0f));
     CHECK(x.is_deleted());
   }
+}
+
+TEST_CASE("jit (child): retracing for a changing static number warns once, naming the argument", "[.child_static_retrace]") {
+  auto f = jit([](const Array& x, double scale) { return x * scale; });
+  Array x = ones({3});
+  for (int i = 0; i < 8; ++i) CHECK(f(x, 1.0 + i).to_vector<float>()[0] == static_cast<float>(1.0 + i));
+  CHECK(f.cache_size() == 8);
+}
+
+TEST_CASE("jit: retracing for a changing static number warns once, naming the argument", "[jit]") {
+  int status = 0;
+  const std::string out = graft::test::run_self("", "[.child_static_retrace]", &status);
+  INFO(out);
+  CHECK(status == 0);
+  CHECK_THAT(out, Contains("graft: warning: jit of the function at"));
+  CHECK_THAT(out, Contains("jit_test.cpp"));
+  CHECK_THAT(out, Contains("static argument 1 changed (last: 6 -> 7)"));
+  CHECK_THAT(out, Contains("Pass it as an Array"));
+  size_t warnings = 0;
+  for (size_t at = out.find("graft: warning: jit"); at != std::string::npos; at = out.find("graft: warning: jit", at + 1))
+    ++warnings;
+  CHECK(warnings == 1);
 }

@@ -171,3 +171,32 @@ TEST_CASE("while trip limit (child): a loop past GRAFT_WHILE_MAX_TRIPS is an Err
 TEST_CASE("while trip limit: set by the environment, in a child process", "[numpy_helpers]") {
   graft::test::check_child_passes("GRAFT_WHILE_MAX_TRIPS=100", "[.child_while_limit]");
 }
+
+TEST_CASE("indexing lists take none (a new axis) and ellipsis; arrays come from nested lists", "[numpy_helpers]") {
+  Array x = reshape(astype(arange(24), f32), {2, 3, 4});
+  CHECK(x[{none}].shape() == Shape{1, 2, 3, 4});
+  CHECK(x[{Slice(), none}].shape() == Shape{2, 1, 3, 4});
+  CHECK(x[{0, none, Slice(1, 3)}].shape() == Shape{1, 2, 4});
+  CHECK(x[{ellipsis, 1}].shape() == Shape{2, 3});
+  CHECK(values(x[{ellipsis, 1}]) == values(x[{Slice(), Slice(), 1}]));
+  CHECK(x[{1, ellipsis}].shape() == Shape{3, 4});
+  CHECK(x[{ellipsis, none}].shape() == Shape{2, 3, 4, 1});
+  CHECK(x[{none, ellipsis, none}].shape() == Shape{1, 2, 3, 4, 1});
+  CHECK(values(x[{0, ellipsis, none, 2}]) == std::vector<double>{2, 6, 10});
+  CHECK_THROWS_AS((x[{ellipsis, ellipsis}]), ShapeError);
+  CHECK_THROWS_AS((x.at({none, 0}).set(1.0)), ShapeError);
+  CHECK(values(x.at({ellipsis, 0}).set(-1.0)[{ellipsis, 0}]) == std::vector<double>(6, -1.0));
+  // Differentiable and jittable like any index.
+  check_close(grad([](const Array& a) { return sum(a[{ellipsis, 1, none}]); })(x),
+              grad([](const Array& a) { return sum(a[{Slice(), Slice(), 1}]); })(x), 0);
+  check_close(jit([](const Array& a) { return a[{none, ellipsis, 3}]; })(x), reshape(x[{Slice(), Slice(), 3}], {1, 2, 3}), 0);
+
+  Array m = array({{1, 2, 3}, {4, 5, 6}});
+  CHECK(m.shape() == Shape{2, 3});
+  CHECK(m.dtype() == i32);
+  CHECK(m.to_vector<int32_t>() == std::vector<int32_t>{1, 2, 3, 4, 5, 6});
+  Array c = array({{{1.5f, 2.5f}}, {{3.5f, 4.5f}}});
+  CHECK(c.shape() == Shape{2, 1, 2});
+  CHECK(c.dtype() == f32);
+  CHECK_THROWS_AS((array({{1.0, 2.0}, {3.0}})), ShapeError);
+}
