@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "graft/graft.h"
+#include "python_peer.h"
 #include "timing.h"
 
 using namespace graft;
@@ -122,14 +123,7 @@ int main(int argc, char** argv) {
           "  show('jax', spread(lambda: f(jx).block_until_ready(), " + std::to_string(repeats) + "), f(jx))\n"
           "except ImportError:\n"
           "  pass\n";
-      const std::string script_path = "/tmp/graft_bench_reduce.py";
-      if (FILE* fp = std::fopen(script_path.c_str(), "w")) {
-        std::fputs(script.c_str(), fp);
-        std::fclose(fp);
-      }
-      std::fflush(stdout);
-      const std::string cmd = python + " " + script_path;
-      if (std::system(cmd.c_str()) != 0) std::printf("  (%s failed)\n", cmd.c_str());
+      run_python_script(python, "/tmp/graft_bench_reduce.py", script);
     }
   }
   // cumsum: sequential in every backend (each prefix is a sum of its own),
@@ -161,13 +155,7 @@ int main(int argc, char** argv) {
           "  t0 = time.perf_counter(); c = np.cumsum(x); t.append(time.perf_counter() - t0)\n"
           "t.sort(); err = float(np.max(np.abs(c.astype(np.longdouble) - e) / m))\n"
           "print('%-34s %-12s %8.3f %8.3f %8.3f %8.2f %10.2e' % ('cumsum f32[2^20] (max over prefixes)', 'numpy', t[0]*1e3, t[len(t)//2]*1e3, t[-1]*1e3, x.nbytes/1e9/t[len(t)//2], err))\n";
-      if (FILE* fp = std::fopen("/tmp/graft_bench_cumsum.py", "w")) {
-        std::fputs(script.c_str(), fp);
-        std::fclose(fp);
-      }
-      std::fflush(stdout);
-      const std::string cmd = python + " /tmp/graft_bench_cumsum.py";
-      if (std::system(cmd.c_str()) != 0) std::printf("  (%s failed)\n", cmd.c_str());
+      run_python_script(python, "/tmp/graft_bench_cumsum.py", script);
     }
   }
   return 0;

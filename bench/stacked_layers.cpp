@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "graft/graft.h"
+#include "python_peer.h"
 #include "timing.h"
 
 using namespace graft;
@@ -82,13 +83,7 @@ int main(int argc, char** argv) {
         "for _ in range(" + std::to_string(repeats) + "):\n"
         "  t0 = time.perf_counter(); jax.block_until_ready(f(Ws, x)); t.append(time.perf_counter() - t0)\n"
         "t.sort(); print('%-34s %8.2f %8.2f %8.2f' % ('jax, Ws[i] of one stacked array', t[0]*1e3, t[len(t)//2]*1e3, t[-1]*1e3))\n";
-    const std::string path = "/tmp/graft_bench_stacked.py";
-    if (FILE* fp = std::fopen(path.c_str(), "w")) {
-      std::fputs(script.c_str(), fp);
-      std::fclose(fp);
-    }
-    const std::string cmd = python + " " + path;
-    if (std::system(cmd.c_str()) != 0) std::printf("  (%s failed)\n", cmd.c_str());
+    run_python_script(python, "/tmp/graft_bench_stacked.py", script);
   }
   return 0;
 }

@@ -162,8 +162,22 @@ TEST_CASE("jit tiers (child): a short run exits while its module compiles", "[.c
   Array v = randn({40}, 12);
   CHECK(values(jf(v)) == values(jit(thirty_kernels, {.backend = Backend::interpreter})(v)));
   CHECK(detail::tier_counts().compiled == 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the compilers have started
-  CHECK(cg::loaded_module_count() == 0);                          // and not finished: the exit comes first
+  // Wait until the compilers have started (their sources are written just before), then exit before they finish.
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(cg::cpu_cache_dir());
+  auto started = [&] {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir, ec))
+      if (e.path().filename().string().find(".tmp.") != std::string::npos && e.path().extension() == ".cpp") return true;
+    return false;
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!started()) {
+    REQUIRE(std::chrono::steady_clock::now() < deadline);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  CHECK(cg::loaded_module_count() == 0);  // not finished: the exit comes first
 }
 
 // Its second run: the modules are on disk, so the first call runs compiled code.
