@@ -100,11 +100,32 @@ void sum_outer_rows_inner(DType d, const void* x, int64_t outer, int64_t rows, i
   });
 }
 
-// Rows shorter than a lane group, with their length a constant (the tree's
-// loops unroll to a few adds): softmax over 10 classes, a norm of 3 numbers.
+// Rows of at most one lane group (softmax over 10 classes, a norm of 3
+// numbers), N a constant: sum_order's block sum of many rows at once,
+// transposed so that each add of the tree runs across 64 rows (vectorised).
+// Lane l of row r holds 0 + x[r][l] and lanes >= N are zero and skipped,
+// exactly as block_sum adds them, so the bits are block_sum's.
 template <class T, int N>
 void short_rows(const T* in, int64_t rows, T* out) {
-  for (int64_t r = 0; r < rows; ++r) out[r] = so::block_sum<T>(in + r * N, N);
+  if constexpr (N == 0) {
+    std::fill_n(out, rows, T(0));
+  } else {
+    constexpr int64_t kBatch = 64;
+    alignas(64) T v[N][kBatch];
+    int64_t r0 = 0;
+    for (; r0 + kBatch <= rows; r0 += kBatch) {
+      for (int64_t r = 0; r < kBatch; ++r)
+        for (int l = 0; l < N; ++l) v[l][r] = T(0) + in[(r0 + r) * N + l];
+      int m = N;  // lanes >= m are zero
+      for (int w = so::kLanes / 2; w > 0; w /= 2) {
+        for (int l = 0; l < w && l + w < m; ++l)
+          for (int64_t r = 0; r < kBatch; ++r) v[l][r] = v[l][r] + v[l + w][r];
+        if (m > w) m = w;
+      }
+      std::copy_n(v[0], kBatch, out + r0);
+    }
+    for (; r0 < rows; ++r0) out[r0] = so::block_sum<T>(in + r0 * N, N);
+  }
 }
 
 template <class T, int... N>
@@ -117,7 +138,7 @@ void sum_rows(DType d, const void* x, int64_t rows, int64_t len, void* dst) {
     using T = decltype(tag);
     const T* in = static_cast<const T*>(x);
     T* out = static_cast<T*>(dst);
-    if (len < so::kLanes && short_rows_of(in, rows, len, out, std::make_integer_sequence<int, so::kLanes>{})) return;
+    if (len <= so::kLanes && short_rows_of(in, rows, len, out, std::make_integer_sequence<int, so::kLanes + 1>{})) return;
     for (int64_t r = 0; r < rows; ++r) out[r] = so::row_sum<T>(in + r * len, len);
   });
 }
