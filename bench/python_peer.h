@@ -7,6 +7,22 @@
 #include <cstdlib>
 #include <string>
 
+// A peer benchmark's options: --python PY (the Python with NumPy/JAX; none:
+// graft's rows only) and --repeats N.
+struct PeerArgs {
+  std::string python;
+  int repeats;
+};
+inline PeerArgs parse_peer_args(int argc, char** argv, int default_repeats) {
+  PeerArgs a{"", default_repeats};
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--python" && i + 1 < argc) a.python = argv[++i];
+    else if (arg == "--repeats" && i + 1 < argc) a.repeats = std::atoi(argv[++i]);
+  }
+  return a;
+}
+
 // Writes `script` to `path` and runs it with `python`; says so when it fails.
 inline void run_python_script(const std::string& python, const std::string& path, const std::string& script) {
   if (FILE* fp = std::fopen(path.c_str(), "w")) {

@@ -62,13 +62,7 @@ std::string axes_text(const std::vector<int>& axes) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string python;
-  int repeats = 7;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--python" && i + 1 < argc) python = argv[++i];
-    else if (a == "--repeats" && i + 1 < argc) repeats = std::atoi(argv[++i]);
-  }
+  const auto [python, repeats] = parse_peer_args(argc, argv, 7);
   const std::vector<Case> cases = {
       {"full f32[2^24]", {int64_t{1} << 24}, {0}},
       {"rows f32[4096,4096] axis 1", {4096, 4096}, {1}},

@@ -21,13 +21,7 @@
 using namespace graft;
 
 int main(int argc, char** argv) {
-  std::string python;
-  int repeats = 9;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--python" && i + 1 < argc) python = argv[++i];
-    else if (a == "--repeats" && i + 1 < argc) repeats = std::atoi(argv[++i]);
-  }
+  const auto [python, repeats] = parse_peer_args(argc, argv, 9);
   const int L = 64, D = 128, B = 32;
   Array Ws = random::normal(random::key(0), {L, D, D}) * static_cast<float>(0.5 / std::sqrt(static_cast<double>(D)));
   std::vector<Array> Wv;

@@ -417,6 +417,25 @@ ModulePtr compile_uncached(const fs::path& dir, const std::string& h, const std:
   return compile_into(scratch_dir(), h, key, source, false);
 }
 
+// Where the module of `key` is, or goes, in the cache directory: the files
+// <hash>, <hash>-1, ... are probed (a .key holding another key is a hash
+// collision). `present`: its .so and matching .key are there; else `base` is
+// the first free name, or "" when 8 collide.
+struct CacheSlot {
+  std::string base;
+  bool present = false;
+};
+CacheSlot cache_slot(const fs::path& dir, const std::string& key) {
+  const std::string h = hex(fnv1a(key));
+  std::error_code ec;
+  for (int probe = 0; probe < 8; ++probe) {
+    const std::string base = probe ? cat(h, "-", std::to_string(probe)) : h;
+    if (!fs::exists(dir / (base + ".key"), ec) || !fs::exists(dir / (base + ".so"), ec)) return {base, false};
+    if (read_file(dir / (base + ".key")) == key) return {base, true};
+  }
+  return {};
+}
+
 ModulePtr find_or_compile(const std::string& key, const std::string& source) {
   const fs::path dir = cpu_cache_dir();
   std::error_code ec;
@@ -431,20 +450,15 @@ ModulePtr find_or_compile(const std::string& key, const std::string& source) {
       return compile_uncached(dir, h, key, source, e.what());
     }
   };
-  // Probe <hash>, <hash>-1, ...: a .key with another key is a hash collision.
-  for (int probe = 0; probe < 8; ++probe) {
-    const std::string base = probe ? cat(h, "-", std::to_string(probe)) : h;
-    const fs::path so = dir / (base + ".so"), keyf = dir / (base + ".key");
-    if (!fs::exists(keyf, ec) || !fs::exists(so, ec)) return cached(base);
-    if (read_file(keyf) != key) continue;
-    std::string why;
-    if (ModulePtr m = load(so, &why)) {
-      ++g_disk_hits;
-      return m;
-    }
-    return cached(base);  // a damaged file: build it again
+  const CacheSlot slot = cache_slot(dir, key);
+  if (slot.base.empty()) return compile_into(scratch_dir(), h, key, source, false);
+  if (!slot.present) return cached(slot.base);
+  std::string why;
+  if (ModulePtr m = load(dir / (slot.base + ".so"), &why)) {
+    ++g_disk_hits;
+    return m;
   }
-  return compile_into(scratch_dir(), h, key, source, false);
+  return cached(slot.base);  // a damaged file: build it again
 }
 
 // What a module is cached under: the compiler, its flags, the machine, the source.
@@ -462,16 +476,7 @@ bool module_ready(const std::string& key) {
     auto it = g_modules.find(key);
     if (it != g_modules.end() && !it->second.loaded.expired()) return true;
   }
-  const fs::path dir = cpu_cache_dir();
-  const std::string h = hex(fnv1a(key));
-  std::error_code ec;
-  for (int probe = 0; probe < 8; ++probe) {
-    const std::string base = probe ? cat(h, "-", std::to_string(probe)) : h;
-    const fs::path so = dir / (base + ".so"), keyf = dir / (base + ".key");
-    if (!fs::exists(keyf, ec) || !fs::exists(so, ec)) return false;
-    if (read_file(keyf) == key) return true;
-  }
-  return false;
+  return cache_slot(cpu_cache_dir(), key).present;
 }
 
 ModulePtr get_module(const std::string& source) {

@@ -40,13 +40,52 @@ void combine_rows_typed(T* p, int64_t n, int64_t stride, int64_t width, T* out) 
   else if (out != p) std::copy_n(p, width, out);
 }
 
+// Rows of at most one lane group (softmax over 10 classes, a norm of 3
+// numbers), N a constant: sum_order's block sum of many rows at once,
+// transposed so that each add of the tree runs across 64 rows (vectorised).
+// Lane l of row r holds 0 + x[r][l] and lanes >= N are zero and skipped,
+// exactly as block_sum adds them, so the bits are block_sum's.
+template <class T, int N>
+void short_rows(const T* in, int64_t rows, T* out) {
+  if constexpr (N == 0) {
+    std::fill_n(out, rows, T(0));
+  } else {
+    constexpr int64_t kBatch = 64;
+    alignas(64) T v[N][kBatch];
+    int64_t r0 = 0;
+    for (; r0 + kBatch <= rows; r0 += kBatch) {
+      for (int64_t r = 0; r < kBatch; ++r)
+        for (int l = 0; l < N; ++l) v[l][r] = T(0) + in[(r0 + r) * N + l];
+      int m = N;  // lanes >= m are zero
+      for (int w = so::kLanes / 2; w > 0; w /= 2) {
+        for (int l = 0; l < w && l + w < m; ++l)
+          for (int64_t r = 0; r < kBatch; ++r) v[l][r] = v[l][r] + v[l + w][r];
+        if (m > w) m = w;
+      }
+      std::copy_n(v[0], kBatch, out + r0);
+    }
+    for (; r0 < rows; ++r0) out[r0] = so::block_sum<T>(in + r0 * N, N);
+  }
+}
+
+template <class T, int... N>
+bool short_rows_of(const T* in, int64_t rows, int64_t len, T* out, std::integer_sequence<int, N...>) {
+  return ((len == N ? (short_rows<T, N>(in, rows, out), true) : false) || ...);
+}
+
+template <class T>
+void sum_rows_typed(const T* in, int64_t rows, int64_t len, T* out) {
+  if (len <= so::kLanes && short_rows_of(in, rows, len, out, std::make_integer_sequence<int, so::kLanes + 1>{})) return;
+  for (int64_t r = 0; r < rows; ++r) out[r] = so::row_sum<T>(in + r * len, len);
+}
+
 template <class T>
 void rows_typed(const T* x, int64_t outer, int64_t rows, T* y) {
   if (rows <= kRowPiece) {
     const int64_t per = std::max<int64_t>(1, kRowPiece / std::max<int64_t>(rows, 1));  // rows per item
     parallel_items((outer + per - 1) / per, outer * rows, [&](int64_t i) {
       const int64_t o = i * per;
-      sum_rows(std::is_same_v<T, float> ? DType::f32 : DType::f64, x + o * rows, std::min(per, outer - o), rows, y + o);
+      sum_rows_typed<T>(x + o * rows, std::min(per, outer - o), rows, y + o);
     });
     return;
   }
@@ -100,46 +139,10 @@ void sum_outer_rows_inner(DType d, const void* x, int64_t outer, int64_t rows, i
   });
 }
 
-// Rows of at most one lane group (softmax over 10 classes, a norm of 3
-// numbers), N a constant: sum_order's block sum of many rows at once,
-// transposed so that each add of the tree runs across 64 rows (vectorised).
-// Lane l of row r holds 0 + x[r][l] and lanes >= N are zero and skipped,
-// exactly as block_sum adds them, so the bits are block_sum's.
-template <class T, int N>
-void short_rows(const T* in, int64_t rows, T* out) {
-  if constexpr (N == 0) {
-    std::fill_n(out, rows, T(0));
-  } else {
-    constexpr int64_t kBatch = 64;
-    alignas(64) T v[N][kBatch];
-    int64_t r0 = 0;
-    for (; r0 + kBatch <= rows; r0 += kBatch) {
-      for (int64_t r = 0; r < kBatch; ++r)
-        for (int l = 0; l < N; ++l) v[l][r] = T(0) + in[(r0 + r) * N + l];
-      int m = N;  // lanes >= m are zero
-      for (int w = so::kLanes / 2; w > 0; w /= 2) {
-        for (int l = 0; l < w && l + w < m; ++l)
-          for (int64_t r = 0; r < kBatch; ++r) v[l][r] = v[l][r] + v[l + w][r];
-        if (m > w) m = w;
-      }
-      std::copy_n(v[0], kBatch, out + r0);
-    }
-    for (; r0 < rows; ++r0) out[r0] = so::block_sum<T>(in + r0 * N, N);
-  }
-}
-
-template <class T, int... N>
-bool short_rows_of(const T* in, int64_t rows, int64_t len, T* out, std::integer_sequence<int, N...>) {
-  return ((len == N ? (short_rows<T, N>(in, rows, out), true) : false) || ...);
-}
-
 void sum_rows(DType d, const void* x, int64_t rows, int64_t len, void* dst) {
   for_floats(d, [&](auto tag) {
     using T = decltype(tag);
-    const T* in = static_cast<const T*>(x);
-    T* out = static_cast<T*>(dst);
-    if (len <= so::kLanes && short_rows_of(in, rows, len, out, std::make_integer_sequence<int, so::kLanes + 1>{})) return;
-    for (int64_t r = 0; r < rows; ++r) out[r] = so::row_sum<T>(in + r * len, len);
+    sum_rows_typed<T>(static_cast<const T*>(x), rows, len, static_cast<T*>(dst));
   });
 }
 
@@ -172,8 +175,8 @@ StreamedSum& StreamedSum::operator=(StreamedSum&&) noexcept = default;
 
 void StreamedSum::start_row(DType d) {
   s_->d = d;
-  s_->row_f = {};
-  s_->row_d = {};
+  if (d == DType::f32) s_->row_f = {};
+  else s_->row_d = {};
 }
 
 void StreamedSum::add_to_row(const void* x, int64_t n) {
