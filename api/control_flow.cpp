@@ -221,7 +221,7 @@ std::vector<Array> while_bind(const char* what, const TracedBody& cond, const Tr
                   {"body", ir::Graphs{rewire(body.graph.ir_ptr(), body_in, body_where)}},
                   {"cond_nconsts", static_cast<int64_t>(ncc)},
                   {"body_nconsts", static_cast<int64_t>(nbc)}};
-  return bind(ir::Op::while_, inputs, std::move(attrs), loc);
+  return bind(ir::Op::while_loop, inputs, std::move(attrs), loc);
 }
 
 int64_t scan_length(const std::vector<Array>& xs, int64_t length, const std::source_location& loc) {

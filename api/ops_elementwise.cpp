@@ -95,7 +95,7 @@ Array isfinite(ArrayAt at) {
   return bind1(Op::is_finite, {x}, {}, loc);
 }
 
-Array logical_not(ArrayAt x) { return bind1(Op::not_, {detail::convert(x.array, DType::bool_, x.loc)}, {}, x.loc); }
+Array logical_not(ArrayAt x) { return bind1(Op::bitwise_not, {detail::convert(x.array, DType::bool_, x.loc)}, {}, x.loc); }
 
 Array pow(const Array& x, const Array& y, Loc loc) { return binary_float(Op::pow, "pow", x, y, loc); }
 Array maximum(const Array& x, const Array& y, Loc loc) { return binary(Op::max, "maximum", x, y, loc); }
@@ -103,10 +103,10 @@ Array minimum(const Array& x, const Array& y, Loc loc) { return binary(Op::min, 
 Array atan2(const Array& y, const Array& x, Loc loc) { return binary_float(Op::atan2, "atan2", y, x, loc); }
 
 Array logical_and(const Array& x, const Array& y, Loc loc) {
-  return binary(Op::and_, "logical_and", detail::convert(x, DType::bool_, loc), detail::convert(y, DType::bool_, loc), loc);
+  return binary(Op::bitwise_and, "logical_and", detail::convert(x, DType::bool_, loc), detail::convert(y, DType::bool_, loc), loc);
 }
 Array logical_or(const Array& x, const Array& y, Loc loc) {
-  return binary(Op::or_, "logical_or", detail::convert(x, DType::bool_, loc), detail::convert(y, DType::bool_, loc), loc);
+  return binary(Op::bitwise_or, "logical_or", detail::convert(x, DType::bool_, loc), detail::convert(y, DType::bool_, loc), loc);
 }
 
 Array where(const Array& cond, const Array& x, const Array& y, Loc loc) {

@@ -157,7 +157,7 @@ Array fold_in(const Array& key, uint32_t data, Loc loc) {
   // and draw the new key from the mixed one.
   const interpreter::U32x2 h = interpreter::threefry2x32(kFoldInKey, {0u, data});
   Array mix = detail::broadcast_to_shape(array(std::vector<uint32_t>{h[0], h[1]}, {2}, loc), key.shape(), loc);
-  Array mixed = bind1(Op::xor_, {key, mix}, {}, loc);
+  Array mixed = bind1(Op::bitwise_xor, {key, mix}, {}, loc);
   return raw_bits(mixed, {2}, loc);
 }
 

@@ -3,19 +3,6 @@
 #include <array>
 
 namespace graft::ir {
-namespace {
-
-constexpr int count_ops() {
-  int n = 0;
-#define GRAFT_OP(...) ++n;
-#include "ir/ops.def"
-#undef GRAFT_OP
-  return n;
-}
-static_assert(count_ops() == kNumOps,
-              "ops.def and kNumOps disagree: update kNumOps in ir/op.h and give the new op its rules");
-
-}  // namespace
 
 std::optional<Op> op_from_name(std::string_view name) {
   for (size_t i = 0; i < detail::kOpTable.size(); ++i)

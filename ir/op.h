@@ -21,17 +21,60 @@ enum class Op : uint16_t {
 #undef GRAFT_OP
 };
 
-// The number of primitives. A new line in ops.def must come with a new count
-// here, so an op cannot be half-added without the reviewer noticing.
-inline constexpr int kNumOps = 94;
+// The number of primitives, counted from ops.def.
+inline constexpr int kNumOps = 0
+#define GRAFT_OP(...) +1
+#include "ir/ops.def"
+#undef GRAFT_OP
+    ;
 
 inline constexpr int kVariadic = -1;
+
+// The `dtypes` column: which operand dtypes the op accepts (checked by the
+// standard shape rules; an op's own shape rule may read it too).
+enum class DTypeClass : uint8_t { floats, numbers, signed_numbers, ints_or_bool, any };
+
+// The `shape` column: the op's own rule (<ident>_shape) or a standard one.
+enum class ShapeRuleKind : uint8_t {
+  own,
+  same_type,     // operands of one shape and dtype; the result has their type
+  bool_result,   // operands of one shape and dtype; the result is bool of that shape
+  reduces_axes,  // removes the `axes` (reductions)
+  reduces_axis,  // removes `axis`, result of `index_dtype` (arg-reductions)
+  scans_axis,    // keeps the operand's type, scanning `axis` (cumulative ops)
+};
+
+// The `jvp` column: the op's own rule, a derivative formula, linearity, or
+// none (with the reason its derivative is zero or undefined).
+enum class JvpKind : uint8_t {
+  own,         // <ident>_jvp in transforms/rules/<family>.cpp
+  derivative,  // unary: tangent * formula, the formula in x (operand) and y (result)
+  linear_in,   // the op itself applied to the listed operands' tangents
+  none,        // no derivative: text says why
+};
+struct JvpSpec {
+  JvpKind kind;
+  std::string_view text;  // the formula, the operand list ("0 2", "all"), or the reason
+};
+
+// The `batch` column: the op's own batching rule or a standard one.
+enum class BatchRuleKind : uint8_t {
+  own,
+  elementwise,  // every operand at the first batched operand's batch axis
+  over_axes,    // `axes` renumbered past the batch axis
+  over_axis,    // `axis` renumbered past the batch axis
+  none,         // no operands to batch (creation ops, jit's fusion)
+};
 
 struct OpInfo {
   std::string_view name;
   int arity;  // kVariadic for a variable number of operands
   OpFamily family;
+  DTypeClass dtypes;
+  ShapeRuleKind shape_rule;
+  JvpSpec jvp;
   bool linear;     // has a transpose rule (see ops.def)
+  BatchRuleKind batch_rule;
   bool inplace;    // output may reuse a dying operand's buffer
   bool reduction;  // a tree reduction over `axes` (may end a fused kernel)
   std::string_view not_differentiable;  // empty, or why the op has no JVP rule
@@ -40,30 +83,72 @@ struct OpInfo {
 };
 
 namespace detail {
+// OWN in any rule column: the op's own <ident>_<kind> function.
+struct OwnRule {
+  constexpr operator ShapeRuleKind() const { return ShapeRuleKind::own; }
+  constexpr operator JvpSpec() const { return {JvpKind::own, {}}; }
+  constexpr operator BatchRuleKind() const { return BatchRuleKind::own; }
+};
+constexpr std::string_view no_jvp_reason(JvpSpec s) { return s.kind == JvpKind::none ? s.text : std::string_view{}; }
+
 #define VARIADIC kVariadic
+#define FLOATS DTypeClass::floats
+#define NUMBERS DTypeClass::numbers
+#define SIGNED DTypeClass::signed_numbers
+#define INTS_OR_BOOL DTypeClass::ints_or_bool
+#define ANY DTypeClass::any
+#define OWN OwnRule{}
+#define SAME_TYPE ShapeRuleKind::same_type
+#define BOOL_RESULT ShapeRuleKind::bool_result
+#define REDUCES_AXES ShapeRuleKind::reduces_axes
+#define REDUCES_AXIS ShapeRuleKind::reduces_axis
+#define SCANS_AXIS ShapeRuleKind::scans_axis
+#define DERIVATIVE(formula) JvpSpec{JvpKind::derivative, formula}
+#define LINEAR_IN(operands) JvpSpec{JvpKind::linear_in, operands}
+#define NO_JVP(why) JvpSpec{JvpKind::none, why}
+#define BATCH_ELEMENTWISE BatchRuleKind::elementwise
+#define BATCH_AXES BatchRuleKind::over_axes
+#define BATCH_AXIS BatchRuleKind::over_axis
+#define NO_BATCH BatchRuleKind::none
 #define LINEAR true
 #define NONLINEAR false
 #define INPLACE true
 #define NOT_INPLACE false
 #define REDUCTION true
 #define NO_REDUCTION false
-#define DIFFERENTIABLE ""
 #define PURE false
 #define EFFECTFUL true
 inline constexpr std::array<OpInfo, kNumOps> kOpTable = {{
-#define GRAFT_OP(ident, name, arity, family, linear, inplace, reduction, differentiable, effects, attributes) \
-  OpInfo{name, arity, OpFamily::family, linear, inplace, reduction, differentiable, effects, attributes},
+#define GRAFT_OP(ident, name, arity, family, dtypes, shape, jvp, linear, batch, inplace, reduction, effects, attributes) \
+  OpInfo{name, arity, OpFamily::family, dtypes, shape, jvp, linear, batch, inplace, reduction, no_jvp_reason(jvp), effects, attributes},
 #include "ir/ops.def"
 #undef GRAFT_OP
 }};
 #undef VARIADIC
+#undef FLOATS
+#undef NUMBERS
+#undef SIGNED
+#undef INTS_OR_BOOL
+#undef ANY
+#undef OWN
+#undef SAME_TYPE
+#undef BOOL_RESULT
+#undef REDUCES_AXES
+#undef REDUCES_AXIS
+#undef SCANS_AXIS
+#undef DERIVATIVE
+#undef LINEAR_IN
+#undef NO_JVP
+#undef BATCH_ELEMENTWISE
+#undef BATCH_AXES
+#undef BATCH_AXIS
+#undef NO_BATCH
 #undef LINEAR
 #undef NONLINEAR
 #undef INPLACE
 #undef NOT_INPLACE
 #undef REDUCTION
 #undef NO_REDUCTION
-#undef DIFFERENTIABLE
 #undef PURE
 #undef EFFECTFUL
 }  // namespace detail
@@ -75,7 +160,7 @@ constexpr bool is_elementwise(Op op) { return op_info(op).family == OpFamily::el
 constexpr bool is_reduction(Op op) { return op_info(op).reduction; }
 constexpr bool is_collective(Op op) { return op_info(op).family == OpFamily::collective; }
 constexpr bool is_linear(Op op) { return op_info(op).linear; }
-constexpr bool is_differentiable(Op op) { return op_info(op).not_differentiable.empty(); }
+constexpr bool is_differentiable(Op op) { return op_info(op).jvp.kind != JvpKind::none; }
 constexpr bool has_side_effects(Op op) { return op_info(op).side_effects; }
 // fusion nodes are made by jit after every transform has run.
 constexpr bool is_jit_internal(Op op) { return op_info(op).family == OpFamily::fusion; }
@@ -86,9 +171,7 @@ constexpr std::string_view op_name(Op op) { return op_info(op).name; }
 constexpr bool has_jvp_rule(Op op) { return is_differentiable(op); }
 constexpr bool has_transpose_rule(Op op) { return is_linear(op); }
 // Ops without operands (creation) compute nothing that varies along a mapped axis.
-constexpr bool has_batch_rule(Op op) {
-  return op_info(op).family != OpFamily::creation && !is_jit_internal(op);
-}
+constexpr bool has_batch_rule(Op op) { return op_info(op).batch_rule != BatchRuleKind::none; }
 
 std::optional<Op> op_from_name(std::string_view name);
 const char* family_name(OpFamily family);

@@ -40,7 +40,7 @@ std::string op_expr(Op op, DType dt, DType out, const std::vector<std::string>& 
       return fl ? cat("((", T, ")1 / ", a[0], ")") : cat("gcg_int_div((", T, ")1, ", a[0], ")");
     case Op::erf: return fl ? cat("gcg_erf(", a[0], ")") : bad();
     case Op::is_finite: return fl ? cat("__builtin_isfinite(", a[0], ")") : std::string("true");
-    case Op::not_:
+    case Op::bitwise_not:
       if (fl) return bad();
       return dt == DType::bool_ ? cat("(!", a[0], ")") : cat("(", T, ")(~", a[0], ")");
     case Op::stop_gradient:
@@ -64,11 +64,11 @@ std::string op_expr(Op op, DType dt, DType out, const std::vector<std::string>& 
     case Op::min:
       if (dt == DType::bool_) return bad();
       return cat(op == Op::max ? "gcg_max<" : "gcg_min<", T, ">(", a[0], ", ", a[1], ")");
-    case Op::and_:
-    case Op::or_:
-    case Op::xor_: {
+    case Op::bitwise_and:
+    case Op::bitwise_or:
+    case Op::bitwise_xor: {
       if (fl) return bad();
-      const char* sym = op == Op::and_ ? "&" : op == Op::or_ ? "|" : "^";
+      const char* sym = op == Op::bitwise_and ? "&" : op == Op::bitwise_or ? "|" : "^";
       return cat("(", T, ")(", a[0], " ", sym, " ", a[1], ")");
     }
     case Op::eq: return cat("(", a[0], " == ", a[1], ")");

@@ -46,7 +46,7 @@ Buffers run(const DeviceBody& body, const Buffers& inputs) {
 }  // namespace
 
 bool runs_bodies_on_device(ir::Op op) {
-  return op == ir::Op::cond || op == ir::Op::while_ || op == ir::Op::scan || op == ir::Op::custom_jvp_call ||
+  return op == ir::Op::cond || op == ir::Op::while_loop || op == ir::Op::scan || op == ir::Op::custom_jvp_call ||
          op == ir::Op::custom_vjp_call || op == ir::Op::remat;
 }
 
@@ -54,7 +54,7 @@ std::vector<ir::GraphPtr> device_bodies(const ir::Node& n) {
   auto one = [&](const char* name) { return ir::attr<ir::Graphs>(n.attrs, name, n.op).at(0); };
   switch (n.op) {
     case ir::Op::cond: return ir::attr<ir::Graphs>(n.attrs, "branches", n.op);
-    case ir::Op::while_: return {one("cond"), one("body")};
+    case ir::Op::while_loop: return {one("cond"), one("body")};
     case ir::Op::scan: case ir::Op::remat: return {one("body")};
     case ir::Op::custom_jvp_call: case ir::Op::custom_vjp_call: return {one("call")};
     default: throw Error(std::string("cuda: ") + std::string(ir::op_name(n.op)) + " has no device bodies");
@@ -73,12 +73,12 @@ NodeKernel graph_call_runner(DeviceBody body) {
 }
 
 NodeKernel control_flow_runner(const ir::Node& n, std::vector<DeviceBody> bodies) {
-  if (n.op != ir::Op::cond && n.op != ir::Op::while_ && n.op != ir::Op::scan) return graph_call_runner(std::move(bodies.at(0)));
+  if (n.op != ir::Op::cond && n.op != ir::Op::while_loop && n.op != ir::Op::scan) return graph_call_runner(std::move(bodies.at(0)));
   return [op = n.op, bodies = std::move(bodies)](const KernelCall& call) {
     const interpreter::ControlFlowMemory m = device_memory(transfers_here());
     const interpreter::RunBody body = [&bodies](size_t k, const Buffers& inputs) { return run(bodies.at(k), inputs); };
     if (op == ir::Op::cond) interpreter::run_cond(call, bodies.size(), m, body);
-    else if (op == ir::Op::while_) interpreter::run_while(call, m, body);
+    else if (op == ir::Op::while_loop) interpreter::run_while(call, m, body);
     else interpreter::run_scan(call, m, body);
   };
 }

@@ -40,7 +40,7 @@ void cond_kernel(const KernelCall& call) {
   run_cond(call, branches.size(), host_memory(), runner(branches));
 }
 
-void while__kernel(const KernelCall& call) {
+void while_loop_kernel(const KernelCall& call) {
   run_while(call, host_memory(), runner({graph_attr(call, "cond"), graph_attr(call, "body")}));
 }
 

@@ -76,7 +76,7 @@ T int_rem(T a, T b) {
 template <class T>
 void unary_int(Op op, const T* x, T* y, int64_t n) {
   if constexpr (std::is_same_v<T, bool>) {  // the shape rules admit only `not` on bool
-    if (op != Op::not_) throw UnsupportedError(std::string(ir::op_name(op)) + ": no bool kernel");
+    if (op != Op::bitwise_not) throw UnsupportedError(std::string(ir::op_name(op)) + ": no bool kernel");
     parallel_ranges(n, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) y[i] = !x[i];
     });
@@ -91,7 +91,7 @@ void unary_int(Op op, const T* x, T* y, int64_t n) {
         case Op::sign: y[i] = static_cast<T>((v > 0) - (v < 0)); break;
         case Op::square: y[i] = wrapping_mul<T>(v, v); break;
         case Op::reciprocal: y[i] = int_div<T>(1, v); break;
-        case Op::not_: y[i] = static_cast<T>(~v); break;
+        case Op::bitwise_not: y[i] = static_cast<T>(~v); break;
         default: throw UnsupportedError(std::string(ir::op_name(op)) + ": no integer kernel");
       }
     }
@@ -175,13 +175,13 @@ void binary_typed(const KernelCall& call) {
         if constexpr (is_float) if (std::isnan(a) || std::isnan(b)) return a + b;
         return a < b ? a : b;
       });
-    case Op::and_:
+    case Op::bitwise_and:
       if constexpr (!is_float) return zip<T, T>(call, [](T a, T b) { return static_cast<T>(a & b); });
       break;
-    case Op::or_:
+    case Op::bitwise_or:
       if constexpr (!is_float) return zip<T, T>(call, [](T a, T b) { return static_cast<T>(a | b); });
       break;
-    case Op::xor_:
+    case Op::bitwise_xor:
       if constexpr (!is_float) return zip<T, T>(call, [](T a, T b) { return static_cast<T>(a ^ b); });
       break;
     case Op::eq: return zip<T, bool>(call, [](T a, T b) { return a == b; });
@@ -244,7 +244,7 @@ void is_finite_kernel(const KernelCall& call) {
   });
 }
 
-void not__kernel(const KernelCall& call) { unary_kernel(call); }
+void bitwise_not_kernel(const KernelCall& call) { unary_kernel(call); }
 void stop_gradient_kernel(const KernelCall& call) { copy_kernel(call); }
 
 void copy_kernel(const KernelCall& call) {
@@ -261,9 +261,9 @@ void pow_kernel(const KernelCall& call) { binary_kernel(call); }
 void max_kernel(const KernelCall& call) { binary_kernel(call); }
 void min_kernel(const KernelCall& call) { binary_kernel(call); }
 void atan2_kernel(const KernelCall& call) { binary_kernel(call); }
-void and__kernel(const KernelCall& call) { binary_kernel(call); }
-void or__kernel(const KernelCall& call) { binary_kernel(call); }
-void xor__kernel(const KernelCall& call) { binary_kernel(call); }
+void bitwise_and_kernel(const KernelCall& call) { binary_kernel(call); }
+void bitwise_or_kernel(const KernelCall& call) { binary_kernel(call); }
+void bitwise_xor_kernel(const KernelCall& call) { binary_kernel(call); }
 
 void eq_kernel(const KernelCall& call) { binary_kernel(call); }
 void ne_kernel(const KernelCall& call) { binary_kernel(call); }

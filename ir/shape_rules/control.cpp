@@ -49,7 +49,7 @@ OutTypes cond_shape(const RuleCtx& c) {
   return outs;
 }
 
-OutTypes while__shape(const RuleCtx& c) {
+OutTypes while_loop_shape(const RuleCtx& c) {
   int64_t cn = count_attr(c, "cond_nconsts", c.num_inputs());
   int64_t bn = count_attr(c, "body_nconsts", c.num_inputs() - cn);
   Types carry = slice_types(c.inputs(), cn + bn, c.num_inputs() - cn - bn);

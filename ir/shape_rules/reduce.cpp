@@ -24,17 +24,19 @@ Shape reduced_shape(const RuleCtx& c, const Shape& in, const Ints& axes) {
   return out;
 }
 
-template <bool BoolOnly>
-OutTypes reduce_rule(const RuleCtx& c) {
+}  // namespace
+
+// REDUCES_AXES: the reductions.
+OutTypes reduces_axes_rule(const RuleCtx& c) {
   DType d = c.input(0).dtype;
-  if (BoolOnly && is_floating(d)) c.dtype_error(std::string("needs bool or integer operands, got ") + dtype_name(d));
-  if (!BoolOnly && d == DType::bool_ && c.op() != Op::reduce_max && c.op() != Op::reduce_min)
-    c.dtype_error("needs a numeric operand, got bool");
+  check_accepted_dtype(c, d);
   return {ValueType{d, reduced_shape(c, c.input(0).shape, c.attr_ints("axes"))}};
 }
 
-OutTypes arg_rule(const RuleCtx& c) {
+// REDUCES_AXIS: argmax and argmin, yielding `index_dtype`.
+OutTypes reduces_axis_rule(const RuleCtx& c) {
   const ValueType& x = c.input(0);
+  check_accepted_dtype(c, x.dtype);
   int ax = c.axis(c.attr_int("axis"), x.rank(), "axis");
   if (x.shape[ax] == 0) c.shape_error("cannot take an arg-reduction over an empty axis");
   DType index = c.attr_dtype("index_dtype");
@@ -45,27 +47,13 @@ OutTypes arg_rule(const RuleCtx& c) {
   return {ValueType{index, out}};
 }
 
-OutTypes cumulative_rule(const RuleCtx& c) {
+// SCANS_AXIS: the cumulative ops.
+OutTypes scans_axis_rule(const RuleCtx& c) {
   const ValueType& x = c.input(0);
   c.axis(c.attr_int("axis"), x.rank(), "axis");
   c.attr_bool("reverse");
-  if (x.dtype == DType::bool_) c.dtype_error("needs a numeric operand, got bool");
+  check_accepted_dtype(c, x.dtype);
   return {x};
 }
-
-}  // namespace
-
-OutTypes reduce_sum_shape(const RuleCtx& c) { return reduce_rule<false>(c); }
-OutTypes reduce_max_shape(const RuleCtx& c) { return reduce_rule<false>(c); }
-OutTypes reduce_min_shape(const RuleCtx& c) { return reduce_rule<false>(c); }
-OutTypes reduce_prod_shape(const RuleCtx& c) { return reduce_rule<false>(c); }
-OutTypes reduce_and_shape(const RuleCtx& c) { return reduce_rule<true>(c); }
-OutTypes reduce_or_shape(const RuleCtx& c) { return reduce_rule<true>(c); }
-OutTypes argmax_shape(const RuleCtx& c) { return arg_rule(c); }
-OutTypes argmin_shape(const RuleCtx& c) { return arg_rule(c); }
-OutTypes cumsum_shape(const RuleCtx& c) { return cumulative_rule(c); }
-OutTypes cumprod_shape(const RuleCtx& c) { return cumulative_rule(c); }
-OutTypes cummax_shape(const RuleCtx& c) { return cumulative_rule(c); }
-OutTypes cummin_shape(const RuleCtx& c) { return cumulative_rule(c); }
 
 }  // namespace graft::ir

@@ -4,6 +4,7 @@
 
 #include "graft/errors.h"
 #include "ir/attr_schema.h"
+#include "ir/dtype.h"
 
 namespace graft::ir {
 
@@ -108,14 +109,40 @@ void RuleCtx::check_signature(const Graph& g, const std::string& what, const std
   }
 }
 
+void check_accepted_dtype(const RuleCtx& c, DType d) {
+  bool ok = false;
+  const char* want = "";
+  switch (op_info(c.op()).dtypes) {
+    case DTypeClass::floats: ok = is_floating(d); want = "a float dtype (f32, f64)"; break;
+    case DTypeClass::numbers: ok = d != DType::bool_; want = "a numeric dtype"; break;
+    case DTypeClass::signed_numbers: ok = d != DType::bool_ && d != DType::u32; want = "a signed numeric dtype"; break;
+    case DTypeClass::ints_or_bool: ok = !is_floating(d); want = "an integer or bool dtype"; break;
+    case DTypeClass::any: ok = true; break;
+  }
+  if (!ok) c.dtype_error(std::string("needs ") + want + ", got " + dtype_name(d));
+}
+
 namespace {
 
 ShapeRuleTable build_table() {
   ShapeRuleTable t{};
-  // Filled from ops.def: the rule of each op that must have one (see ir/op.h).
-#define GRAFT_OP(ident, ...) t[static_cast<size_t>(Op::ident)] = ident##_shape;
+  // Filled from ops.def's `shape` column: the op's own rule or a standard one.
+#define GRAFT_SHAPE_OWN(ident) ident##_shape
+#define GRAFT_SHAPE_SAME_TYPE(ident) same_type_rule
+#define GRAFT_SHAPE_BOOL_RESULT(ident) bool_result_rule
+#define GRAFT_SHAPE_REDUCES_AXES(ident) reduces_axes_rule
+#define GRAFT_SHAPE_REDUCES_AXIS(ident) reduces_axis_rule
+#define GRAFT_SHAPE_SCANS_AXIS(ident) scans_axis_rule
+#define GRAFT_OP(ident, name, arity, family, dtypes, shape, ...) \
+  t[static_cast<size_t>(Op::ident)] = GRAFT_SHAPE_##shape(ident);
 #include "ir/ops.def"
 #undef GRAFT_OP
+#undef GRAFT_SHAPE_OWN
+#undef GRAFT_SHAPE_SAME_TYPE
+#undef GRAFT_SHAPE_BOOL_RESULT
+#undef GRAFT_SHAPE_REDUCES_AXES
+#undef GRAFT_SHAPE_REDUCES_AXIS
+#undef GRAFT_SHAPE_SCANS_AXIS
   return t;
 }
 

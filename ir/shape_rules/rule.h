@@ -92,11 +92,23 @@ class OutTypes {
 using ShapeRule = OutTypes (*)(const RuleCtx&);
 using ShapeRuleTable = std::array<ShapeRule, kNumOps>;
 
-// The shape/dtype rule of every op: <ident>_shape, defined in
-// ir/shape_rules/<family>.cpp.
+// The shape/dtype rule of every op whose ops.def `shape` column says OWN:
+// <ident>_shape, defined in ir/shape_rules/<family>.cpp (the others are
+// declared, never defined).
 #define GRAFT_OP(ident, ...) OutTypes ident##_shape(const RuleCtx& c);
 #include "ir/ops.def"
 #undef GRAFT_OP
+
+// The standard rules the `shape` column names (ir/op.h: ShapeRuleKind),
+// beside the family rules that resemble them.
+OutTypes same_type_rule(const RuleCtx& c);     // SAME_TYPE (elementwise.cpp)
+OutTypes bool_result_rule(const RuleCtx& c);   // BOOL_RESULT (elementwise.cpp)
+OutTypes reduces_axes_rule(const RuleCtx& c);  // REDUCES_AXES (reduce.cpp)
+OutTypes reduces_axis_rule(const RuleCtx& c);  // REDUCES_AXIS (reduce.cpp)
+OutTypes scans_axis_rule(const RuleCtx& c);    // SCANS_AXIS (reduce.cpp)
+
+// Throws unless the op's `dtypes` column accepts d.
+void check_accepted_dtype(const RuleCtx& c, DType d);
 
 // The rule of an op, or nullptr if it has none (the coverage test forbids that).
 ShapeRule shape_rule(Op op);

@@ -17,6 +17,7 @@
 #include "ir/op.h"
 #include "ir/shape_rules/rule.h"
 #include "transforms/rules/batch_rule.h"
+#include "transforms/rules/derivative_formula.h"
 #include "transforms/rules/jvp_rule.h"
 #include "transforms/rules/transpose_rule.h"
 
@@ -69,6 +70,43 @@ TEST_CASE("coverage: every op has exactly the rules ops.def calls for", "[covera
   CHECK_FALSE(ir::has_jvp_rule(Op::fusion));
   CHECK_FALSE(ir::has_batch_rule(Op::iota));
   CHECK(ir::has_batch_rule(Op::axis_index));
+}
+
+TEST_CASE("coverage: ops.def's standard rules are well formed", "[coverage]") {
+  int formulas = 0, linear = 0;
+  for (int i = 0; i < ir::kNumOps; ++i) {
+    const Op op = static_cast<Op>(i);
+    const ir::OpInfo& info = ir::op_info(op);
+    INFO(ir::op_name(op));
+    if (info.jvp.kind == ir::JvpKind::derivative) {
+      CHECK(info.arity == 1);  // a formula in x and y
+      CHECK_NOTHROW(transforms::derivative_formula(op));
+      ++formulas;
+    } else {
+      CHECK_THROWS_AS(transforms::derivative_formula(op), Error);
+    }
+    if (info.jvp.kind == ir::JvpKind::linear_in) {
+      ++linear;
+      if (info.jvp.text == "all") {
+        CHECK(info.arity == ir::kVariadic);
+      } else {
+        int n = 0;
+        for (char ch : info.jvp.text) {
+          if (ch == ' ') continue;
+          CHECK((ch >= '0' && ch <= '9'));
+          CHECK((info.arity == ir::kVariadic || ch - '0' < info.arity));
+          ++n;
+        }
+        CHECK(n > 0);
+      }
+      CHECK(info.linear);  // linear in those operands, so it has a transpose rule
+    }
+    // The standard shape rules of the elementwise family stay in it.
+    if (info.shape_rule == ir::ShapeRuleKind::same_type || info.shape_rule == ir::ShapeRuleKind::bool_result)
+      CHECK(info.family == ir::OpFamily::elementwise);
+  }
+  CHECK(formulas >= 20);
+  CHECK(linear >= 15);
 }
 
 TEST_CASE("coverage: every elementwise op, on every dtype its shape rule accepts, runs on the interpreter and has "

@@ -224,7 +224,7 @@ bool derivatives_differ(const Program& p, bool loops, uint64_t seed, bool report
 // The derivative checks of a random program; false (and a reproduction) if they fail.
 bool check_derivatives(uint64_t seed, const test::RandomGraph& r, const char* which, const char* dir_suffix) {
   bool loops = false;
-  for (const std::string& o : r.ops) loops = loops || o == ir::op_name(ir::Op::while_);
+  for (const std::string& o : r.ops) loops = loops || o == ir::op_name(ir::Op::while_loop);
   const Program program{Graph(r.graph), r.inputs};
   ++derivatives_checked;
   grads_checked += !loops;

@@ -27,7 +27,7 @@ constexpr DType kDTypes[] = {DType::bool_, DType::i32, DType::i64, DType::u32, D
 // generator cannot invent).
 bool drawable(Op op) {
   const std::string_view a = ir::op_info(op).attributes;
-  if (op == Op::cond || op == Op::while_ || op == Op::scan) return true;
+  if (op == Op::cond || op == Op::while_loop || op == Op::scan) return true;
   return !ir::has_side_effects(op) && !ir::is_jit_internal(op) && !ir::is_collective(op) &&
          a.find(":graphs") == std::string_view::npos && a.find(":string") == std::string_view::npos;
 }
@@ -368,7 +368,7 @@ bool add_while(Scope& s) {
     const ValueId count = c.pool[cconsts.size()];
     ValueId p = c.b.add1(Op::lt, {count, c.b.add1(Op::constant, {}, {{"value", i32(trips)}})});
     if (std::optional<ValueId> q = c.of_type({DType::bool_, {}}); q && *q != p && g.coin(2))
-      p = c.b.add1(Op::and_, {p, *q});
+      p = c.b.add1(Op::bitwise_and, {p, *q});
     return std::vector<ValueId>{p};
   });
   std::vector<ValueType> body_in = bconsts;
@@ -379,7 +379,7 @@ bool add_while(Scope& s) {
     for (size_t k = 1; k < carry.size(); ++k) outs.push_back(*c.of_type(carry[k]));
     return outs;
   });
-  return s.add(Op::while_, ir::IdList(ins.begin(), ins.end()),
+  return s.add(Op::while_loop, ir::IdList(ins.begin(), ins.end()),
                {{"cond", ir::Graphs{cond}}, {"cond_nconsts", int64_t(cconsts.size())},
                 {"body", ir::Graphs{body}}, {"body_nconsts", int64_t(bconsts.size())}});
 }
@@ -425,9 +425,9 @@ void grow(Scope& s, int nodes) {
     const Op op = s.table[static_cast<size_t>(s.g.pick(static_cast<int>(s.table.size())))];
     bool ok = false;
     if (op == Op::constant) ok = add_constant(s);
-    else if (op == Op::cond || op == Op::while_ || op == Op::scan) {
+    else if (op == Op::cond || op == Op::while_loop || op == Op::scan) {
       if (s.depth < 2 && s.g.coin(3))  // rarer than one op, as a program holds few
-        ok = op == Op::cond ? add_cond(s) : op == Op::while_ ? add_while(s) : add_scan(s);
+        ok = op == Op::cond ? add_cond(s) : op == Op::while_loop ? add_while(s) : add_scan(s);
     } else ok = add_plain(s, op);
     made += ok;
   }

@@ -105,7 +105,7 @@ GraphPtr while_graph() {
   Graph g;
   ValueId x = g.add_input(kF32x3);
   ValueId w = g.new_value(kF32x3);
-  g.add_node(node_with_subgraphs(0, Op::while_, {x}, w, "body", {cos_graph()}));
+  g.add_node(node_with_subgraphs(0, Op::while_loop, {x}, w, "body", {cos_graph()}));
   Node neg;
   neg.id = 1;
   neg.op = Op::neg;

@@ -201,9 +201,9 @@ void add_elementwise_cases(Catalogue& c) {
   c.ok(Op::is_finite, {{f64, {}}}, {}, {{bool_, {}}});
   c.bad_dtype(Op::is_finite, {{i32, {3}}}, {}, "float dtype");
 
-  c.ok(Op::not_, {{bool_, {3}}}, {}, {{bool_, {3}}});
-  c.ok(Op::not_, {{u32, {}}}, {}, {{u32, {}}});
-  c.bad_dtype(Op::not_, {{f32, {3}}}, {}, "integer or bool");
+  c.ok(Op::bitwise_not, {{bool_, {3}}}, {}, {{bool_, {3}}});
+  c.ok(Op::bitwise_not, {{u32, {}}}, {}, {{u32, {}}});
+  c.bad_dtype(Op::bitwise_not, {{f32, {3}}}, {}, "integer or bool");
 
   // stop_gradient and copy take any single operand; only the operand count
   // can be wrong.
@@ -231,7 +231,7 @@ void add_elementwise_cases(Catalogue& c) {
     c.bad_shape(op, {{f32, {2}}, {f32, {2, 1}}}, {}, "differ");
   }
 
-  for (Op op : {Op::and_, Op::or_, Op::xor_}) {
+  for (Op op : {Op::bitwise_and, Op::bitwise_or, Op::bitwise_xor}) {
     c.ok(op, {{bool_, {3}}, {bool_, {3}}}, {}, {{bool_, {3}}});
     c.ok(op, {{u32, {}}, {u32, {}}}, {}, {{u32, {}}});
     c.bad_dtype(op, {{f32, {3}}, {f32, {3}}}, {}, "integer or bool");
@@ -277,8 +277,8 @@ void add_reduce_cases(Catalogue& c) {
   // Max and min of booleans are any and all; sum and product are not defined.
   c.ok(Op::reduce_max, {{bool_, {4}}}, {{"axes", Ints{0}}}, {{bool_, {}}});
   c.ok(Op::reduce_min, {{bool_, {2, 4}}}, {{"axes", Ints{1}}}, {{bool_, {2}}});
-  c.bad_dtype(Op::reduce_sum, {{bool_, {4}}}, {{"axes", Ints{0}}}, "numeric operand, got bool");
-  c.bad_dtype(Op::reduce_prod, {{bool_, {4}}}, {{"axes", Ints{0}}}, "numeric operand, got bool");
+  c.bad_dtype(Op::reduce_sum, {{bool_, {4}}}, {{"axes", Ints{0}}}, "numeric dtype, got bool");
+  c.bad_dtype(Op::reduce_prod, {{bool_, {4}}}, {{"axes", Ints{0}}}, "numeric dtype, got bool");
   c.bad_shape(Op::reduce_min, {{f32, {3}}}, {{"axes", Ints{-1}}}, "reduction axis -1 is out of range");
   c.bad_format(Op::reduce_max, {{f32, {3}}}, {}, "attribute 'axes' is missing (it must be ints)");
   c.bad_format(Op::reduce_sum, {{f32, {3}}}, {{"axes", int64_t{0}}}, "attribute 'axes' must be ints, not int");
@@ -286,7 +286,7 @@ void add_reduce_cases(Catalogue& c) {
   for (Op op : {Op::reduce_and, Op::reduce_or}) {
     c.ok(op, {{bool_, {2, 3}}}, {{"axes", Ints{1}}}, {{bool_, {2}}});
     c.ok(op, {{u32, {4}}}, {{"axes", Ints{0}}}, {{u32, {}}});
-    c.bad_dtype(op, {{f32, {2, 3}}}, {{"axes", Ints{1}}}, "bool or integer operands, got f32");
+    c.bad_dtype(op, {{f32, {2, 3}}}, {{"axes", Ints{1}}}, "integer or bool dtype, got f32");
   }
 
   for (Op op : {Op::argmax, Op::argmin}) {
@@ -303,7 +303,7 @@ void add_reduce_cases(Catalogue& c) {
   for (Op op : {Op::cumsum, Op::cumprod, Op::cummax, Op::cummin}) {
     c.ok(op, {{f32, {3, 4}}}, {{"axis", int64_t{1}}, {"reverse", int64_t{0}}}, {{f32, {3, 4}}});
     c.ok(op, {{i32, {5}}}, {{"axis", int64_t{0}}, {"reverse", int64_t{1}}}, {{i32, {5}}});
-    c.bad_dtype(op, {{bool_, {5}}}, {{"axis", int64_t{0}}, {"reverse", int64_t{0}}}, "numeric operand, got bool");
+    c.bad_dtype(op, {{bool_, {5}}}, {{"axis", int64_t{0}}, {"reverse", int64_t{0}}}, "numeric dtype, got bool");
     c.bad_shape(op, {{f32, {5}}}, {{"axis", int64_t{0}}, {"reverse", int64_t{2}}},
                 "attribute 'reverse' must be 0 or 1, not 2");
     c.bad_shape(op, {{f32, {3, 4}}}, {{"axis", int64_t{2}}, {"reverse", int64_t{0}}},
@@ -593,7 +593,7 @@ void add_control_cases(Catalogue& c) {
   const Types while_operands = {{f32, {}}, f32_3, {i32, {}}, f32_3};  // limit, step, i, x
   const Attrs one_const_each{{"cond_nconsts", int64_t{1}}, {"body_nconsts", int64_t{1}},
                              {"cond", Graphs{keep_going}}, {"body", Graphs{step}}};
-  c.ok(Op::while_, while_operands, one_const_each, {{i32, {}}, f32_3});
+  c.ok(Op::while_loop, while_operands, one_const_each, {{i32, {}}, f32_3});
   {
     // No constants: loop i while i != 0, decrementing.
     GraphBuilder cb;
@@ -604,15 +604,15 @@ void add_control_cases(Catalogue& c) {
     ValueId j = bb.input({i32, {}});
     ValueId one = bb.add1(Op::constant, {}, {{"value", i32_literal({1}, {})}});
     GraphPtr decrement = bb.finish({bb.add1(Op::sub, {j, one})});
-    c.ok(Op::while_, {{i32, {}}},
+    c.ok(Op::while_loop, {{i32, {}}},
          {{"cond_nconsts", int64_t{0}}, {"body_nconsts", int64_t{0}}, {"cond", Graphs{nonzero}},
           {"body", Graphs{decrement}}},
          {{i32, {}}});
   }
-  c.bad_shape(Op::while_, while_operands,
+  c.bad_shape(Op::while_loop, while_operands,
               {{"cond_nconsts", int64_t{1}}, {"body_nconsts", int64_t{1}}, {"cond", Graphs{step}}, {"body", Graphs{step}}},
               "cond takes (f32[3], i32[], f32[3]) but is given (f32[], i32[], f32[3])");
-  c.bad_shape(Op::while_, while_operands,
+  c.bad_shape(Op::while_loop, while_operands,
               {{"cond_nconsts", int64_t{1}}, {"body_nconsts", int64_t{1}}, {"cond", Graphs{keep_going}},
                {"body", Graphs{wrong_carry_graph()}}},
               "body returns (i32[], bool[3]) but must return (i32[], f32[3])");
@@ -623,16 +623,16 @@ void add_control_cases(Catalogue& c) {
     cb.input({i32, {}});
     cb.input(f32_3);
     GraphPtr float_cond = cb.finish({cb.add1(Op::exp, {limit})});
-    c.bad_shape(Op::while_, while_operands,
+    c.bad_shape(Op::while_loop, while_operands,
                 {{"cond_nconsts", int64_t{1}}, {"body_nconsts", int64_t{1}}, {"cond", Graphs{float_cond}},
                  {"body", Graphs{step}}},
                 "cond returns (f32[]) but must return (bool[])");
   }
-  c.bad_shape(Op::while_, while_operands,
+  c.bad_shape(Op::while_loop, while_operands,
               {{"cond_nconsts", int64_t{9}}, {"body_nconsts", int64_t{1}}, {"cond", Graphs{keep_going}},
                {"body", Graphs{step}}},
               "cond_nconsts 9 must be in [0, 4]");
-  c.bad_shape(Op::while_, while_operands,
+  c.bad_shape(Op::while_loop, while_operands,
               {{"cond_nconsts", int64_t{1}}, {"body_nconsts", int64_t{1}}, {"cond", Graphs{keep_going, keep_going}},
                {"body", Graphs{step}}},
               "attribute 'cond' must hold exactly one graph, not 2");

@@ -23,7 +23,7 @@ TEST_CASE("op table: names are unique and round-trip", "[ir][ops]") {
   CHECK(op_info(Op::add).arity == 2);
   CHECK(op_info(Op::concatenate).arity == kVariadic);
   CHECK(op_info(Op::dot_general).family == OpFamily::linalg);
-  CHECK(op_name(Op::while_) == "while");
+  CHECK(op_name(Op::while_loop) == "while");
 }
 
 TEST_CASE("op table: the property columns and the predicates derived from them", "[ir][ops]") {

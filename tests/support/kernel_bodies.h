@@ -44,8 +44,8 @@ inline const std::vector<Op> kFloatUnary = {Op::neg,  Op::abs,   Op::sign,  Op::
                                             Op::stop_gradient, Op::copy};
 inline const std::vector<Op> kFloatBinary = {Op::add, Op::sub, Op::mul, Op::div, Op::rem, Op::pow, Op::max, Op::min,
                                              Op::atan2, Op::eq, Op::ne, Op::lt, Op::le, Op::gt, Op::ge};
-inline const std::vector<Op> kIntUnary = {Op::neg, Op::abs, Op::sign, Op::square, Op::reciprocal, Op::not_, Op::copy};
-inline const std::vector<Op> kIntBinary = {Op::add, Op::sub, Op::mul, Op::div, Op::rem, Op::max, Op::min, Op::and_,
-                                           Op::or_, Op::xor_, Op::eq, Op::ne, Op::lt, Op::le, Op::gt, Op::ge};
+inline const std::vector<Op> kIntUnary = {Op::neg, Op::abs, Op::sign, Op::square, Op::reciprocal, Op::bitwise_not, Op::copy};
+inline const std::vector<Op> kIntBinary = {Op::add, Op::sub, Op::mul, Op::div, Op::rem, Op::max, Op::min, Op::bitwise_and,
+                                           Op::bitwise_or, Op::bitwise_xor, Op::eq, Op::ne, Op::lt, Op::le, Op::gt, Op::ge};
 
 }  // namespace graft::test

@@ -165,15 +165,15 @@ TEST_CASE("vmap: while with a batched bound (per-example trip counts)", "[vmap][
                      [](const Array& i, const Array& c) { return c * 0.9 + astype(i, f64) + graft::sin(c); }, x);
   };
   Graph g = make_graph(f)(scalar(3, DType::i32), data({3}, 0, 0));
-  REQUIRE(count(g.ir(), Op::while_) == 1);
+  REQUIRE(count(g.ir(), Op::while_loop) == 1);
   In n{[](int64_t k) { return scalar(std::vector<double>{2, 5, 0}[static_cast<size_t>(k)], DType::i32); }, {kNone, 0}};
   check_vmap(g.ir(), {n, floats({3}, 0, {kNone, 0, 1})}, "while bound");
 
   // An unbatched bound keeps the predicate unbatched: no select in the loop.
   transforms::BatchedGraph bg = transforms::batch_graph(g.ir(), {kNone, 0}, 3, "");
-  REQUIRE(count(*bg.graph, Op::while_) == 1);
+  REQUIRE(count(*bg.graph, Op::while_loop) == 1);
   for (const ir::Node& node : bg.graph->nodes())
-    if (node.op == Op::while_) {
+    if (node.op == Op::while_loop) {
       const ir::Graph& body = *std::get<ir::Graphs>(*node.attrs.find("body")).at(0);
       CHECK(count(body, Op::select) == 0);
     }

@@ -41,6 +41,8 @@ ValueId BatchCtx::at(size_t operand, int64_t dim) {
   return add(Op::broadcast_in_dim, {o.value}, {{"shape", ir::Ints(t.shape)}, {"broadcast_dimensions", dims}});
 }
 
+int64_t past_batch_axis(int64_t axis, int64_t dim) { return axis >= dim ? axis + 1 : axis; }
+
 int64_t BatchCtx::first_batched_dim() const {
   for (const BatchedValue& o : operands)
     if (o.dim != kNotBatched) return o.dim;
@@ -64,10 +66,21 @@ namespace {
 
 BatchRuleTable build_table() {
   BatchRuleTable t{};
-  // Filled from ops.def: the rule of each op that must have one (see ir/op.h).
-#define GRAFT_OP(ident, ...) if constexpr (ir::has_batch_rule(Op::ident)) t[static_cast<size_t>(Op::ident)] = ident##_batch;
+  // Filled from ops.def's `batch` column: the op's own rule, a standard one, or none.
+#define GRAFT_BATCH_OWN(ident) ident##_batch
+#define GRAFT_BATCH_BATCH_ELEMENTWISE(ident) elementwise_batch
+#define GRAFT_BATCH_BATCH_AXES(ident) over_axes_batch
+#define GRAFT_BATCH_BATCH_AXIS(ident) over_axis_batch
+#define GRAFT_BATCH_NO_BATCH(ident) nullptr
+#define GRAFT_OP(ident, name, arity, family, dtypes, shape, jvp, linear, batch, ...) \
+  t[static_cast<size_t>(Op::ident)] = GRAFT_BATCH_##batch(ident);
 #include "ir/ops.def"
 #undef GRAFT_OP
+#undef GRAFT_BATCH_OWN
+#undef GRAFT_BATCH_BATCH_ELEMENTWISE
+#undef GRAFT_BATCH_BATCH_AXES
+#undef GRAFT_BATCH_BATCH_AXIS
+#undef GRAFT_BATCH_NO_BATCH
   return t;
 }
 

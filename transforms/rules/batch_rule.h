@@ -77,10 +77,19 @@ ir::GraphPtr batch_subgraph(const ir::Graph& g, const std::vector<int64_t>& in_d
 std::vector<bool> batched_outputs(const ir::Graph& g, const std::vector<int64_t>& in_dims, int64_t axis_size,
                                   const std::string& axis_name);
 
-// The batching rule of every op with operands (ir::has_batch_rule):
-// <ident>_batch, defined in transforms/rules/<family>.cpp.
+// The batching rule of every op whose ops.def `batch` column says OWN:
+// <ident>_batch, defined in transforms/rules/<family>.cpp (the others are
+// declared, never defined).
 #define GRAFT_OP(ident, ...) std::vector<BatchedValue> ident##_batch(BatchCtx& c);
 #include "ir/ops.def"
 #undef GRAFT_OP
+
+// The standard rules the `batch` column names.
+std::vector<BatchedValue> elementwise_batch(BatchCtx& c);  // BATCH_ELEMENTWISE (elementwise.cpp)
+std::vector<BatchedValue> over_axes_batch(BatchCtx& c);    // BATCH_AXES (reduce.cpp)
+std::vector<BatchedValue> over_axis_batch(BatchCtx& c);    // BATCH_AXIS (reduce.cpp)
+
+// An axis number of the unbatched operand, renumbered past a batch axis at dim.
+int64_t past_batch_axis(int64_t axis, int64_t dim);
 
 }  // namespace graft::transforms

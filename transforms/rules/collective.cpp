@@ -40,13 +40,8 @@ Out extreme_rule(JvpCtx& c) {
 
 // ---- JVP rules
 
-ir::IdList psum_jvp(JvpCtx& c) { return {c.linear({0})}; }
 ir::IdList pmax_jvp(JvpCtx& c) { return extreme_rule(c); }
 ir::IdList pmin_jvp(JvpCtx& c) { return extreme_rule(c); }
-ir::IdList all_gather_jvp(JvpCtx& c) { return {c.linear({0})}; }
-ir::IdList psum_scatter_jvp(JvpCtx& c) { return {c.linear({0})}; }
-ir::IdList ppermute_jvp(JvpCtx& c) { return {c.linear({0})}; }
-ir::IdList all_to_all_jvp(JvpCtx& c) { return {c.linear({0})}; }
 
 // ---- transpose rules
 namespace {
@@ -122,9 +117,6 @@ void check_axis_size(const BatchCtx& c) {
                      c.axis_name + "' differs from the vmapped size " + std::to_string(c.axis_size));
 }
 
-// An axis of the unbatched operand, renumbered past the batch axis at dim.
-int64_t past(int64_t axis, int64_t dim) { return axis >= dim ? axis + 1 : axis; }
-
 // An integer literal of shape [values.size()] as a constant node.
 ValueId int_vector(BatchCtx& c, DType dtype, const std::vector<int64_t>& values) {
   const int64_t n = static_cast<int64_t>(values.size());
@@ -181,7 +173,7 @@ std::vector<BatchedValue> all_gather_batch(BatchCtx& c) {
   if (!over_vmap_axis(c)) {
     ir::Attrs attrs = c.attrs();
     if (tiled) {
-      attrs.set("axis", past(axis, dim));
+      attrs.set("axis", past_batch_axis(axis, dim));
       return {{c.add(Op::all_gather, {c.operands[0].value}, attrs), dim}};
     }
     // The new axis lands before the batch axis when axis <= dim.
@@ -203,7 +195,7 @@ std::vector<BatchedValue> psum_scatter_batch(BatchCtx& c) {
   const int64_t dim = c.operands[0].dim;
   if (!over_vmap_axis(c)) {
     ir::Attrs attrs = c.attrs();
-    attrs.set("axis", past(axis, dim));
+    attrs.set("axis", past_batch_axis(axis, dim));
     return {{c.add(Op::psum_scatter, {c.operands[0].value}, attrs), !tiled && axis < dim ? dim - 1 : dim}};
   }
   check_axis_size(c);
@@ -264,8 +256,8 @@ std::vector<BatchedValue> all_to_all_batch(BatchCtx& c) {
   if (!over_vmap_axis(c)) {
     if (dim == kNotBatched) return pass_through(c);
     ir::Attrs attrs = c.attrs();
-    attrs.set("split_axis", past(split, dim));
-    attrs.set("concat_axis", past(concat, dim));
+    attrs.set("split_axis", past_batch_axis(split, dim));
+    attrs.set("concat_axis", past_batch_axis(concat, dim));
     return {{c.add(Op::all_to_all, {c.operands[0].value}, attrs), dim}};
   }
   check_axis_size(c);

@@ -132,7 +132,7 @@ ir::IdList cond_jvp(JvpCtx& c) {
 // while(cconsts.., bconsts.., carry..): one loop over the primal and tangent
 // carries together. Which carries need a tangent is a fixed point: a carry
 // whose tangent is zero on entry may get one from the body.
-ir::IdList while__jvp(JvpCtx& c) {
+ir::IdList while_loop_jvp(JvpCtx& c) {
   const ir::Graph& cond = *graphs_attr(c.node(), "cond").at(0);
   const ir::Graph& body = *graphs_attr(c.node(), "body").at(0);
   const size_t cn = static_cast<size_t>(ir::int_attr(c.node(), "cond_nconsts"));
@@ -179,7 +179,7 @@ ir::IdList while__jvp(JvpCtx& c) {
   for (size_t k : tc) outs.push_back(n + k);
   ir::GraphPtr new_body = ir::rebind_graph(*jp, body_types, bind, outs);
 
-  Out res = c.add_multi(Op::while_, inputs,
+  Out res = c.add_multi(Op::while_loop, inputs,
                         {{"cond", ir::Graphs{new_cond}},
                          {"body", ir::Graphs{new_body}},
                          {"cond_nconsts", static_cast<int64_t>(cn)},
@@ -305,7 +305,7 @@ ir::IdList cond_transpose(TransposeCtx& c) {
 
 // Reverse mode needs the loop's steps in reverse, which a while loop cannot
 // give without a bound on its trip count; this rule only explains that.
-ir::IdList while__transpose(TransposeCtx&) {
+ir::IdList while_loop_transpose(TransposeCtx&) {
   throw UnsupportedError(
       "while: reverse-mode differentiation of a while_loop is not supported (its trip count is only known at run "
       "time); use scan, or fori_loop with integer bounds, which lowers to scan");
@@ -493,7 +493,7 @@ std::vector<BatchedValue> cond_batch(BatchCtx& c) {
 }
 
 // while(cconsts.., bconsts.., carry..)
-std::vector<BatchedValue> while__batch(BatchCtx& c) {
+std::vector<BatchedValue> while_loop_batch(BatchCtx& c) {
   const ir::Graph& cond = *graphs_attr(c.node(), "cond").at(0);
   const ir::Graph& body = *graphs_attr(c.node(), "body").at(0);
   const size_t cn = static_cast<size_t>(ir::int_attr(c.node(), "cond_nconsts"));
@@ -565,7 +565,7 @@ std::vector<BatchedValue> while__batch(BatchCtx& c) {
     body_nconsts = static_cast<int64_t>(cn + bn);
   }
   inputs.insert(inputs.end(), carry.begin(), carry.end());
-  Out res = c.add_multi(Op::while_, inputs,
+  Out res = c.add_multi(Op::while_loop, inputs,
                         {{"cond", ir::Graphs{new_cond}},
                          {"body", ir::Graphs{body_used}},
                          {"cond_nconsts", static_cast<int64_t>(cn)},

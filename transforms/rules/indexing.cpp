@@ -1,5 +1,6 @@
 // Transform rules of indexing: linear in the data operands, constant in the
-// indices. JVP, transpose and batching rules below, in that order.
+// indices (ops.def's LINEAR_IN gives their JVPs). Transpose and batching
+// rules below, in that order.
 #include <algorithm>
 
 #include "transforms/rules/batch_rule.h"
@@ -10,14 +11,6 @@
 namespace graft::transforms {
 
 using ir::Op;
-
-// ---- JVP rules
-
-ir::IdList dynamic_slice_jvp(JvpCtx& c) { return {c.linear({0})}; }
-ir::IdList dynamic_update_slice_jvp(JvpCtx& c) { return {c.linear({0, 1})}; }
-ir::IdList gather_jvp(JvpCtx& c) { return {c.linear({0})}; }
-ir::IdList scatter_add_jvp(JvpCtx& c) { return {c.linear({0, 2})}; }
-
 
 // ---- transpose rules
 
@@ -77,7 +70,7 @@ ir::IdList scatter_add_transpose(TransposeCtx& c) {
     ValueId idx = c.operands[1];
     ValueId read = c.add(Op::gather, {ct, idx}, c.attrs());
     // An index outside [0, n) was dropped: its update's cotangent is zero.
-    ValueId inside = c.add(Op::and_, {c.add(Op::ge, {idx, c.emit().scalar_like(0, idx)}),
+    ValueId inside = c.add(Op::bitwise_and, {c.add(Op::ge, {idx, c.emit().scalar_like(0, idx)}),
                                       c.add(Op::lt, {idx, c.emit().scalar_like(static_cast<double>(n), idx)})});
     // Index axis j lands on result axis j among the paired batch_dims, else on axis + (j - b).
     ir::Ints dims;
@@ -221,10 +214,10 @@ std::vector<BatchedValue> dynamic_update_slice_batch(BatchCtx& c) {
     ValueId rel = c.add(Op::sub, {iota, broadcast(c, start, ishape, s.dim == kNotBatched ? ir::Ints{} : ir::Ints{0})});
     // Positions outside the window read a clamped entry; the mask drops them.
     uv = c.add(Op::gather, {uv, rel}, {{"axis", d + 1}, {"batch_dims", int64_t{1}}});
-    ValueId inside = c.add(Op::and_, {c.add(Op::ge, {rel, full(c, 0, t, ishape)}),
+    ValueId inside = c.add(Op::bitwise_and, {c.add(Op::ge, {rel, full(c, 0, t, ishape)}),
                                       c.add(Op::lt, {rel, full(c, static_cast<double>(sz[d]), t, ishape)})});
     ValueId spread = broadcast(c, inside, out_shape, {0, d + 1});
-    mask = mask == -1 ? spread : c.add(Op::and_, {mask, spread});
+    mask = mask == -1 ? spread : c.add(Op::bitwise_and, {mask, spread});
   }
   return {{c.add(Op::select, {mask, uv, xv}), 0}};
 }

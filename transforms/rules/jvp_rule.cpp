@@ -89,16 +89,44 @@ ValueId JvpCtx::take_along_axis(ValueId x, ValueId perm, int64_t axis) {
   return move(g, from_last);
 }
 
+ir::IdList linear_in_jvp(JvpCtx& c) {
+  const std::string_view text = ir::op_info(c.node().op).jvp.text;
+  std::vector<size_t> operands;
+  if (text == "all") {
+    for (size_t i = 0; i < c.primals.size(); ++i) operands.push_back(i);
+  } else {
+    size_t k = 0;
+    while (k < text.size()) {
+      if (text[k] == ' ') { ++k; continue; }
+      size_t v = 0;
+      while (k < text.size() && text[k] >= '0' && text[k] <= '9') v = v * 10 + static_cast<size_t>(text[k++] - '0');
+      operands.push_back(v);
+    }
+  }
+  return {c.linear(operands)};
+}
+
 bool is_non_differentiable(Op op) { return !ir::is_differentiable(op) && !ir::is_jit_internal(op); }
 
 namespace {
 
 JvpRuleTable build_table() {
   JvpRuleTable t{};
-  // Filled from ops.def: the rule of each op that must have one (see ir/op.h).
-#define GRAFT_OP(ident, ...) if constexpr (ir::has_jvp_rule(Op::ident)) t[static_cast<size_t>(Op::ident)] = ident##_jvp;
+  // Filled from ops.def's `jvp` column: the op's own rule, a standard one, or none.
+#define GRAFT_DROP(ident)
+#define GRAFT_JVP_OWN(ident) ident##_jvp
+#define GRAFT_JVP_DERIVATIVE(formula) derivative_jvp GRAFT_DROP
+#define GRAFT_JVP_LINEAR_IN(operands) linear_in_jvp GRAFT_DROP
+#define GRAFT_JVP_NO_JVP(why) nullptr GRAFT_DROP
+#define GRAFT_OP(ident, name, arity, family, dtypes, shape, jvp, ...) \
+  t[static_cast<size_t>(Op::ident)] = GRAFT_JVP_##jvp(ident);
 #include "ir/ops.def"
 #undef GRAFT_OP
+#undef GRAFT_JVP_OWN
+#undef GRAFT_JVP_DERIVATIVE
+#undef GRAFT_JVP_LINEAR_IN
+#undef GRAFT_JVP_NO_JVP
+#undef GRAFT_DROP
   return t;
 }
 

@@ -71,11 +71,18 @@ using JvpRuleTable = std::array<JvpRule, ir::kNumOps>;
 // error (no JVP rule), never a silent zero.
 bool is_non_differentiable(ir::Op op);
 
-// The JVP rule of every op ops.def calls differentiable: <ident>_jvp, defined
-// in transforms/rules/<family>.cpp (the others are declared, never defined).
+// The JVP rule of every op whose ops.def `jvp` column says OWN: <ident>_jvp,
+// defined in transforms/rules/<family>.cpp (the others are declared, never
+// defined).
 #define GRAFT_OP(ident, ...) ir::IdList ident##_jvp(JvpCtx& c);
 #include "ir/ops.def"
 #undef GRAFT_OP
+
+// The standard rules the `jvp` column names.
+// DERIVATIVE("formula"): tangent * the formula (derivative_formula.cpp).
+ir::IdList derivative_jvp(JvpCtx& c);
+// LINEAR_IN("operands"): the op applied to those operands' tangents.
+ir::IdList linear_in_jvp(JvpCtx& c);
 
 JvpRule jvp_rule(ir::Op op);  // nullptr if the op has none
 

@@ -61,7 +61,6 @@ Out cumulative_extreme_rule(JvpCtx& c) {
 
 // ---- JVP rules
 
-ir::IdList reduce_sum_jvp(JvpCtx& c) { return {c.linear({0})}; }
 ir::IdList reduce_max_jvp(JvpCtx& c) { return extreme_rule(c); }
 ir::IdList reduce_min_jvp(JvpCtx& c) { return extreme_rule(c); }
 
@@ -106,7 +105,6 @@ ir::IdList reduce_prod_jvp(JvpCtx& c) {
   return {c.add(Op::reshape, {summed}, {{"new_sizes", kept_shape}})};
 }
 
-ir::IdList cumsum_jvp(JvpCtx& c) { return {c.linear({0})}; }
 
 // cumprod: y_i = prod_{j<=i} x_j, so dy_i = sum_{j<=i} t_j * prod_{k<=i, k!=j} x_k
 // (j >= i when reversed). The exclusive products come from one cumprod over
@@ -179,49 +177,30 @@ ir::IdList cumsum_transpose(TransposeCtx& c) {
 }
 
 
-// ---- batching rules (vmap)
-namespace {
-
-// An unbatched axis number of the operand, renumbered past the batch axis at dim.
-int64_t past(int64_t axis, int64_t dim) { return axis >= dim ? axis + 1 : axis; }
+// ---- batching: the standard rules BATCH_AXES and BATCH_AXIS
 
 // Reductions over `axes` keep the batch axis where it is; the axes shift past it.
-std::vector<BatchedValue> reduce_batch(BatchCtx& c) {
+std::vector<BatchedValue> over_axes_batch(BatchCtx& c) {
   const int64_t dim = c.operands[0].dim;
   ir::Attrs attrs = c.attrs();
   ir::Ints axes = ir::ints_attr(c.node(), "axes");
   int64_t before = 0;
   for (int64_t& a : axes) {
     if (a < dim) ++before;
-    a = past(a, dim);
+    a = past_batch_axis(a, dim);
   }
   attrs.set("axes", axes);
   return {{c.add(c.node().op, {c.operands[0].value}, attrs), dim - before}};
 }
 
 // argmax/argmin remove one `axis`; cumulative scans keep it.
-std::vector<BatchedValue> axis_batch(BatchCtx& c) {
+std::vector<BatchedValue> over_axis_batch(BatchCtx& c) {
   const int64_t dim = c.operands[0].dim;
   ir::Attrs attrs = c.attrs();
   const int64_t axis = ir::int_attr(c.node(), "axis");
-  attrs.set("axis", past(axis, dim));
-  const bool removes = c.node().op == Op::argmax || c.node().op == Op::argmin;
+  attrs.set("axis", past_batch_axis(axis, dim));
+  const bool removes = ir::op_info(c.node().op).shape_rule == ir::ShapeRuleKind::reduces_axis;
   return {{c.add(c.node().op, {c.operands[0].value}, attrs), removes && axis < dim ? dim - 1 : dim}};
 }
-
-}  // namespace
-
-std::vector<BatchedValue> reduce_sum_batch(BatchCtx& c) { return reduce_batch(c); }
-std::vector<BatchedValue> reduce_max_batch(BatchCtx& c) { return reduce_batch(c); }
-std::vector<BatchedValue> reduce_min_batch(BatchCtx& c) { return reduce_batch(c); }
-std::vector<BatchedValue> reduce_prod_batch(BatchCtx& c) { return reduce_batch(c); }
-std::vector<BatchedValue> reduce_and_batch(BatchCtx& c) { return reduce_batch(c); }
-std::vector<BatchedValue> reduce_or_batch(BatchCtx& c) { return reduce_batch(c); }
-std::vector<BatchedValue> argmax_batch(BatchCtx& c) { return axis_batch(c); }
-std::vector<BatchedValue> argmin_batch(BatchCtx& c) { return axis_batch(c); }
-std::vector<BatchedValue> cumsum_batch(BatchCtx& c) { return axis_batch(c); }
-std::vector<BatchedValue> cumprod_batch(BatchCtx& c) { return axis_batch(c); }
-std::vector<BatchedValue> cummax_batch(BatchCtx& c) { return axis_batch(c); }
-std::vector<BatchedValue> cummin_batch(BatchCtx& c) { return axis_batch(c); }
 
 }  // namespace graft::transforms

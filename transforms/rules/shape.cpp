@@ -1,5 +1,6 @@
 // Transform rules of layout ops: all linear, so each JVP applies the op to
-// the tangent (pad also to the padding value's tangent).
+// the tangent (pad also to the padding value's tangent): ops.def's
+// LINEAR_IN. Their transpose and batching rules are here.
 #include <algorithm>
 
 #include "transforms/rules/batch_rule.h"
@@ -10,23 +11,6 @@
 namespace graft::transforms {
 
 using ir::Op;
-
-// ---- JVP rules
-
-ir::IdList broadcast_in_dim_jvp(JvpCtx& c) { return {c.linear({0})}; }
-ir::IdList reshape_jvp(JvpCtx& c) { return {c.linear({0})}; }
-ir::IdList transpose_jvp(JvpCtx& c) { return {c.linear({0})}; }
-ir::IdList rev_jvp(JvpCtx& c) { return {c.linear({0})}; }
-ir::IdList slice_jvp(JvpCtx& c) { return {c.linear({0})}; }
-
-ir::IdList concatenate_jvp(JvpCtx& c) {
-  std::vector<size_t> all(c.primals.size());
-  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-  return {c.linear(all)};
-}
-
-ir::IdList pad_jvp(JvpCtx& c) { return {c.linear({0, 1})}; }
-
 
 // ---- transpose rules
 
