@@ -12,7 +12,7 @@
 #include "api/lowering.h"
 #include "graft/errors.h"
 #include "interpreter/kernel.h"
-#include "ir/convert_value.h"
+#include "interpreter/kernels/scalar_ops.h"
 #include "ir/trace.h"
 #include "runtime/allocation_site.h"
 
@@ -141,8 +141,8 @@ Array from_values(const T* values, Shape shape, DType dtype, const std::source_l
   auto fill = [&](auto* dst) {
     using D = std::remove_pointer_t<decltype(dst)>;
     // convert_element_type's rule: a double past an integer dtype's range saturates, NaN gives 0.
-    if (repeat) std::fill_n(dst, n, ir::convert_value<D>(values[0]));
-    else for (int64_t i = 0; i < n; ++i) dst[i] = ir::convert_value<D>(values[i]);
+    if (repeat) std::fill_n(dst, n, gcg_convert_element_type<D>(values[0]));
+    else for (int64_t i = 0; i < n; ++i) dst[i] = gcg_convert_element_type<D>(values[i]);
   };
   switch (dtype) {
     case DType::bool_: fill(static_cast<bool*>(p)); break;

@@ -11,10 +11,17 @@ namespace {
 
 KernelTable build_table() {
   KernelTable t{};
-  // Filled from ops.def: the rule of each op that must have one (see ir/op.h).
-#define GRAFT_OP(ident, ...) t[static_cast<size_t>(Op::ident)] = ident##_kernel;
+  // Filled from ops.def's `kernel` column: the op's own kernel or the elementwise loop.
+#define GRAFT_KERNEL_OWN(ident) ident##_kernel
+#define GRAFT_KERNEL_SCALAR(ident) elementwise_kernel(Op::ident)
+#define GRAFT_KERNEL_VECTOR_MATH(ident) elementwise_kernel(Op::ident)
+#define GRAFT_OP(ident, name, arity, family, dtypes, shape, jvp, linear, batch, kernel, ...) \
+  t[static_cast<size_t>(Op::ident)] = GRAFT_KERNEL_##kernel(ident);
 #include "ir/ops.def"
 #undef GRAFT_OP
+#undef GRAFT_KERNEL_OWN
+#undef GRAFT_KERNEL_SCALAR
+#undef GRAFT_KERNEL_VECTOR_MATH
   return t;
 }
 

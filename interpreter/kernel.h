@@ -39,11 +39,16 @@ inline const ir::Ints& ints_attr(const KernelCall& call, std::string_view name) 
 using Kernel = void (*)(const KernelCall&);
 using KernelTable = std::array<Kernel, ir::kNumOps>;
 
-// The kernel of every op: <ident>_kernel, defined in
-// interpreter/kernels/<family>.cpp.
+// The kernel of every op whose ops.def `kernel` column says OWN:
+// <ident>_kernel, defined in interpreter/kernels/<family>.cpp (the others
+// are declared, never defined).
 #define GRAFT_OP(ident, ...) void ident##_kernel(const KernelCall& call);
 #include "ir/ops.def"
 #undef GRAFT_OP
+
+// The kernel of an op whose `kernel` column says SCALAR or VECTOR_MATH: a
+// loop over its scalar function (interpreter/kernels/elementwise.cpp).
+Kernel elementwise_kernel(ir::Op op);
 
 Kernel kernel_for(ir::Op op);  // nullptr when the op has none
 void run_kernel(const KernelCall& call);  // throws UnsupportedError when the op has none

@@ -95,5 +95,16 @@ PromotionType promote_types(PromotionType a, PromotionType b) {
   return {DType::f64, false};  // unreachable: the lattice is complete
 }
 
+bool accepts_dtype(DTypeClass c, DType d) {
+  switch (c) {
+    case DTypeClass::floats: return is_floating(d);
+    case DTypeClass::numbers: return d != DType::bool_;
+    case DTypeClass::signed_numbers: return d != DType::bool_ && d != DType::u32;
+    case DTypeClass::ints_or_bool: return !is_floating(d);
+    case DTypeClass::any: return true;
+  }
+  return false;
+}
+
 }  // namespace ir
 }  // namespace graft

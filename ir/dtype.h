@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "graft/types.h"
+#include "ir/op.h"
 
 namespace graft::ir {
 
@@ -16,6 +17,9 @@ bool is_floating(DType dtype);
 bool is_integer(DType dtype);    // signed or unsigned, not bool
 bool is_signed_integer(DType dtype);
 std::optional<DType> dtype_from_name(std::string_view name);
+
+// Whether an op whose ops.def `dtypes` column is c accepts operands of d.
+bool accepts_dtype(DTypeClass c, DType d);
 
 // A dtype as promotion sees it. A C++ scalar is weakly typed: it takes the
 // other operand's dtype (x * 2.0 keeps x's f32) unless that would lose its

@@ -66,7 +66,15 @@ enum class BatchRuleKind : uint8_t {
   none,         // no operands to batch (creation ops, jit's fusion)
 };
 
+// The `kernel` column: the interpreter kernel of the op.
+enum class KernelKind : uint8_t {
+  own,          // <ident>_kernel in interpreter/kernels/<family>.cpp
+  scalar,       // elementwise: a loop over gcg_<ident> (interpreter/kernels/scalar_ops.h)
+  vector_math,  // elementwise: floats through the float math table, other dtypes as scalar
+};
+
 struct OpInfo {
+  std::string_view ident;  // the C++ identifier: Op::<ident>, gcg_<ident>, <ident>_shape
   std::string_view name;
   int arity;  // kVariadic for a variable number of operands
   OpFamily family;
@@ -75,6 +83,7 @@ struct OpInfo {
   JvpSpec jvp;
   bool linear;     // has a transpose rule (see ops.def)
   BatchRuleKind batch_rule;
+  KernelKind kernel;
   bool inplace;    // output may reuse a dying operand's buffer
   bool reduction;  // a tree reduction over `axes` (may end a fused kernel)
   std::string_view not_differentiable;  // empty, or why the op has no JVP rule
@@ -88,6 +97,7 @@ struct OwnRule {
   constexpr operator ShapeRuleKind() const { return ShapeRuleKind::own; }
   constexpr operator JvpSpec() const { return {JvpKind::own, {}}; }
   constexpr operator BatchRuleKind() const { return BatchRuleKind::own; }
+  constexpr operator KernelKind() const { return KernelKind::own; }
 };
 constexpr std::string_view no_jvp_reason(JvpSpec s) { return s.kind == JvpKind::none ? s.text : std::string_view{}; }
 
@@ -110,6 +120,8 @@ constexpr std::string_view no_jvp_reason(JvpSpec s) { return s.kind == JvpKind::
 #define BATCH_AXES BatchRuleKind::over_axes
 #define BATCH_AXIS BatchRuleKind::over_axis
 #define NO_BATCH BatchRuleKind::none
+#define SCALAR KernelKind::scalar
+#define VECTOR_MATH KernelKind::vector_math
 #define LINEAR true
 #define NONLINEAR false
 #define INPLACE true
@@ -119,8 +131,10 @@ constexpr std::string_view no_jvp_reason(JvpSpec s) { return s.kind == JvpKind::
 #define PURE false
 #define EFFECTFUL true
 inline constexpr std::array<OpInfo, kNumOps> kOpTable = {{
-#define GRAFT_OP(ident, name, arity, family, dtypes, shape, jvp, linear, batch, inplace, reduction, effects, attributes) \
-  OpInfo{name, arity, OpFamily::family, dtypes, shape, jvp, linear, batch, inplace, reduction, no_jvp_reason(jvp), effects, attributes},
+#define GRAFT_OP(ident, name, arity, family, dtypes, shape, jvp, linear, batch, kernel, inplace, reduction, effects, \
+                 attributes)                                                                                      \
+  OpInfo{#ident, name, arity, OpFamily::family, dtypes, shape, jvp, linear, batch, kernel, inplace, reduction,   \
+         no_jvp_reason(jvp), effects, attributes},
 #include "ir/ops.def"
 #undef GRAFT_OP
 }};
@@ -143,6 +157,8 @@ inline constexpr std::array<OpInfo, kNumOps> kOpTable = {{
 #undef BATCH_AXES
 #undef BATCH_AXIS
 #undef NO_BATCH
+#undef SCALAR
+#undef VECTOR_MATH
 #undef LINEAR
 #undef NONLINEAR
 #undef INPLACE

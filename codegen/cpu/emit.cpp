@@ -56,8 +56,7 @@
 #include "codegen/cpu/elementwise.h"
 #include "codegen/cpu/prelude.h"
 #include "codegen/cpu/schedule.h"
-#include "codegen/scalar_helpers.h"
-#include "codegen/sum_order_text.h"
+#include "codegen/embedded_text.h"
 #include "interpreter/kernels/ordered_sum.h"
 #include "interpreter/kernels/sum_order.h"
 
@@ -82,7 +81,7 @@ class Emitter {
   std::string run() {
     std::ostringstream os;
     std::string prelude = kPrelude;
-    replace(prelude, "GCG_SCALAR_HELPERS", kScalarHelpers);
+    replace(prelude, "GCG_SCALAR_OPS", scalar_ops_text());
     replace(prelude, "GCG_SUM_ORDER", sum_order_text("inline"));
     replace(prelude, "GCG_MATH_VERSION", num(kMathTableVersion));
     replace(prelude, "GCG_MATH_COUNT", num(static_cast<int64_t>(MathFn::count)));
@@ -292,7 +291,7 @@ class Emitter {
     }
   }
   std::string combine() const {
-    if (red_op() == Op::reduce_sum) return "gcg_sum";
+    if (red_op() == Op::reduce_sum) return cat("gcg_sum<", RT(), ">");
     return cat(red_op() == Op::reduce_max ? "gcg_rmax<" : "gcg_rmin<", RT(), ">");
   }
 

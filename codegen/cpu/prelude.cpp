@@ -42,8 +42,8 @@ inline T gcg_bits(int64_t v) {
   return t;
 }
 
-// The emitter splices the shared scalar helpers (codegen/scalar_helpers.cpp) in here.
-GCG_SCALAR_HELPERS
+// The emitter splices each op's scalar semantics (interpreter/kernels/scalar_ops.h) in here.
+GCG_SCALAR_OPS
 
 // And the order graft sums floats in (interpreter/kernels/sum_order.h).
 GCG_SUM_ORDER

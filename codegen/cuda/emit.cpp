@@ -237,7 +237,7 @@ class Emitter {
     }
   }
   std::string combine() const {
-    if (red_op() == Op::reduce_sum) return "gcg_sum";
+    if (red_op() == Op::reduce_sum) return cat("gcg_sum<", RT(), ">");
     return cat(red_op() == Op::reduce_max ? "gcg_rmax<" : "gcg_rmin<", RT(), ">");
   }
 

@@ -103,7 +103,7 @@ std::string offset_expr(const std::vector<int64_t>& sizes, const std::vector<int
 namespace {
 
 // a <op> b with signed integers wrapping (through their unsigned type); for
-// bool, `+` is || and `*` is &&, as the interpreter's wrapping_add/mul give.
+// bool, `+` is || and `*` is &&, as the interpreter's gcg_wrap_add/mul give.
 std::string wrapping_expr(DType d, const char* op, const char* bool_op, const std::string& a, const std::string& b) {
   switch (d) {
     case DType::bool_: return cat("(", a, " ", bool_op, " ", b, ")");

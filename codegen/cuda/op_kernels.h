@@ -62,8 +62,8 @@ CudaKernel frame_kernel(const std::string& what, const OpKernelRequest& request,
 // `strides` (sizes may hold 1s; an empty box is "0"). No size may be 0.
 std::string offset_expr(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides, const std::string& var);
 
-// acc (+) v and acc (*) v as the interpreter's wrapping_add and
-// wrapping_mul compute them for `dtype` (signed integers wrap).
+// acc (+) v and acc (*) v as the interpreter's gcg_wrap_add and
+// gcg_wrap_mul compute them for `dtype` (signed integers wrap).
 std::string wrapping_add_expr(DType dtype, const std::string& a, const std::string& b);
 std::string wrapping_mul_expr(DType dtype, const std::string& a, const std::string& b);
 

@@ -10,8 +10,7 @@
 // threadIdx, __syncthreads and the warp shuffles.
 #include "codegen/cuda/prelude.h"
 
-#include "codegen/scalar_helpers.h"
-#include "codegen/sum_order_text.h"
+#include "codegen/embedded_text.h"
 
 namespace graft::codegen::cuda {
 
@@ -34,8 +33,8 @@ typedef unsigned long long uint64_t;
 #define GCG_LIBM(f) f
 #define GCG_THREADS GCG_THREADS_PER_BLOCK
 
-// The emitter splices the shared scalar helpers (codegen/scalar_helpers.cpp) in here.
-GCG_SCALAR_HELPERS
+// The emitter splices each op's scalar semantics (interpreter/kernels/scalar_ops.h) in here.
+GCG_SCALAR_OPS
 
 // The order graft sums floats in (interpreter/kernels/sum_order.h), so a float
 // sum on the GPU has the interpreter's bits.
@@ -85,7 +84,7 @@ void replace_all(std::string& s, const std::string& from, const std::string& to)
 
 std::string prelude_text() {
   std::string prelude = kPrelude;
-  replace_all(prelude, "GCG_SCALAR_HELPERS", kScalarHelpers);
+  replace_all(prelude, "GCG_SCALAR_OPS", scalar_ops_text());
   replace_all(prelude, "GCG_SUM_ORDER", sum_order_text("__device__ __forceinline__"));
   replace_all(prelude, "GCG_THREADS_PER_BLOCK", std::to_string(kThreadsPerBlock));
   return prelude;

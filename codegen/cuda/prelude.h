@@ -5,8 +5,8 @@
 
 namespace graft::codegen::cuda {
 
-// Holds the placeholder GCG_SCALAR_HELPERS, which the emitter replaces with
-// codegen/scalar_helpers.h's text.
+// Holds the placeholder GCG_SCALAR_OPS, which the emitter replaces with
+// interpreter/kernels/scalar_ops.h's text.
 extern const char kPrelude[];
 
 // Threads per block of every generated kernel (a multiple of the warp size).

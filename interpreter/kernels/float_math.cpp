@@ -3,6 +3,7 @@
 #include "interpreter/kernels/float_math.h"
 
 #include <cstdio>
+#include <array>
 #include <cstdlib>
 #include <string>
 
@@ -63,16 +64,31 @@ const FloatMathTable& choose() {
 
 }  // namespace
 
+namespace {
+
+constexpr std::array<ir::Op, kFloatFnCount> kOps = {{
+#define GRAFT_FLOAT_FN_OWN(ident)
+#define GRAFT_FLOAT_FN_SCALAR(ident)
+#define GRAFT_FLOAT_FN_VECTOR_MATH(ident) ir::Op::ident,
+#define GRAFT_OP(ident, name, arity, family, dtypes, shape, jvp, linear, batch, kernel, ...) GRAFT_FLOAT_FN_##kernel(ident)
+#include "ir/ops.def"
+#undef GRAFT_OP
+#undef GRAFT_FLOAT_FN_OWN
+#undef GRAFT_FLOAT_FN_SCALAR
+#undef GRAFT_FLOAT_FN_VECTOR_MATH
+}};
+
+}  // namespace
+
 std::optional<FloatFn> float_fn_of(ir::Op op) {
-  switch (op) {
-#define GRAFT_FLOAT_FN_CASE(name, expr) \
-  case ir::Op::name:                     \
-    return FloatFn::name;
-    GRAFT_FLOAT_MATH_OPS(GRAFT_FLOAT_FN_CASE)
-#undef GRAFT_FLOAT_FN_CASE
-    default: return std::nullopt;
-  }
+  for (int i = 0; i < kFloatFnCount; ++i)
+    if (kOps[i] == op) return static_cast<FloatFn>(i);
+  return std::nullopt;
 }
+
+ir::Op op_of(FloatFn fn) { return kOps[static_cast<size_t>(fn)]; }
+
+const char* float_fn_name(FloatFn fn) { return ir::op_name(op_of(fn)).data(); }
 
 const char* float_isa_name(FloatIsa isa) {
   switch (isa) {

@@ -2,8 +2,9 @@
 // compute for these ops, and what generated CPU kernels call back into graft
 // for (codegen/cpu/math.h), so that both compute the same bits.
 //
-// Each function is an Eigen array expression (the list below, written once),
-// except f32 exp, sin and cos, which are graft's own formulas
+// The functions are those of the ops whose ops.def `kernel` column says
+// VECTOR_MATH; each is an Eigen array expression (float_math_isa.h, one
+// per op), except f32 exp, sin and cos, which are graft's own formulas
 // (float_math_f32.h, about twice as fast). The table is compiled three times
 // (float_math_baseline.cpp, _avx2.cpp, _avx512.cpp, each with its
 // instruction set's flags); the table of the widest instruction set this CPU
@@ -19,10 +20,6 @@
 // everywhere. Accuracy (max ULP error against a correctly rounded reference)
 // is tested per table in tests/float_math/float_math_test.cpp and listed in
 // docs/FLOAT_MATH.md.
-//
-// M(name, expr): `name` is the op (ir::Op::name); expr reads X (an
-// Eigen::Map of the operand) and has element type T. The list is expanded
-// without Eigen (names only) or in the ISA files (float_math_isa.h).
 #pragma once
 
 #include <cstdint>
@@ -32,37 +29,19 @@
 
 #include "ir/op.h"
 
-// sqrt and rsqrt are not Eigen's: with EIGEN_FAST_MATH (Eigen's default, kept
-// for its vectorised sin, cos and tanh) its f32 sqrt is a reciprocal-square-
-// root estimate with one Newton step. These are correctly rounded per element
-// (GCC vectorises the loop into sqrtps/sqrtpd).
-#define GRAFT_FLOAT_MATH_OPS(M)                                          \
-  M(floor, X.floor())                                                    \
-  M(ceil, X.ceil())                                                      \
-  M(round, X.rint()) /* half to even, as NumPy */                        \
-  M(sqrt, X.unaryExpr([](T v) { return std::sqrt(v); }))                 \
-  M(rsqrt, X.unaryExpr([](T v) { return T(1) / std::sqrt(v); }))         \
-  M(exp, X.exp())                                                        \
-  M(log, X.log())                                                        \
-  M(log1p, X.log1p())                                                    \
-  M(expm1, X.expm1())                                                    \
-  M(sin, X.sin())                                                        \
-  M(cos, X.cos())                                                        \
-  M(tan, X.tan())                                                        \
-  M(asin, X.asin())                                                      \
-  M(acos, X.acos())                                                      \
-  M(atan, X.atan())                                                      \
-  M(sinh, X.sinh())                                                      \
-  M(cosh, X.cosh())                                                      \
-  M(tanh, X.tanh())                                                      \
-  M(logistic, T(1) / (T(1) + (-X).exp()))
-
 namespace graft::interpreter {
 
+// The VECTOR_MATH ops of ops.def, in its order.
 enum class FloatFn : int32_t {
-#define GRAFT_FLOAT_FN_ENUM(name, expr) name,
-  GRAFT_FLOAT_MATH_OPS(GRAFT_FLOAT_FN_ENUM)
-#undef GRAFT_FLOAT_FN_ENUM
+#define GRAFT_FLOAT_FN_OWN(ident)
+#define GRAFT_FLOAT_FN_SCALAR(ident)
+#define GRAFT_FLOAT_FN_VECTOR_MATH(ident) ident,
+#define GRAFT_OP(ident, name, arity, family, dtypes, shape, jvp, linear, batch, kernel, ...) GRAFT_FLOAT_FN_##kernel(ident)
+#include "ir/ops.def"
+#undef GRAFT_OP
+#undef GRAFT_FLOAT_FN_OWN
+#undef GRAFT_FLOAT_FN_SCALAR
+#undef GRAFT_FLOAT_FN_VECTOR_MATH
   count
 };
 inline constexpr int kFloatFnCount = static_cast<int>(FloatFn::count);
@@ -70,6 +49,8 @@ inline constexpr int kFloatFnCount = static_cast<int>(FloatFn::count);
 // The function computing op (ir::Op of the same name), or nullopt for an op
 // the table does not hold. Both backends map ops through this.
 std::optional<FloatFn> float_fn_of(ir::Op op);
+ir::Op op_of(FloatFn fn);  // the inverse
+const char* float_fn_name(FloatFn fn);  // the op's name
 
 using FloatFnF32 = void (*)(const float* x, float* y, int64_t n);  // y[i] = f(x[i]), i < n; y may be x
 using FloatFnF64 = void (*)(const double* x, double* y, int64_t n);

@@ -16,6 +16,8 @@
 #include <Eigen/Core>
 
 #include <algorithm>
+#include <array>
+#include <utility>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -121,26 +123,65 @@ void apply(const T* x, T* y, int64_t n, const Expr& expr) {
   }
 }
 
-#define GRAFT_FLOAT_ISA_FN(name, expr)                                        \
-  template <class T>                                                          \
-  void name##_fn(const T* x, T* y, int64_t n) {                               \
-    apply<FloatFn::name>(x, y, n, [](const auto& X) { return expr; });       \
-  }
-GRAFT_FLOAT_MATH_OPS(GRAFT_FLOAT_ISA_FN)
-#undef GRAFT_FLOAT_ISA_FN
+// The vector formula of each VECTOR_MATH op (ops.def), by FloatFn: an Eigen
+// array expression in X (the operand) with element type T. sqrt and rsqrt
+// are not Eigen's: with EIGEN_FAST_MATH (Eigen's default, kept for its
+// vectorised sin, cos and tanh) its f32 sqrt is a reciprocal-square-root
+// estimate with one Newton step. These are correctly rounded per element
+// (GCC vectorises the loop into sqrtps/sqrtpd).
+template <FloatFn F>
+struct VectorFormula;  // a missing one is a compile error naming the op
+#define GRAFT_VECTOR_FORMULA(name, expr)     \
+  template <>                                \
+  struct VectorFormula<FloatFn::name> {      \
+    template <class T, class A>              \
+    static auto eval(const A& X) {           \
+      return expr;                           \
+    }                                        \
+  };
+GRAFT_VECTOR_FORMULA(floor, X.floor())
+GRAFT_VECTOR_FORMULA(ceil, X.ceil())
+GRAFT_VECTOR_FORMULA(round, X.rint())  // half to even, as NumPy
+GRAFT_VECTOR_FORMULA(exp, X.exp())
+GRAFT_VECTOR_FORMULA(log, X.log())
+GRAFT_VECTOR_FORMULA(log1p, X.log1p())
+GRAFT_VECTOR_FORMULA(expm1, X.expm1())
+GRAFT_VECTOR_FORMULA(sqrt, X.unaryExpr([](T v) { return std::sqrt(v); }))
+GRAFT_VECTOR_FORMULA(rsqrt, X.unaryExpr([](T v) { return T(1) / std::sqrt(v); }))
+GRAFT_VECTOR_FORMULA(sin, X.sin())
+GRAFT_VECTOR_FORMULA(cos, X.cos())
+GRAFT_VECTOR_FORMULA(tan, X.tan())
+GRAFT_VECTOR_FORMULA(asin, X.asin())
+GRAFT_VECTOR_FORMULA(acos, X.acos())
+GRAFT_VECTOR_FORMULA(atan, X.atan())
+GRAFT_VECTOR_FORMULA(sinh, X.sinh())
+GRAFT_VECTOR_FORMULA(cosh, X.cosh())
+GRAFT_VECTOR_FORMULA(tanh, X.tanh())
+GRAFT_VECTOR_FORMULA(logistic, T(1) / (T(1) + (-X).exp()))
+#undef GRAFT_VECTOR_FORMULA
+
+template <FloatFn F, class T>
+void vector_fn(const T* x, T* y, int64_t n) {
+  apply<F>(x, y, n, [](const auto& X) { return VectorFormula<F>::template eval<T>(X); });
+}
 
 // f32 exp, sin and cos are graft's own (float_math_f32.h), not Eigen's.
 template <>
-void exp_fn<float>(const float* x, float* y, int64_t n) {
+void vector_fn<FloatFn::exp, float>(const float* x, float* y, int64_t n) {
   run_f32<ExpF32>(x, y, n);
 }
 template <>
-void sin_fn<float>(const float* x, float* y, int64_t n) {
+void vector_fn<FloatFn::sin, float>(const float* x, float* y, int64_t n) {
   run_f32<SinF32<false>>(x, y, n);
 }
 template <>
-void cos_fn<float>(const float* x, float* y, int64_t n) {
+void vector_fn<FloatFn::cos, float>(const float* x, float* y, int64_t n) {
   run_f32<SinF32<true>>(x, y, n);
+}
+
+template <class T, size_t... I>
+constexpr std::array<void (*)(const T*, T*, int64_t), sizeof...(I)> vector_fns(std::index_sequence<I...>) {
+  return {&vector_fn<static_cast<FloatFn>(I), T>...};
 }
 
 template <class T, FloatArith A>
@@ -156,18 +197,24 @@ void arith_fn(const T* a, const T* b, T* y, int64_t n) {
 }  // namespace
 
 const FloatMathTable& GRAFT_FLOAT_ISA_TABLE() {
-#define GRAFT_FLOAT_ISA_F32(name, expr) &name##_fn<float>,
-#define GRAFT_FLOAT_ISA_F64(name, expr) &name##_fn<double>,
-  static const FloatMathTable table{
-      GRAFT_FLOAT_ISA,
-      {GRAFT_FLOAT_MATH_OPS(GRAFT_FLOAT_ISA_F32)},
-      {GRAFT_FLOAT_MATH_OPS(GRAFT_FLOAT_ISA_F64)},
-      {&arith_fn<float, FloatArith::add>, &arith_fn<float, FloatArith::sub>, &arith_fn<float, FloatArith::mul>,
-       &arith_fn<float, FloatArith::div>},
-      {&arith_fn<double, FloatArith::add>, &arith_fn<double, FloatArith::sub>, &arith_fn<double, FloatArith::mul>,
-       &arith_fn<double, FloatArith::div>}};
-#undef GRAFT_FLOAT_ISA_F32
-#undef GRAFT_FLOAT_ISA_F64
+  static const FloatMathTable table = [] {
+    FloatMathTable t{GRAFT_FLOAT_ISA, {}, {}, {}, {}};
+    const auto f32 = vector_fns<float>(std::make_index_sequence<kFloatFnCount>{});
+    const auto f64 = vector_fns<double>(std::make_index_sequence<kFloatFnCount>{});
+    for (int i = 0; i < kFloatFnCount; ++i) {
+      t.f32[i] = f32[i];
+      t.f64[i] = f64[i];
+    }
+    t.arith_f32[0] = &arith_fn<float, FloatArith::add>;
+    t.arith_f32[1] = &arith_fn<float, FloatArith::sub>;
+    t.arith_f32[2] = &arith_fn<float, FloatArith::mul>;
+    t.arith_f32[3] = &arith_fn<float, FloatArith::div>;
+    t.arith_f64[0] = &arith_fn<double, FloatArith::add>;
+    t.arith_f64[1] = &arith_fn<double, FloatArith::sub>;
+    t.arith_f64[2] = &arith_fn<double, FloatArith::mul>;
+    t.arith_f64[3] = &arith_fn<double, FloatArith::div>;
+    return t;
+  }();
   return table;
 }
 

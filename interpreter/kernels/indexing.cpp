@@ -7,7 +7,7 @@
 #include "interpreter/kernels/layout.h"
 #include "ir/attr_access.h"
 #include "interpreter/kernels/loops.h"
-#include "interpreter/kernels/wrapping.h"
+#include "interpreter/kernels/scalar_ops.h"
 
 namespace graft::interpreter {
 namespace {
@@ -67,7 +67,7 @@ void scatter_add_typed(const KernelCall& call) {
       if (v < 0 || v >= g.axis_size) continue;
       T* dst = y + (o * g.axis_size + v) * g.inner;
       const T* src = u + (o * g.middle + m) * g.inner;
-      for (int64_t i = 0; i < g.inner; ++i) dst[i] = wrapping_add<T>(dst[i], src[i]);
+      for (int64_t i = 0; i < g.inner; ++i) dst[i] = gcg_wrap_add<T>(dst[i], src[i]);
     }
 }
 

@@ -13,7 +13,7 @@
 #include "interpreter/kernels/layout.h"
 #include "ir/attr_access.h"
 #include "interpreter/kernels/loops.h"
-#include "interpreter/kernels/wrapping.h"
+#include "interpreter/kernels/scalar_ops.h"
 
 // GCC 12 at -O3 reports a false -Wfree-nonheap-object on StridedWalk's
 // vectors once inlined into permute (GCC bug 105651's family); nothing here
@@ -168,8 +168,8 @@ void dot_general_kernel(const KernelCall& call) {
   visit_dtype(call.inputs[0].type->dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, bool>) throw UnsupportedError("dot_general: bool operands");
-    // Signed integers multiply and add as their unsigned type: the same bits, wrapping (wrapping.h).
-    else dot_typed<Wrapped<T>>(call);
+    // Signed integers multiply and add as their unsigned type: the same bits, wrapping (scalar_ops.h).
+    else dot_typed<typename gcg_t<T>::u>(call);
   });
 }
 

@@ -209,8 +209,8 @@ void cumulative_typed(const KernelCall& call) {
       int64_t i = base + (reverse ? n - 1 - k : k) * stride;
       T v = x[i];
       if (k == 0) acc = v;
-      else if (op == Op::cumsum) acc = wrapping_add<T>(acc, v);
-      else if (op == Op::cumprod) acc = wrapping_mul<T>(acc, v);
+      else if (op == Op::cumsum) acc = gcg_wrap_add<T>(acc, v);
+      else if (op == Op::cumprod) acc = gcg_wrap_mul<T>(acc, v);
       else if (op == Op::cummax) acc = (v > acc || v != v) ? v : acc;
       else acc = (v < acc || v != v) ? v : acc;
       y[i] = acc;

@@ -8,7 +8,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "interpreter/kernels/wrapping.h"
+#include "interpreter/kernels/scalar_ops.h"
 #include "ir/dtype.h"
 #include "ir/op.h"
 
@@ -35,8 +35,8 @@ template <class T, class F>
 void with_step(ir::Op op, F&& f) {
   constexpr bool fp = std::is_floating_point_v<T>;
   switch (op) {
-    case ir::Op::reduce_sum: return f([](T a, T v) { return wrapping_add<T>(a, v); });
-    case ir::Op::reduce_prod: return f([](T a, T v) { return wrapping_mul<T>(a, v); });
+    case ir::Op::reduce_sum: return f([](T a, T v) { return gcg_wrap_add<T>(a, v); });
+    case ir::Op::reduce_prod: return f([](T a, T v) { return gcg_wrap_mul<T>(a, v); });
     case ir::Op::reduce_max:
       return f([](T a, T v) {
         if constexpr (fp) {

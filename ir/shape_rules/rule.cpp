@@ -110,16 +110,16 @@ void RuleCtx::check_signature(const Graph& g, const std::string& what, const std
 }
 
 void check_accepted_dtype(const RuleCtx& c, DType d) {
-  bool ok = false;
+  if (accepts_dtype(op_info(c.op()).dtypes, d)) return;
   const char* want = "";
   switch (op_info(c.op()).dtypes) {
-    case DTypeClass::floats: ok = is_floating(d); want = "a float dtype (f32, f64)"; break;
-    case DTypeClass::numbers: ok = d != DType::bool_; want = "a numeric dtype"; break;
-    case DTypeClass::signed_numbers: ok = d != DType::bool_ && d != DType::u32; want = "a signed numeric dtype"; break;
-    case DTypeClass::ints_or_bool: ok = !is_floating(d); want = "an integer or bool dtype"; break;
-    case DTypeClass::any: ok = true; break;
+    case DTypeClass::floats: want = "a float dtype (f32, f64)"; break;
+    case DTypeClass::numbers: want = "a numeric dtype"; break;
+    case DTypeClass::signed_numbers: want = "a signed numeric dtype"; break;
+    case DTypeClass::ints_or_bool: want = "an integer or bool dtype"; break;
+    case DTypeClass::any: break;
   }
-  if (!ok) c.dtype_error(std::string("needs ") + want + ", got " + dtype_name(d));
+  c.dtype_error(std::string("needs ") + want + ", got " + dtype_name(d));
 }
 
 namespace {

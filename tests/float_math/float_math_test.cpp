@@ -22,12 +22,6 @@ using namespace graft::interpreter;
 
 namespace {
 
-const char* const kNames[] = {
-#define GRAFT_TEST_NAME(name, expr) #name,
-    GRAFT_FLOAT_MATH_OPS(GRAFT_TEST_NAME)
-#undef GRAFT_TEST_NAME
-};
-
 // The exact function, in a wider type.
 template <class W>
 W reference(FloatFn fn, W x) {
@@ -168,7 +162,7 @@ void print_table(uint64_t count) {
   std::printf("\n");
   const std::vector<T> xs = sweep<T>(count);
   for (int f = 0; f < kFloatFnCount; ++f) {
-    std::printf("%-9s", kNames[f]);
+    std::printf("%-9s", float_fn_name(static_cast<FloatFn>(f)));
     for (const FloatMathTable* t : float_math_tables()) {
       Worst w = worst_error<T>(*t, static_cast<FloatFn>(f), xs);
       std::printf(" | %8.3g ulp at %-14.7g", w.ulp, w.at);
@@ -185,7 +179,7 @@ TEST_CASE("float math: every table's error is within its bound over the whole ra
   REQUIRE(!float_math_tables().empty());
   for (const FloatMathTable* t : float_math_tables()) {
     for (int f = 0; f < kFloatFnCount; ++f) {
-      INFO(float_isa_name(t->isa) << " " << kNames[f]);
+      INFO(float_isa_name(t->isa) << " " << float_fn_name(static_cast<FloatFn>(f)));
       Worst w32 = worst_error<float>(*t, static_cast<FloatFn>(f), xf);
       INFO("f32: " << w32.ulp << " ulp at x = " << w32.at);
       CHECK(w32.ulp <= bound(static_cast<FloatFn>(f), false));
@@ -207,7 +201,7 @@ TEST_CASE("float math: a result does not depend on the element's position", "[fl
   alignas(64) float in[400], out[400], ref[400];
   for (const FloatMathTable* t : float_math_tables()) {
     for (int f = 0; f < kFloatFnCount; ++f) {
-      INFO(float_isa_name(t->isa) << " " << kNames[f]);
+      INFO(float_isa_name(t->isa) << " " << float_fn_name(static_cast<FloatFn>(f)));
       FloatFnF32 fn = t->f32[f];
       fn(base.data(), ref, static_cast<int64_t>(base.size()));
       for (int offset : {0, 1, 3, 16, 17}) {

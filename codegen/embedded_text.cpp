@@ -1,6 +1,8 @@
-#include "codegen/sum_order_text.h"
+#include "codegen/embedded_text.h"
 
 namespace graft::codegen {
+
+std::string scalar_ops_text() { return std::string("#define GRAFT_SCALAR_EMBEDDED 1\n") + kScalarOpsText; }
 
 std::string sum_order_text(const std::string& fn_qualifiers) {
   return "#define GRAFT_SUM_EMBEDDED 1\n#define GRAFT_SUM_FN " + fn_qualifiers + "\n" + kSumOrderText;

@@ -1,0 +1,23 @@
+// Headers the interpreter compiles and the code generators splice into their
+// modules as text, compiled in at build time (cmake/EmbedText.cmake): one
+// definition of each op's scalar semantics and of the float sum order for
+// every backend.
+#pragma once
+
+#include <string>
+
+namespace graft::codegen {
+
+extern const char kScalarOpsText[];  // interpreter/kernels/scalar_ops.h
+extern const char kSumOrderText[];   // interpreter/kernels/sum_order.h
+
+// scalar_ops.h's text, for a module that has defined GCG_FN, GCG_LIBM and
+// its fixed-width integer types and limits.
+std::string scalar_ops_text();
+
+// sum_order.h's text for a module whose functions take the qualifiers
+// `fn_qualifiers` ("inline", "__device__ __forceinline__"); the module has
+// its fixed-width integer types already.
+std::string sum_order_text(const std::string& fn_qualifiers);
+
+}  // namespace graft::codegen
