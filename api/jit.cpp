@@ -246,9 +246,16 @@ std::shared_ptr<const Executable> compile_graph(const Graph& g, const JitOptions
   exe->graph = transforms::fuse(*clean, nullptr, donated);
   exe->pmap_kernels = pmap_kernels(*exe->graph, options);
   if (exe->backend == Backend::cpu) exe->cpu = start_cpu_compile(exe->graph, options.wait_for_compile);
-  if (exe->backend == Backend::cuda)
+  if (exe->backend == Backend::cuda) {
     exe->cuda = std::make_shared<const codegen::cuda::CudaGraphKernels>(codegen::cuda::cuda_graph_kernels(
         *exe->graph, exe->pmap_kernels.empty() ? nullptr : &exe->pmap_kernels));
+    if (log_compiles()) {
+      std::fprintf(stderr, "graft: jit cuda: %lld nodes on the GPU (%lld distinct kernels), %zu on the host\n",
+                   static_cast<long long>(exe->cuda->generated), static_cast<long long>(exe->cuda->distinct),
+                   exe->cuda->on_host.size());
+      for (const std::string& why : exe->cuda->on_host) std::fprintf(stderr, "graft: jit cuda: runs on the host: %s\n", why.c_str());
+    }
+  }
   exe->donation_plan = interpreter::donation_plan(*exe->graph, donated);
   // Flops are the ops' own (a fused op still computes); bytes are what the kernels move.
   exe->cost = cost_of(*exe->graph);

@@ -73,6 +73,21 @@ enum class KernelKind : uint8_t {
   vector_math,  // elementwise: floats through the float math table, other dtypes as scalar
 };
 
+// The `codegen` column: how the generated backends run the op.
+enum class CodegenKind : uint8_t {
+  emitted,        // the CPU and CUDA emitters write its code, fused with its neighbours
+  strided_copy,   // cuda: a strided-copy kernel
+  op_kernel,      // cuda: a kernel of its own (codegen/cuda/op_kernels.h)
+  device_bodies,  // cuda: its subgraphs' kernels, stepped from the host
+  cublas,         // cuda: cuBLAS
+  upload,         // cuda: copied to the device once
+  host,           // cuda: runs on the host, for the reason given
+};
+struct CodegenSpec {
+  CodegenKind kind;
+  std::string_view host_reason;  // host: why
+};
+
 struct OpInfo {
   std::string_view ident;  // the C++ identifier: Op::<ident>, gcg_<ident>, <ident>_shape
   std::string_view name;
@@ -84,6 +99,7 @@ struct OpInfo {
   bool linear;     // has a transpose rule (see ops.def)
   BatchRuleKind batch_rule;
   KernelKind kernel;
+  CodegenSpec codegen;
   bool inplace;    // output may reuse a dying operand's buffer
   bool reduction;  // a tree reduction over `axes` (may end a fused kernel)
   std::string_view not_differentiable;  // empty, or why the op has no JVP rule
@@ -122,6 +138,13 @@ constexpr std::string_view no_jvp_reason(JvpSpec s) { return s.kind == JvpKind::
 #define NO_BATCH BatchRuleKind::none
 #define SCALAR KernelKind::scalar
 #define VECTOR_MATH KernelKind::vector_math
+#define EMITTED CodegenSpec{CodegenKind::emitted, {}}
+#define STRIDED_COPY CodegenSpec{CodegenKind::strided_copy, {}}
+#define OP_KERNEL CodegenSpec{CodegenKind::op_kernel, {}}
+#define DEVICE_BODIES CodegenSpec{CodegenKind::device_bodies, {}}
+#define CUBLAS CodegenSpec{CodegenKind::cublas, {}}
+#define UPLOAD CodegenSpec{CodegenKind::upload, {}}
+#define HOST(why) CodegenSpec{CodegenKind::host, why}
 #define LINEAR true
 #define NONLINEAR false
 #define INPLACE true
@@ -131,10 +154,10 @@ constexpr std::string_view no_jvp_reason(JvpSpec s) { return s.kind == JvpKind::
 #define PURE false
 #define EFFECTFUL true
 inline constexpr std::array<OpInfo, kNumOps> kOpTable = {{
-#define GRAFT_OP(ident, name, arity, family, dtypes, shape, jvp, linear, batch, kernel, inplace, reduction, effects, \
-                 attributes)                                                                                      \
-  OpInfo{#ident, name, arity, OpFamily::family, dtypes, shape, jvp, linear, batch, kernel, inplace, reduction,   \
-         no_jvp_reason(jvp), effects, attributes},
+#define GRAFT_OP(ident, name, arity, family, dtypes, shape, jvp, linear, batch, kernel, codegen, inplace,     \
+                 reduction, effects, attributes)                                                         \
+  OpInfo{#ident,   name,    arity,     OpFamily::family,   dtypes,  shape,   jvp,   linear, batch, kernel, \
+         codegen, inplace, reduction, no_jvp_reason(jvp), effects, attributes},
 #include "ir/ops.def"
 #undef GRAFT_OP
 }};
@@ -159,6 +182,13 @@ inline constexpr std::array<OpInfo, kNumOps> kOpTable = {{
 #undef NO_BATCH
 #undef SCALAR
 #undef VECTOR_MATH
+#undef EMITTED
+#undef STRIDED_COPY
+#undef OP_KERNEL
+#undef DEVICE_BODIES
+#undef CUBLAS
+#undef UPLOAD
+#undef HOST
 #undef LINEAR
 #undef NONLINEAR
 #undef INPLACE
@@ -181,6 +211,8 @@ constexpr bool has_side_effects(Op op) { return op_info(op).side_effects; }
 // fusion nodes are made by jit after every transform has run.
 constexpr bool is_jit_internal(Op op) { return op_info(op).family == OpFamily::fusion; }
 constexpr std::string_view op_name(Op op) { return op_info(op).name; }
+// How the generated backends run the op (the `codegen` column).
+constexpr CodegenKind codegen_kind(Op op) { return op_info(op).codegen.kind; }
 
 // The rules an op must have, derived from its columns. Every op has a shape
 // rule and an interpreter kernel.

@@ -19,7 +19,7 @@ namespace graft::codegen::cpu::detail {
 // capability, not an op fact; a body ending in another is refused and runs
 // on the interpreter.
 inline bool emits_reduction(ir::Op op) {
-  return ir::is_reduction(op) && (op == ir::Op::reduce_sum || op == ir::Op::reduce_max || op == ir::Op::reduce_min);
+  return ir::is_reduction(op) && ir::codegen_kind(op) == ir::CodegenKind::emitted;
 }
 
 struct ScheduledStep {

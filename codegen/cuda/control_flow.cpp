@@ -45,10 +45,7 @@ Buffers run(const DeviceBody& body, const Buffers& inputs) {
 
 }  // namespace
 
-bool runs_bodies_on_device(ir::Op op) {
-  return op == ir::Op::cond || op == ir::Op::while_loop || op == ir::Op::scan || op == ir::Op::custom_jvp_call ||
-         op == ir::Op::custom_vjp_call || op == ir::Op::remat;
-}
+bool runs_bodies_on_device(ir::Op op) { return ir::codegen_kind(op) == ir::CodegenKind::device_bodies; }
 
 std::vector<ir::GraphPtr> device_bodies(const ir::Node& n) {
   auto one = [&](const char* name) { return ir::attr<ir::Graphs>(n.attrs, name, n.op).at(0); };

@@ -75,9 +75,7 @@ GCG_EXPORT void SYM_emulated(const void* p) { SYM(*static_cast<const SYM_params*
 
 }  // namespace
 
-bool is_movement(Op op) {
-  return op == Op::transpose || op == Op::rev || op == Op::slice || op == Op::pad || op == Op::concatenate;
-}
+bool is_movement(Op op) { return ir::codegen_kind(op) == ir::CodegenKind::strided_copy; }
 
 std::optional<std::vector<StridedCopy>> plan_movement(Op op, const std::vector<const ir::ValueType*>& ins,
                                                       const ir::ValueType& out, const ir::Attrs& attrs,

@@ -143,10 +143,7 @@ NodeKernel host_runner(NodeKernel inner) {
 }
 
 // Whether the emitter may take `op` alone, as a one-node body.
-bool emittable_alone(ir::Op op) {
-  return ir::is_elementwise(op) || op == ir::Op::reshape || op == ir::Op::broadcast_in_dim ||
-         cpu::detail::emits_reduction(op);
-}
+bool emittable_alone(ir::Op op) { return ir::codegen_kind(op) == ir::CodegenKind::emitted && op != ir::Op::fusion; }
 
 // A body computing one node: its operands as inputs, its results as outputs.
 ir::GraphPtr one_node_body(ir::Op op, const std::vector<const ir::ValueType*>& types, const ir::Attrs& attrs,
@@ -162,20 +159,7 @@ ir::GraphPtr one_node_body(ir::Op op, const std::vector<const ir::ValueType*>& t
 
 CudaRunCounts run_counts() { return {g_launches.load(), g_host_runs.load()}; }
 
-std::string host_reason(ir::Op op) {
-  if (emittable_alone(op) || is_movement(op) || has_op_kernel(op) || runs_bodies_on_device(op) ||
-      op == ir::Op::fusion || op == ir::Op::dot_general || op == ir::Op::constant)
-    return {};
-  if (op == ir::Op::custom_lin)
-    return "a custom_vjp function's forward derivative: running it is an error, raised on the host as on the CPU";
-  switch (ir::op_info(op).family) {
-    case ir::OpFamily::collective:
-    case ir::OpFamily::pmap:
-      return "collectives and pmap run on the host's replicas";
-    default:
-      return "no CUDA kernel";
-  }
-}
+std::string host_reason(ir::Op op) { return std::string(ir::op_info(op).codegen.host_reason); }
 
 namespace {
 
@@ -209,18 +193,19 @@ CudaGraphKernels cuda_graph_kernels(const ir::Graph& graph, const std::vector<No
     std::vector<const ir::ValueType*> types;  // the operands'
     for (ir::ValueId v : n.inputs) types.push_back(&graph.type(v));
     std::string why = host_reason(n.op);
-    if (n.op == ir::Op::dot_general) {
+    const ir::CodegenKind kind = ir::codegen_kind(n.op);
+    if (kind == ir::CodegenKind::cublas) {
       if (auto plan = plan_dot_general(graph.type(n.inputs[0]), graph.type(n.inputs[1]), n.attrs, &why)) {
         out.node_kernels[i] = gemm_runner(*plan);
         ++out.generated;
         continue;
       }
       why = "not one cuBLAS GEMM: " + why;
-    } else if (n.op == ir::Op::constant) {
+    } else if (kind == ir::CodegenKind::upload) {
       out.node_kernels[i] = constant_runner(n.attrs);
       ++out.generated;
       continue;
-    } else if (is_movement(n.op)) {
+    } else if (kind == ir::CodegenKind::strided_copy) {
       if (auto copies = plan_movement(n.op, types, graph.type(n.outputs[0]), n.attrs, &why)) {
         const CudaKernel& k = movement_kernel(ir::dtype_size(graph.type(n.outputs[0]).dtype), 1);
         add_source(k.source, 1, sources, &out);
@@ -229,7 +214,7 @@ CudaGraphKernels cuda_graph_kernels(const ir::Graph& graph, const std::vector<No
         continue;
       }
       why = "not a strided copy: " + why;
-    } else if (has_op_kernel(n.op)) {
+    } else if (kind == ir::CodegenKind::op_kernel) {
       OpKernelRequest request{n.op, types, {}, n.attrs};
       for (ir::ValueId v : n.outputs) request.outputs.push_back(&graph.type(v));
       if (std::optional<CudaKernel> k = op_kernel(request, &why)) {
@@ -238,7 +223,7 @@ CudaGraphKernels cuda_graph_kernels(const ir::Graph& graph, const std::vector<No
         ++out.generated;
         continue;
       }
-    } else if (runs_bodies_on_device(n.op)) {
+    } else if (kind == ir::CodegenKind::device_bodies) {
       const size_t hosted = out.on_host.size();
       std::vector<DeviceBody> bodies;
       for (ir::GraphPtr g : device_bodies(n))
@@ -246,7 +231,7 @@ CudaGraphKernels cuda_graph_kernels(const ir::Graph& graph, const std::vector<No
       out.node_kernels[i] = control_flow_runner(n, std::move(bodies));
       if (out.on_host.size() == hosted) ++out.generated;  // on the GPU when no node of its bodies is on the host
       continue;
-    } else if (why.empty()) {
+    } else if (kind == ir::CodegenKind::emitted) {
       try {
         ir::GraphPtr alone;
         if (n.op != ir::Op::fusion) {

@@ -16,16 +16,7 @@ using cpu::detail::cat;
 using cpu::detail::ctype;
 using cpu::detail::num;
 
-bool has_op_kernel(ir::Op op) {
-  switch (ir::op_info(op).family) {
-    case ir::OpFamily::indexing:
-    case ir::OpFamily::sort:
-    case ir::OpFamily::random: return true;
-    case ir::OpFamily::creation: return op == ir::Op::iota;
-    case ir::OpFamily::reduce: return !cpu::detail::emits_reduction(op);  // those three are emitted bodies
-    default: return false;
-  }
-}
+bool has_op_kernel(ir::Op op) { return ir::codegen_kind(op) == ir::CodegenKind::op_kernel; }
 
 std::optional<CudaKernel> op_kernel(const OpKernelRequest& r, std::string* why) {
   if (!has_op_kernel(r.op)) {

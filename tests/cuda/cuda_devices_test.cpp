@@ -389,6 +389,22 @@ TEST_CASE("cuda devices: jit(Backend::cuda) matches the interpreter, gradients i
   check_close(jit(loss, on_interp)(device_put(w, g[0]), x), v_ref, 1e-6);
 }
 
+TEST_CASE("cuda devices: a node the table sends to the host says so in as_text", "[cuda_devices]") {
+  const std::vector<Device> g = gpus();
+  if (g.empty()) return;
+  // pmap's codegen column is HOST: its replicas run on the host.
+  auto f = [](const Array& x) {
+    return pmap([](const Array& v) { return psum(v * 2.0f, "i"); }, PmapOptions{.axis_name = "i"})(x) + 1.0f;
+  };
+  const Array x = randn({1, 4}, 7);
+  const JitOptions on_cuda{.backend = Backend::cuda};
+  const std::string text = jit(f, on_cuda).lower(x).compile().as_text();
+  CHECK_THAT(text, Contains("1 on the host)"));
+  CHECK_THAT(text, Contains("runs on the host: pmap (node "));
+  CHECK_THAT(text, Contains(std::string(ir::op_info(ir::Op::pmap).codegen.host_reason)));
+  check_close(jit(f, on_cuda)(x), jit(f, JitOptions{.backend = Backend::interpreter})(x), 1e-6);
+}
+
 TEST_CASE("cuda devices: float sums add in the interpreter's order, bit for bit, on every layout", "[cuda_devices]") {
   const std::vector<Device> g = gpus();
   if (g.empty()) return;
@@ -451,16 +467,18 @@ TEST_CASE("cuda devices: out of memory names the device and the line; profiles l
 }
 
 TEST_CASE("cuda devices: every primitive runs on the cuda backend, alone or on the host with a reason", "[cuda_devices]") {
-  // The op table decides: every primitive that computes has a CUDA kernel
-  // (emitted, cuBLAS, a strided copy or an op kernel), control flow and
-  // graph calls run their bodies on the device; only collectives, pmap and
-  // custom_lin (an error to run) take the host, each with a reason.
+  // The op table decides (ops.def's codegen column): every primitive that
+  // computes has a CUDA kernel (emitted, cuBLAS, a strided copy or an op
+  // kernel), control flow and graph calls run their bodies on the device;
+  // only collectives, pmap and custom_lin (an error to run) take the host,
+  // each with a reason.
   int generated = 0, hosted = 0;
   for (int i = 0; i < ir::kNumOps; ++i) {
     const auto op = static_cast<ir::Op>(i);
     const std::string why = codegen::cuda::host_reason(op);
     INFO(ir::op_name(op) << ": " << why);
     (why.empty() ? generated : hosted) += 1;
+    CHECK(why.empty() == (ir::codegen_kind(op) != ir::CodegenKind::host));
     const ir::OpFamily family = ir::op_info(op).family;
     const bool host_family =
         op == ir::Op::custom_lin || family == ir::OpFamily::collective || family == ir::OpFamily::pmap;
