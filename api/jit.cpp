@@ -216,7 +216,7 @@ std::vector<interpreter::NodeKernel> pmap_kernels(const ir::Graph& g, const JitO
     kernels.resize(g.nodes().size());
     const JitOptions body_options{.backend = options.backend, .wait_for_compile = options.wait_for_compile};
     std::shared_ptr<const Executable> body =
-        compile_graph(Graph(ir::attr<ir::Graphs>(n, "body").at(0)), body_options, {}, "pmap");
+        compile_graph(Graph(ir::attr<ir::Graphs>(n, "body").at(0)), body_options, {});
     kernels[i] = [body](const interpreter::KernelCall& call) {
       interpreter::run_pmap_call(call, [&body](const std::vector<runtime::BufferPtr>& inputs) {
         const ir::Graph& bg = *body->graph;
@@ -234,7 +234,7 @@ std::vector<interpreter::NodeKernel> pmap_kernels(const ir::Graph& g, const JitO
 }  // namespace
 
 std::shared_ptr<const Executable> compile_graph(const Graph& g, const JitOptions& options,
-                                                const std::vector<bool>& donated, const std::string&) {
+                                                const std::vector<bool>& donated) {
   auto exe = std::make_shared<Executable>();
   exe->backend = resolve(options.backend);
   exe->nodes_before = g.num_nodes();
@@ -253,7 +253,8 @@ std::shared_ptr<const Executable> compile_graph(const Graph& g, const JitOptions
       std::fprintf(stderr, "graft: jit cuda: %lld nodes on the GPU (%lld distinct kernels), %zu on the host\n",
                    static_cast<long long>(exe->cuda->generated), static_cast<long long>(exe->cuda->distinct),
                    exe->cuda->on_host.size());
-      for (const std::string& why : exe->cuda->on_host) std::fprintf(stderr, "graft: jit cuda: runs on the host: %s\n", why.c_str());
+      for (const std::string& why : exe->cuda->on_host)
+        std::fprintf(stderr, "graft: jit cuda: runs on the host: %s\n", why.c_str());
     }
   }
   exe->donation_plan = interpreter::donation_plan(*exe->graph, donated);

@@ -115,6 +115,8 @@ struct OwnRule {
   constexpr operator BatchRuleKind() const { return BatchRuleKind::own; }
   constexpr operator KernelKind() const { return KernelKind::own; }
 };
+constexpr JvpSpec jvp_spec(JvpKind kind, std::string_view text) { return {kind, text}; }
+constexpr CodegenSpec codegen_spec(CodegenKind kind, std::string_view host_reason = {}) { return {kind, host_reason}; }
 constexpr std::string_view no_jvp_reason(JvpSpec s) { return s.kind == JvpKind::none ? s.text : std::string_view{}; }
 
 #define VARIADIC kVariadic
@@ -123,28 +125,28 @@ constexpr std::string_view no_jvp_reason(JvpSpec s) { return s.kind == JvpKind::
 #define SIGNED DTypeClass::signed_numbers
 #define INTS_OR_BOOL DTypeClass::ints_or_bool
 #define ANY DTypeClass::any
-#define OWN OwnRule{}
+#define OWN OwnRule()
 #define SAME_TYPE ShapeRuleKind::same_type
 #define BOOL_RESULT ShapeRuleKind::bool_result
 #define REDUCES_AXES ShapeRuleKind::reduces_axes
 #define REDUCES_AXIS ShapeRuleKind::reduces_axis
 #define SCANS_AXIS ShapeRuleKind::scans_axis
-#define DERIVATIVE(formula) JvpSpec{JvpKind::derivative, formula}
-#define LINEAR_IN(operands) JvpSpec{JvpKind::linear_in, operands}
-#define NO_JVP(why) JvpSpec{JvpKind::none, why}
+#define DERIVATIVE(formula) jvp_spec(JvpKind::derivative, formula)
+#define LINEAR_IN(operands) jvp_spec(JvpKind::linear_in, operands)
+#define NO_JVP(why) jvp_spec(JvpKind::none, why)
 #define BATCH_ELEMENTWISE BatchRuleKind::elementwise
 #define BATCH_AXES BatchRuleKind::over_axes
 #define BATCH_AXIS BatchRuleKind::over_axis
 #define NO_BATCH BatchRuleKind::none
 #define SCALAR KernelKind::scalar
 #define VECTOR_MATH KernelKind::vector_math
-#define EMITTED CodegenSpec{CodegenKind::emitted, {}}
-#define STRIDED_COPY CodegenSpec{CodegenKind::strided_copy, {}}
-#define OP_KERNEL CodegenSpec{CodegenKind::op_kernel, {}}
-#define DEVICE_BODIES CodegenSpec{CodegenKind::device_bodies, {}}
-#define CUBLAS CodegenSpec{CodegenKind::cublas, {}}
-#define UPLOAD CodegenSpec{CodegenKind::upload, {}}
-#define HOST(why) CodegenSpec{CodegenKind::host, why}
+#define EMITTED codegen_spec(CodegenKind::emitted)
+#define STRIDED_COPY codegen_spec(CodegenKind::strided_copy)
+#define OP_KERNEL codegen_spec(CodegenKind::op_kernel)
+#define DEVICE_BODIES codegen_spec(CodegenKind::device_bodies)
+#define CUBLAS codegen_spec(CodegenKind::cublas)
+#define UPLOAD codegen_spec(CodegenKind::upload)
+#define HOST(why) codegen_spec(CodegenKind::host, why)
 #define LINEAR true
 #define NONLINEAR false
 #define INPLACE true
@@ -154,9 +156,9 @@ constexpr std::string_view no_jvp_reason(JvpSpec s) { return s.kind == JvpKind::
 #define PURE false
 #define EFFECTFUL true
 inline constexpr std::array<OpInfo, kNumOps> kOpTable = {{
-#define GRAFT_OP(ident, name, arity, family, dtypes, shape, jvp, linear, batch, kernel, codegen, inplace,     \
-                 reduction, effects, attributes)                                                         \
-  OpInfo{#ident,   name,    arity,     OpFamily::family,   dtypes,  shape,   jvp,   linear, batch, kernel, \
+#define GRAFT_OP(ident, name, arity, family, dtypes, shape, jvp, linear, batch, kernel, codegen, inplace, reduction, \
+                 effects, attributes)                                                                                \
+  OpInfo{#ident,  name,    arity,     OpFamily::family,   dtypes,  shape,     jvp, linear, batch, kernel,            \
          codegen, inplace, reduction, no_jvp_reason(jvp), effects, attributes},
 #include "ir/ops.def"
 #undef GRAFT_OP

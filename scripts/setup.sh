@@ -17,6 +17,7 @@ packages=(
   python3-sklearn         # examples/train_digits: the 8x8 digits data set it ships
   golang-go               # go tool pprof: tests read graft's memory profiles with it
   openmpi-bin libopenmpi-dev  # Open MPI: pmap across processes (graft::distributed); mpirun runs its tests
+  clang-format            # the style check of changed lines (scripts/check_format.sh)
 )
 
 # scripts/fuzz.sh also needs clang and its libFuzzer and sanitizer runtimes.

@@ -59,7 +59,7 @@ void print_stats(const Graph& g, std::ostream& out) {
     out << "\njit, backend " << name << ":\n";
     try {
       const JitOptions options{.backend = backend, .wait_for_compile = true};
-      auto exe = detail::compile_graph(g, options, std::vector<bool>(ir.inputs().size(), false), "graft-inspect");
+      auto exe = detail::compile_graph(g, options, std::vector<bool>(ir.inputs().size(), false));
       const detail::ExecutableInfo info = detail::executable_info(*exe);
       const CostAnalysis cost = detail::executable_cost(*exe);
       const MemoryAnalysis mem = detail::executable_memory(*exe);

@@ -18,6 +18,15 @@ inline std::string cat(const A&... parts) {
 }
 inline std::string num(int64_t v) { return std::to_string(v); }
 
+// Throws unless s is a C identifier (a kernel's symbol); `emitter` names the
+// code generator in the message ("cpu codegen", "cuda codegen").
+inline void check_symbol(const std::string& s, const char* emitter) {
+  bool ok = !s.empty() && !(s[0] >= '0' && s[0] <= '9');
+  for (char ch : s)
+    ok = ok && ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_');
+  if (!ok) throw Error(cat(emitter, ": '", s, "' is not a C identifier"));
+}
+
 [[noreturn]] inline void fail(const std::string& why) { throw UnsupportedError(cat("cpu codegen: ", why)); }
 
 inline const char* ctype(DType d) {

@@ -592,16 +592,10 @@ class Emitter {
   std::vector<GatherTable> gathers_;
 };
 
-void check_symbol(const std::string& s) {
-  bool ok = !s.empty() && !std::isdigit(static_cast<unsigned char>(s[0]));
-  for (char ch : s) ok = ok && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_');
-  if (!ok) throw Error(cat("cpu codegen: '", s, "' is not a C identifier"));
-}
-
 }  // namespace
 
 std::string emit_kernel(const ir::Graph& body, const std::string& symbol) {
-  check_symbol(symbol);
+  check_symbol(symbol, "cpu codegen");
   return Emitter(body, symbol).run();
 }
 

@@ -347,16 +347,10 @@ class Emitter {
   cpu::detail::Schedule s_;
 };
 
-void check_symbol(const std::string& s) {
-  bool ok = !s.empty() && !std::isdigit(static_cast<unsigned char>(s[0]));
-  for (char ch : s) ok = ok && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_');
-  if (!ok) throw Error("cuda codegen: '" + s + "' is not a C identifier");
-}
-
 }  // namespace
 
 CudaKernel emit_kernel(const ir::Graph& body, const std::string& symbol) {
-  check_symbol(symbol);
+  cpu::detail::check_symbol(symbol, "cuda codegen");
   return Emitter(body, symbol).run();
 }
 

@@ -61,7 +61,7 @@ bool jit_disabled();
 bool tracing();
 // The executable of a traced graph for these options (its text, analyses, run).
 std::shared_ptr<const Executable> compile_graph(const Graph& g, const JitOptions& options,
-                                                const std::vector<bool>& donated, const std::string& name);
+                                                const std::vector<bool>& donated);
 std::vector<Array> run_executable(const Executable& exe, const std::vector<Array>& leaves,
                                   const std::vector<bool>& donated, const JitOptions& options);
 std::string executable_text(const Executable& exe);
@@ -138,7 +138,7 @@ class Lowered {
   Compiled<Out> compile() const {
     JitOptions waiting = options_;
     waiting.wait_for_compile = true;
-    return Compiled<Out>(detail::compile_graph(graph_, waiting, donated_, "lowered"), out_like_, options_);
+    return Compiled<Out>(detail::compile_graph(graph_, waiting, donated_), out_like_, options_);
   }
 
  private:
@@ -228,7 +228,7 @@ class Jitted {
     double t1 = detail::now_ms();
     std::vector<bool> donated = detail::donated_leaves(options_.donate_argnums, args...);
     auto entry = std::make_shared<const Entry<Out>>(
-        Entry<Out>{detail::compile_graph(traced.graph, options_, donated, "jit"), traced.out, donated});
+        Entry<Out>{detail::compile_graph(traced.graph, options_, donated), traced.out, donated});
     detail::log_compile("jit", t1 - t0, detail::now_ms() - t1);
     if (!key.empty()) cache_->insert(key, entry);
     return entry;

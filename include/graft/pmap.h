@@ -147,7 +147,7 @@ auto pmap_impl(F& f, const PmapOptions& options, GraphCache& cache, const std::s
     std::vector<bool> donated = donated_leaves(options.donate_argnums, args...);
     std::vector<bool> inside = donated;
     for (size_t i = 0; i < inside.size(); ++i) inside[i] = inside[i] && dims[i] >= 0;
-    auto exe = compile_graph(traced.graph, JitOptions{.backend = pmap_backend(devices)}, inside, "pmap");
+    auto exe = compile_graph(traced.graph, JitOptions{.backend = pmap_backend(devices)}, inside);
     entry = std::make_shared<const Entry>(
         Entry{std::move(exe), std::move(traced.out), std::move(out_dims), std::move(donated), std::move(inside)});
     log_compile("pmap", t1 - t0, now_ms() - t1);

@@ -30,7 +30,7 @@ inline Array randn(Shape shape, uint64_t seed) { return random::normal(random::k
 inline std::vector<Array> run_jit(const Graph& g, const std::vector<Array>& inputs, Backend backend) {
   const JitOptions options{.backend = backend, .wait_for_compile = true};
   const std::vector<bool> donated(inputs.size(), false);
-  auto exe = detail::compile_graph(g, options, donated, "test");
+  auto exe = detail::compile_graph(g, options, donated);
   return detail::run_executable(*exe, inputs, donated, options);
 }
 
