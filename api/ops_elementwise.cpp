@@ -52,41 +52,44 @@ Op to_op(detail::BinaryOp op) {
   return Op::add;
 }
 
+// Ops whose ops.def `dtypes` column takes floats only convert other operands
+// to the default float first, as NumPy's sin(int) does.
+Array elementwise_unary(Op op, const ArrayAt& x) {
+  if (ir::op_info(op).dtypes == ir::DTypeClass::floats) return unary_float(op, x.array, x.loc);
+  return unary(op, x.array, x.loc);
+}
+
 }  // namespace
 
-#define GRAFT_UNARY(name, op) \
-  Array name(ArrayAt x) { return unary(Op::op, x.array, x.loc); }
-#define GRAFT_UNARY_FLOAT(name, op) \
-  Array name(ArrayAt x) { return unary_float(Op::op, x.array, x.loc); }
-GRAFT_UNARY(neg, neg)
-GRAFT_UNARY(abs, abs)
-GRAFT_UNARY(sign, sign)
-GRAFT_UNARY(square, square)
-GRAFT_UNARY(stop_gradient, stop_gradient)
-GRAFT_UNARY_FLOAT(floor, floor)
-GRAFT_UNARY_FLOAT(ceil, ceil)
-GRAFT_UNARY_FLOAT(round, round)
-GRAFT_UNARY_FLOAT(exp, exp)
-GRAFT_UNARY_FLOAT(log, log)
-GRAFT_UNARY_FLOAT(log1p, log1p)
-GRAFT_UNARY_FLOAT(expm1, expm1)
-GRAFT_UNARY_FLOAT(sqrt, sqrt)
-GRAFT_UNARY_FLOAT(rsqrt, rsqrt)
-GRAFT_UNARY_FLOAT(sin, sin)
-GRAFT_UNARY_FLOAT(cos, cos)
-GRAFT_UNARY_FLOAT(tan, tan)
-GRAFT_UNARY_FLOAT(asin, asin)
-GRAFT_UNARY_FLOAT(acos, acos)
-GRAFT_UNARY_FLOAT(atan, atan)
-GRAFT_UNARY_FLOAT(sinh, sinh)
-GRAFT_UNARY_FLOAT(cosh, cosh)
-GRAFT_UNARY_FLOAT(tanh, tanh)
-GRAFT_UNARY_FLOAT(logistic, logistic)
-GRAFT_UNARY_FLOAT(sigmoid, logistic)
-GRAFT_UNARY_FLOAT(erf, erf)
-GRAFT_UNARY_FLOAT(reciprocal, reciprocal)
-#undef GRAFT_UNARY
-#undef GRAFT_UNARY_FLOAT
+Array neg(ArrayAt x) { return elementwise_unary(Op::neg, x); }
+Array abs(ArrayAt x) { return elementwise_unary(Op::abs, x); }
+Array sign(ArrayAt x) { return elementwise_unary(Op::sign, x); }
+Array floor(ArrayAt x) { return elementwise_unary(Op::floor, x); }
+Array ceil(ArrayAt x) { return elementwise_unary(Op::ceil, x); }
+Array round(ArrayAt x) { return elementwise_unary(Op::round, x); }
+Array exp(ArrayAt x) { return elementwise_unary(Op::exp, x); }
+Array log(ArrayAt x) { return elementwise_unary(Op::log, x); }
+Array log1p(ArrayAt x) { return elementwise_unary(Op::log1p, x); }
+Array expm1(ArrayAt x) { return elementwise_unary(Op::expm1, x); }
+Array sqrt(ArrayAt x) { return elementwise_unary(Op::sqrt, x); }
+Array rsqrt(ArrayAt x) { return elementwise_unary(Op::rsqrt, x); }
+Array cbrt(ArrayAt x) { return elementwise_unary(Op::cbrt, x); }
+Array sin(ArrayAt x) { return elementwise_unary(Op::sin, x); }
+Array cos(ArrayAt x) { return elementwise_unary(Op::cos, x); }
+Array tan(ArrayAt x) { return elementwise_unary(Op::tan, x); }
+Array asin(ArrayAt x) { return elementwise_unary(Op::asin, x); }
+Array acos(ArrayAt x) { return elementwise_unary(Op::acos, x); }
+Array atan(ArrayAt x) { return elementwise_unary(Op::atan, x); }
+Array sinh(ArrayAt x) { return elementwise_unary(Op::sinh, x); }
+Array cosh(ArrayAt x) { return elementwise_unary(Op::cosh, x); }
+Array tanh(ArrayAt x) { return elementwise_unary(Op::tanh, x); }
+Array logistic(ArrayAt x) { return elementwise_unary(Op::logistic, x); }
+Array sigmoid(ArrayAt x) { return elementwise_unary(Op::logistic, x); }
+Array erf(ArrayAt x) { return elementwise_unary(Op::erf, x); }
+Array square(ArrayAt x) { return elementwise_unary(Op::square, x); }
+// The primitive takes integers too (1 / x in x's dtype); the API computes in floats.
+Array reciprocal(ArrayAt x) { return unary_float(Op::reciprocal, x.array, x.loc); }
+Array stop_gradient(ArrayAt x) { return elementwise_unary(Op::stop_gradient, x); }
 
 Array isfinite(ArrayAt at) {
   const Array& x = at.array;

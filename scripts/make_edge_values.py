@@ -110,7 +110,7 @@ UNARY_FLOAT = {
     "exp": np.exp, "log": np.log, "log1p": np.log1p, "expm1": np.expm1, "sqrt": np.sqrt,
     "rsqrt": lambda x: 1.0 / np.sqrt(x), "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin,
     "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh,
-    "logistic": logistic, "erf": erf, "square": np.square, "reciprocal": lambda x: 1.0 / x,
+    "logistic": logistic, "erf": erf, "square": np.square, "reciprocal": lambda x: 1.0 / x, "cbrt": np.cbrt,
 }
 
 for t in (F32, F64):

@@ -20,37 +20,39 @@ using Loc = std::source_location;
 // Each takes one ArrayAt (an Array and, implicitly, the caller's line), so
 // the name is a single function that transforms take directly:
 // vmap(graft::sin)(x), jit(graft::exp). Pass an explicit line as sin({x, loc}).
-#define GRAFT_UNARY(name) Array name(ArrayAt x);
-GRAFT_UNARY(neg)
-GRAFT_UNARY(abs)
-GRAFT_UNARY(sign)
-GRAFT_UNARY(floor)
-GRAFT_UNARY(ceil)
-GRAFT_UNARY(round)
-GRAFT_UNARY(exp)
-GRAFT_UNARY(log)
-GRAFT_UNARY(log1p)
-GRAFT_UNARY(expm1)
-GRAFT_UNARY(sqrt)
-GRAFT_UNARY(rsqrt)
-GRAFT_UNARY(sin)
-GRAFT_UNARY(cos)
-GRAFT_UNARY(tan)
-GRAFT_UNARY(asin)
-GRAFT_UNARY(acos)
-GRAFT_UNARY(atan)
-GRAFT_UNARY(sinh)
-GRAFT_UNARY(cosh)
-GRAFT_UNARY(tanh)
-GRAFT_UNARY(logistic)
-GRAFT_UNARY(sigmoid)
-GRAFT_UNARY(erf)
-GRAFT_UNARY(square)
-GRAFT_UNARY(reciprocal)
-GRAFT_UNARY(isfinite)
-GRAFT_UNARY(logical_not)
-GRAFT_UNARY(stop_gradient)
-#undef GRAFT_UNARY
+// The float functions (floor ... reciprocal) of an integer or bool Array
+// compute in the default float dtype, as NumPy's sin(int) does; accuracy per
+// function and instruction set: docs/FLOAT_MATH.md.
+Array neg(ArrayAt x);            // -x; integers wrap: neg(INT_MIN) == INT_MIN
+Array abs(ArrayAt x);            // |x|; integers wrap: abs(INT_MIN) == INT_MIN, as XLA
+Array sign(ArrayAt x);           // -1, 0 or 1 in x's dtype; NaN stays NaN, sign(-0.0) == 0
+Array floor(ArrayAt x);          // round toward -inf
+Array ceil(ArrayAt x);           // round toward +inf
+Array round(ArrayAt x);          // round half to even, as np.round
+Array exp(ArrayAt x);            // e^x
+Array log(ArrayAt x);            // natural log; NaN below 0, -inf at 0
+Array log1p(ArrayAt x);          // log(1 + x), accurate near 0
+Array expm1(ArrayAt x);          // e^x - 1, accurate near 0
+Array sqrt(ArrayAt x);           // correctly rounded; NaN below 0
+Array rsqrt(ArrayAt x);          // 1 / sqrt(x)
+Array cbrt(ArrayAt x);           // the real cube root, negative for negative x (unlike pow(x, 1/3))
+Array sin(ArrayAt x);            // sine of radians
+Array cos(ArrayAt x);            // cosine of radians
+Array tan(ArrayAt x);            // tangent of radians
+Array asin(ArrayAt x);           // in [-pi/2, pi/2]; NaN outside [-1, 1]
+Array acos(ArrayAt x);           // in [0, pi]; NaN outside [-1, 1]
+Array atan(ArrayAt x);           // in (-pi/2, pi/2)
+Array sinh(ArrayAt x);           // hyperbolic sine
+Array cosh(ArrayAt x);           // hyperbolic cosine
+Array tanh(ArrayAt x);           // hyperbolic tangent
+Array logistic(ArrayAt x);       // 1 / (1 + e^-x)
+Array sigmoid(ArrayAt x);        // logistic(x), NumPy/JAX's other name
+Array erf(ArrayAt x);            // the error function
+Array square(ArrayAt x);         // x * x in x's dtype (integers wrap)
+Array reciprocal(ArrayAt x);     // 1 / x
+Array isfinite(ArrayAt x);       // bool: neither inf nor NaN (true for integers)
+Array logical_not(ArrayAt x);    // bool: x == 0
+Array stop_gradient(ArrayAt x);  // x, with a zero derivative under every transform
 
 // ---- elementwise, binary and ternary
 Array pow(const Array& x, const Array& y, Loc loc = Loc::current());

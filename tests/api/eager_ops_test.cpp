@@ -103,6 +103,54 @@ TEST_CASE("eager: unary math matches <cmath> in f32 and f64", "[api][elementwise
   CHECK(graft::round(array({0.5, 1.5, 2.5, -0.5})).to_vector<double>() == std::vector<double>{0, 2, 2, -0.0});
 }
 
+TEST_CASE("eager: cbrt is the real cube root, within an ulp, on every backend", "[api][elementwise]") {
+  // Negative inputs have negative roots (pow(x, 1/3) would be NaN); signed
+  // zeros, infinities and NaN pass through. The C library's cbrt (glibc's is
+  // not correctly rounded: cbrt(27.0) is 3.0000000000000004) within an ulp.
+  const std::vector<double> xs = {-27.0, -8.0,  -1e-300, -0.0,   0.0,      1e-310,    0.001, 2.0,
+                                  3.0,   1e300, 8.0,     1000.0, INFINITY, -INFINITY, NAN};
+  for (DType dt : {DType::f32, DType::f64}) {
+    const Array x = astype(array(xs, {static_cast<int64_t>(xs.size())}), dt);
+    const std::vector<double> got = astype(cbrt(x), DType::f64).to_vector<double>();
+    const std::vector<double> in = astype(x, DType::f64).to_vector<double>();
+    for (size_t k = 0; k < xs.size(); ++k) {
+      INFO(dtype_name(dt) << " cbrt(" << in[k] << ") = " << got[k]);
+      const long double want = std::cbrt(static_cast<long double>(in[k]));
+      if (std::isnan(in[k])) {
+        CHECK(std::isnan(got[k]));
+        continue;
+      }
+      CHECK(std::signbit(got[k]) == std::signbit(in[k]));
+      // Within an ulp of the correctly rounded root.
+      const double rounded =
+          dt == DType::f32 ? static_cast<double>(static_cast<float>(want)) : static_cast<double>(want);
+      int e = 0;
+      std::frexp(rounded, &e);
+      const double ulp = std::ldexp(1.0, e - (dt == DType::f32 ? 24 : 53));
+      if (std::isinf(in[k]))
+        CHECK(got[k] == in[k]);
+      else
+        CHECK(std::abs(got[k] - rounded) <= ulp);
+    }
+    // Compiled C++ computes the interpreter's bits (one scalar definition, scalar_ops.h).
+    const Array compiled = jit([](const Array& a) { return cbrt(a) * 2.0f; },
+                               JitOptions{.backend = Backend::cpu, .wait_for_compile = true})(x);
+    const Array interpreted =
+        jit([](const Array& a) { return cbrt(a) * 2.0f; }, JitOptions{.backend = Backend::interpreter})(x);
+    const std::vector<double> c = astype(compiled, DType::f64).to_vector<double>(),
+                              r = astype(interpreted, DType::f64).to_vector<double>();
+    for (size_t k = 0; k < c.size(); ++k) CHECK((c[k] == r[k] || (std::isnan(c[k]) && std::isnan(r[k]))));
+  }
+  // Integers compute in the default float dtype; the derivative is 1 / (3 y^2).
+  CHECK(cbrt(array({-8, 27})).dtype() == DType::f32);
+  CHECK(grad([](const Array& a) { return cbrt(a); })(scalar(8.0)).item<double>() == Approx(1.0 / 12.0));
+  const Array batch = array({-8.0, 1.0, 27.0});
+  const std::vector<double> slopes = vmap(grad([](const Array& a) { return cbrt(a); }))(batch).to_vector<double>();
+  CHECK(slopes[0] == Approx(1.0 / 12.0));
+  CHECK(slopes[1] == Approx(1.0 / 3.0));
+  CHECK(slopes[2] == Approx(1.0 / 27.0));
+}
+
 TEST_CASE("eager: binary ops broadcast like NumPy", "[api][elementwise][broadcast]") {
   Array a = array<float>({1, 2, 3}, {3, 1});
   Array b = array<float>({10, 20, 30, 40}, {4});

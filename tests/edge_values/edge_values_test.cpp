@@ -58,27 +58,43 @@ Array decode(const json& values, DType t, const Shape& shape) {
 
 const std::map<std::string, std::function<Array(const Array&)>>& unary_ops() {
   static const std::map<std::string, std::function<Array(const Array&)>> k = {
-      {"neg", [](const Array& x) { return neg(x); }},         {"abs", [](const Array& x) { return graft::abs(x); }},
-      {"sign", [](const Array& x) { return sign(x); }},       {"floor", [](const Array& x) { return graft::floor(x); }},
-      {"ceil", [](const Array& x) { return graft::ceil(x); }}, {"round", [](const Array& x) { return graft::round(x); }},
-      {"exp", [](const Array& x) { return graft::exp(x); }},   {"log", [](const Array& x) { return graft::log(x); }},
-      {"log1p", [](const Array& x) { return graft::log1p(x); }}, {"expm1", [](const Array& x) { return graft::expm1(x); }},
-      {"sqrt", [](const Array& x) { return graft::sqrt(x); }}, {"rsqrt", [](const Array& x) { return rsqrt(x); }},
-      {"sin", [](const Array& x) { return graft::sin(x); }},   {"cos", [](const Array& x) { return graft::cos(x); }},
-      {"tan", [](const Array& x) { return graft::tan(x); }},   {"asin", [](const Array& x) { return graft::asin(x); }},
-      {"acos", [](const Array& x) { return graft::acos(x); }}, {"atan", [](const Array& x) { return graft::atan(x); }},
-      {"sinh", [](const Array& x) { return graft::sinh(x); }}, {"cosh", [](const Array& x) { return graft::cosh(x); }},
-      {"tanh", [](const Array& x) { return graft::tanh(x); }}, {"logistic", [](const Array& x) { return logistic(x); }},
-      {"erf", [](const Array& x) { return graft::erf(x); }},   {"square", [](const Array& x) { return square(x); }},
+      {"neg", [](const Array& x) { return neg(x); }},
+      {"abs", [](const Array& x) { return graft::abs(x); }},
+      {"sign", [](const Array& x) { return sign(x); }},
+      {"floor", [](const Array& x) { return graft::floor(x); }},
+      {"ceil", [](const Array& x) { return graft::ceil(x); }},
+      {"round", [](const Array& x) { return graft::round(x); }},
+      {"exp", [](const Array& x) { return graft::exp(x); }},
+      {"log", [](const Array& x) { return graft::log(x); }},
+      {"log1p", [](const Array& x) { return graft::log1p(x); }},
+      {"expm1", [](const Array& x) { return graft::expm1(x); }},
+      {"sqrt", [](const Array& x) { return graft::sqrt(x); }},
+      {"rsqrt", [](const Array& x) { return rsqrt(x); }},
+      {"sin", [](const Array& x) { return graft::sin(x); }},
+      {"cos", [](const Array& x) { return graft::cos(x); }},
+      {"tan", [](const Array& x) { return graft::tan(x); }},
+      {"asin", [](const Array& x) { return graft::asin(x); }},
+      {"acos", [](const Array& x) { return graft::acos(x); }},
+      {"atan", [](const Array& x) { return graft::atan(x); }},
+      {"sinh", [](const Array& x) { return graft::sinh(x); }},
+      {"cosh", [](const Array& x) { return graft::cosh(x); }},
+      {"tanh", [](const Array& x) { return graft::tanh(x); }},
+      {"logistic", [](const Array& x) { return logistic(x); }},
+      {"erf", [](const Array& x) { return graft::erf(x); }},
+      {"square", [](const Array& x) { return square(x); }},
       {"reciprocal", [](const Array& x) { return reciprocal(x); }},
+      {"cbrt", [](const Array& x) { return graft::cbrt(x); }},
       {"isfinite", [](const Array& x) { return graft::isfinite(x); }},
       {"logical_not", [](const Array& x) { return logical_not(x); }},
       {"astype_i32", [](const Array& x) { return astype(x, DType::i32); }},
       {"astype_i64", [](const Array& x) { return astype(x, DType::i64); }},
       {"astype_u32", [](const Array& x) { return astype(x, DType::u32); }},
-      {"sum", [](const Array& x) { return sum(x, {1}); }},     {"prod", [](const Array& x) { return prod(x, {1}); }},
-      {"max", [](const Array& x) { return graft::max(x, {1}); }}, {"min", [](const Array& x) { return graft::min(x, {1}); }},
-      {"argmax", [](const Array& x) { return argmax(x, 1); }}, {"argmin", [](const Array& x) { return argmin(x, 1); }},
+      {"sum", [](const Array& x) { return sum(x, {1}); }},
+      {"prod", [](const Array& x) { return prod(x, {1}); }},
+      {"max", [](const Array& x) { return graft::max(x, {1}); }},
+      {"min", [](const Array& x) { return graft::min(x, {1}); }},
+      {"argmax", [](const Array& x) { return argmax(x, 1); }},
+      {"argmin", [](const Array& x) { return argmin(x, 1); }},
   };
   return k;
 }
@@ -104,9 +120,9 @@ const std::map<std::string, std::function<Array(const Array&, const Array&)>>& b
 // 0 for the correctly rounded ones.
 int64_t ulp_bound(const std::string& op) {
   static const std::map<std::string, int64_t> k = {
-      {"exp", 6},  {"log", 3},  {"log1p", 4}, {"expm1", 6}, {"sin", 4},   {"cos", 4},      {"tan", 3},
-      {"asin", 2}, {"acos", 2}, {"atan", 2},  {"sinh", 3},  {"cosh", 3},  {"tanh", 7},     {"logistic", 7},
-      {"erf", 2},  {"pow", 2},  {"atan2", 2}, {"rsqrt", 2}, {"sqrt", 1},
+      {"exp", 6},  {"log", 3},  {"log1p", 4}, {"expm1", 6}, {"sin", 4},  {"cos", 4},  {"tan", 3},
+      {"asin", 2}, {"acos", 2}, {"atan", 2},  {"sinh", 3},  {"cosh", 3}, {"tanh", 7}, {"logistic", 7},
+      {"erf", 2},  {"pow", 2},  {"atan2", 2}, {"rsqrt", 2}, {"sqrt", 1}, {"cbrt", 2},
   };
   auto it = k.find(op);
   return it == k.end() ? 0 : it->second;
