@@ -72,41 +72,36 @@ Array astype(const Array& x, DType dtype, Loc loc = Loc::current());
 // ---- the same with a plain number for one operand. The number is weakly
 // typed, as with the arithmetic operators: it takes the array's dtype unless
 // its kind is higher (an int array and a floating number give f32), so
-// pow(x_f64, 0.37) uses the exact double 0.37 and pow(x_f32, 0.37) its f32 rounding.
-namespace detail {
-enum class ScalarBinary { pow, maximum, minimum, atan2, remainder, floor_divide };
-Array binary_scalar(ScalarBinary op, const Array& x, double value, bool is_float, bool scalar_first, const Loc& loc);
-// where(cond, x, value), or where(cond, value, x) when scalar_first.
-Array where_scalar(const Array& cond, const Array& x, double value, bool is_float, bool scalar_first, const Loc& loc);
-}  // namespace detail
-
-#define GRAFT_BINARY_WITH_SCALAR(name)                                                                            \
-  template <Scalar S>                                                                                             \
-  Array name(const Array& x, S y, Loc loc = Loc::current()) {                                                     \
-    return detail::binary_scalar(detail::ScalarBinary::name, x, static_cast<double>(y), std::is_floating_point_v<S>, \
-                                 false, loc);                                                                     \
-  }                                                                                                               \
-  template <Scalar S>                                                                                             \
-  Array name(S x, const Array& y, Loc loc = Loc::current()) {                                                     \
-    return detail::binary_scalar(detail::ScalarBinary::name, y, static_cast<double>(x), std::is_floating_point_v<S>, \
-                                 true, loc);                                                                      \
-  }
-GRAFT_BINARY_WITH_SCALAR(pow)
-GRAFT_BINARY_WITH_SCALAR(maximum)
-GRAFT_BINARY_WITH_SCALAR(minimum)
-GRAFT_BINARY_WITH_SCALAR(atan2)
-GRAFT_BINARY_WITH_SCALAR(remainder)
-GRAFT_BINARY_WITH_SCALAR(floor_divide)
-#undef GRAFT_BINARY_WITH_SCALAR
-
+// pow(x_f64, 0.37) uses the exact double 0.37 and pow(x_f32, 0.37) its f32
+// rounding. (Defined in graft/detail/ops_scalar.h.)
 template <Scalar S>
-Array where(const Array& cond, const Array& x, S y, Loc loc = Loc::current()) {
-  return detail::where_scalar(cond, x, static_cast<double>(y), std::is_floating_point_v<S>, false, loc);
-}
+Array pow(const Array& x, S y, Loc loc = Loc::current());  // x ** y
 template <Scalar S>
-Array where(const Array& cond, S x, const Array& y, Loc loc = Loc::current()) {
-  return detail::where_scalar(cond, y, static_cast<double>(x), std::is_floating_point_v<S>, true, loc);
-}
+Array pow(S x, const Array& y, Loc loc = Loc::current());  // x ** y
+template <Scalar S>
+Array maximum(const Array& x, S y, Loc loc = Loc::current());  // NaN propagates
+template <Scalar S>
+Array maximum(S x, const Array& y, Loc loc = Loc::current());
+template <Scalar S>
+Array minimum(const Array& x, S y, Loc loc = Loc::current());  // NaN propagates
+template <Scalar S>
+Array minimum(S x, const Array& y, Loc loc = Loc::current());
+template <Scalar S>
+Array atan2(const Array& y, S x, Loc loc = Loc::current());  // the angle of (x, y)
+template <Scalar S>
+Array atan2(S y, const Array& x, Loc loc = Loc::current());
+template <Scalar S>
+Array remainder(const Array& x, S y, Loc loc = Loc::current());  // the sign of y, as NumPy
+template <Scalar S>
+Array remainder(S x, const Array& y, Loc loc = Loc::current());
+template <Scalar S>
+Array floor_divide(const Array& x, S y, Loc loc = Loc::current());  // rounds toward -inf
+template <Scalar S>
+Array floor_divide(S x, const Array& y, Loc loc = Loc::current());
+template <Scalar S>
+Array where(const Array& cond, const Array& x, S y, Loc loc = Loc::current());  // cond ? x : y
+template <Scalar S>
+Array where(const Array& cond, S x, const Array& y, Loc loc = Loc::current());  // cond ? x : y
 
 // ---- reductions (`axes` empty = all axes)
 Array argmax(const Array& x, int axis, Loc loc = Loc::current());  // i32 indices; NaN counts as the maximum
@@ -171,24 +166,12 @@ Array outer(const Array& a, const Array& b, Loc loc = Loc::current());
 // ceil((stop - start) / step) elements start + i * step (none when that is <= 0);
 // step 0 is an error. The dtype, unless given, is i32 when every argument is a C++
 // integer and f32 (graft's default float) when any is floating, whatever its value.
-namespace detail {
-Array arange_range(double start, double stop, double step, std::optional<DType> dtype, bool any_float, const Loc& loc);
-}
 template <Scalar A, Scalar B, Scalar C = int>
-Array arange(A start, B stop, C step = 1, Loc loc = Loc::current()) {
-  constexpr bool any_float = std::is_floating_point_v<A> || std::is_floating_point_v<B> || std::is_floating_point_v<C>;
-  return detail::arange_range(static_cast<double>(start), static_cast<double>(stop), static_cast<double>(step),
-                              std::nullopt, any_float, loc);
-}
+Array arange(A start, B stop, C step = 1, Loc loc = Loc::current());
 template <Scalar A, Scalar B, Scalar C>
-Array arange(A start, B stop, C step, DType dtype, Loc loc = Loc::current()) {
-  return detail::arange_range(static_cast<double>(start), static_cast<double>(stop), static_cast<double>(step), dtype,
-                              false, loc);
-}
+Array arange(A start, B stop, C step, DType dtype, Loc loc = Loc::current());
 template <Scalar A, Scalar B>
-Array arange(A start, B stop, DType dtype, Loc loc = Loc::current()) {
-  return detail::arange_range(static_cast<double>(start), static_cast<double>(stop), 1.0, dtype, false, loc);
-}
+Array arange(A start, B stop, DType dtype, Loc loc = Loc::current());
 
 // ---- indexing with run-time indices
 // A window of `sizes` at traced (or concrete) start indices, clamped into range.
@@ -230,3 +213,5 @@ Array dot_general(const Array& a, const Array& b, std::pair<std::vector<int>, st
                   std::pair<std::vector<int>, std::vector<int>> batch = {}, Loc loc = Loc::current());
 
 }  // namespace graft
+
+#include "graft/detail/ops_scalar.h"
