@@ -224,35 +224,54 @@ Array operator!=(ArrayAt a, const Array& b);
 Array operator-(ArrayAt a);
 Array operator%(ArrayAt a, const Array& b);  // NumPy's remainder: the sign of b
 
-namespace detail {
-enum class BinaryOp { add, sub, mul, div, lt, le, gt, ge, eq, ne, rem };
-// x (op) scalar, or scalar (op) x when scalar_first; is_float tells the scalar's kind.
-Array binary_with_scalar(BinaryOp op, const Array& x, double value, bool is_float, bool scalar_first,
-                         const std::source_location& loc);
-}  // namespace detail
-
-#define GRAFT_SCALAR_OPERATOR(sym, op)                                                        \
-  template <Scalar S>                                                                         \
-  Array operator sym(ArrayAt a, S s) {                                                        \
-    return detail::binary_with_scalar(detail::BinaryOp::op, a.array, static_cast<double>(s), \
-                                      std::is_floating_point_v<S>, false, a.loc);             \
-  }                                                                                           \
-  template <Scalar S>                                                                         \
-  Array operator sym(S s, ArrayAt a) {                                                        \
-    return detail::binary_with_scalar(detail::BinaryOp::op, a.array, static_cast<double>(s), \
-                                      std::is_floating_point_v<S>, true, a.loc);              \
-  }
-GRAFT_SCALAR_OPERATOR(+, add)
-GRAFT_SCALAR_OPERATOR(-, sub)
-GRAFT_SCALAR_OPERATOR(*, mul)
-GRAFT_SCALAR_OPERATOR(/, div)
-GRAFT_SCALAR_OPERATOR(<, lt)
-GRAFT_SCALAR_OPERATOR(<=, le)
-GRAFT_SCALAR_OPERATOR(>, gt)
-GRAFT_SCALAR_OPERATOR(>=, ge)
-GRAFT_SCALAR_OPERATOR(==, eq)
-GRAFT_SCALAR_OPERATOR(!=, ne)
-GRAFT_SCALAR_OPERATOR(%, rem)
-#undef GRAFT_SCALAR_OPERATOR
+// The operators with a plain C++ number on either side. The number is
+// weakly typed: it takes the array's dtype unless its kind is higher (an
+// int array and 2.5 give f32), as in JAX. (Defined in graft/detail/array_operators.h.)
+template <Scalar S>
+Array operator+(ArrayAt a, S s);  // x + s
+template <Scalar S>
+Array operator+(S s, ArrayAt a);
+template <Scalar S>
+Array operator-(ArrayAt a, S s);  // x - s
+template <Scalar S>
+Array operator-(S s, ArrayAt a);
+template <Scalar S>
+Array operator*(ArrayAt a, S s);  // x * s
+template <Scalar S>
+Array operator*(S s, ArrayAt a);
+template <Scalar S>
+Array operator/(ArrayAt a, S s);  // x / s (integers: XLA division, x / 0 = -1)
+template <Scalar S>
+Array operator/(S s, ArrayAt a);
+template <Scalar S>
+Array operator<(ArrayAt a, S s);  // bool
+template <Scalar S>
+Array operator<(S s, ArrayAt a);
+template <Scalar S>
+Array operator<=(ArrayAt a, S s);  // bool
+template <Scalar S>
+Array operator<=(S s, ArrayAt a);
+template <Scalar S>
+Array operator>(ArrayAt a, S s);  // bool
+template <Scalar S>
+Array operator>(S s, ArrayAt a);
+template <Scalar S>
+Array operator>=(ArrayAt a, S s);  // bool
+template <Scalar S>
+Array operator>=(S s, ArrayAt a);
+template <Scalar S>
+Array operator==(ArrayAt a, S s);  // bool
+template <Scalar S>
+Array operator==(S s, ArrayAt a);
+template <Scalar S>
+Array operator!=(ArrayAt a, S s);  // bool
+template <Scalar S>
+Array operator!=(S s, ArrayAt a);
+template <Scalar S>
+Array operator%(ArrayAt a, S s);  // NumPy's remainder: the sign of the divisor
+template <Scalar S>
+Array operator%(S s, ArrayAt a);
 
 }  // namespace graft
+
+#include "graft/detail/array_operators.h"

@@ -1,0 +1,87 @@
+// The machinery behind graft/jit.h: the executable, tracing and cache keys,
+// and running a compiled graph.
+// Not part of the API: names here may change.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <source_location>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "graft/array.h"
+#include "graft/autodiff.h"
+#include "graft/graph.h"
+#include "graft/graph_cache.h"
+#include "graft/make_graph.h"
+#include "graft/tree.h"
+
+namespace graft {
+
+namespace detail {
+
+struct Executable;  // api/jit.cpp
+
+bool jit_disabled();
+bool tracing();
+// The executable of a traced graph for these options (its text, analyses, run).
+std::shared_ptr<const Executable> compile_graph(const Graph& g, const JitOptions& options,
+                                                const std::vector<bool>& donated);
+std::vector<Array> run_executable(const Executable& exe, const std::vector<Array>& leaves,
+                                  const std::vector<bool>& donated, const JitOptions& options);
+std::string executable_text(const Executable& exe);
+CostAnalysis executable_cost(const Executable& exe);
+MemoryAnalysis executable_memory(const Executable& exe);
+// Why a call missed the cache: which arguments' structures changed, and how.
+std::string cache_miss_reason(const std::vector<std::string>& previous, const std::vector<std::string>& now);
+// GRAFT_LOG_COMPILES: says why the cache missed (which argument changed, and how).
+void log_cache_miss(const std::string& name, const std::vector<std::string>& previous,
+                    const std::vector<std::string>& now, size_t entries);
+void log_compile(const std::string& name, double trace_ms, double compile_ms);
+// Counts a retrace caused only by changed static arguments (is_static: per
+// argument, no Array in it) in *count; past a few, warns once (*warned) on
+// stderr, naming the argument, its values and the jitted function's line.
+void note_static_retrace(const std::vector<std::string>& previous, const std::vector<std::string>& now,
+                         const std::vector<bool>& is_static, int* count, bool* warned,
+                         const std::source_location& site);
+double now_ms();
+
+// The leaves of the donated arguments flagged, in leaf order.
+template <class... Args>
+std::vector<bool> donated_leaves(const std::vector<int>& argnums, const Args&... args) {
+  std::vector<bool> flags;
+  int index = 0;
+  auto add = [&](const auto& a) {
+    bool donate = false;
+    for (int k : argnums) donate = donate || k == index;
+    flags.resize(flags.size() + tree::leaves(a).size(), donate);
+    ++index;
+  };
+  (add(args), ...);
+  return flags;
+}
+
+template <class... Args>
+std::vector<std::string> argument_structures(const Args&... args) {
+  return {tree::structure(args)...};
+}
+
+}  // namespace detail
+
+namespace detail {
+// Whether jit can cache on an argument of type T: every static value in it a
+// number, enum or string. An unregistered struct (or a pointer) cannot be
+// compared, so each call would trace anew: a compile-time error naming T.
+template <class T>
+constexpr bool cacheable_argument() {
+  static_assert(!tree::holds_opaque_static<T>,
+                "graft: jit is called with an argument of type T (see the instantiation above) holding a value "
+                "that is neither an Array nor a number, enum or string (a struct not registered with "
+                "GRAFT_PYTREE, a pointer): jit could not cache on it and would trace at every call. Register the "
+                "struct (GRAFT_PYTREE(Type, field1, ...)), or capture the value in the function instead.");
+  return !tree::holds_opaque_static<T>;
+}
+}  // namespace detail
+
+}  // namespace graft
