@@ -18,115 +18,29 @@ Array binary_with_scalar(BinaryOp op, const Array& x, double value, bool is_floa
 
 }  // namespace detail
 
-template <Scalar S>
-Array operator+(ArrayAt a, S s) {
-  return detail::binary_with_scalar(detail::BinaryOp::add, a.array, static_cast<double>(s), std::is_floating_point_v<S>,
-                                    false, a.loc);
-}
-template <Scalar S>
-Array operator+(S s, ArrayAt a) {
-  return detail::binary_with_scalar(detail::BinaryOp::add, a.array, static_cast<double>(s), std::is_floating_point_v<S>,
-                                    true, a.loc);
-}
-template <Scalar S>
-Array operator-(ArrayAt a, S s) {
-  return detail::binary_with_scalar(detail::BinaryOp::sub, a.array, static_cast<double>(s), std::is_floating_point_v<S>,
-                                    false, a.loc);
-}
-template <Scalar S>
-Array operator-(S s, ArrayAt a) {
-  return detail::binary_with_scalar(detail::BinaryOp::sub, a.array, static_cast<double>(s), std::is_floating_point_v<S>,
-                                    true, a.loc);
-}
-template <Scalar S>
-Array operator*(ArrayAt a, S s) {
-  return detail::binary_with_scalar(detail::BinaryOp::mul, a.array, static_cast<double>(s), std::is_floating_point_v<S>,
-                                    false, a.loc);
-}
-template <Scalar S>
-Array operator*(S s, ArrayAt a) {
-  return detail::binary_with_scalar(detail::BinaryOp::mul, a.array, static_cast<double>(s), std::is_floating_point_v<S>,
-                                    true, a.loc);
-}
-template <Scalar S>
-Array operator/(ArrayAt a, S s) {
-  return detail::binary_with_scalar(detail::BinaryOp::div, a.array, static_cast<double>(s), std::is_floating_point_v<S>,
-                                    false, a.loc);
-}
-template <Scalar S>
-Array operator/(S s, ArrayAt a) {
-  return detail::binary_with_scalar(detail::BinaryOp::div, a.array, static_cast<double>(s), std::is_floating_point_v<S>,
-                                    true, a.loc);
-}
-template <Scalar S>
-Array operator<(ArrayAt a, S s) {
-  return detail::binary_with_scalar(detail::BinaryOp::lt, a.array, static_cast<double>(s), std::is_floating_point_v<S>,
-                                    false, a.loc);
-}
-template <Scalar S>
-Array operator<(S s, ArrayAt a) {
-  return detail::binary_with_scalar(detail::BinaryOp::lt, a.array, static_cast<double>(s), std::is_floating_point_v<S>,
-                                    true, a.loc);
-}
-template <Scalar S>
-Array operator<=(ArrayAt a, S s) {
-  return detail::binary_with_scalar(detail::BinaryOp::le, a.array, static_cast<double>(s), std::is_floating_point_v<S>,
-                                    false, a.loc);
-}
-template <Scalar S>
-Array operator<=(S s, ArrayAt a) {
-  return detail::binary_with_scalar(detail::BinaryOp::le, a.array, static_cast<double>(s), std::is_floating_point_v<S>,
-                                    true, a.loc);
-}
-template <Scalar S>
-Array operator>(ArrayAt a, S s) {
-  return detail::binary_with_scalar(detail::BinaryOp::gt, a.array, static_cast<double>(s), std::is_floating_point_v<S>,
-                                    false, a.loc);
-}
-template <Scalar S>
-Array operator>(S s, ArrayAt a) {
-  return detail::binary_with_scalar(detail::BinaryOp::gt, a.array, static_cast<double>(s), std::is_floating_point_v<S>,
-                                    true, a.loc);
-}
-template <Scalar S>
-Array operator>=(ArrayAt a, S s) {
-  return detail::binary_with_scalar(detail::BinaryOp::ge, a.array, static_cast<double>(s), std::is_floating_point_v<S>,
-                                    false, a.loc);
-}
-template <Scalar S>
-Array operator>=(S s, ArrayAt a) {
-  return detail::binary_with_scalar(detail::BinaryOp::ge, a.array, static_cast<double>(s), std::is_floating_point_v<S>,
-                                    true, a.loc);
-}
-template <Scalar S>
-Array operator==(ArrayAt a, S s) {
-  return detail::binary_with_scalar(detail::BinaryOp::eq, a.array, static_cast<double>(s), std::is_floating_point_v<S>,
-                                    false, a.loc);
-}
-template <Scalar S>
-Array operator==(S s, ArrayAt a) {
-  return detail::binary_with_scalar(detail::BinaryOp::eq, a.array, static_cast<double>(s), std::is_floating_point_v<S>,
-                                    true, a.loc);
-}
-template <Scalar S>
-Array operator!=(ArrayAt a, S s) {
-  return detail::binary_with_scalar(detail::BinaryOp::ne, a.array, static_cast<double>(s), std::is_floating_point_v<S>,
-                                    false, a.loc);
-}
-template <Scalar S>
-Array operator!=(S s, ArrayAt a) {
-  return detail::binary_with_scalar(detail::BinaryOp::ne, a.array, static_cast<double>(s), std::is_floating_point_v<S>,
-                                    true, a.loc);
-}
-template <Scalar S>
-Array operator%(ArrayAt a, S s) {
-  return detail::binary_with_scalar(detail::BinaryOp::rem, a.array, static_cast<double>(s), std::is_floating_point_v<S>,
-                                    false, a.loc);
-}
-template <Scalar S>
-Array operator%(S s, ArrayAt a) {
-  return detail::binary_with_scalar(detail::BinaryOp::rem, a.array, static_cast<double>(s), std::is_floating_point_v<S>,
-                                    true, a.loc);
-}
+// The two overloads of each operator declared in graft/array.h.
+#define GRAFT_DEFINE_SCALAR_OPERATOR(sym, op)                                                \
+  template <Scalar S>                                                                        \
+  Array operator sym(ArrayAt a, S s) {                                                       \
+    return detail::binary_with_scalar(detail::BinaryOp::op, a.array, static_cast<double>(s), \
+                                      std::is_floating_point_v<S>, false, a.loc);            \
+  }                                                                                          \
+  template <Scalar S>                                                                        \
+  Array operator sym(S s, ArrayAt a) {                                                       \
+    return detail::binary_with_scalar(detail::BinaryOp::op, a.array, static_cast<double>(s), \
+                                      std::is_floating_point_v<S>, true, a.loc);             \
+  }
+GRAFT_DEFINE_SCALAR_OPERATOR(+, add)
+GRAFT_DEFINE_SCALAR_OPERATOR(-, sub)
+GRAFT_DEFINE_SCALAR_OPERATOR(*, mul)
+GRAFT_DEFINE_SCALAR_OPERATOR(/, div)
+GRAFT_DEFINE_SCALAR_OPERATOR(<, lt)
+GRAFT_DEFINE_SCALAR_OPERATOR(<=, le)
+GRAFT_DEFINE_SCALAR_OPERATOR(>, gt)
+GRAFT_DEFINE_SCALAR_OPERATOR(>=, ge)
+GRAFT_DEFINE_SCALAR_OPERATOR(==, eq)
+GRAFT_DEFINE_SCALAR_OPERATOR(!=, ne)
+GRAFT_DEFINE_SCALAR_OPERATOR(%, rem)
+#undef GRAFT_DEFINE_SCALAR_OPERATOR
 
 }  // namespace graft

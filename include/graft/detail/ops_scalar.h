@@ -29,54 +29,24 @@ Array scalar_then_array(S x, const Array& y, const Loc& loc) {
 
 }  // namespace detail
 
-template <Scalar S>
-Array pow(const Array& x, S y, Loc loc) {
-  return detail::array_then_scalar<detail::ScalarBinary::pow>(x, y, loc);
-}
-template <Scalar S>
-Array pow(S x, const Array& y, Loc loc) {
-  return detail::scalar_then_array<detail::ScalarBinary::pow>(x, y, loc);
-}
-template <Scalar S>
-Array maximum(const Array& x, S y, Loc loc) {
-  return detail::array_then_scalar<detail::ScalarBinary::maximum>(x, y, loc);
-}
-template <Scalar S>
-Array maximum(S x, const Array& y, Loc loc) {
-  return detail::scalar_then_array<detail::ScalarBinary::maximum>(x, y, loc);
-}
-template <Scalar S>
-Array minimum(const Array& x, S y, Loc loc) {
-  return detail::array_then_scalar<detail::ScalarBinary::minimum>(x, y, loc);
-}
-template <Scalar S>
-Array minimum(S x, const Array& y, Loc loc) {
-  return detail::scalar_then_array<detail::ScalarBinary::minimum>(x, y, loc);
-}
-template <Scalar S>
-Array atan2(const Array& y, S x, Loc loc) {
-  return detail::array_then_scalar<detail::ScalarBinary::atan2>(y, x, loc);
-}
-template <Scalar S>
-Array atan2(S y, const Array& x, Loc loc) {
-  return detail::scalar_then_array<detail::ScalarBinary::atan2>(y, x, loc);
-}
-template <Scalar S>
-Array remainder(const Array& x, S y, Loc loc) {
-  return detail::array_then_scalar<detail::ScalarBinary::remainder>(x, y, loc);
-}
-template <Scalar S>
-Array remainder(S x, const Array& y, Loc loc) {
-  return detail::scalar_then_array<detail::ScalarBinary::remainder>(x, y, loc);
-}
-template <Scalar S>
-Array floor_divide(const Array& x, S y, Loc loc) {
-  return detail::array_then_scalar<detail::ScalarBinary::floor_divide>(x, y, loc);
-}
-template <Scalar S>
-Array floor_divide(S x, const Array& y, Loc loc) {
-  return detail::scalar_then_array<detail::ScalarBinary::floor_divide>(x, y, loc);
-}
+// The two overloads of each function declared in graft/ops.h.
+#define GRAFT_DEFINE_WITH_SCALAR(name)                                       \
+  template <Scalar S>                                                        \
+  Array name(const Array& x, S y, Loc loc) {                                 \
+    return detail::array_then_scalar<detail::ScalarBinary::name>(x, y, loc); \
+  }                                                                          \
+  template <Scalar S>                                                        \
+  Array name(S x, const Array& y, Loc loc) {                                 \
+    return detail::scalar_then_array<detail::ScalarBinary::name>(x, y, loc); \
+  }
+GRAFT_DEFINE_WITH_SCALAR(pow)
+GRAFT_DEFINE_WITH_SCALAR(maximum)
+GRAFT_DEFINE_WITH_SCALAR(minimum)
+GRAFT_DEFINE_WITH_SCALAR(atan2)
+GRAFT_DEFINE_WITH_SCALAR(remainder)
+GRAFT_DEFINE_WITH_SCALAR(floor_divide)
+#undef GRAFT_DEFINE_WITH_SCALAR
+
 template <Scalar S>
 Array where(const Array& cond, const Array& x, S y, Loc loc) {
   return detail::where_scalar(cond, x, static_cast<double>(y), std::is_floating_point_v<S>, false, loc);
