@@ -207,14 +207,20 @@ std::shared_ptr<const codegen::cpu::PendingKernels> start_cpu_compile(const ir::
 }
 
 // pmap nodes' bodies compiled like any jit program, each run by every
-// replica of the node on its own device.
+// replica of the node on its own device. The replicas' devices are the
+// host's (runtime::devices(); pmap's codegen column is HOST), so a cuda
+// program compiles their body for the host: its kernels would be given host
+// buffers.
 std::vector<interpreter::NodeKernel> pmap_kernels(const ir::Graph& g, const JitOptions& options) {
   std::vector<interpreter::NodeKernel> kernels;
   for (size_t i = 0; i < g.nodes().size(); ++i) {
     const ir::Node& n = g.nodes()[i];
     if (n.op != ir::Op::pmap) continue;
     kernels.resize(g.nodes().size());
-    const JitOptions body_options{.backend = options.backend, .wait_for_compile = options.wait_for_compile};
+    Backend body_backend = resolve(options.backend);
+    if (body_backend == Backend::cuda)
+      body_backend = codegen::cpu::cpu_compiler_available() ? Backend::cpu : Backend::interpreter;
+    const JitOptions body_options{.backend = body_backend, .wait_for_compile = options.wait_for_compile};
     std::shared_ptr<const Executable> body =
         compile_graph(Graph(ir::attr<ir::Graphs>(n, "body").at(0)), body_options, {});
     kernels[i] = [body](const interpreter::KernelCall& call) {

@@ -3,6 +3,7 @@
 // emulator's shim first) by the CPU backend's compiler driver, cached like
 // any CPU module. Launches run on fibres (emulator/fibres.h) on the calling
 // thread, so the stream is always idle when a call returns.
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -81,12 +82,28 @@ class EmulatedDriver final : public CudaDriver {
     sizes_.erase(it);
     std::free(ptr);
   }
-  void copy_to_device(int device, void* dst, const void* src, size_t bytes) override { copy(device, dst, src, bytes); }
-  void copy_to_host(int device, void* dst, const void* src, size_t bytes) override { copy(device, dst, src, bytes); }
-  void copy_on_device(int device, void* dst, const void* src, size_t bytes) override { copy(device, dst, src, bytes); }
+  void copy_to_device(int device, void* dst, const void* src, size_t bytes) override {
+    require_device_memory(dst, bytes, "cuMemcpyHtoD's destination");
+    copy(device, dst, src, bytes);
+  }
+  void copy_to_host(int device, void* dst, const void* src, size_t bytes) override {
+    require_device_memory(src, bytes, "cuMemcpyDtoH's source");
+    copy(device, dst, src, bytes);
+  }
+  void copy_on_device(int device, void* dst, const void* src, size_t bytes) override {
+    require_device_memory(dst, bytes, "cuMemcpyDtoD's destination");
+    require_device_memory(src, bytes, "cuMemcpyDtoD's source");
+    copy(device, dst, src, bytes);
+  }
 
   void launch(int device, const CudaKernel& kernel, const std::vector<uint64_t>& params) override {
     check(device);
+    // A kernel's first parameters are its input and output buffers (kernel_params, movement_params).
+    const size_t buffers = static_cast<size_t>(kernel.num_inputs + kernel.num_outputs);
+    for (size_t i = 0; i < buffers && i < params.size(); ++i)
+      if (params[i])
+        require_device_memory(reinterpret_cast<const void*>(params[i]), 0,
+                              "kernel " + kernel.symbol + "'s buffer parameter " + std::to_string(i));
     emulator::Entry entry = entry_of(kernel);
     const int64_t grid = grid_blocks(kernel, int64_t{kEmulatedMultiprocessors} * 4);
     emulator::launch(entry, params.data(), static_cast<unsigned>(grid), kThreadsPerBlock, kernel.symbol);
@@ -95,6 +112,9 @@ class EmulatedDriver final : public CudaDriver {
   // summed over k in order.
   void gemm(int device, const GemmCall& c) override {
     check(device);
+    require_device_memory(c.a, 0, "the GEMM's A");
+    require_device_memory(c.b, 0, "the GEMM's B");
+    require_device_memory(c.c, 0, "the GEMM's C");
     if (c.f64)
       host_gemm(c, static_cast<const double*>(c.a), static_cast<const double*>(c.b), static_cast<double*>(c.c));
     else
@@ -108,6 +128,29 @@ class EmulatedDriver final : public CudaDriver {
       throw Error("cuda emulator: device " + std::to_string(device) + " does not exist (" + std::to_string(devices_) +
                   " emulated; GRAFT_CUDA_EMULATED_DEVICES)");
   }
+  // A GPU faults on a host pointer where this emulator, whose device memory
+  // is host memory, would quietly read it: so every pointer the driver is
+  // given as device memory must lie in an allocation of mem_alloc's, and
+  // CI sees what a GPU would.
+  void require_device_memory(const void* p, size_t bytes, const std::string& what) {
+    if (!p && bytes == 0) return;
+    const auto* c = static_cast<const char*>(p);
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = sizes_.upper_bound(const_cast<void*>(p));
+    if (it != sizes_.begin()) {
+      --it;
+      const auto* base = static_cast<const char*>(it->first);
+      if (c >= base && c + bytes <= base + it->second) return;
+    }
+    throw Error("cuda emulator: " + what + " is not device memory (" + pointer_str(p) + ", " + std::to_string(bytes) +
+                " bytes): a GPU would fault on a host pointer here");
+  }
+  static std::string pointer_str(const void* p) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%p", p);
+    return buf;
+  }
+
   void copy(int device, void* dst, const void* src, size_t bytes) {
     check(device);
     if (bytes) std::memmove(dst, src, bytes);

@@ -34,7 +34,13 @@ runtime::BufferPtr take_slice(const KernelIn& whole, int64_t d, int64_t r) {
 }
 
 // Replica r's result written at index r of the output's stacking dimension.
+// The copy reads the result on the host: a result in a GPU's memory is a
+// wrongly compiled body, refused here because the emulated driver's device
+// memory is host memory and would read without a fault.
 void put_slice(const runtime::Buffer& part, const KernelOut& whole, int64_t d, int64_t r) {
+  if (part.size() && !part.device().host_addressable())
+    throw Error("pmap: replica " + std::to_string(r) + " returned a result in " + part.device().name() +
+                "'s memory, which the host cannot read; the body must be compiled for the host (an internal error)");
   if (d < 0) {
     if (r == 0 && part.size()) std::memcpy(whole.data, part.data(), part.size());
     return;
