@@ -86,6 +86,7 @@ Array tanh(ArrayAt x) { return elementwise_unary(Op::tanh, x); }
 Array logistic(ArrayAt x) { return elementwise_unary(Op::logistic, x); }
 Array sigmoid(ArrayAt x) { return elementwise_unary(Op::logistic, x); }
 Array erf(ArrayAt x) { return elementwise_unary(Op::erf, x); }
+Array erf_inv(ArrayAt x) { return elementwise_unary(Op::erf_inv, x); }
 Array square(ArrayAt x) { return elementwise_unary(Op::square, x); }
 // The primitive takes integers too (1 / x in x's dtype); the API computes in floats.
 Array reciprocal(ArrayAt x) { return unary_float(Op::reciprocal, x.array, x.loc); }

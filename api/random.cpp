@@ -1,16 +1,20 @@
 // graft::random: keys, splitting and distributions, lowered to the
 // random_bits primitive plus ordinary integer and float ops, so every
-// function runs eagerly and traces into graphs alike.
-//
-// How values are formed from random_bits words (all exact, no rounding):
-//   uniform f32: (w / 2^9) * 2^-23            — 23 random mantissa bits in [0, 1)
-//   uniform f64: (w0 / 2^12) * 2^-20 + w1 * 2^-52 — 52 random bits in [0, 1)
-//   then lo + u * (hi - lo), clipped into [lo, hi) as representable in the dtype.
-//   normal: Box–Muller, sqrt(-2 log(1 - u1)) * cos(2 pi u2) with u1, u2 two
-//           independent uniforms per element (1 - u1 lies in (0, 1]).
-//   bernoulli(p): w < round(p * 2^32)  (resolution 2^-32).
-//   randint[lo, hi): ((w0 / 2) * 2^32 + w1) mod (hi - lo) in i64, a 63-bit
-//           draw, so the modulo bias is below 2^-31.
+// function runs eagerly and traces into graphs alike. Each function draws
+// jax.random's numbers for the same key (JAX's default threefry2x32
+// implementation, jax_threefry_partitionable on, its default since 0.5):
+//   random_bits(k, S + [2]) row i is threefry2x32(k, (hi(i), lo(i))) for the
+//           row-major index i of S (interpreter/kernels/random.cpp): JAX's
+//           counters, iota_2x32_shape(S).
+//   split(k, n)[i] = threefry2x32(k, (0, i)); fold_in(k, d) = threefry2x32(k, (0, d)).
+//   bits: the two words of each row xor-ed, as JAX's 32-bit random bits.
+//   uniform f32: (bits >> 9) * 2^-23; f64: the 64 bits (w0 << 32 | w1) >> 12
+//           times 2^-52; then u * (hi - lo) + lo in the dtype and max(lo, .),
+//           as JAX (so hi itself can come out where the product rounds up).
+//   normal: sqrt(2) * erf_inv(u), u uniform in (-1, 1) (nextafter(-1, 0), 1).
+//   bernoulli(p): uniform < p in the default float dtype.
+//   randint[lo, hi): two 32-bit draws from split(k), combined modulo the span
+//           by JAX's formula (the multiplier 2^32 mod span).
 #include "graft/random.h"
 
 #include <cmath>
@@ -82,41 +86,84 @@ Array take_last(const Array& x, int64_t i, const Loc& loc) {
   return bind1(Op::reshape, {sl}, {{"new_sizes", ir::Ints(s.begin(), s.end() - 1)}}, loc);
 }
 
-// Uniform [0, 1) from one word (f32) or two words (f64); exact, see the top of the file.
-Array unit_f32(const Array& w, const Loc& loc) {
-  Array m = detail::convert(binop(Op::div, w, 512, loc), DType::f32, loc);  // w >> 9
-  return binop(Op::mul, m, 0x1p-23, loc);
-}
-Array unit_f64(const Array& w0, const Array& w1, const Loc& loc) {
-  Array hi = detail::convert(binop(Op::div, w0, 4096, loc), DType::f64, loc);  // w0 >> 12
-  Array lo = detail::convert(w1, DType::f64, loc);
-  return bind1(Op::add, {binop(Op::mul, hi, 0x1p-20, loc), binop(Op::mul, lo, 0x1p-52, loc)}, {}, loc);
+// JAX's 32-bit random bits: the words of each counter's threefry pair xor-ed.
+Array bits32(const Array& key, const Shape& shape, const Loc& loc) {
+  Array pairs = raw_bits(key, with(shape, 2), loc);
+  return bind1(Op::bitwise_xor, {take_last(pairs, 0, loc), take_last(pairs, 1, loc)}, {}, loc);
 }
 
-// `count` independent uniforms in [0, 1) of key.shape[:-1] + shape each.
-std::vector<Array> units(const Array& key, const Shape& shape, DType dtype, int count, const Loc& loc) {
-  const int per = dtype == DType::f64 ? 2 : 1;
-  Array w = raw_bits(key, with(shape, int64_t{count} * per), loc);
-  std::vector<Array> out;
-  for (int c = 0; c < count; ++c)
-    out.push_back(per == 1 ? unit_f32(take_last(w, c, loc), loc)
-                           : unit_f64(take_last(w, 2 * c, loc), take_last(w, 2 * c + 1, loc), loc));
-  return out;
-}
-
-// The smallest value >= lo and the largest value < hi representable in dtype.
-std::pair<double, double> float_bounds(DType dtype, double lo, double hi) {
+// Uniform [0, 1) from JAX's random bits: exact, see the top of the file.
+Array unit(const Array& key, const Shape& shape, DType dtype, const Loc& loc) {
   if (dtype == DType::f32) {
-    float l = static_cast<float>(lo), h = static_cast<float>(hi);
-    if (static_cast<double>(l) < lo) l = std::nextafter(l, std::numeric_limits<float>::infinity());
-    if (static_cast<double>(h) >= hi) h = std::nextafter(h, -std::numeric_limits<float>::infinity());
-    return {l, h};
+    Array m = detail::convert(binop(Op::div, bits32(key, shape, loc), 512, loc), DType::f32, loc);  // bits >> 9
+    return binop(Op::mul, m, 0x1p-23, loc);
   }
-  return {lo, std::nextafter(hi, -std::numeric_limits<double>::infinity())};
+  Array pairs = raw_bits(key, with(shape, 2), loc);
+  Array hi = detail::convert(take_last(pairs, 0, loc), DType::f64, loc);
+  Array lo = detail::convert(binop(Op::div, take_last(pairs, 1, loc), 4096, loc), DType::f64, loc);  // w1 >> 12
+  return bind1(Op::add, {binop(Op::mul, hi, 0x1p-32, loc), binop(Op::mul, lo, 0x1p-52, loc)}, {}, loc);
 }
 
-// A fixed key for mixing fold_in's data (the golden-ratio words, arbitrary but fixed).
-constexpr interpreter::U32x2 kFoldInKey = {0x9E3779B9u, 0x7F4A7C15u};
+// v rounded to dtype (f32 or f64), as a double.
+double in_dtype(double v, DType dtype) { return dtype == DType::f32 ? static_cast<double>(static_cast<float>(v)) : v; }
+
+// JAX's uniform on [lo, hi) with lo and hi already in the dtype.
+Array uniform_in(const Array& key, const Shape& shape, double lo, double hi, DType dtype, const Loc& loc) {
+  Array u = unit(key, shape, dtype, loc);
+  if (lo == 0 && hi == 1) return u;  // u * 1 + 0 == u, and u >= 0
+  const double span = in_dtype(hi - lo, dtype);
+  Array x = binop(Op::add, binop(Op::mul, u, span, loc), lo, loc);
+  return bind1(Op::max, {const_like(x, lo, dtype, loc), x}, {}, loc);
+}
+
+// threefry2x32 of key words (k0, k1) and counter words (x0, x1), all u32 of
+// one shape, in graft's u32 ops: wrapping adds, rotations as a wrapping
+// multiply by 2^r or-ed with a division by 2^(32-r), xors. The same rounds
+// as interpreter/kernels/threefry.h; under jit they fuse into one kernel.
+std::pair<Array, Array> threefry_ops(const Array& k0, const Array& k1, Array x0, Array x1, const Loc& loc) {
+  constexpr unsigned kRot[8] = {13, 15, 26, 6, 17, 29, 16, 24};
+  auto add = [&](const Array& a, const Array& b) { return bind1(Op::add, {a, b}, {}, loc); };
+  auto rotl = [&](const Array& x, unsigned r) {
+    return bind1(Op::bitwise_or,
+                 {binop(Op::mul, x, std::ldexp(1.0, static_cast<int>(r)), loc),
+                  binop(Op::div, x, std::ldexp(1.0, static_cast<int>(32 - r)), loc)},
+                 {}, loc);
+  };
+  const Array ks[3] = {k0, k1, binop(Op::bitwise_xor, bind1(Op::bitwise_xor, {k0, k1}, {}, loc), 0x1BD11BDA, loc)};
+  x0 = add(x0, ks[0]);
+  x1 = add(x1, ks[1]);
+  for (unsigned block = 0; block < 5; ++block) {
+    for (unsigned r = 0; r < 4; ++r) {
+      x0 = add(x0, x1);
+      x1 = bind1(Op::bitwise_xor, {rotl(x1, kRot[(block % 2) * 4 + r]), x0}, {}, loc);
+    }
+    const unsigned s = block + 1;
+    x0 = add(x0, ks[s % 3]);
+    x1 = binop(Op::add, add(x1, ks[(s + 1) % 3]), s, loc);
+  }
+  return {x0, x1};
+}
+
+// threefry2x32(key, (0, data)) for every key of a batch u32[..., 2]: on the
+// host for a concrete key in host memory, else in traced (or device) ops.
+Array threefry_of_data(const Array& key, uint32_t data, const Loc& loc) {
+  const detail::ArrayImpl& impl = detail::checked_impl(key, "random::fold_in");
+  if (!impl.traced() && key.device().kind() == "cpu") {
+    std::vector<uint32_t> words = key.to_vector<uint32_t>();
+    for (size_t i = 0; i + 1 < words.size(); i += 2) {
+      const interpreter::U32x2 out = interpreter::threefry2x32({words[i], words[i + 1]}, {0u, data});
+      words[i] = out[0];
+      words[i + 1] = out[1];
+    }
+    return array(words, key.shape(), loc);
+  }
+  const Array k0 = take_last(key, 0, loc), k1 = take_last(key, 1, loc);
+  auto [y0, y1] = threefry_ops(k0, k1, const_like(k0, 0, DType::u32, loc), const_like(k0, data, DType::u32, loc), loc);
+  Shape one = k0.shape();
+  one.push_back(1);
+  auto column = [&](const Array& y) { return bind1(Op::reshape, {y}, {{"new_sizes", ir::Ints(one)}}, loc); };
+  return concatenate({column(y0), column(y1)}, static_cast<int>(one.size()) - 1, loc);
+}
 
 }  // namespace
 
@@ -124,10 +171,13 @@ Array key(uint64_t seed, Loc loc) {
   return array(std::vector<uint32_t>{static_cast<uint32_t>(seed >> 32), static_cast<uint32_t>(seed)}, {2}, loc);
 }
 
-Array bits(const Array& key, Shape shape, Loc loc) {
+Array bits(const Array& key, Shape shape, DType dtype, Loc loc) {
   check_key("random::bits", key, loc);
   check_shape("random::bits", shape, loc);
-  return raw_bits(key, shape, loc);
+  if (dtype != DType::u32)
+    throw DTypeError(std::string("random::bits: dtype must be u32 (8-, 16- and 64-bit draws need those dtypes), got ") +
+                     dtype_name(dtype) + where(loc));
+  return bits32(key, shape, loc);
 }
 
 std::vector<Array> split(const Array& key, int n, Loc loc) {
@@ -153,12 +203,7 @@ std::vector<Array> split(const Array& key, int n, Loc loc) {
 
 Array fold_in(const Array& key, uint32_t data, Loc loc) {
   check_key("random::fold_in", key, loc);
-  // The data is a host value: hash it to 64 bits here, mix it into the key,
-  // and draw the new key from the mixed one.
-  const interpreter::U32x2 h = interpreter::threefry2x32(kFoldInKey, {0u, data});
-  Array mix = detail::broadcast_to_shape(array(std::vector<uint32_t>{h[0], h[1]}, {2}, loc), key.shape(), loc);
-  Array mixed = bind1(Op::bitwise_xor, {key, mix}, {}, loc);
-  return raw_bits(mixed, {2}, loc);
+  return threefry_of_data(key, data, loc);
 }
 
 Array uniform(const Array& key, Shape shape, double lo, double hi, DType dtype, Loc loc) {
@@ -166,18 +211,11 @@ Array uniform(const Array& key, Shape shape, double lo, double hi, DType dtype, 
   check_key(fn, key, loc);
   check_shape(fn, shape, loc);
   check_float(fn, dtype, loc);
-  if (!std::isfinite(lo) || !std::isfinite(hi) || !(lo < hi))
-    throw Error(std::string(fn) + ": need finite lo < hi, got [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                ")" + where(loc));
-  auto [lo_t, hi_t] = float_bounds(dtype, lo, hi);
-  const double span = hi - lo;
-  if (lo_t > hi_t || (dtype == DType::f32 && span > std::numeric_limits<float>::max()))
-    throw Error(std::string(fn) + ": the interval [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                ") cannot be sampled in " + dtype_name(dtype) + where(loc));
-  Array u = units(key, shape, dtype, 1, loc)[0];
-  if (lo == 0 && hi == 1) return u;  // already exactly in [0, 1)
-  Array x = binop(Op::add, binop(Op::mul, u, span, loc), lo, loc);
-  return clip(x, lo_t, hi_t, loc);
+  const double lo_t = in_dtype(lo, dtype), hi_t = in_dtype(hi, dtype);
+  if (!std::isfinite(lo_t) || !std::isfinite(hi_t) || !(lo_t < hi_t) || !std::isfinite(in_dtype(hi_t - lo_t, dtype)))
+    throw Error(std::string(fn) + ": need finite lo < hi whose difference is finite in " + dtype_name(dtype) +
+                ", got [" + std::to_string(lo) + ", " + std::to_string(hi) + ")" + where(loc));
+  return uniform_in(key, shape, lo_t, hi_t, dtype, loc);
 }
 
 Array normal(const Array& key, Shape shape, DType dtype, Loc loc) {
@@ -185,12 +223,9 @@ Array normal(const Array& key, Shape shape, DType dtype, Loc loc) {
   check_key(fn, key, loc);
   check_shape(fn, shape, loc);
   check_float(fn, dtype, loc);
-  std::vector<Array> u = units(key, shape, dtype, 2, loc);
-  // Box–Muller: 1 - u1 is in (0, 1], so the log is finite.
-  Array one_minus = bind1(Op::sub, {const_like(u[0], 1.0, dtype, loc), u[0]}, {}, loc);
-  Array radius = graft::sqrt({binop(Op::mul, graft::log({one_minus, loc}), -2.0, loc), loc});
-  Array angle = graft::cos({binop(Op::mul, u[1], 2.0 * std::numbers::pi, loc), loc});
-  return bind1(Op::mul, {radius, angle}, {}, loc);
+  const double lo = dtype == DType::f32 ? static_cast<double>(std::nextafter(-1.0f, 0.0f)) : std::nextafter(-1.0, 0.0);
+  Array u = uniform_in(key, shape, lo, 1.0, dtype, loc);
+  return binop(Op::mul, graft::erf_inv({u, loc}), in_dtype(std::numbers::sqrt2, dtype), loc);
 }
 
 Array bernoulli(const Array& key, double p, Shape shape, Loc loc) {
@@ -199,26 +234,33 @@ Array bernoulli(const Array& key, double p, Shape shape, Loc loc) {
   check_shape(fn, shape, loc);
   if (!(p >= 0 && p <= 1))
     throw Error(std::string(fn) + ": p must be in [0, 1], got " + std::to_string(p) + where(loc));
-  Array w = raw_bits(key, shape, loc);
-  const double t = std::round(p * 0x1p32);  // P(w < t) = t / 2^32
-  if (t >= 0x1p32) return binop(Op::le, w, 4294967295.0, loc);  // p == 1 (or within 2^-33 of it): always true
-  return binop(Op::lt, w, t, loc);
+  const DType dtype = default_float_dtype();
+  return binop(Op::lt, uniform_in(key, shape, 0, 1, dtype, loc), in_dtype(p, dtype), loc);
 }
 
-Array randint(const Array& key, Shape shape, int64_t lo, int64_t hi, Loc loc) {
+Array randint(const Array& key, Shape shape, int64_t lo, int64_t hi, DType dtype, Loc loc) {
   const char* fn = "random::randint";
   check_key(fn, key, loc);
   check_shape(fn, shape, loc);
+  if (dtype != DType::i32)
+    throw DTypeError(std::string(fn) + ": dtype must be i32 (64-bit draws need u64), got " + dtype_name(dtype) +
+                     where(loc));
   constexpr int64_t kMin = std::numeric_limits<int32_t>::min(), kMax = std::numeric_limits<int32_t>::max();
   if (!(lo < hi) || lo < kMin || hi > kMax + int64_t{1})
     throw Error(std::string(fn) + ": need lo < hi within the i32 range (hi exclusive, at most 2^31), got [" +
                 std::to_string(lo) + ", " + std::to_string(hi) + ")" + where(loc));
-  Array w = raw_bits(key, with(shape, 2), loc);
-  Array high = detail::convert(binop(Op::div, take_last(w, 0, loc), 2, loc), DType::i64, loc);  // 31 bits
-  Array low = detail::convert(take_last(w, 1, loc), DType::i64, loc);                            // 32 bits
-  Array v = bind1(Op::add, {binop(Op::mul, high, 0x1p32, loc), low}, {}, loc);                 // [0, 2^63)
-  Array r = binop(Op::rem, v, static_cast<double>(hi - lo), loc);
-  return detail::convert(binop(Op::add, r, static_cast<double>(lo), loc), DType::i32, loc);
+  // JAX's span in u32: hi - lo, one more where hi is past the dtype's range
+  // (2^32 wraps to 0, and x % 0 leaves x: every value equally likely).
+  const uint64_t span64 = static_cast<uint64_t>(std::min(hi, kMax) - lo) + (hi > kMax ? 1 : 0);
+  const uint32_t span = static_cast<uint32_t>(span64);
+  // 2^32 mod span, as JAX computes it: ((2^16 mod span)^2) mod span in u32.
+  uint32_t multiplier = span ? static_cast<uint32_t>(65536u % span) : 65536u;
+  multiplier = span ? static_cast<uint32_t>(multiplier * multiplier % span) : multiplier * multiplier;
+  std::vector<Array> keys = split(key, 2, loc);
+  Array higher = bits32(keys[0], shape, loc), lower = bits32(keys[1], shape, loc);
+  auto mod = [&](const Array& x) { return span ? binop(Op::rem, x, span, loc) : x; };
+  Array offset = mod(bind1(Op::add, {binop(Op::mul, mod(higher), multiplier, loc), mod(lower)}, {}, loc));
+  return binop(Op::add, detail::convert(offset, DType::i32, loc), static_cast<double>(lo), loc);
 }
 
 }  // namespace graft::random

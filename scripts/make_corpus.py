@@ -193,7 +193,7 @@ OPS = {
     "log1p": unary(jnp.log1p), "expm1": unary(jnp.expm1), "sqrt": unary(jnp.sqrt), "rsqrt": unary(lax.rsqrt),
     "sin": unary(jnp.sin), "cos": unary(jnp.cos), "tan": unary(jnp.tan), "asin": unary(jnp.arcsin),
     "acos": unary(jnp.arccos), "atan": unary(jnp.arctan), "sinh": unary(jnp.sinh), "cosh": unary(jnp.cosh),
-    "tanh": unary(jnp.tanh), "logistic": unary(lax.logistic), "erf": unary(lax.erf), "cbrt": unary(lax.cbrt), "square": unary(lambda x: x * x),
+    "tanh": unary(jnp.tanh), "logistic": unary(lax.logistic), "erf": unary(lax.erf), "erf_inv": unary(lax.erf_inv), "cbrt": unary(lax.cbrt), "square": unary(lambda x: x * x),
     "reciprocal": unary(lambda x: 1 / x), "is_finite": unary(jnp.isfinite), "not": unary(jnp.invert),
     "stop_gradient": unary(lax.stop_gradient), "copy": unary(lambda x: x),
     "add": binary(lax.add), "sub": binary(lax.sub), "mul": binary(lax.mul), "div": binary(lax.div),
@@ -350,7 +350,7 @@ UNARY_DOMAINS = {
     "neg": None, "abs": None, "exp": None, "log": (0.2, 3.0), "log1p": (-0.5, 2.0), "expm1": None, "sqrt": (0.1, 3.0),
     "rsqrt": (0.1, 3.0), "sin": None, "cos": None, "tan": (-1.2, 1.2), "asin": (-0.9, 0.9), "acos": (-0.9, 0.9),
     "atan": None, "sinh": None, "cosh": None, "tanh": None, "logistic": None, "erf": None, "square": None,
-    "reciprocal": (0.3, 2.0), "copy": None, "cbrt": (0.2, 3.0),
+    "reciprocal": (0.3, 2.0), "copy": None, "cbrt": (0.2, 3.0), "erf_inv": (-0.9, 0.9),
 }
 NONSMOOTH_UNARY = {"sign": None, "floor": None, "ceil": None, "round": None}
 

@@ -48,6 +48,7 @@ Array tanh(ArrayAt x);           // hyperbolic tangent
 Array logistic(ArrayAt x);       // 1 / (1 + e^-x)
 Array sigmoid(ArrayAt x);        // logistic(x), NumPy/JAX's other name
 Array erf(ArrayAt x);            // the error function
+Array erf_inv(ArrayAt x);        // the inverse error function on [-1, 1] (+-inf at +-1, NaN beyond), as lax.erf_inv
 Array square(ArrayAt x);         // x * x in x's dtype (integers wrap)
 Array reciprocal(ArrayAt x);     // 1 / x
 Array isfinite(ArrayAt x);       // bool: neither inf nor NaN (true for integers)

@@ -1,10 +1,14 @@
-// Counter-based, splittable random numbers, as jax.random with the threefry
-// generator: a key is a u32[2] array; the same key always gives the same
-// numbers (on any thread count, eagerly or traced), and new keys come from
-// split / fold_in, never from hidden state.
+// Counter-based, splittable random numbers, as jax.random with its default
+// threefry2x32 generator: a key is a u32[2] array; the same key always gives
+// the same numbers (on any thread count, eagerly or traced), and new keys
+// come from split / fold_in, never from hidden state. For the same seed,
+// key, split, fold_in and bits give jax.random's values exactly, and
+// uniform, bernoulli, randint and f64 normal JAX's values on the CPU; f32
+// normal equals JAX's in 99.55 % of draws, the rest within 3 ulps (XLA's own
+// f32 log). Earlier versions of graft drew other numbers.
 //
 // Keys may also be batched, u32[..., 2]: each function then returns
-// key.shape[:-1] + shape, one independent draw per key.
+// key.shape[:-1] + shape, one independent draw per key (as jax.vmap over keys).
 //
 // Every function records the caller's source line for errors and traced
 // nodes. A key that is not u32[..., 2] throws DTypeError / ShapeError naming
@@ -28,22 +32,23 @@ std::vector<Array> split(const Array& key, int n = 2, std::source_location loc =
 // A new key derived from key and data; different data give independent keys.
 Array fold_in(const Array& key, uint32_t data, std::source_location loc = std::source_location::current());
 
-// Raw random words, u32[shape] (the random_bits primitive).
-Array bits(const Array& key, Shape shape, std::source_location loc = std::source_location::current());
+// Random bits, as jax.random.bits: u32[shape] (the only dtype until u8, u16 and u64 exist).
+Array bits(const Array& key, Shape shape, DType dtype = DType::u32,
+           std::source_location loc = std::source_location::current());
 
-// Uniform floats in [lo, hi) (lo < hi; dtype f32 or f64).
+// Uniform floats in [lo, hi) (lo < hi; dtype f32 or f64); as JAX, u * (hi - lo) + lo may round up to hi.
 Array uniform(const Array& key, Shape shape, double lo = 0, double hi = 1, DType dtype = default_float_dtype(),
               std::source_location loc = std::source_location::current());
 
-// Standard normal floats (dtype f32 or f64).
+// Standard normal floats (dtype f32 or f64): sqrt(2) erf_inv(u), u uniform in (-1, 1), as JAX.
 Array normal(const Array& key, Shape shape, DType dtype = default_float_dtype(),
              std::source_location loc = std::source_location::current());
 
-// bool array, true with probability p (0 <= p <= 1).
+// bool array, true with probability p (0 <= p <= 1): uniform < p in the default float dtype, as JAX.
 Array bernoulli(const Array& key, double p, Shape shape, std::source_location loc = std::source_location::current());
 
-// i32 integers uniform in [lo, hi) (lo < hi, both within the i32 range; hi may be 2^31).
-Array randint(const Array& key, Shape shape, int64_t lo, int64_t hi,
+// Integers in [lo, hi) (lo < hi, within the i32 range; hi may be 2^31), JAX's draws; dtype i32.
+Array randint(const Array& key, Shape shape, int64_t lo, int64_t hi, DType dtype = DType::i32,
               std::source_location loc = std::source_location::current());
 
 }  // namespace graft::random

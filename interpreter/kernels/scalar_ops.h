@@ -132,6 +132,102 @@ GCG_FN T gcg_logistic(T x) {
   return T(1) / (T(1) + gcg_exp(-x));
 }
 
+// +inf of T (no <limits> in this text).
+template <class T>
+GCG_FN T gcg_infinity() {
+  return T(1) / T(0);
+}
+
+// a * b + c rounded once.
+template <class T>
+GCG_FN T gcg_fma(T a, T b, T c) {
+  if constexpr (gcg_same<T, float>::value)
+    return GCG_LIBM(fmaf)(a, b, c);
+  else
+    return GCG_LIBM(fma)(a, b, c);
+}
+
+// log1p as XLA computes it (its elemental IR emitter): for |x| below
+// sqrt(2) - 1, x - x^2/2 + x^3 N(x)/D(x) with Cephes' rational function, its
+// Horner steps fused multiply-adds as XLA's CPU code contracts them; above,
+// log(1 + x). erf_inv's w comes from this rather than from gcg_log1p, so that
+// erf_inv, and with it random::normal, equals JAX's to the last bit in f64
+// (XLA's f64 log is the C library's) and within an ulp or two in f32 (XLA's
+// f32 log is its own polynomial). It is less accurate than gcg_log1p near
+// |x| = 0.41 (up to 14 ulps in f64).
+template <class T>
+GCG_FN T gcg_xla_log1p(T x) {
+  if (!(gcg_fabs(x) < T(0.41421356237309504880))) return gcg_log(T(1) + x);
+  const T num[7] = {T(4.5270000862445199635215E-5), T(4.9854102823193375972212E-1), T(6.5787325942061044846969E0),
+                    T(2.9911919328553073277375E1),  T(6.0949667980987787057556E1),  T(5.7112963590585538103336E1),
+                    T(2.0039553499201281259648E1)};
+  const T den[7] = {T(1.),
+                    T(1.5062909083469192043167E1),
+                    T(8.3047565967967209469434E1),
+                    T(2.2176239823732856465394E2),
+                    T(3.0909872225312059774938E2),
+                    T(2.1642788614495947685003E2),
+                    T(6.0118660497603843919306E1)};
+  T n = T(0), d = T(0);
+  for (int i = 0; i < 7; ++i) {
+    n = gcg_fma(n, x, num[i]);
+    d = gcg_fma(d, x, den[i]);
+  }
+  const T x2 = x * x;
+  const T cubic = (x * x2) * (n / d);
+  return x + gcg_fma(T(-0.5), x2, cubic);
+}
+
+// The inverse error function by M. Giles' polynomial approximations in
+// w = -log1p(-x^2) ("Approximating the erfinv function", GPU Computing Gems
+// Jade Edition, 2011): two branches in f32, three in f64, the ones XLA
+// lowers erf_inv to, evaluated as XLA's CPU code evaluates them (w from
+// gcg_xla_log1p, each Horner step a fused multiply-add), so that
+// random::normal (sqrt(2) erf_inv(u), as jax.random.normal) draws JAX's
+// numbers. erf_inv(+-1) = +-inf; NaN beyond.
+template <class T>
+GCG_FN T gcg_erf_inv(T x) {
+  const T w0 = -gcg_xla_log1p(x * -x);
+  T p;
+  if constexpr (gcg_same<T, float>::value) {
+    const bool central = w0 < 5.0f;
+    const float w = central ? w0 - 2.5f : gcg_sqrt(w0) - 3.0f;
+    const float c[2][9] = {{2.81022636e-08f, 3.43273939e-07f, -3.5233877e-06f, -4.39150654e-06f, 0.00021858087f,
+                            -0.00125372503f, -0.00417768164f, 0.246640727f, 1.50140941f},
+                           {-0.000200214257f, 0.000100950558f, 0.00134934322f, -0.00367342844f, 0.00573950773f,
+                            -0.0076224613f, 0.00943887047f, 1.00167406f, 2.83297682f}};
+    const float* k = c[central ? 0 : 1];
+    p = k[0];
+    for (int i = 1; i < 9; ++i) p = gcg_fma(p, w, k[i]);
+  } else {
+    const double central[23] = {
+        -3.6444120640178196996e-21, -1.685059138182016589e-19,  1.2858480715256400167e-18,  1.115787767802518096e-17,
+        -1.333171662854620906e-16,  2.0972767875968561637e-17,  6.6376381343583238325e-15,  -4.0545662729752068639e-14,
+        -8.1519341976054721522e-14, 2.6335093153082322977e-12,  -1.2975133253453532498e-11, -5.4154120542946279317e-11,
+        1.051212273321532285e-09,   -4.1126339803469836976e-09, -2.9070369957882005086e-08, 4.2347877827932403518e-07,
+        -1.3654692000834678645e-06, -1.3882523362786468719e-05, 0.0001867342080340571352,   -0.00074070253416626697512,
+        -0.0060336708714301490533,  0.24015818242558961693,     1.6536545626831027356};
+    const double middle[19] = {
+        2.2137376921775787049e-09,  9.0756561938885390979e-08, -2.7517406297064545428e-07, 1.8239629214389227755e-08,
+        1.5027403968909827627e-06,  -4.013867526981545969e-06, 2.9234449089955446044e-06,  1.2475304481671778723e-05,
+        -4.7318229009055733981e-05, 6.8284851459573175448e-05, 2.4031110387097893999e-05,  -0.0003550375203628474796,
+        0.00095328937973738049703,  -0.0016882755560235047313, 0.0024914420961078508066,   -0.0037512085075692412107,
+        0.005370914553590063617,    1.0052589676941592334,     3.0838856104922207635};
+    const double tail[17] = {-2.7109920616438573243e-11, -2.5556418169965252055e-10, 1.5076572693500548083e-09,
+                             -3.7894654401267369937e-09, 7.6157012080783393804e-09,  -1.4960026627149240478e-08,
+                             2.9147953450901080826e-08,  -6.7711997758452339498e-08, 2.2900482228026654717e-07,
+                             -9.9298272942317002539e-07, 4.5260625972231537039e-06,  -1.9681778105531670567e-05,
+                             7.5995277030017761139e-05,  -0.00021503011930044477347, -0.00013871931833623122026,
+                             1.0103004648645343977,      4.8499064014085844221};
+    const double* k = w0 < 6.25 ? central : w0 < 16.0 ? middle : tail;
+    const int n = w0 < 6.25 ? 23 : w0 < 16.0 ? 19 : 17;
+    const double w = w0 < 6.25 ? w0 - 3.125 : gcg_sqrt(w0) - (w0 < 16.0 ? 3.25 : 5.0);
+    p = k[0];
+    for (int i = 1; i < n; ++i) p = gcg_fma(p, w, k[i]);
+  }
+  return gcg_fabs(x) == T(1) ? x * gcg_infinity<T>() : p * x;
+}
+
 // ---- integer arithmetic wraps (two's complement), as XLA's: signed values
 // go through their unsigned type, where overflow is defined
 template <class T>

@@ -174,9 +174,9 @@ struct Catalogue {
 
 void add_elementwise_cases(Catalogue& c) {
   // Float-only unary ops: any shape, scalars included; integers rejected.
-  for (Op op : {Op::floor, Op::ceil,  Op::round, Op::exp,  Op::log,      Op::log1p, Op::expm1,
-                Op::sqrt,  Op::rsqrt, Op::sin,   Op::cos,  Op::tan,      Op::asin,  Op::acos,
-                Op::atan,  Op::sinh,  Op::cosh,  Op::tanh, Op::logistic, Op::erf,   Op::cbrt}) {
+  for (Op op : {Op::floor, Op::ceil, Op::round,    Op::exp, Op::log,  Op::log1p,  Op::expm1, Op::sqrt,
+                Op::rsqrt, Op::sin,  Op::cos,      Op::tan, Op::asin, Op::acos,   Op::atan,  Op::sinh,
+                Op::cosh,  Op::tanh, Op::logistic, Op::erf, Op::cbrt, Op::erf_inv}) {
     c.ok(op, {{f32, {2, 3}}}, {}, {{f32, {2, 3}}});
     c.ok(op, {{f64, {}}}, {}, {{f64, {}}});
     c.bad_dtype(op, {{i32, {3}}}, {}, "float dtype");

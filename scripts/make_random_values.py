@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Writes tests/random/jax_values.json: jax.random's draws for fixed seeds,
+which graft::random must reproduce (tests/random/jax_random_test.cpp).
+
+    /work/venv-peers/bin/python scripts/make_random_values.py   # a venv with jax
+
+JAX's defaults: the threefry2x32 implementation with jax_threefry_partitionable
+on. f64 cases run with jax_enable_x64. Floats are stored as bit patterns in
+hex (exact through JSON); integers as numbers. Also erf_inv on a grid of
+points in (-1, 1), f32 and f64, the function jax.random.normal goes through.
+"""
+import json
+import sys
+
+import jax
+
+jax.config.update("jax_enable_x64", True)
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+from jax import lax  # noqa: E402
+
+
+def hexes(a):
+    a = np.asarray(a)
+    width = {np.float32: np.uint32, np.float64: np.uint64}[a.dtype.type]
+    return [format(int(v), "x") for v in a.view(width).ravel()]
+
+
+def ints(a):
+    return [int(v) for v in np.asarray(a).ravel()]
+
+
+def main():
+    assert jax.config.jax_default_prng_impl == "threefry2x32"
+    assert jax.config.jax_threefry_partitionable
+    cases = []
+    for seed in [0, 42, 2**32 + 7, 2**63 + 12345]:
+        k = jax.random.PRNGKey(np.uint64(seed))
+        c = {"seed": str(seed), "key": ints(k)}
+        c["split3"] = ints(jax.random.split(k, 3))
+        c["fold_in"] = {str(d): ints(jax.random.fold_in(k, np.uint32(d))) for d in [0, 1, 7, 4000000000]}
+        c["bits_2x3"] = ints(jax.random.bits(k, (2, 3), jnp.uint32))
+        c["bits_7"] = ints(jax.random.bits(k, (7,), jnp.uint32))
+        c["uniform_f32"] = hexes(jax.random.uniform(k, (9,), jnp.float32))
+        c["uniform_f64"] = hexes(jax.random.uniform(k, (9,), jnp.float64))
+        c["uniform_f32_m3_5"] = hexes(jax.random.uniform(k, (9,), jnp.float32, -3.0, 5.0))
+        c["normal_f32"] = hexes(jax.random.normal(k, (3, 4), jnp.float32))
+        c["normal_f64"] = hexes(jax.random.normal(k, (3, 4), jnp.float64))
+        c["bernoulli_0.3"] = [bool(v) for v in np.asarray(jax.random.bernoulli(k, np.float32(0.3), (10,)))]
+        c["randint_m5_17"] = ints(jax.random.randint(k, (10,), -5, 17, jnp.int32))
+        c["randint_full"] = ints(jax.random.randint(k, (6,), -2**31, 2**31, jnp.int32))
+        c["randint_0_1000003"] = ints(jax.random.randint(k, (6,), 0, 1000003, jnp.int32))
+        cases.append(c)
+    grid32 = np.linspace(-1, 1, 401, dtype=np.float32)[1:-1]
+    grid32 = np.concatenate([grid32, np.float32([1 - 2**-24, -(1 - 2**-24), 1e-30, 0.999, 0.9999999, 0.5, 0])])
+    grid64 = np.concatenate([np.linspace(-1, 1, 401)[1:-1], [1 - 2**-53, 1 - 1e-12, 1 - 1e-7, 0.99999, 1e-300, 0.0]])
+    erf_inv = {
+        "f32_in": hexes(grid32),
+        "f32_out": hexes(lax.erf_inv(jnp.asarray(grid32))),
+        "f64_in": hexes(grid64),
+        "f64_out": hexes(lax.erf_inv(jnp.asarray(grid64))),
+    }
+    out = {"jax_version": jax.__version__, "keys": cases, "erf_inv": erf_inv}
+    path = sys.argv[1] if len(sys.argv) > 1 else "tests/random/jax_values.json"
+    with open(path, "w") as f:
+        json.dump(out, f, indent=1)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()

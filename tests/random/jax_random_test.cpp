@@ -1,0 +1,195 @@
+// graft::random draws jax.random's numbers: keys, split, fold_in and bits
+// exactly, uniform, normal, bernoulli and randint as JAX computes them
+// (tests/random/jax_values.json, written by scripts/make_random_values.py
+// with JAX); and erf_inv, which normal goes through, as XLA's. Eagerly,
+// and under jit on the interpreter and the cpu backend with the key traced.
+#include <bit>
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "graft/graft.h"
+
+using namespace graft;
+using nlohmann::json;
+
+namespace {
+
+const json& values() {
+  static const json j = [] {
+    std::ifstream in(GRAFT_RANDOM_VALUES_FILE);
+    REQUIRE(in.good());
+    return json::parse(in);
+  }();
+  return j;
+}
+
+std::vector<uint32_t> u32s(const json& a) { return a.get<std::vector<uint32_t>>(); }
+template <class T>
+std::vector<T> floats(const json& hex) {
+  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  std::vector<T> out;
+  for (const json& h : hex)
+    out.push_back(std::bit_cast<T>(static_cast<U>(std::stoull(h.get<std::string>(), nullptr, 16))));
+  return out;
+}
+
+// Distance in ulps between two finite floats of one sign convention (order-preserving map).
+template <class T>
+int64_t ulps(T a, T b) {
+  using S = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
+  auto ordered = [](T x) {
+    const S i = std::bit_cast<S>(x);
+    return i < 0 ? static_cast<int64_t>(std::numeric_limits<S>::min()) - i : static_cast<int64_t>(i);
+  };
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b) ? 0 : INT64_MAX;
+  if (a == b) return 0;
+  const int64_t d = ordered(a) - ordered(b);
+  return d < 0 ? -d : d;
+}
+
+// The largest distance, with the element where it occurs in the report.
+template <class T>
+int64_t max_ulps(const std::vector<T>& got, const std::vector<T>& want) {
+  REQUIRE(got.size() == want.size());
+  int64_t worst = 0;
+  size_t at = 0;
+  for (size_t i = 0; i < got.size(); ++i)
+    if (const int64_t d = ulps(got[i], want[i]); d > worst) worst = d, at = i;
+  if (worst > 0)
+    UNSCOPED_INFO("worst at element " << at << ": " << std::hexfloat << got[at] << " vs JAX's " << want[at]
+                                      << std::defaultfloat);
+  return worst;
+}
+
+// Each way a user runs a random function of a key: eagerly, and under jit with the key an argument.
+struct Mode {
+  const char* name;
+  std::function<Array(const std::function<Array(const Array&)>&, const Array&)> run;
+};
+std::vector<Mode> modes() {
+  return {{"eager", [](const auto& f, const Array& k) { return f(k); }},
+          {"jit interpreter",
+           [](const auto& f, const Array& k) { return jit(f, JitOptions{.backend = Backend::interpreter})(k); }},
+          {"jit cpu", [](const auto& f, const Array& k) {
+             return jit(f, JitOptions{.backend = Backend::automatic, .wait_for_compile = true})(k);
+           }}};
+}
+
+}  // namespace
+
+TEST_CASE("random: key, split, fold_in and bits are jax.random's, bit for bit", "[random]") {
+  for (const json& c : values()["keys"]) {
+    const uint64_t seed = std::stoull(c["seed"].get<std::string>());
+    INFO("seed " << seed);
+    const Array k = random::key(seed);
+    CHECK(k.to_vector<uint32_t>() == u32s(c["key"]));
+    for (const Mode& m : modes()) {
+      INFO(m.name);
+      const std::vector<uint32_t> split3 = u32s(c["split3"]);
+      for (int i = 0; i < 3; ++i) {
+        const Array child = m.run([i](const Array& key) { return random::split(key, 3)[static_cast<size_t>(i)]; }, k);
+        CHECK(child.to_vector<uint32_t>() == std::vector<uint32_t>(split3.begin() + 2 * i, split3.begin() + 2 * i + 2));
+      }
+      for (const auto& [data, want] : c["fold_in"].items()) {
+        const auto d = static_cast<uint32_t>(std::stoul(data));
+        INFO("fold_in " << d);
+        CHECK(m.run([d](const Array& key) { return random::fold_in(key, d); }, k).to_vector<uint32_t>() == u32s(want));
+      }
+      CHECK(m.run(
+                 [](const Array& key) {
+                   return random::bits(key, {2, 3});
+                 },
+                 k)
+                .to_vector<uint32_t>() == u32s(c["bits_2x3"]));
+      CHECK(m.run([](const Array& key) { return random::bits(key, {7}); }, k).to_vector<uint32_t>() ==
+            u32s(c["bits_7"]));
+    }
+  }
+}
+
+TEST_CASE("random: uniform, normal, bernoulli and randint draw JAX's numbers", "[random]") {
+  for (const json& c : values()["keys"]) {
+    const uint64_t seed = std::stoull(c["seed"].get<std::string>());
+    INFO("seed " << seed);
+    const Array k = random::key(seed);
+    for (const Mode& m : modes()) {
+      INFO(m.name);
+      auto draw = [&](const std::function<Array(const Array&)>& f) { return m.run(f, k); };
+      // Uniform values are exact: integer bits scaled by powers of two, one product and one sum.
+      CHECK(max_ulps(draw([](const Array& key) { return random::uniform(key, {9}, 0, 1, f32); }).to_vector<float>(),
+                     floats<float>(c["uniform_f32"])) == 0);
+      CHECK(max_ulps(draw([](const Array& key) { return random::uniform(key, {9}, 0, 1, f64); }).to_vector<double>(),
+                     floats<double>(c["uniform_f64"])) == 0);
+      CHECK(max_ulps(draw([](const Array& key) { return random::uniform(key, {9}, -3, 5, f32); }).to_vector<float>(),
+                     floats<float>(c["uniform_f32_m3_5"])) == 0);
+      // Normal values go through erf_inv as XLA evaluates it: equal in f64 (XLA's f64 log is the C
+      // library's); in f32 XLA's log is its own polynomial, and 0.45 % of a million draws differ by
+      // 1 to 3 ulps (docs/API.md).
+      CHECK(max_ulps(draw([](const Array& key) {
+                       return random::normal(key, {3, 4}, f32);
+                     }).to_vector<float>(),
+                     floats<float>(c["normal_f32"])) <= 3);
+      CHECK(max_ulps(draw([](const Array& key) {
+                       return random::normal(key, {3, 4}, f64);
+                     }).to_vector<double>(),
+                     floats<double>(c["normal_f64"])) == 0);
+      CHECK(draw([](const Array& key) { return random::bernoulli(key, 0.3, {10}); }).to_vector<bool>() ==
+            c["bernoulli_0.3"].get<std::vector<bool>>());
+      CHECK(draw([](const Array& key) { return random::randint(key, {10}, -5, 17); }).to_vector<int32_t>() ==
+            c["randint_m5_17"].get<std::vector<int32_t>>());
+      CHECK(draw([](const Array& key) {
+              return random::randint(key, {6}, INT32_MIN, int64_t{1} << 31);
+            }).to_vector<int32_t>() == c["randint_full"].get<std::vector<int32_t>>());
+      CHECK(draw([](const Array& key) { return random::randint(key, {6}, 0, 1000003); }).to_vector<int32_t>() ==
+            c["randint_0_1000003"].get<std::vector<int32_t>>());
+    }
+  }
+}
+
+TEST_CASE("random: erf_inv is XLA's on (-1, 1): equal in f64, within an ulp in f32, on every backend", "[random]") {
+  const json& e = values()["erf_inv"];
+  const std::vector<float> x32 = floats<float>(e["f32_in"]), want32 = floats<float>(e["f32_out"]);
+  const std::vector<double> x64 = floats<double>(e["f64_in"]), want64 = floats<double>(e["f64_out"]);
+  const Array a32 = array(x32, {static_cast<int64_t>(x32.size())});
+  const Array a64 = array(x64, {static_cast<int64_t>(x64.size())});
+  auto f = [](const Array& x) { return erf_inv(x); };
+  for (const Mode& m : modes()) {
+    INFO(m.name);
+    CHECK(max_ulps(m.run(f, a32).to_vector<float>(), want32) <= 1);
+    CHECK(max_ulps(m.run(f, a64).to_vector<double>(), want64) == 0);
+  }
+  // The ends and beyond: +-inf at +-1, NaN outside, as lax.erf_inv.
+  const std::vector<float> ends = erf_inv(array(std::vector<float>{1, -1, 1.5f, -2}, {4})).to_vector<float>();
+  CHECK(ends[0] == std::numeric_limits<float>::infinity());
+  CHECK(ends[1] == -std::numeric_limits<float>::infinity());
+  CHECK(std::isnan(ends[2]));
+  CHECK(std::isnan(ends[3]));
+}
+
+TEST_CASE("random: erf_inv inverts erf, and its derivative is sqrt(pi)/2 exp(erf_inv(x)^2)", "[random]") {
+  const Array x = array(std::vector<double>{-0.999, -0.7, -0.2, 0.0, 0.3, 0.9, 0.99999}, {7});
+  const std::vector<double> y = erf_inv(x).to_vector<double>(), xs = x.to_vector<double>();
+  for (size_t i = 0; i < xs.size(); ++i) CHECK(std::erf(y[i]) == Approx(xs[i]).epsilon(1e-15).margin(1e-15));
+  const std::vector<double> g = grad([](const Array& v) { return sum(erf_inv(v)); })(x).to_vector<double>();
+  for (size_t i = 0; i < xs.size(); ++i)
+    CHECK(g[i] == Approx(std::sqrt(M_PI) / 2 * std::exp(y[i] * y[i])).epsilon(1e-13));
+}
+
+TEST_CASE("random: fold_in of a traced key equals the eager one, batched keys too", "[random]") {
+  const Array keys = stack(std::vector<Array>{random::key(1), random::key(2), random::key(3)});
+  const Array eager = random::fold_in(keys, 99);
+  const Array traced = jit([](const Array& k) { return random::fold_in(k, 99); })(keys);
+  CHECK(eager.to_vector<uint32_t>() == traced.to_vector<uint32_t>());
+  const std::vector<uint32_t> words = eager.to_vector<uint32_t>();
+  for (int i = 0; i < 3; ++i)
+    CHECK(random::fold_in(random::key(static_cast<uint64_t>(i + 1)), 99).to_vector<uint32_t>() ==
+          std::vector<uint32_t>(words.begin() + 2 * i, words.begin() + 2 * i + 2));
+  const Array mapped = vmap([](const Array& k) { return random::fold_in(k, 99); })(keys);
+  CHECK(mapped.to_vector<uint32_t>() == eager.to_vector<uint32_t>());
+}
