@@ -17,6 +17,7 @@
 //           by JAX's formula (the multiplier 2^32 mod span).
 #include "graft/random.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -107,12 +108,20 @@ Array unit(const Array& key, const Shape& shape, DType dtype, const Loc& loc) {
 // v rounded to dtype (f32 or f64), as a double.
 double in_dtype(double v, DType dtype) { return dtype == DType::f32 ? static_cast<double>(static_cast<float>(v)) : v; }
 
-// JAX's uniform on [lo, hi) with lo and hi already in the dtype.
+// JAX's uniform on [lo, hi) with lo and hi already in the dtype. XLA's CPU
+// code fuses u * span + lo into one multiply-add; in f32 the product is
+// exact in f64 and the sum is rounded there, then to f32, which equals the
+// fused result but for rare double-rounding ties. In f64 it is two roundings
+// (graft has no fused multiply-add op), an ulp of lo apart at most.
 Array uniform_in(const Array& key, const Shape& shape, double lo, double hi, DType dtype, const Loc& loc) {
   Array u = unit(key, shape, dtype, loc);
   if (lo == 0 && hi == 1) return u;  // u * 1 + 0 == u, and u >= 0
   const double span = in_dtype(hi - lo, dtype);
-  Array x = binop(Op::add, binop(Op::mul, u, span, loc), lo, loc);
+  Array x =
+      dtype == DType::f32
+          ? detail::convert(binop(Op::add, binop(Op::mul, detail::convert(u, DType::f64, loc), span, loc), lo, loc),
+                            DType::f32, loc)
+          : binop(Op::add, binop(Op::mul, u, span, loc), lo, loc);
   return bind1(Op::max, {const_like(x, lo, dtype, loc), x}, {}, loc);
 }
 
@@ -261,6 +270,118 @@ Array randint(const Array& key, Shape shape, int64_t lo, int64_t hi, DType dtype
   auto mod = [&](const Array& x) { return span ? binop(Op::rem, x, span, loc) : x; };
   Array offset = mod(bind1(Op::add, {binop(Op::mul, mod(higher), multiplier, loc), mod(lower)}, {}, loc));
   return binop(Op::add, detail::convert(offset, DType::i32, loc), static_cast<double>(lo), loc);
+}
+
+namespace {
+
+// The float dtype's facts JAX's samplers use (numpy.finfo).
+double tiny_of(DType dtype) { return dtype == DType::f32 ? 0x1p-126 : 0x1p-1022; }  // smallest normal
+double eps_of(DType dtype) { return dtype == DType::f32 ? 0x1p-23 : 0x1p-52; }      // 1's ulp
+double epsneg_of(DType dtype) { return dtype == DType::f32 ? 0x1p-24 : 0x1p-53; }   // 1's ulp below
+
+// The checks every float sampler makes.
+void check_sampler(const char* fn, const Array& key, const Shape& shape, DType dtype, const Loc& loc) {
+  check_key(fn, key, loc);
+  check_shape(fn, shape, loc);
+  check_float(fn, dtype, loc);
+}
+
+// erf(v) of a host number as the backends compute it per element (the C library's, in the dtype).
+double erf_in(double v, DType dtype) {
+  return dtype == DType::f32 ? static_cast<double>(std::erf(static_cast<float>(v))) : std::erf(v);
+}
+
+}  // namespace
+
+Array truncated_normal(const Array& key, double lower, double upper, Shape shape, DType dtype, Loc loc) {
+  const char* fn = "random::truncated_normal";
+  check_sampler(fn, key, shape, dtype, loc);
+  const double lo = in_dtype(lower, dtype), hi = in_dtype(upper, dtype), sqrt2 = in_dtype(std::numbers::sqrt2, dtype);
+  if (std::isnan(lo) || std::isnan(hi) || !(lo < hi))
+    throw Error(std::string(fn) + ": need lower < upper, got (" + std::to_string(lower) + ", " + std::to_string(upper) +
+                ")" + where(loc));
+  // As JAX: u uniform between erf(lower / sqrt 2) and erf(upper / sqrt 2), each rounded to the dtype.
+  const double a = erf_in(in_dtype(lo / sqrt2, dtype), dtype), b = erf_in(in_dtype(hi / sqrt2, dtype), dtype);
+  Array out = binop(Op::mul, graft::erf_inv({uniform_in(key, shape, a, b, dtype, loc), loc}), sqrt2, loc);
+  const double inf = std::numeric_limits<double>::infinity();
+  const double above = dtype == DType::f32 ? static_cast<double>(std::nextafter(static_cast<float>(lo), INFINITY))
+                                           : std::nextafter(lo, inf);
+  const double below = dtype == DType::f32 ? static_cast<double>(std::nextafter(static_cast<float>(hi), -INFINITY))
+                                           : std::nextafter(hi, -inf);
+  Array floor = bind1(Op::max, {out, const_like(out, above, dtype, loc)}, {}, loc);
+  return bind1(Op::min, {floor, const_like(out, below, dtype, loc)}, {}, loc);
+}
+
+Array exponential(const Array& key, Shape shape, DType dtype, Loc loc) {
+  check_sampler("random::exponential", key, shape, dtype, loc);
+  Array u = uniform_in(key, shape, 0, 1, dtype, loc);
+  return bind1(Op::neg, {graft::log1p({bind1(Op::neg, {u}, {}, loc), loc})}, {}, loc);
+}
+
+Array gumbel(const Array& key, Shape shape, DType dtype, Loc loc) {
+  check_sampler("random::gumbel", key, shape, dtype, loc);
+  Array u = uniform_in(key, shape, tiny_of(dtype), 1, dtype, loc);
+  Array inner = bind1(Op::neg, {graft::log({u, loc})}, {}, loc);
+  return bind1(Op::neg, {graft::log({inner, loc})}, {}, loc);
+}
+
+Array laplace(const Array& key, Shape shape, DType dtype, Loc loc) {
+  check_sampler("random::laplace", key, shape, dtype, loc);
+  Array u = uniform_in(key, shape, -1 + epsneg_of(dtype), 1, dtype, loc);
+  Array magnitude = graft::log1p({bind1(Op::neg, {graft::abs({u, loc})}, {}, loc), loc});
+  return bind1(Op::mul, {graft::sign({u, loc}), magnitude}, {}, loc);
+}
+
+Array logistic(const Array& key, Shape shape, DType dtype, Loc loc) {
+  check_sampler("random::logistic", key, shape, dtype, loc);
+  Array u = uniform_in(key, shape, tiny_of(dtype), 1, dtype, loc);
+  return bind1(Op::sub, {graft::log({u, loc}), graft::log1p({bind1(Op::neg, {u}, {}, loc), loc})}, {}, loc);
+}
+
+Array cauchy(const Array& key, Shape shape, DType dtype, Loc loc) {
+  check_sampler("random::cauchy", key, shape, dtype, loc);
+  Array u = uniform_in(key, shape, eps_of(dtype), 1, dtype, loc);
+  return graft::tan({binop(Op::mul, binop(Op::sub, u, 0.5, loc), in_dtype(std::numbers::pi, dtype), loc), loc});
+}
+
+Array rademacher(const Array& key, Shape shape, DType dtype, Loc loc) {
+  const char* fn = "random::rademacher";
+  check_key(fn, key, loc);
+  check_shape(fn, shape, loc);
+  if (dtype == DType::bool_ || dtype == DType::u32)
+    throw DTypeError(std::string(fn) + ": dtype must hold -1, got " + dtype_name(dtype) + where(loc));
+  Array b = detail::convert(bernoulli(key, 0.5, shape, loc), dtype, loc);
+  return binop(Op::sub, binop(Op::mul, b, 2, loc), 1, loc);
+}
+
+Array categorical(const Array& key, const Array& logits, int axis, Shape shape, Loc loc) {
+  const char* fn = "random::categorical";
+  check_key(fn, key, loc);
+  const Shape& ls = logits.shape();
+  const int rank = static_cast<int>(ls.size());
+  if (!ir::is_floating(logits.dtype()))
+    throw DTypeError(std::string(fn) + ": logits must be f32 or f64, got " +
+                     ir::type_str(detail::checked_impl(logits, fn).type) + where(loc));
+  if (rank == 0 || axis < -rank || axis >= rank)
+    throw ShapeError(std::string(fn) + ": axis " + std::to_string(axis) + " is out of range for logits of shape " +
+                     ir::shape_str(ls) + where(loc));
+  const int ax = axis < 0 ? axis + rank : axis;
+  Shape batch = ls;
+  batch.erase(batch.begin() + ax);
+  if (shape.empty()) shape = batch;
+  check_shape(fn, shape, loc);
+  if (shape.size() < batch.size() ||
+      !std::equal(batch.begin(), batch.end(), shape.end() - static_cast<std::ptrdiff_t>(batch.size())))
+    throw ShapeError(std::string(fn) + ": shape " + ir::shape_str(shape) + " must end with the logits' batch shape " +
+                     ir::shape_str(batch) + where(loc));
+  const size_t prefix = shape.size() - batch.size();
+  // As JAX: gumbel noise of shape prefix + logits.shape, logits broadcast over the prefix, argmax along axis.
+  Shape noise_shape(shape.begin(), shape.begin() + static_cast<std::ptrdiff_t>(prefix));
+  noise_shape.insert(noise_shape.end(), ls.begin(), ls.end());
+  Array noisy = bind1(
+      Op::add, {gumbel(key, noise_shape, logits.dtype(), loc), detail::broadcast_to_shape(logits, noise_shape, loc)},
+      {}, loc);
+  return argmax(noisy, static_cast<int>(prefix) + ax, loc);
 }
 
 }  // namespace graft::random

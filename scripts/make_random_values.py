@@ -50,6 +50,26 @@ def main():
         c["randint_m5_17"] = ints(jax.random.randint(k, (10,), -5, 17, jnp.int32))
         c["randint_full"] = ints(jax.random.randint(k, (6,), -2**31, 2**31, jnp.int32))
         c["randint_0_1000003"] = ints(jax.random.randint(k, (6,), 0, 1000003, jnp.int32))
+        for name, t in [("f32", jnp.float32), ("f64", jnp.float64)]:
+            c["truncated_normal_" + name] = hexes(jax.random.truncated_normal(k, -2.0, 2.0, (9,), t))
+            c["truncated_normal_m1_3_" + name] = hexes(jax.random.truncated_normal(k, -1.0, 3.0, (9,), t))
+            for dist in ["exponential", "gumbel", "laplace", "logistic", "cauchy"]:
+                c[dist + "_" + name] = hexes(getattr(jax.random, dist)(k, (9,), t))
+        jax.config.update("jax_enable_x64", False)  # p = 0.5 is f32 then, as for a user without x64
+        c["rademacher_i32"] = ints(jax.random.rademacher(k, (10,), jnp.int32))
+        jax.config.update("jax_enable_x64", True)
+        logits = jnp.array([[0.1, 2.0, -1.0, 0.5], [3.0, 0.0, 0.0, 0.0]], jnp.float32)
+        c["categorical"] = ints(jax.random.categorical(k, logits))
+        c["categorical_5x2"] = ints(jax.random.categorical(k, logits, shape=(5, 2)))
+        c["categorical_axis0"] = ints(jax.random.categorical(k, logits, axis=0))
+        inits = jax.nn.initializers
+        c["lecun_normal_4x3"] = hexes(inits.lecun_normal()(k, (4, 3), jnp.float32))
+        c["glorot_uniform_3x5"] = hexes(inits.glorot_uniform()(k, (3, 5), jnp.float32))
+        c["he_normal_2x2x3x4"] = hexes(inits.he_normal()(k, (2, 2, 3, 4), jnp.float32))
+        c["lecun_normal_4x3_f64"] = hexes(inits.lecun_normal()(k, (4, 3), jnp.float64))
+        c["truncated_normal_init_6"] = hexes(inits.truncated_normal(0.5)(k, (6,), jnp.float32))
+        c["normal_init_6"] = hexes(inits.normal(1.5)(k, (6,), jnp.float32))
+        c["uniform_init_6"] = hexes(inits.uniform(2.0)(k, (6,), jnp.float32))
         cases.append(c)
     grid32 = np.linspace(-1, 1, 401, dtype=np.float32)[1:-1]
     grid32 = np.concatenate([grid32, np.float32([1 - 2**-24, -(1 - 2**-24), 1e-30, 0.999, 0.9999999, 0.5, 0])])

@@ -51,4 +51,41 @@ Array bernoulli(const Array& key, double p, Shape shape, std::source_location lo
 Array randint(const Array& key, Shape shape, int64_t lo, int64_t hi, DType dtype = DType::i32,
               std::source_location loc = std::source_location::current());
 
+// Normal floats truncated to (lower, upper), as jax.random.truncated_normal:
+// sqrt(2) erf_inv(u) with u uniform between erf(lower/sqrt 2) and erf(upper/sqrt 2),
+// clipped into the open interval.
+Array truncated_normal(const Array& key, double lower, double upper, Shape shape, DType dtype = default_float_dtype(),
+                       std::source_location loc = std::source_location::current());
+
+// Exponential floats of rate 1: -log1p(-u).
+Array exponential(const Array& key, Shape shape, DType dtype = default_float_dtype(),
+                  std::source_location loc = std::source_location::current());
+
+// Standard Gumbel floats: -log(-log(u)), u uniform in [tiny, 1) (JAX's default mode).
+Array gumbel(const Array& key, Shape shape, DType dtype = default_float_dtype(),
+             std::source_location loc = std::source_location::current());
+
+// Standard Laplace floats: sign(u) log1p(-|u|), u uniform in (-1, 1).
+Array laplace(const Array& key, Shape shape, DType dtype = default_float_dtype(),
+              std::source_location loc = std::source_location::current());
+
+// Standard logistic floats: log(u) - log1p(-u), u uniform in [tiny, 1).
+Array logistic(const Array& key, Shape shape, DType dtype = default_float_dtype(),
+               std::source_location loc = std::source_location::current());
+
+// Standard Cauchy floats: tan(pi (u - 1/2)), u uniform in [eps, 1).
+Array cauchy(const Array& key, Shape shape, DType dtype = default_float_dtype(),
+             std::source_location loc = std::source_location::current());
+
+// -1 or +1 with equal probability, in dtype (i32 by default, any number dtype).
+Array rademacher(const Array& key, Shape shape, DType dtype = DType::i32,
+                 std::source_location loc = std::source_location::current());
+
+// i32 category indices drawn from unnormalised log-probabilities along axis
+// (with replacement): argmax(logits + gumbel noise). shape = {} draws one per
+// batch element of logits (its shape without axis); otherwise shape must end
+// with that batch shape and its leading axes are independent draws.
+Array categorical(const Array& key, const Array& logits, int axis = -1, Shape shape = {},
+                  std::source_location loc = std::source_location::current());
+
 }  // namespace graft::random

@@ -193,3 +193,86 @@ TEST_CASE("random: fold_in of a traced key equals the eager one, batched keys to
   const Array mapped = vmap([](const Array& k) { return random::fold_in(k, 99); })(keys);
   CHECK(mapped.to_vector<uint32_t>() == eager.to_vector<uint32_t>());
 }
+
+namespace {
+
+// The largest distance of a float sampler's draw from JAX's in units of the
+// dtype's epsilon, relative for |x| >= 1 and absolute below: a draw is a
+// function of a uniform u near 1 in size, whose last bit moves small results
+// by many of their own ulps.
+template <class T>
+double sampler_eps(const json& c, const std::string& field, const std::function<Array()>& draw) {
+  INFO(field);
+  const std::vector<T> got = draw().to_vector<T>(), want = floats<T>(c[field]);
+  REQUIRE(got.size() == want.size());
+  double worst = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double scale = std::max(1.0, std::abs(static_cast<double>(want[i])));
+    worst = std::max(worst, std::abs(static_cast<double>(got[i]) - static_cast<double>(want[i])) / scale /
+                                std::numeric_limits<T>::epsilon());
+  }
+  if (worst > 0) UNSCOPED_INFO(field << ": " << worst << " eps from JAX's");
+  return worst;
+}
+
+}  // namespace
+
+TEST_CASE("random: the other samplers draw JAX's numbers within a few ulps", "[random]") {
+  for (const json& c : values()["keys"]) {
+    const uint64_t seed = std::stoull(c["seed"].get<std::string>());
+    INFO("seed " << seed);
+    const Array k = random::key(seed);
+    // Bounds in eps (sampler_eps): the samplers call log, log1p, tan, erf and erf_inv, which XLA
+    // evaluates with its own approximations where graft calls the C library's (docs/API.md).
+    CHECK(sampler_eps<float>(c, "truncated_normal_f32", [&] { return random::truncated_normal(k, -2, 2, {9}, f32); }) <=
+          4);
+    CHECK(sampler_eps<double>(c, "truncated_normal_f64",
+                              [&] { return random::truncated_normal(k, -2, 2, {9}, f64); }) <= 4);
+    CHECK(sampler_eps<float>(c, "truncated_normal_m1_3_f32",
+                             [&] { return random::truncated_normal(k, -1, 3, {9}, f32); }) <= 4);
+    CHECK(sampler_eps<double>(c, "truncated_normal_m1_3_f64",
+                              [&] { return random::truncated_normal(k, -1, 3, {9}, f64); }) <= 4);
+    for (DType dt : {f32, f64}) {
+      const std::string suffix = dt == f32 ? "_f32" : "_f64";
+      const std::vector<std::pair<std::string, std::function<Array()>>> samplers = {
+          {"exponential", [&] { return random::exponential(k, {9}, dt); }},
+          {"gumbel", [&] { return random::gumbel(k, {9}, dt); }},
+          {"laplace", [&] { return random::laplace(k, {9}, dt); }},
+          {"logistic", [&] { return random::logistic(k, {9}, dt); }},
+          {"cauchy", [&] { return random::cauchy(k, {9}, dt); }}};
+      for (const auto& [name, draw] : samplers) {
+        // f64: XLA's log1p is Cephes' rational function below |x| = 0.41, up to 36 eps from the
+        // correctly rounded value that graft's log1p returns there (JAX's draws are the less accurate).
+        if (dt == f32)
+          CHECK(sampler_eps<float>(c, name + suffix, draw) <= 4);
+        else
+          CHECK(sampler_eps<double>(c, name + suffix, draw) <= 40);
+      }
+    }
+    CHECK(random::rademacher(k, {10}).to_vector<int32_t>() == c["rademacher_i32"].get<std::vector<int32_t>>());
+    const Array logits = array(std::vector<float>{0.1f, 2.0f, -1.0f, 0.5f, 3.0f, 0.0f, 0.0f, 0.0f}, {2, 4});
+    CHECK(random::categorical(k, logits).to_vector<int32_t>() == c["categorical"].get<std::vector<int32_t>>());
+    CHECK(random::categorical(k, logits, -1, {5, 2}).to_vector<int32_t>() ==
+          c["categorical_5x2"].get<std::vector<int32_t>>());
+    CHECK(random::categorical(k, logits, 0).to_vector<int32_t>() == c["categorical_axis0"].get<std::vector<int32_t>>());
+  }
+}
+
+TEST_CASE("random: nn::initializers give JAX's weights for the same key", "[random]") {
+  namespace init = nn::initializers;
+  for (const json& c : values()["keys"]) {
+    const uint64_t seed = std::stoull(c["seed"].get<std::string>());
+    INFO("seed " << seed);
+    const Array k = random::key(seed);
+    CHECK(sampler_eps<float>(c, "lecun_normal_4x3", [&] { return init::lecun_normal()(k, {4, 3}); }) <= 4);
+    CHECK(sampler_eps<double>(c, "lecun_normal_4x3_f64", [&] { return init::lecun_normal()(k, {4, 3}, f64); }) <= 4);
+    CHECK(sampler_eps<float>(c, "glorot_uniform_3x5", [&] { return init::glorot_uniform()(k, {3, 5}); }) == 0);
+    CHECK(sampler_eps<float>(c, "he_normal_2x2x3x4", [&] { return init::he_normal()(k, {2, 2, 3, 4}); }) <= 4);
+    CHECK(sampler_eps<float>(c, "truncated_normal_init_6", [&] { return init::truncated_normal(0.5)(k, {6}); }) <= 4);
+    CHECK(sampler_eps<float>(c, "normal_init_6", [&] { return init::normal(1.5)(k, {6}); }) <= 3);
+    CHECK(sampler_eps<float>(c, "uniform_init_6", [&] { return init::uniform(2.0)(k, {6}); }) == 0);
+  }
+  CHECK_THROWS_AS(init::lecun_normal()(random::key(0), {5}), ShapeError);  // fans need two axes
+  CHECK_THROWS_AS(init::variance_scaling(1, "fan_sideways", "normal"), Error);
+  CHECK_THROWS_AS(init::glorot_normal()(random::key(0), {2, 2}, i32), DTypeError);
+}

@@ -1,0 +1,129 @@
+// graft::nn::initializers: jax.nn.initializers' variance scaling, computed
+// as JAX computes it so that the same key gives JAX's weights: the variance
+// rounded to the dtype, its square root and the truncation constant divided
+// in the dtype, then one product with graft::random's draw.
+#include "graft/initializers.h"
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "api/lowering.h"
+#include "graft/errors.h"
+#include "graft/ops.h"
+#include "graft/random.h"
+#include "ir/dtype.h"
+#include "ir/value.h"
+
+namespace graft::nn::initializers {
+namespace {
+
+using Loc = std::source_location;
+
+// v rounded to dtype (f32 or f64).
+double in_dtype(double v, DType dtype) { return dtype == DType::f32 ? static_cast<double>(static_cast<float>(v)) : v; }
+
+void check_float(const char* fn, DType dtype, const Loc& loc) {
+  if (dtype != DType::f32 && dtype != DType::f64)
+    throw DTypeError(std::string(fn) + ": dtype must be f32 or f64, got " + dtype_name(dtype) + detail::where(loc));
+}
+
+// JAX's _compute_fans: the in and out axes' sizes times the receptive field (every other axis).
+std::pair<double, double> fans(const char* fn, const Shape& shape, int in_axis, int out_axis, const Loc& loc) {
+  const int rank = static_cast<int>(shape.size());
+  auto axis = [&](int a, const char* which) {
+    if (a < -rank || a >= rank)
+      throw ShapeError(std::string(fn) + ": " + which + " " + std::to_string(a) + " is out of range for shape " +
+                       ir::shape_str(shape) + " (weights need at least 2 dimensions with the default axes)" +
+                       detail::where(loc));
+    return a < 0 ? a + rank : a;
+  };
+  const int in = axis(in_axis, "in_axis"), out = axis(out_axis, "out_axis");
+  double total = 1;
+  for (int64_t d : shape) total *= static_cast<double>(d);
+  const double in_size = static_cast<double>(shape[static_cast<size_t>(in)]);
+  const double out_size = static_cast<double>(shape[static_cast<size_t>(out)]);
+  const double receptive = total / in_size / out_size;
+  return {in_size * receptive, out_size * receptive};
+}
+
+// x * c for a host constant c already in x's dtype.
+Array scaled(const Array& x, double c, const Loc& loc) { return ArrayAt(x, loc) * scalar(c, x.dtype(), loc); }
+
+}  // namespace
+
+Initializer::Initializer(Fn fn) : fn_(std::move(fn)) {}
+
+Array Initializer::operator()(const Array& key, Shape shape, DType dtype, Loc loc) const {
+  return fn_(key, shape, dtype, loc);
+}
+
+Initializer variance_scaling(double scale, std::string mode, std::string distribution, int in_axis, int out_axis) {
+  const char* fn = "nn::initializers::variance_scaling";
+  if (mode != "fan_in" && mode != "fan_out" && mode != "fan_avg" && mode != "fan_geo_avg")
+    throw Error(std::string(fn) + ": mode must be fan_in, fan_out, fan_avg or fan_geo_avg, got '" + mode + "'");
+  if (distribution != "truncated_normal" && distribution != "normal" && distribution != "uniform")
+    throw Error(std::string(fn) + ": distribution must be truncated_normal, normal or uniform, got '" + distribution +
+                "'");
+  return Initializer([=](const Array& key, const Shape& shape, DType dtype, const Loc& loc) {
+    check_float(fn, dtype, loc);
+    const auto [fan_in, fan_out] = fans(fn, shape, in_axis, out_axis, loc);
+    const double denominator = mode == "fan_in"    ? fan_in
+                               : mode == "fan_out" ? fan_out
+                               : mode == "fan_avg" ? (fan_in + fan_out) / 2
+                                                   : std::sqrt(fan_in * fan_out);
+    const double variance = in_dtype(scale / denominator, dtype);
+    if (distribution == "truncated_normal") {
+      // 0.8796... is the standard deviation of a standard normal truncated to (-2, 2).
+      const double stddev = in_dtype(in_dtype(std::sqrt(variance), dtype) / in_dtype(.87962566103423978, dtype), dtype);
+      return scaled(random::truncated_normal(key, -2, 2, shape, dtype, loc), stddev, loc);
+    }
+    if (distribution == "normal")
+      return scaled(random::normal(key, shape, dtype, loc), in_dtype(std::sqrt(variance), dtype), loc);
+    const double bound = in_dtype(std::sqrt(in_dtype(3 * variance, dtype)), dtype);
+    return scaled(random::uniform(key, shape, -1, 1, dtype, loc), bound, loc);
+  });
+}
+
+Initializer lecun_normal(int in_axis, int out_axis) {
+  return variance_scaling(1, "fan_in", "truncated_normal", in_axis, out_axis);
+}
+Initializer lecun_uniform(int in_axis, int out_axis) {
+  return variance_scaling(1, "fan_in", "uniform", in_axis, out_axis);
+}
+Initializer he_normal(int in_axis, int out_axis) {
+  return variance_scaling(2, "fan_in", "truncated_normal", in_axis, out_axis);
+}
+Initializer he_uniform(int in_axis, int out_axis) {
+  return variance_scaling(2, "fan_in", "uniform", in_axis, out_axis);
+}
+Initializer glorot_normal(int in_axis, int out_axis) {
+  return variance_scaling(1, "fan_avg", "truncated_normal", in_axis, out_axis);
+}
+Initializer glorot_uniform(int in_axis, int out_axis) {
+  return variance_scaling(1, "fan_avg", "uniform", in_axis, out_axis);
+}
+
+Initializer truncated_normal(double stddev) {
+  return Initializer([stddev](const Array& key, const Shape& shape, DType dtype, const Loc& loc) {
+    check_float("nn::initializers::truncated_normal", dtype, loc);
+    return scaled(random::truncated_normal(key, -2, 2, shape, dtype, loc), in_dtype(stddev, dtype), loc);
+  });
+}
+
+Initializer normal(double stddev) {
+  return Initializer([stddev](const Array& key, const Shape& shape, DType dtype, const Loc& loc) {
+    check_float("nn::initializers::normal", dtype, loc);
+    return scaled(random::normal(key, shape, dtype, loc), in_dtype(stddev, dtype), loc);
+  });
+}
+
+Initializer uniform(double scale) {
+  return Initializer([scale](const Array& key, const Shape& shape, DType dtype, const Loc& loc) {
+    check_float("nn::initializers::uniform", dtype, loc);
+    return scaled(random::uniform(key, shape, 0, 1, dtype, loc), in_dtype(scale, dtype), loc);
+  });
+}
+
+}  // namespace graft::nn::initializers
