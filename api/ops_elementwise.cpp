@@ -6,6 +6,7 @@
 #include "api/lowering.h"
 #include "graft/errors.h"
 #include "graft/ops.h"
+#include "ir/dtype.h"
 #include "ir/trace.h"
 
 namespace graft {
@@ -48,6 +49,11 @@ Op to_op(detail::BinaryOp op) {
     case detail::BinaryOp::eq: return Op::eq;
     case detail::BinaryOp::ne: return Op::ne;
     case detail::BinaryOp::rem: return Op::rem;
+    case detail::BinaryOp::bit_and: return Op::bitwise_and;
+    case detail::BinaryOp::bit_or: return Op::bitwise_or;
+    case detail::BinaryOp::bit_xor: return Op::bitwise_xor;
+    case detail::BinaryOp::shl: return Op::shift_left;
+    case detail::BinaryOp::shr: return Op::shift_right_arithmetic;
   }
   return Op::add;
 }
@@ -113,6 +119,28 @@ Array logical_or(const Array& x, const Array& y, Loc loc) {
   return binary(Op::bitwise_or, "logical_or", detail::convert(x, DType::bool_, loc), detail::convert(y, DType::bool_, loc), loc);
 }
 
+Array bitwise_and(const Array& x, const Array& y, Loc loc) { return binary(Op::bitwise_and, "bitwise_and", x, y, loc); }
+Array bitwise_or(const Array& x, const Array& y, Loc loc) { return binary(Op::bitwise_or, "bitwise_or", x, y, loc); }
+Array bitwise_xor(const Array& x, const Array& y, Loc loc) { return binary(Op::bitwise_xor, "bitwise_xor", x, y, loc); }
+Array bitwise_not(ArrayAt x) { return bind1(Op::bitwise_not, {x.array}, {}, x.loc); }
+Array left_shift(const Array& x, const Array& y, Loc loc) { return binary(Op::shift_left, "left_shift", x, y, loc); }
+// NumPy's >>: the sign fills for signed integers, zeros for unsigned ones.
+Array right_shift(const Array& x, const Array& y, Loc loc) {
+  std::vector<Array> args = detail::promote_and_broadcast("right_shift", {x, y}, loc);
+  const Op op = ir::is_integer(args[0].dtype()) && !ir::is_signed_integer(args[0].dtype()) ? Op::shift_right_logical
+                                                                                           : Op::shift_right_arithmetic;
+  return bind1(op, args, {}, loc);
+}
+Array population_count(ArrayAt x) { return bind1(Op::population_count, {x.array}, {}, x.loc); }
+Array clz(ArrayAt x) { return bind1(Op::clz, {x.array}, {}, x.loc); }
+
+Array operator&(ArrayAt a, const Array& b) { return bitwise_and(a.array, b, a.loc); }
+Array operator|(ArrayAt a, const Array& b) { return bitwise_or(a.array, b, a.loc); }
+Array operator^(ArrayAt a, const Array& b) { return bitwise_xor(a.array, b, a.loc); }
+Array operator~(ArrayAt a) { return bitwise_not(a); }
+Array operator<<(ArrayAt a, const Array& b) { return left_shift(a.array, b, a.loc); }
+Array operator>>(ArrayAt a, const Array& b) { return right_shift(a.array, b, a.loc); }
+
 Array where(const Array& cond, const Array& x, const Array& y, Loc loc) {
   std::vector<Array> branches = detail::promote_and_broadcast("where", {x, y}, loc);
   Shape shape = detail::broadcast_shapes("where", {cond, branches[0]}, loc);
@@ -162,6 +190,7 @@ Array binary_with_scalar(BinaryOp op, const Array& x, double value, bool is_floa
   Array a = scalar_first ? s : xs, b = scalar_first ? xs : s;
   std::vector<Array> args = promote_and_broadcast(ir::op_name(to_op(op)).data(), {a, b}, loc);
   if (op == BinaryOp::rem) return numpy_remainder(args[0], args[1], loc);
+  if (op == BinaryOp::shr) return graft::right_shift(args[0], args[1], loc);
   return bind1(to_op(op), args, {}, loc);
 }
 

@@ -100,6 +100,7 @@ bool accepts_dtype(DTypeClass c, DType d) {
     case DTypeClass::floats: return is_floating(d);
     case DTypeClass::numbers: return d != DType::bool_;
     case DTypeClass::signed_numbers: return d != DType::bool_ && d != DType::u32;
+    case DTypeClass::ints: return !is_floating(d) && d != DType::bool_;
     case DTypeClass::ints_or_bool: return !is_floating(d);
     case DTypeClass::any: return true;
   }

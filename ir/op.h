@@ -32,7 +32,7 @@ inline constexpr int kVariadic = -1;
 
 // The `dtypes` column: which operand dtypes the op accepts (checked by the
 // standard shape rules; an op's own shape rule may read it too).
-enum class DTypeClass : uint8_t { floats, numbers, signed_numbers, ints_or_bool, any };
+enum class DTypeClass : uint8_t { floats, numbers, signed_numbers, ints, ints_or_bool, any };
 
 // The `shape` column: the op's own rule (<ident>_shape) or a standard one.
 enum class ShapeRuleKind : uint8_t {
@@ -123,6 +123,7 @@ constexpr std::string_view no_jvp_reason(JvpSpec s) { return s.kind == JvpKind::
 #define FLOATS DTypeClass::floats
 #define NUMBERS DTypeClass::numbers
 #define SIGNED DTypeClass::signed_numbers
+#define INTS DTypeClass::ints
 #define INTS_OR_BOOL DTypeClass::ints_or_bool
 #define ANY DTypeClass::any
 #define OWN OwnRule()
@@ -167,6 +168,7 @@ inline constexpr std::array<OpInfo, kNumOps> kOpTable = {{
 #undef FLOATS
 #undef NUMBERS
 #undef SIGNED
+#undef INTS
 #undef INTS_OR_BOOL
 #undef ANY
 #undef OWN

@@ -199,6 +199,9 @@ OPS = {
     "add": binary(lax.add), "sub": binary(lax.sub), "mul": binary(lax.mul), "div": binary(lax.div),
     "rem": binary(lax.rem), "pow": binary(lambda x, y: lax.pow(x, y) if jnp.issubdtype(x.dtype, jnp.floating) else jnp.power(x, y)),
     "max": binary(lax.max), "min": binary(lax.min), "atan2": binary(lax.atan2), "and": binary(lax.bitwise_and),
+    "shift_left": binary(lax.shift_left), "shift_right_arithmetic": binary(lax.shift_right_arithmetic),
+    "shift_right_logical": binary(lax.shift_right_logical), "population_count": unary(lax.population_count),
+    "clz": unary(lax.clz),
     "or": binary(lax.bitwise_or), "xor": binary(lax.bitwise_xor), "eq": binary(lax.eq), "ne": binary(lax.ne),
     "lt": binary(lax.lt), "le": binary(lax.le), "gt": binary(lax.gt), "ge": binary(lax.ge),
     "select": lambda ins, attrs, node, wide: lax.select(*ins),
@@ -391,6 +394,17 @@ def build_cases():
     for t in ("bool", "i32", "u32"):
         for op in ("and", "or", "xor"):
             one_op("%s/%s" % (op, t), op, [(t, [2, 3]), (t, [2, 3])])
+    # Shifts with amounts in range, at the width, beyond it and negative (out of range as unsigned).
+    for op in ("shift_left", "shift_right_arithmetic", "shift_right_logical"):
+        one_op("%s/i32" % op, op, [("i32", [6], None, [-8, 8, -1, 5, 123456, -7]),
+                                   ("i32", [6], None, [1, 33, -1, 0, 31, 2])])
+        one_op("%s/u32" % op, op, [("u32", [6], None, [0x80000000, 0xF0000000, 5, 1, 7, 0]),
+                                   ("u32", [6], None, [1, 40, 0, 31, 3, 32])])
+        one_op("%s/i64" % op, op, [("i64", [4], None, [-8, 1 << 40, -1, 3]), ("i64", [4], None, [1, 64, 63, 62])])
+    for op in ("population_count", "clz"):
+        one_op("%s/i32" % op, op, [("i32", [6], None, [-8, 8, -1, 0, 1, 2147483647])])
+        one_op("%s/u32" % op, op, [("u32", [5], None, [0, 1, 0xFFFFFFFF, 0x80000000, 12345])])
+        one_op("%s/i64" % op, op, [("i64", [4], None, [0, -1, 1 << 40, 7])])
     for op in ("eq", "ne", "lt", "le", "gt", "ge"):
         one_op("%s/f64" % op, op, [("f64", [6], None, [1.0, 2.0, -0.0, 3.0, np.inf, 5.0]),
                                    ("f64", [6], None, [1.0, 1.0, 0.0, 4.0, np.inf, np.nan])], smooth=False)

@@ -223,6 +223,12 @@ Array operator==(ArrayAt a, const Array& b);
 Array operator!=(ArrayAt a, const Array& b);
 Array operator-(ArrayAt a);
 Array operator%(ArrayAt a, const Array& b);  // NumPy's remainder: the sign of b
+Array operator&(ArrayAt a, const Array& b);  // bitwise_and (integers, bool)
+Array operator|(ArrayAt a, const Array& b);  // bitwise_or
+Array operator^(ArrayAt a, const Array& b);  // bitwise_xor
+Array operator~(ArrayAt a);                  // bitwise_not
+Array operator<<(ArrayAt a, const Array& b);  // left_shift (integers)
+Array operator>>(ArrayAt a, const Array& b);  // right_shift: arithmetic for signed, logical for unsigned
 
 // The operators with a plain C++ number on either side. The number is
 // weakly typed: it takes the array's dtype unless its kind is higher (an

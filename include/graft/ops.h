@@ -69,6 +69,17 @@ Array clip(const Array& x, double lo, double hi, Loc loc = Loc::current());
 Array remainder(const Array& x, const Array& y, Loc loc = Loc::current());
 Array floor_divide(const Array& x, const Array& y, Loc loc = Loc::current());
 Array astype(const Array& x, DType dtype, Loc loc = Loc::current());
+// Bitwise and, or and xor of integer or bool arrays (operators & | ^; ~ is bitwise_not).
+Array bitwise_and(const Array& x, const Array& y, Loc loc = Loc::current());
+Array bitwise_or(const Array& x, const Array& y, Loc loc = Loc::current());
+Array bitwise_xor(const Array& x, const Array& y, Loc loc = Loc::current());
+Array bitwise_not(ArrayAt x);  // ~x of an integer or bool array
+// x << y and x >> y of integer arrays (operators << >>): >> is arithmetic for signed and logical for
+// unsigned dtypes, as NumPy's; an amount >= the width (or negative) gives 0, or the sign for >>, as JAX.
+Array left_shift(const Array& x, const Array& y, Loc loc = Loc::current());
+Array right_shift(const Array& x, const Array& y, Loc loc = Loc::current());
+Array population_count(ArrayAt x);  // the number of set bits of each integer
+Array clz(ArrayAt x);               // the number of leading zero bits (the width for 0)
 
 // ---- the same with a plain number for one operand. The number is weakly
 // typed, as with the arithmetic operators: it takes the array's dtype unless

@@ -25,6 +25,7 @@ constexpr bool accepts(ir::DTypeClass c) {
     case ir::DTypeClass::floats: return fl;
     case ir::DTypeClass::numbers: return !b;
     case ir::DTypeClass::signed_numbers: return !b && !std::is_same_v<T, uint32_t>;
+    case ir::DTypeClass::ints: return !fl && !b;
     case ir::DTypeClass::ints_or_bool: return !fl;
     case ir::DTypeClass::any: return true;
   }

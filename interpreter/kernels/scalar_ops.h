@@ -360,6 +360,52 @@ template <class T>
 GCG_FN T gcg_bitwise_xor(T a, T b) {
   return static_cast<T>(a ^ b);
 }
+// Shifts as XLA's: the amount is read as unsigned, so a negative amount is
+// out of range too; out of range, a left or logical right shift gives 0 and
+// an arithmetic right shift the sign (0 or -1).
+template <class T>
+GCG_FN T gcg_shift_left(T x, T amount) {
+  typedef typename gcg_t<T>::u U;
+  if (static_cast<U>(amount) >= U(sizeof(T) * 8)) return T(0);
+  return static_cast<T>(static_cast<U>(x) << static_cast<U>(amount));
+}
+template <class T>
+GCG_FN T gcg_shift_right_logical(T x, T amount) {
+  typedef typename gcg_t<T>::u U;
+  if (static_cast<U>(amount) >= U(sizeof(T) * 8)) return T(0);
+  return static_cast<T>(static_cast<U>(x) >> static_cast<U>(amount));
+}
+// The top bit is the sign whatever the type (XLA's, also for unsigned types).
+template <class T>
+GCG_FN T gcg_shift_right_arithmetic(T x, T amount) {
+  typedef typename gcg_t<T>::u U;
+  const U bits = U(sizeof(T) * 8);
+  const U a = static_cast<U>(amount) >= bits ? bits - U(1) : static_cast<U>(amount);
+  const U u = static_cast<U>(x);
+  if (!((u >> (bits - U(1))) & U(1))) return static_cast<T>(u >> a);
+  return static_cast<T>(~(~u >> a));  // ones shifted in
+}
+// The number of set bits (a loop compilers turn into a popcount instruction).
+template <class T>
+GCG_FN T gcg_population_count(T x) {
+  typedef typename gcg_t<T>::u U;
+  U u = static_cast<U>(x);
+  T count = 0;
+  while (u) {
+    u &= u - U(1);
+    ++count;
+  }
+  return count;
+}
+// The number of leading zero bits; the width for 0.
+template <class T>
+GCG_FN T gcg_clz(T x) {
+  typedef typename gcg_t<T>::u U;
+  U u = static_cast<U>(x);
+  T count = 0;
+  for (U top = U(1) << (sizeof(T) * 8 - 1); top && !(u & top); top >>= 1) ++count;
+  return count;
+}
 
 // ---- comparisons
 template <class T>

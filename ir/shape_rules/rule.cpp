@@ -116,6 +116,7 @@ void check_accepted_dtype(const RuleCtx& c, DType d) {
     case DTypeClass::floats: want = "a float dtype (f32, f64)"; break;
     case DTypeClass::numbers: want = "a numeric dtype"; break;
     case DTypeClass::signed_numbers: want = "a signed numeric dtype"; break;
+    case DTypeClass::ints: want = "an integer dtype"; break;
     case DTypeClass::ints_or_bool: want = "an integer or bool dtype"; break;
     case DTypeClass::any: break;
   }

@@ -236,6 +236,16 @@ void add_elementwise_cases(Catalogue& c) {
     c.ok(op, {{u32, {}}, {u32, {}}}, {}, {{u32, {}}});
     c.bad_dtype(op, {{f32, {3}}, {f32, {3}}}, {}, "integer or bool");
   }
+  for (Op op : {Op::shift_left, Op::shift_right_arithmetic, Op::shift_right_logical}) {
+    c.ok(op, {{i32, {3}}, {i32, {3}}}, {}, {{i32, {3}}});
+    c.ok(op, {{u32, {}}, {u32, {}}}, {}, {{u32, {}}});
+    c.bad_dtype(op, {{bool_, {3}}, {bool_, {3}}}, {}, "an integer dtype");
+    c.bad_dtype(op, {{i32, {3}}, {u32, {3}}}, {}, "differ");
+  }
+  for (Op op : {Op::population_count, Op::clz}) {
+    c.ok(op, {{i64, {2, 3}}}, {}, {{i64, {2, 3}}});
+    c.bad_dtype(op, {{f32, {3}}}, {}, "an integer dtype");
+  }
 
   // Comparisons accept every dtype and yield bool.
   for (Op op : {Op::eq, Op::ne, Op::lt, Op::le, Op::gt, Op::ge}) {

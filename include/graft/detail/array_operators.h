@@ -11,7 +11,7 @@
 namespace graft {
 namespace detail {
 
-enum class BinaryOp { add, sub, mul, div, lt, le, gt, ge, eq, ne, rem };
+enum class BinaryOp { add, sub, mul, div, lt, le, gt, ge, eq, ne, rem, bit_and, bit_or, bit_xor, shl, shr };
 // x (op) scalar, or scalar (op) x when scalar_first; is_float tells the scalar's kind.
 Array binary_with_scalar(BinaryOp op, const Array& x, double value, bool is_float, bool scalar_first,
                          const std::source_location& loc);
@@ -41,6 +41,11 @@ GRAFT_DEFINE_SCALAR_OPERATOR(>=, ge)
 GRAFT_DEFINE_SCALAR_OPERATOR(==, eq)
 GRAFT_DEFINE_SCALAR_OPERATOR(!=, ne)
 GRAFT_DEFINE_SCALAR_OPERATOR(%, rem)
+GRAFT_DEFINE_SCALAR_OPERATOR(&, bit_and)
+GRAFT_DEFINE_SCALAR_OPERATOR(|, bit_or)
+GRAFT_DEFINE_SCALAR_OPERATOR(^, bit_xor)
+GRAFT_DEFINE_SCALAR_OPERATOR(<<, shl)
+GRAFT_DEFINE_SCALAR_OPERATOR(>>, shr)
 #undef GRAFT_DEFINE_SCALAR_OPERATOR
 
 }  // namespace graft

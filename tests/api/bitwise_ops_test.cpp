@@ -1,0 +1,82 @@
+// Bitwise ops, shifts, population_count and clz in the API and as
+// operators, with JAX's results (lax.shift_left, shift_right_arithmetic,
+// shift_right_logical, population_count, clz, computed with JAX 0.10.2):
+// out-of-range and negative shift amounts, unsigned arithmetic shifts, and
+// the same values compiled and vmapped. The JAX corpus (corpus/cases/shift_*,
+// population_count, clz) checks every primitive again on i32, i64 and u32.
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <vector>
+
+#include "graft/graft.h"
+#include "interpreter/kernels/scalar_ops.h"
+
+using namespace graft;
+using Catch::Matchers::Contains;
+
+TEST_CASE("bitwise: shifts give JAX's results, out-of-range amounts included", "[api][bitwise]") {
+  const Array x = array(std::vector<int32_t>{-8, 8, -1}, {3});
+  CHECK((x >> array(std::vector<int32_t>{1, 1, 1}, {3})).to_vector<int32_t>() == std::vector<int32_t>{-4, 4, -1});
+  // A negative amount is out of range (read as unsigned): the sign for >>, 0 for <<.
+  CHECK(right_shift(x, array(std::vector<int32_t>{-1, -1, -1}, {3})).to_vector<int32_t>() ==
+        std::vector<int32_t>{-1, 0, -1});
+  CHECK(left_shift(x, array(std::vector<int32_t>{-1, 2, 31}, {3})).to_vector<int32_t>() ==
+        std::vector<int32_t>{0, 32, INT32_MIN});
+  CHECK((x << 33).to_vector<int32_t>() == std::vector<int32_t>{0, 0, 0});
+  CHECK((x << 2).to_vector<int32_t>() == std::vector<int32_t>{-32, 32, -4});
+  CHECK((x >> 40).to_vector<int32_t>() == std::vector<int32_t>{-1, 0, -1});
+  CHECK((1 << array(std::vector<int32_t>{0, 4, 32}, {3})).to_vector<int32_t>() == std::vector<int32_t>{1, 16, 0});
+
+  // NumPy's >> on unsigned integers is logical.
+  const Array u = array(std::vector<uint32_t>{0x80000000u, 0xF0000000u, 5}, {3});
+  CHECK((u >> 1).to_vector<uint32_t>() == std::vector<uint32_t>{1073741824u, 2013265920u, 2});
+  CHECK_THAT(make_graph([](const Array& a) { return a >> 1; })(u).to_text(), Contains("shift_right_logical"));
+  CHECK_THAT(make_graph([](const Array& a) { return a >> 1; })(x).to_text(), Contains("shift_right_arithmetic"));
+  // lax.shift_right_arithmetic reads an unsigned top bit as the sign (the primitive, as JAX's).
+  CHECK(gcg_shift_right_arithmetic<uint32_t>(0x80000000u, 1) == 3221225472u);
+  CHECK(gcg_shift_right_arithmetic<uint32_t>(0xF0000000u, 40) == 4294967295u);
+  CHECK(gcg_shift_right_arithmetic<uint32_t>(5, 1) == 2);
+  CHECK(gcg_shift_right_logical<int32_t>(-8, 1) == 2147483644);
+  CHECK(gcg_shift_right_logical<int64_t>(-1, 64) == 0);
+}
+
+TEST_CASE("bitwise: population_count, clz and the bitwise operators", "[api][bitwise]") {
+  const Array x = array(std::vector<int32_t>{-8, 8, -1, 0, 1, INT32_MAX}, {6});
+  CHECK(population_count(x).to_vector<int32_t>() == std::vector<int32_t>{29, 1, 32, 0, 1, 31});
+  CHECK(clz(x).to_vector<int32_t>() == std::vector<int32_t>{0, 28, 0, 32, 31, 1});
+  const Array w = array(std::vector<int64_t>{0, -1, int64_t{1} << 40, 7}, {4});
+  CHECK(population_count(w).to_vector<int64_t>() == std::vector<int64_t>{0, 64, 1, 3});
+  CHECK(clz(w).to_vector<int64_t>() == std::vector<int64_t>{64, 0, 23, 61});
+
+  const Array a = array(std::vector<int32_t>{12, -1, 5}, {3}), b = array(std::vector<int32_t>{10, 3, -6}, {3});
+  CHECK((a & b).to_vector<int32_t>() == std::vector<int32_t>{8, 3, 0});
+  CHECK((a | b).to_vector<int32_t>() == std::vector<int32_t>{14, -1, -1});
+  CHECK((a ^ b).to_vector<int32_t>() == std::vector<int32_t>{6, -4, -1});
+  CHECK((~a).to_vector<int32_t>() == std::vector<int32_t>{-13, 0, -6});
+  CHECK((a & 6).to_vector<int32_t>() == std::vector<int32_t>{4, 6, 4});
+  const Array p = array(std::vector<bool>{true, false, true}, {3}),
+              q = array(std::vector<bool>{true, true, false}, {3});
+  CHECK((p ^ q).to_vector<bool>() == std::vector<bool>{false, true, true});
+  CHECK((~p).to_vector<bool>() == std::vector<bool>{false, true, false});
+
+  // Floats are refused, naming the op and the dtype.
+  const Array f = array(std::vector<float>{1, 2}, {2});
+  CHECK_THROWS_WITH(f << f, Contains("shift_left") && Contains("integer dtype") && Contains("f32"));
+  CHECK_THROWS_AS(population_count(f), DTypeError);
+  CHECK_THROWS_WITH(bitwise_and(f, f), Contains("integer or bool"));
+}
+
+TEST_CASE("bitwise: compiled and vmapped shifts equal the eager ones", "[api][bitwise]") {
+  const Array x = array(std::vector<int32_t>{-8, 8, -1, 5, 123456, -7}, {2, 3});
+  const Array s = array(std::vector<int32_t>{1, 33, -1, 0, 31, 2}, {2, 3});
+  auto f = [](const Array& v, const Array& k) {
+    return std::vector<Array>{v << k, v >> k, population_count(v) + clz(v), (v & k) ^ ~(v | k)};
+  };
+  const std::vector<Array> eager = f(x, s);
+  for (Backend backend : {Backend::interpreter, Backend::automatic}) {
+    const std::vector<Array> compiled = jit(f, JitOptions{.backend = backend, .wait_for_compile = true})(x, s);
+    for (size_t i = 0; i < eager.size(); ++i) CHECK(compiled[i].to_vector<int32_t>() == eager[i].to_vector<int32_t>());
+  }
+  const std::vector<Array> mapped = vmap(f)(x, s);
+  for (size_t i = 0; i < eager.size(); ++i) CHECK(mapped[i].to_vector<int32_t>() == eager[i].to_vector<int32_t>());
+}
