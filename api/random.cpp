@@ -384,4 +384,55 @@ Array categorical(const Array& key, const Array& logits, int axis, Shape shape, 
   return argmax(noisy, static_cast<int>(prefix) + ax, loc);
 }
 
+namespace {
+
+// One key, u32[2]: the samplers that reorder data take no batch of keys.
+void check_single_key(const char* fn, const Array& key, const Loc& loc) {
+  check_key(fn, key, loc);
+  if (key.shape() != Shape{2})
+    throw ShapeError(std::string(fn) + ": needs one key, u32[2], got " + ir::shape_str(key.shape()) +
+                     " (vmap over a batch of keys)" + where(loc));
+}
+
+// JAX's _shuffle: ceil(3 ln(size) / ln(2^32 - 1)) rounds, each a stable sort of x along axis by
+// fresh 32-bit keys from the second half of a split, the first half carried to the next round.
+Array shuffle(Array key, Array x, int axis, const Loc& loc) {
+  const double size = std::max<double>(1, static_cast<double>(x.size()));
+  const int rounds = static_cast<int>(std::ceil(3 * std::log(size) / std::log(4294967295.0)));
+  for (int r = 0; r < rounds; ++r) {
+    std::vector<Array> keys = split(key, 2, loc);
+    key = keys[0];
+    Array sort_keys = bits32(keys[1], x.shape(), loc);
+    x = detail::bind(Op::sort, {sort_keys, x},
+                     {{"dimension", int64_t{axis}}, {"num_keys", int64_t{1}}, {"is_stable", int64_t{1}}}, loc)[1];
+  }
+  return x;
+}
+
+}  // namespace
+
+Array permutation(const Array& key, int64_t n, Loc loc) {
+  const char* fn = "random::permutation";
+  check_single_key(fn, key, loc);
+  if (n < 0 || n > std::numeric_limits<int32_t>::max())
+    throw ShapeError(std::string(fn) + ": n must be in [0, 2^31), got " + std::to_string(n) + where(loc));
+  Array x =
+      detail::bind1(Op::iota, {}, {{"dtype", DType::i32}, {"shape", ir::Ints{n}}, {"dimension", int64_t{0}}}, loc);
+  return shuffle(key, x, 0, loc);
+}
+
+Array permutation(const Array& key, const Array& x, int axis, Loc loc) {
+  const char* fn = "random::permutation";
+  check_single_key(fn, key, loc);
+  const int rank = static_cast<int>(x.ndim());
+  if (rank == 0) throw ShapeError(std::string(fn) + ": x must have at least one axis" + where(loc));
+  if (axis < -rank || axis >= rank)
+    throw ShapeError(std::string(fn) + ": axis " + std::to_string(axis) + " is out of range for shape " +
+                     ir::shape_str(x.shape()) + where(loc));
+  const int a = axis < 0 ? axis + rank : axis;
+  if (rank == 1) return shuffle(key, x, 0, loc);
+  // As JAX: a permutation of the indices along axis, then a gather of those slices.
+  return take(x, permutation(key, x.shape()[static_cast<size_t>(a)], loc), a, loc);
+}
+
 }  // namespace graft::random

@@ -62,6 +62,11 @@ def main():
         c["categorical"] = ints(jax.random.categorical(k, logits))
         c["categorical_5x2"] = ints(jax.random.categorical(k, logits, shape=(5, 2)))
         c["categorical_axis0"] = ints(jax.random.categorical(k, logits, axis=0))
+        c["permutation_10"] = ints(jax.random.permutation(k, 10))
+        c["permutation_2000"] = ints(jax.random.permutation(k, 2000))
+        c["permutation_rows"] = hexes(jax.random.permutation(k, jnp.arange(12, dtype=jnp.float32).reshape(4, 3), axis=0))
+        c["permutation_cols"] = hexes(jax.random.permutation(k, jnp.arange(12, dtype=jnp.float32).reshape(4, 3), axis=1))
+        c["permutation_vector"] = hexes(jax.random.permutation(k, jnp.arange(7, dtype=jnp.float32) * 1.5))
         inits = jax.nn.initializers
         c["lecun_normal_4x3"] = hexes(inits.lecun_normal()(k, (4, 3), jnp.float32))
         c["glorot_uniform_3x5"] = hexes(inits.glorot_uniform()(k, (3, 5), jnp.float32))

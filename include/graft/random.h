@@ -88,4 +88,12 @@ Array rademacher(const Array& key, Shape shape, DType dtype = DType::i32,
 Array categorical(const Array& key, const Array& logits, int axis = -1, Shape shape = {},
                   std::source_location loc = std::source_location::current());
 
+// A random permutation of 0 .. n-1 (i32), as jax.random.permutation(key, n):
+// rounds of sorting by fresh 32-bit keys (one round below n = 1625). key must be one key, u32[2].
+Array permutation(const Array& key, int64_t n, std::source_location loc = std::source_location::current());
+
+// x with its slices along axis in a random order, as jax.random.permutation(key, x, axis).
+Array permutation(const Array& key, const Array& x, int axis = 0,
+                  std::source_location loc = std::source_location::current());
+
 }  // namespace graft::random

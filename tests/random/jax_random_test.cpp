@@ -276,3 +276,29 @@ TEST_CASE("random: nn::initializers give JAX's weights for the same key", "[rand
   CHECK_THROWS_AS(init::variance_scaling(1, "fan_sideways", "normal"), Error);
   CHECK_THROWS_AS(init::glorot_normal()(random::key(0), {2, 2}, i32), DTypeError);
 }
+
+TEST_CASE("random: permutation is JAX's: one sort round, two, and of rows and columns", "[random]") {
+  for (const json& c : values()["keys"]) {
+    const uint64_t seed = std::stoull(c["seed"].get<std::string>());
+    INFO("seed " << seed);
+    const Array k = random::key(seed);
+    for (const Mode& m : modes()) {
+      INFO(m.name);
+      CHECK(m.run([](const Array& key) { return random::permutation(key, 10); }, k).to_vector<int32_t>() ==
+            c["permutation_10"].get<std::vector<int32_t>>());
+      // 2000 elements take two rounds (ceil(3 ln 2000 / ln(2^32 - 1)) = 2).
+      CHECK(m.run([](const Array& key) { return random::permutation(key, 2000); }, k).to_vector<int32_t>() ==
+            c["permutation_2000"].get<std::vector<int32_t>>());
+    }
+    std::vector<float> twelve(12);
+    for (int i = 0; i < 12; ++i) twelve[static_cast<size_t>(i)] = static_cast<float>(i);
+    const Array m = array(twelve, {4, 3});
+    CHECK(random::permutation(k, m, 0).to_vector<float>() == floats<float>(c["permutation_rows"]));
+    CHECK(random::permutation(k, m, 1).to_vector<float>() == floats<float>(c["permutation_cols"]));
+    std::vector<float> seven(7);
+    for (int i = 0; i < 7; ++i) seven[static_cast<size_t>(i)] = 1.5f * static_cast<float>(i);
+    CHECK(random::permutation(k, array(seven, {7})).to_vector<float>() == floats<float>(c["permutation_vector"]));
+  }
+  CHECK_THROWS_AS(random::permutation(random::split(random::key(0), 2)[0], -1), ShapeError);
+  CHECK_THROWS_AS(random::permutation(stack(std::vector<Array>{random::key(0), random::key(1)}), 5), ShapeError);
+}
