@@ -105,24 +105,36 @@ Initializer glorot_uniform(int in_axis, int out_axis) {
   return variance_scaling(1, "fan_avg", "uniform", in_axis, out_axis);
 }
 
-Initializer truncated_normal(double stddev) {
-  return Initializer([stddev](const Array& key, const Shape& shape, DType dtype, const Loc& loc) {
-    check_float("nn::initializers::truncated_normal", dtype, loc);
-    return scaled(random::truncated_normal(key, -2, 2, shape, dtype, loc), in_dtype(stddev, dtype), loc);
+namespace {
+
+// An initializer drawing sample(key, shape, dtype) times factor rounded to the dtype, as JAX's
+// `draw * jnp.array(factor, dtype)`.
+Initializer scaled_sample(const char* fn, double factor,
+                          Array (*sample)(const Array&, const Shape&, DType, const Loc&)) {
+  return Initializer([=](const Array& key, const Shape& shape, DType dtype, const Loc& loc) {
+    check_float(fn, dtype, loc);
+    return scaled(sample(key, shape, dtype, loc), in_dtype(factor, dtype), loc);
   });
 }
 
+}  // namespace
+
+Initializer truncated_normal(double stddev) {
+  return scaled_sample("nn::initializers::truncated_normal", stddev,
+                       [](const Array& k, const Shape& s, DType d, const Loc& l) {
+                         return random::truncated_normal(k, -2, 2, s, d, l);
+                       });
+}
+
 Initializer normal(double stddev) {
-  return Initializer([stddev](const Array& key, const Shape& shape, DType dtype, const Loc& loc) {
-    check_float("nn::initializers::normal", dtype, loc);
-    return scaled(random::normal(key, shape, dtype, loc), in_dtype(stddev, dtype), loc);
+  return scaled_sample("nn::initializers::normal", stddev, [](const Array& k, const Shape& s, DType d, const Loc& l) {
+    return random::normal(k, s, d, l);
   });
 }
 
 Initializer uniform(double scale) {
-  return Initializer([scale](const Array& key, const Shape& shape, DType dtype, const Loc& loc) {
-    check_float("nn::initializers::uniform", dtype, loc);
-    return scaled(random::uniform(key, shape, 0, 1, dtype, loc), in_dtype(scale, dtype), loc);
+  return scaled_sample("nn::initializers::uniform", scale, [](const Array& k, const Shape& s, DType d, const Loc& l) {
+    return random::uniform(k, s, 0, 1, d, l);
   });
 }
 

@@ -29,6 +29,9 @@ const json& values() {
   return j;
 }
 
+// A case's seed (a string: 64-bit seeds do not fit JSON's doubles).
+uint64_t seed_of(const json& c) { return std::stoull(c["seed"].get<std::string>()); }
+
 std::vector<uint32_t> u32s(const json& a) { return a.get<std::vector<uint32_t>>(); }
 template <class T>
 std::vector<T> floats(const json& hex) {
@@ -85,9 +88,8 @@ std::vector<Mode> modes() {
 
 TEST_CASE("random: key, split, fold_in and bits are jax.random's, bit for bit", "[random]") {
   for (const json& c : values()["keys"]) {
-    const uint64_t seed = std::stoull(c["seed"].get<std::string>());
-    INFO("seed " << seed);
-    const Array k = random::key(seed);
+    INFO("seed " << seed_of(c));
+    const Array k = random::key(seed_of(c));
     CHECK(k.to_vector<uint32_t>() == u32s(c["key"]));
     for (const Mode& m : modes()) {
       INFO(m.name);
@@ -115,9 +117,8 @@ TEST_CASE("random: key, split, fold_in and bits are jax.random's, bit for bit", 
 
 TEST_CASE("random: uniform, normal, bernoulli and randint draw JAX's numbers", "[random]") {
   for (const json& c : values()["keys"]) {
-    const uint64_t seed = std::stoull(c["seed"].get<std::string>());
-    INFO("seed " << seed);
-    const Array k = random::key(seed);
+    INFO("seed " << seed_of(c));
+    const Array k = random::key(seed_of(c));
     for (const Mode& m : modes()) {
       INFO(m.name);
       auto draw = [&](const std::function<Array(const Array&)>& f) { return m.run(f, k); };
@@ -219,9 +220,8 @@ double sampler_eps(const json& c, const std::string& field, const std::function<
 
 TEST_CASE("random: the other samplers draw JAX's numbers within a few ulps", "[random]") {
   for (const json& c : values()["keys"]) {
-    const uint64_t seed = std::stoull(c["seed"].get<std::string>());
-    INFO("seed " << seed);
-    const Array k = random::key(seed);
+    INFO("seed " << seed_of(c));
+    const Array k = random::key(seed_of(c));
     // Bounds in eps (sampler_eps): the samplers call log, log1p, tan, erf and erf_inv, which XLA
     // evaluates with its own approximations where graft calls the C library's (docs/API.md).
     CHECK(sampler_eps<float>(c, "truncated_normal_f32", [&] { return random::truncated_normal(k, -2, 2, {9}, f32); }) <=
@@ -261,9 +261,8 @@ TEST_CASE("random: the other samplers draw JAX's numbers within a few ulps", "[r
 TEST_CASE("random: nn::initializers give JAX's weights for the same key", "[random]") {
   namespace init = nn::initializers;
   for (const json& c : values()["keys"]) {
-    const uint64_t seed = std::stoull(c["seed"].get<std::string>());
-    INFO("seed " << seed);
-    const Array k = random::key(seed);
+    INFO("seed " << seed_of(c));
+    const Array k = random::key(seed_of(c));
     CHECK(sampler_eps<float>(c, "lecun_normal_4x3", [&] { return init::lecun_normal()(k, {4, 3}); }) <= 4);
     CHECK(sampler_eps<double>(c, "lecun_normal_4x3_f64", [&] { return init::lecun_normal()(k, {4, 3}, f64); }) <= 4);
     CHECK(sampler_eps<float>(c, "glorot_uniform_3x5", [&] { return init::glorot_uniform()(k, {3, 5}); }) == 0);
@@ -279,9 +278,8 @@ TEST_CASE("random: nn::initializers give JAX's weights for the same key", "[rand
 
 TEST_CASE("random: permutation is JAX's: one sort round, two, and of rows and columns", "[random]") {
   for (const json& c : values()["keys"]) {
-    const uint64_t seed = std::stoull(c["seed"].get<std::string>());
-    INFO("seed " << seed);
-    const Array k = random::key(seed);
+    INFO("seed " << seed_of(c));
+    const Array k = random::key(seed_of(c));
     for (const Mode& m : modes()) {
       INFO(m.name);
       CHECK(m.run([](const Array& key) { return random::permutation(key, 10); }, k).to_vector<int32_t>() ==
