@@ -40,12 +40,14 @@ using ir::Op;
 inline const std::vector<Op> kFloatUnary = {Op::neg,  Op::abs,   Op::sign,  Op::floor, Op::ceil,  Op::round, Op::exp,
                                             Op::log,  Op::log1p, Op::expm1, Op::sqrt,  Op::rsqrt, Op::sin,   Op::cos,
                                             Op::tan,  Op::asin,  Op::acos,  Op::atan,  Op::sinh,  Op::cosh,  Op::tanh,
-                                            Op::logistic, Op::erf, Op::square, Op::reciprocal, Op::is_finite,
+                                            Op::logistic, Op::erf, Op::erf_inv, Op::cbrt, Op::square, Op::reciprocal, Op::is_finite,
                                             Op::stop_gradient, Op::copy};
 inline const std::vector<Op> kFloatBinary = {Op::add, Op::sub, Op::mul, Op::div, Op::rem, Op::pow, Op::max, Op::min,
                                              Op::atan2, Op::eq, Op::ne, Op::lt, Op::le, Op::gt, Op::ge};
-inline const std::vector<Op> kIntUnary = {Op::neg, Op::abs, Op::sign, Op::square, Op::reciprocal, Op::bitwise_not, Op::copy};
+inline const std::vector<Op> kIntUnary = {Op::neg, Op::abs, Op::sign, Op::square, Op::reciprocal, Op::bitwise_not, Op::copy,
+                                         Op::population_count, Op::clz};
 inline const std::vector<Op> kIntBinary = {Op::add, Op::sub, Op::mul, Op::div, Op::rem, Op::max, Op::min, Op::bitwise_and,
-                                           Op::bitwise_or, Op::bitwise_xor, Op::eq, Op::ne, Op::lt, Op::le, Op::gt, Op::ge};
+                                           Op::bitwise_or, Op::bitwise_xor, Op::shift_left, Op::shift_right_arithmetic,
+                                           Op::shift_right_logical, Op::eq, Op::ne, Op::lt, Op::le, Op::gt, Op::ge};
 
 }  // namespace graft::test
