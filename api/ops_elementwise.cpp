@@ -93,6 +93,13 @@ Array logistic(ArrayAt x) { return elementwise_unary(Op::logistic, x); }
 Array sigmoid(ArrayAt x) { return elementwise_unary(Op::logistic, x); }
 Array erf(ArrayAt x) { return elementwise_unary(Op::erf, x); }
 Array erf_inv(ArrayAt x) { return elementwise_unary(Op::erf_inv, x); }
+Array exp2(ArrayAt x) { return elementwise_unary(Op::exp2, x); }
+Array log2(ArrayAt x) { return elementwise_unary(Op::log2, x); }
+Array log10(ArrayAt x) { return elementwise_unary(Op::log10, x); }
+Array asinh(ArrayAt x) { return elementwise_unary(Op::asinh, x); }
+Array acosh(ArrayAt x) { return elementwise_unary(Op::acosh, x); }
+Array atanh(ArrayAt x) { return elementwise_unary(Op::atanh, x); }
+Array trunc(ArrayAt x) { return elementwise_unary(Op::trunc, x); }
 Array square(ArrayAt x) { return elementwise_unary(Op::square, x); }
 // The primitive takes integers too (1 / x in x's dtype); the API computes in floats.
 Array reciprocal(ArrayAt x) { return unary_float(Op::reciprocal, x.array, x.loc); }
@@ -140,6 +147,8 @@ Array operator^(ArrayAt a, const Array& b) { return bitwise_xor(a.array, b, a.lo
 Array operator~(ArrayAt a) { return bitwise_not(a); }
 Array operator<<(ArrayAt a, const Array& b) { return left_shift(a.array, b, a.loc); }
 Array operator>>(ArrayAt a, const Array& b) { return right_shift(a.array, b, a.loc); }
+
+Array nextafter(const Array& x, const Array& y, Loc loc) { return binary_float(Op::nextafter, "nextafter", x, y, loc); }
 
 Array where(const Array& cond, const Array& x, const Array& y, Loc loc) {
   std::vector<Array> branches = detail::promote_and_broadcast("where", {x, y}, loc);

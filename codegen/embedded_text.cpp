@@ -2,7 +2,9 @@
 
 namespace graft::codegen {
 
-std::string scalar_ops_text() { return std::string("#define GRAFT_SCALAR_EMBEDDED 1\n") + kScalarOpsText; }
+std::string scalar_ops_text() {
+  return std::string("#define GRAFT_SCALAR_EMBEDDED 1\n") + kScalarOpsText + kSpecialFunctionsText;
+}
 
 std::string sum_order_text(const std::string& fn_qualifiers) {
   return "#define GRAFT_SUM_EMBEDDED 1\n#define GRAFT_SUM_FN " + fn_qualifiers + "\n" + kSumOrderText;

@@ -8,10 +8,11 @@
 
 namespace graft::codegen {
 
-extern const char kScalarOpsText[];  // interpreter/kernels/scalar_ops.h
+extern const char kScalarOpsText[];         // interpreter/kernels/scalar_ops.h
+extern const char kSpecialFunctionsText[];  // interpreter/kernels/special_functions.h
 extern const char kSumOrderText[];   // interpreter/kernels/sum_order.h
 
-// scalar_ops.h's text, for a module that has defined GCG_FN, GCG_LIBM and
+// scalar_ops.h's text and special_functions.h's after it, for a module that has defined GCG_FN, GCG_LIBM and
 // its fixed-width integer types and limits.
 std::string scalar_ops_text();
 

@@ -28,8 +28,16 @@ typedef unsigned long long uint64_t;
 #define INT64_MIN (-9223372036854775807LL - 1)
 #define INT64_MAX 9223372036854775807LL
 #define GCG_EXPORT extern "C"
+#define GCG_LIBM_LGAMMA 1  // CUDA's lgamma keeps no global state (special_functions.h)
 #endif
 #define GCG_FN __device__ __forceinline__
+// The special functions' long loops are called, not inlined into every
+// kernel that uses one (special_functions.h): a kernel keeps its registers.
+#ifdef GCG_EMULATED
+#define GCG_FN_OUTLINE inline
+#else
+#define GCG_FN_OUTLINE __device__ __noinline__
+#endif
 #define GCG_LIBM(f) f
 #define GCG_THREADS GCG_THREADS_PER_BLOCK
 

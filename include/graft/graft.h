@@ -20,6 +20,7 @@
 #include "graft/pmap.h"
 #include "graft/profiler.h"
 #include "graft/random.h"
+#include "graft/special.h"
 #include "graft/tree.h"
 #include "graft/types.h"
 #include "graft/vmap.h"

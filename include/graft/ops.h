@@ -49,6 +49,17 @@ Array logistic(ArrayAt x);       // 1 / (1 + e^-x)
 Array sigmoid(ArrayAt x);        // logistic(x), NumPy/JAX's other name
 Array erf(ArrayAt x);            // the error function
 Array erf_inv(ArrayAt x);        // the inverse error function on [-1, 1] (+-inf at +-1, NaN beyond), as lax.erf_inv
+Array exp2(ArrayAt x);           // 2^x
+Array log2(ArrayAt x);           // base-2 log
+Array log10(ArrayAt x);          // base-10 log
+Array asinh(ArrayAt x);          // inverse hyperbolic sine
+Array acosh(ArrayAt x);          // inverse hyperbolic cosine; NaN below 1
+Array atanh(ArrayAt x);          // inverse hyperbolic tangent; +-inf at +-1, NaN beyond
+Array trunc(ArrayAt x);          // round toward 0
+Array isnan(ArrayAt x);          // bool: x is NaN (false for integers)
+Array isinf(ArrayAt x);          // bool: x is +inf or -inf
+Array isposinf(ArrayAt x);       // bool: x is +inf
+Array isneginf(ArrayAt x);       // bool: x is -inf
 Array square(ArrayAt x);         // x * x in x's dtype (integers wrap)
 Array reciprocal(ArrayAt x);     // 1 / x
 Array isfinite(ArrayAt x);       // bool: neither inf nor NaN (true for integers)
@@ -69,6 +80,18 @@ Array clip(const Array& x, double lo, double hi, Loc loc = Loc::current());
 Array remainder(const Array& x, const Array& y, Loc loc = Loc::current());
 Array floor_divide(const Array& x, const Array& y, Loc loc = Loc::current());
 Array astype(const Array& x, DType dtype, Loc loc = Loc::current());
+// The next float after x toward y (x itself when equal), as np.nextafter.
+Array nextafter(const Array& x, const Array& y, Loc loc = Loc::current());
+// log(e^x + e^y) without overflow; its derivative as JAX's (finite at infinities).
+Array logaddexp(const Array& x, const Array& y, Loc loc = Loc::current());
+// NaN replaced by `nan`, +inf by `posinf` and -inf by `neginf` (by default the
+// dtype's largest and lowest finite values); integers pass through.
+Array nan_to_num(const Array& x, double nan = 0.0, std::optional<double> posinf = {}, std::optional<double> neginf = {},
+                 Loc loc = Loc::current());
+// min(max(x, lo), hi), as lax.clamp: NaN propagates; the derivative in x is 1
+// strictly inside (lo, hi), in lo where lo > x, in hi where hi < x.
+Array clamp(const Array& lo, const Array& x, const Array& hi, Loc loc = Loc::current());
+Array clamp(double lo, const Array& x, double hi, Loc loc = Loc::current());  // bounds in x's dtype
 // Bitwise and, or and xor of integer or bool arrays (operators & | ^; ~ is bitwise_not).
 Array bitwise_and(const Array& x, const Array& y, Loc loc = Loc::current());
 Array bitwise_or(const Array& x, const Array& y, Loc loc = Loc::current());

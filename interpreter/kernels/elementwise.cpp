@@ -86,8 +86,7 @@ void elementwise_loop(const KernelCall& call) {
             for (int64_t i = b; i < e; ++i) y[i] = F::apply(x[i]);
           });
         }
-      } else {
-        static_assert(info.arity == 2);
+      } else if constexpr (info.arity == 2) {
         if constexpr (std::is_floating_point_v<T>)
           if (float_arith<T>(call)) return;
         using R = decltype(F::apply(T{}, T{}));
@@ -95,6 +94,15 @@ void elementwise_loop(const KernelCall& call) {
         R* y = out_ptr<R>(call, 0);
         parallel_ranges(n, [&](int64_t b, int64_t e) {
           for (int64_t i = b; i < e; ++i) y[i] = F::apply(x[i], x1[i]);
+        });
+      } else {
+        static_assert(info.arity == 3);
+        using R = decltype(F::apply(T{}, T{}, T{}));
+        const T* x1 = in_ptr<T>(call, 1);
+        const T* x2 = in_ptr<T>(call, 2);
+        R* y = out_ptr<R>(call, 0);
+        parallel_ranges(n, [&](int64_t b, int64_t e) {
+          for (int64_t i = b; i < e; ++i) y[i] = F::apply(x[i], x1[i], x2[i]);
         });
       }
     }

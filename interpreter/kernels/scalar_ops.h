@@ -115,10 +115,19 @@ GCG_LIBM_UNARY(cosh, cosh)
 GCG_LIBM_UNARY(tanh, tanh)
 GCG_LIBM_UNARY(erf, erf)
 GCG_LIBM_UNARY(cbrt, cbrt)
+GCG_LIBM_UNARY(erfc, erfc)
+GCG_LIBM_UNARY(exp2, exp2)
+GCG_LIBM_UNARY(log2, log2)
+GCG_LIBM_UNARY(log10, log10)
+GCG_LIBM_UNARY(asinh, asinh)
+GCG_LIBM_UNARY(acosh, acosh)
+GCG_LIBM_UNARY(atanh, atanh)
+GCG_LIBM_UNARY(trunc, trunc)
 GCG_LIBM_UNARY(fabs, fabs)
 GCG_LIBM_BINARY(fmod, fmod)
 GCG_LIBM_BINARY(pow, pow)
 GCG_LIBM_BINARY(atan2, atan2)
+GCG_LIBM_BINARY(nextafter, nextafter)
 #undef GCG_LIBM_UNARY
 #undef GCG_LIBM_BINARY
 
@@ -466,5 +475,11 @@ GCG_FN T gcg_rmin(T acc, T v) {
     return v < acc ? v : acc;
   }
 }
+
+// The special functions (digamma, igamma, betainc, ...): their own file,
+// spliced in after this one (codegen/embedded_text.cpp).
+#ifndef GRAFT_SCALAR_EMBEDDED
+#include "interpreter/kernels/special_functions.h"
+#endif
 
 #endif  // GRAFT_SCALAR_OPS_H

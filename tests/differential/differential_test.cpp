@@ -226,12 +226,33 @@ bool check_derivatives(uint64_t seed, const test::RandomGraph& r, const char* wh
   bool loops = false;
   for (const std::string& o : r.ops) loops = loops || o == ir::op_name(ir::Op::while_loop);
   const Program program{Graph(r.graph), r.inputs};
+  // A derivative JAX does not define (polygamma in n, zeta in s, betainc in
+  // a and b, igamma_grad_a's own) is refused, as JAX refuses it: nothing to compare.
+  auto refused = [](const UnsupportedError& e) {
+    return std::string(e.what()).find("JAX defines none") != std::string::npos;
+  };
+  try {
+    if (!derivatives_differ(program, loops, seed, true)) {
+      ++derivatives_checked;
+      grads_checked += !loops;
+      return true;
+    }
+  } catch (const UnsupportedError& e) {
+    if (refused(e)) return true;
+    throw;
+  }
   ++derivatives_checked;
   grads_checked += !loops;
-  if (!derivatives_differ(program, loops, seed, true)) return true;
   std::string ops;
   for (const std::string& o : r.ops) ops += o + " ";
-  const Program small = minimise(program, [&](const Program& q) { return derivatives_differ(q, loops, seed, false); });
+  const Program small = minimise(program, [&](const Program& q) {
+    try {
+      return derivatives_differ(q, loops, seed, false);
+    } catch (const UnsupportedError& e) {
+      if (refused(e)) return false;
+      throw;
+    }
+  });
   FAIL_CHECK("seed " << seed << ": a derivative of " << which << " differs from finite differences; ops: " << ops
                      << "\nreproduction: " << save_reproduction(seed, small, dir_suffix));
   return false;

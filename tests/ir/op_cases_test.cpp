@@ -174,9 +174,12 @@ struct Catalogue {
 
 void add_elementwise_cases(Catalogue& c) {
   // Float-only unary ops: any shape, scalars included; integers rejected.
-  for (Op op : {Op::floor, Op::ceil, Op::round,    Op::exp, Op::log,  Op::log1p,  Op::expm1, Op::sqrt,
-                Op::rsqrt, Op::sin,  Op::cos,      Op::tan, Op::asin, Op::acos,   Op::atan,  Op::sinh,
-                Op::cosh,  Op::tanh, Op::logistic, Op::erf, Op::cbrt, Op::erf_inv}) {
+  for (Op op :
+       {Op::floor,      Op::ceil,       Op::round,    Op::exp,      Op::log,   Op::log1p,   Op::expm1,  Op::sqrt,
+        Op::rsqrt,      Op::sin,        Op::cos,      Op::tan,      Op::asin,  Op::acos,    Op::atan,   Op::sinh,
+        Op::cosh,       Op::tanh,       Op::logistic, Op::erf,      Op::cbrt,  Op::erf_inv, Op::erfc,   Op::exp2,
+        Op::log2,       Op::log10,      Op::asinh,    Op::acosh,    Op::atanh, Op::trunc,   Op::lgamma, Op::digamma,
+        Op::bessel_i0e, Op::bessel_i1e, Op::ndtr,     Op::log_ndtr, Op::ndtri}) {
     c.ok(op, {{f32, {2, 3}}}, {}, {{f32, {2, 3}}});
     c.ok(op, {{f64, {}}}, {}, {{f64, {}}});
     c.bad_dtype(op, {{i32, {3}}}, {}, "float dtype");
@@ -224,12 +227,18 @@ void add_elementwise_cases(Catalogue& c) {
   // A scalar does not broadcast against an array at this level.
   c.bad_shape(Op::mul, {{f32, {}}, {f32, {3}}}, {}, "operand shapes [] and [3] differ");
 
-  for (Op op : {Op::pow, Op::atan2}) {
+  for (Op op : {Op::pow, Op::atan2, Op::nextafter, Op::igamma, Op::igammac, Op::igamma_grad_a, Op::random_gamma_grad,
+                Op::polygamma, Op::zeta}) {
     c.ok(op, {{f64, {2}}, {f64, {2}}}, {}, {{f64, {2}}});
     c.ok(op, {{f32, {}}, {f32, {}}}, {}, {{f32, {}}});
     c.bad_dtype(op, {{i32, {2}}, {i32, {2}}}, {}, "float dtype");
     c.bad_shape(op, {{f32, {2}}, {f32, {2, 1}}}, {}, "differ");
   }
+
+  c.ok(Op::betainc, {{f64, {2}}, {f64, {2}}, {f64, {2}}}, {}, {{f64, {2}}});
+  c.ok(Op::betainc, {{f32, {}}, {f32, {}}, {f32, {}}}, {}, {{f32, {}}});
+  c.bad_dtype(Op::betainc, {{i32, {2}}, {i32, {2}}, {i32, {2}}}, {}, "float dtype");
+  c.bad_shape(Op::betainc, {{f32, {2}}, {f32, {2}}, {f32, {3}}}, {}, "differ");
 
   for (Op op : {Op::bitwise_and, Op::bitwise_or, Op::bitwise_xor}) {
     c.ok(op, {{bool_, {3}}, {bool_, {3}}}, {}, {{bool_, {3}}});

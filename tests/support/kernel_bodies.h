@@ -37,13 +37,36 @@ inline ir::ValueId constant(ir::GraphBuilder& b, DType dt, double v) {
 }
 
 using ir::Op;
-inline const std::vector<Op> kFloatUnary = {Op::neg,  Op::abs,   Op::sign,  Op::floor, Op::ceil,  Op::round, Op::exp,
-                                            Op::log,  Op::log1p, Op::expm1, Op::sqrt,  Op::rsqrt, Op::sin,   Op::cos,
-                                            Op::tan,  Op::asin,  Op::acos,  Op::atan,  Op::sinh,  Op::cosh,  Op::tanh,
-                                            Op::logistic, Op::erf, Op::erf_inv, Op::cbrt, Op::square, Op::reciprocal, Op::is_finite,
-                                            Op::stop_gradient, Op::copy};
-inline const std::vector<Op> kFloatBinary = {Op::add, Op::sub, Op::mul, Op::div, Op::rem, Op::pow, Op::max, Op::min,
-                                             Op::atan2, Op::eq, Op::ne, Op::lt, Op::le, Op::gt, Op::ge};
+inline const std::vector<Op> kFloatUnary = {
+    Op::neg,           Op::abs,      Op::sign,    Op::floor,  Op::ceil,    Op::round,      Op::exp,
+    Op::log,           Op::log1p,    Op::expm1,   Op::sqrt,   Op::rsqrt,   Op::sin,        Op::cos,
+    Op::tan,           Op::asin,     Op::acos,    Op::atan,   Op::sinh,    Op::cosh,       Op::tanh,
+    Op::logistic,      Op::erf,      Op::erf_inv, Op::cbrt,   Op::square,  Op::reciprocal, Op::is_finite,
+    Op::stop_gradient, Op::copy,     Op::erfc,    Op::exp2,   Op::log2,    Op::log10,      Op::asinh,
+    Op::acosh,         Op::atanh,    Op::trunc,   Op::lgamma, Op::digamma, Op::bessel_i0e, Op::bessel_i1e,
+    Op::ndtr,          Op::log_ndtr, Op::ndtri};
+inline const std::vector<Op> kFloatBinary = {Op::add,
+                                             Op::sub,
+                                             Op::mul,
+                                             Op::div,
+                                             Op::rem,
+                                             Op::pow,
+                                             Op::max,
+                                             Op::min,
+                                             Op::atan2,
+                                             Op::eq,
+                                             Op::ne,
+                                             Op::lt,
+                                             Op::le,
+                                             Op::gt,
+                                             Op::ge,
+                                             Op::nextafter,
+                                             Op::igamma,
+                                             Op::igammac,
+                                             Op::igamma_grad_a,
+                                             Op::random_gamma_grad,
+                                             Op::polygamma,
+                                             Op::zeta};
 inline const std::vector<Op> kIntUnary = {Op::neg, Op::abs, Op::sign, Op::square, Op::reciprocal, Op::bitwise_not, Op::copy,
                                          Op::population_count, Op::clz};
 inline const std::vector<Op> kIntBinary = {Op::add, Op::sub, Op::mul, Op::div, Op::rem, Op::max, Op::min, Op::bitwise_and,

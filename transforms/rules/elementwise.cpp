@@ -172,6 +172,95 @@ ir::IdList convert_element_type_transpose(TransposeCtx& c) {
   return {c.add(Op::convert_element_type, {ct}, {{"new_dtype", c.operand_types[0].dtype}})};
 }
 
+// ---- the special functions: JAX's derivatives. Those JAX does not define
+// (in polygamma's order, zeta's s, betainc's a and b, and of igamma_grad_a
+// and random_gamma_grad) are refused when asked for, not taken as zero.
+
+namespace {
+
+[[noreturn]] void no_derivative(JvpCtx& c, const std::string& what) {
+  throw UnsupportedError(std::string(ir::op_name(c.node().op)) + ": no derivative " + what + " (JAX defines none)");
+}
+
+// exp(-x + (a - 1) log x - lgamma(a)), dP(a, x)/dx
+ValueId igamma_dx(JvpCtx& c, ValueId a, ValueId x) {
+  ValueId am1 = c.add(Op::sub, {a, c.scalar_like(1, a)});
+  ValueId e = c.add(Op::sub, {c.add(Op::mul, {am1, c.add(Op::log, {x})}), x});
+  return c.add(Op::exp, {c.add(Op::sub, {e, c.add(Op::lgamma, {a})})});
+}
+
+// dP/da da + dP/dx dx; igammac's is its negation.
+ValueId igamma_tangent(JvpCtx& c) {
+  ValueId a = c.primals[0], x = c.primals[1];
+  ValueId da = c.tangents[0] == kZero ? kZero : c.tmul(c.tangents[0], c.add(Op::igamma_grad_a, {a, x}));
+  ValueId dx = c.tangents[1] == kZero ? kZero : c.tmul(c.tangents[1], igamma_dx(c, a, x));
+  return c.tadd(da, dx);
+}
+
+}  // namespace
+
+// ---- digamma: polygamma(1, x)
+
+ir::IdList digamma_jvp(JvpCtx& c) {
+  ValueId x = c.primals[0];
+  return {c.tmul(c.tangents[0], c.add(Op::polygamma, {c.scalar_like(1, x), x}))};
+}
+
+// ---- bessel_i1e: i0e(x) - y (sign(x) + 1/x), 1/2 at |x| <= eps (where x
+// is replaced by eps, so that no branch divides by zero)
+
+ir::IdList bessel_i1e_jvp(JvpCtx& c) {
+  ValueId x = c.primals[0], y = c.outputs[0];
+  const double eps = c.type(x).dtype == DType::f32 ? 1.1920928955078125e-7 : 2.220446049250313e-16;
+  ValueId tiny = c.add(Op::le, {c.add(Op::abs, {x}), c.scalar_like(eps, x)});
+  ValueId safe = c.add(Op::select, {tiny, c.scalar_like(eps, x), x});
+  ValueId slope =
+      c.add(Op::sub, {c.add(Op::bessel_i0e, {safe}),
+                      c.add(Op::mul, {y, c.add(Op::add, {c.add(Op::sign, {safe}), c.add(Op::reciprocal, {safe})})})});
+  return {c.tmul(c.tangents[0], c.add(Op::select, {tiny, c.scalar_like(0.5, x), slope}))};
+}
+
+// ---- igamma, igammac
+
+ir::IdList igamma_jvp(JvpCtx& c) { return {igamma_tangent(c)}; }
+ir::IdList igammac_jvp(JvpCtx& c) { return {c.tneg(igamma_tangent(c))}; }
+
+// ---- igamma_grad_a, random_gamma_grad
+
+ir::IdList igamma_grad_a_jvp(JvpCtx& c) { no_derivative(c, "of its own"); }
+ir::IdList random_gamma_grad_jvp(JvpCtx& c) { no_derivative(c, "of its own"); }
+
+// ---- polygamma(n, x): polygamma(n + 1, x) in x
+
+ir::IdList polygamma_jvp(JvpCtx& c) {
+  if (c.tangents[0] != kZero) no_derivative(c, "in its order n");
+  ValueId n = c.primals[0], x = c.primals[1];
+  return {c.tmul(c.tangents[1], c.add(Op::polygamma, {c.add(Op::add, {n, c.scalar_like(1, n)}), x}))};
+}
+
+// ---- zeta(s, q): -s zeta(s + 1, q) in q
+
+ir::IdList zeta_jvp(JvpCtx& c) {
+  if (c.tangents[0] != kZero) no_derivative(c, "in s");
+  ValueId s = c.primals[0], q = c.primals[1];
+  ValueId next = c.add(Op::zeta, {c.add(Op::add, {s, c.scalar_like(1, s)}), q});
+  return {c.tmul(c.tangents[1], c.add(Op::neg, {c.add(Op::mul, {s, next})}))};
+}
+
+// ---- betainc(a, b, x): x^(a-1) (1-x)^(b-1) / B(a, b) in x
+
+ir::IdList betainc_jvp(JvpCtx& c) {
+  if (c.tangents[0] != kZero || c.tangents[1] != kZero) no_derivative(c, "in a or b");
+  ValueId a = c.primals[0], b = c.primals[1], x = c.primals[2];
+  ValueId one = c.scalar_like(1, a);
+  ValueId lbeta = c.add(Op::sub, {c.add(Op::add, {c.add(Op::lgamma, {a}), c.add(Op::lgamma, {b})}),
+                                  c.add(Op::lgamma, {c.add(Op::add, {a, b})})});
+  ValueId log_density =
+      c.add(Op::add, {c.add(Op::mul, {c.add(Op::sub, {b, one}), c.add(Op::log1p, {c.add(Op::neg, {x})})}),
+                      c.add(Op::mul, {c.add(Op::sub, {a, one}), c.add(Op::log, {x})})});
+  return {c.tmul(c.tangents[2], c.add(Op::exp, {c.add(Op::sub, {log_density, lbeta})}))};
+}
+
 // ---- batching: the standard rule, BATCH_ELEMENTWISE
 
 // Operands share one shape, so every operand takes the batch axis where the

@@ -1,0 +1,91 @@
+// NumPy's float predicates and repairs (isnan, isinf, nan_to_num), logaddexp
+// and lax.clamp, composed of graft's ops with JAX's derivatives.
+#include <cmath>
+#include <limits>
+#include <tuple>
+#include <utility>
+
+#include "api/lowering.h"
+#include "graft/autodiff.h"
+#include "graft/ops.h"
+#include "ir/dtype.h"
+
+namespace graft {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+bool is_float(const Array& x) { return ir::is_floating(x.dtype()); }
+
+// Infinities of a float array compared through equality, which integer and
+// bool arrays never satisfy.
+Array equals_value(const ArrayAt& x, double value) {
+  if (!is_float(x.array)) return zeros_like(x.array, DType::bool_, x.loc);
+  return where(x.array == value, ones_like(x.array, DType::bool_, x.loc), zeros_like(x.array, DType::bool_, x.loc),
+               x.loc);
+}
+
+}  // namespace
+
+Array isnan(ArrayAt x) {
+  if (!is_float(x.array)) return zeros_like(x.array, DType::bool_, x.loc);
+  return x.array != x.array;
+}
+Array isposinf(ArrayAt x) { return equals_value(x, kInf); }
+Array isneginf(ArrayAt x) { return equals_value(x, -kInf); }
+Array isinf(ArrayAt x) { return logical_or(isposinf(x), isneginf(x), x.loc); }
+
+Array nan_to_num(const Array& x, double nan, std::optional<double> posinf, std::optional<double> neginf, Loc loc) {
+  if (!is_float(x)) return x;
+  const bool f32 = x.dtype() == DType::f32;
+  const double hi = posinf ? *posinf : f32 ? std::numeric_limits<float>::max() : std::numeric_limits<double>::max();
+  const double lo = neginf ? *neginf : -hi;
+  Array out = where(x != x, full_like(x, nan, {}, loc), x, loc);
+  out = where(out == kInf, full_like(x, hi, {}, loc), out, loc);
+  return where(out == -kInf, full_like(x, lo, {}, loc), out, loc);
+}
+
+// amax + log1p(e^-|x - y|); x + y where x - y is NaN (a NaN, or infinities of
+// one sign). The derivative e^(x - out) t_x + e^(y - out) t_y, with +inf read
+// as 0 so that logaddexp(inf, inf) has a finite one, as JAX's.
+Array logaddexp(const Array& x, const Array& y, Loc loc) {
+  std::vector<Array> v = detail::promote_and_broadcast("logaddexp", {x, y}, loc);
+  for (Array& a : v)
+    if (!is_float(a)) a = detail::convert(a, default_float_dtype(), loc);
+  auto value = [](const Array& a, const Array& b) {
+    const Array delta = a - b;
+    return where(delta != delta, a + b, maximum(a, b) + log1p(exp(-abs(delta))));
+  };
+  auto finite = [](const Array& a) { return where(a == kInf, zeros_like(a), a); };
+  using Pair = std::tuple<Array, Array>;
+  auto fn = custom_jvp(value, [value, finite](const Pair& p, const Pair& t) {
+    const Array &a = std::get<0>(p), &b = std::get<1>(p);
+    const Array out = value(a, b);
+    return std::make_pair(
+        out, std::get<0>(t) * exp(finite(a) - finite(out)) + std::get<1>(t) * exp(finite(b) - finite(out)));
+  });
+  return fn(v[0], v[1]);
+}
+
+Array clamp(const Array& lo, const Array& x, const Array& hi, Loc loc) {
+  std::vector<Array> v = detail::promote_and_broadcast("clamp", {lo, x, hi}, loc);
+  auto value = [](const Array& l, const Array& a, const Array& h) { return minimum(maximum(a, l), h); };
+  if (!is_float(v[1])) return value(v[0], v[1], v[2]);
+  using Triple = std::tuple<Array, Array, Array>;
+  auto fn = custom_jvp(value, [value](const Triple& p, const Triple& t) {
+    const Array &l = std::get<0>(p), &a = std::get<1>(p), &h = std::get<2>(p);
+    const Array zero = zeros_like(a);
+    const Array dl = where(logical_and(l > a, l < h), std::get<0>(t), zero);
+    const Array da = where(logical_and(a > l, a < h), std::get<1>(t), zero);
+    const Array dh = where(h < a, std::get<2>(t), zero);
+    return std::make_pair(value(l, a, h), dl + da + dh);
+  });
+  return fn(v[0], v[1], v[2]);
+}
+
+Array clamp(double lo, const Array& x, double hi, Loc loc) {
+  return clamp(full_like(x, lo, {}, loc), x, full_like(x, hi, {}, loc), loc);
+}
+
+}  // namespace graft
