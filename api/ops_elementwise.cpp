@@ -168,6 +168,11 @@ Array clip(const Array& x, double lo, double hi, Loc loc) {
 
 Array astype(const Array& x, DType dtype, Loc loc) { return detail::convert(x, dtype, loc); }
 
+Array bitcast(const Array& x, DType dtype, Loc loc) {
+  if (x.dtype() == dtype) return x;
+  return bind1(Op::bitcast_convert_type, {x}, {{"new_dtype", dtype}}, loc);
+}
+
 // ---- operators
 
 #define GRAFT_OPERATOR(sym, op, name) \

@@ -75,12 +75,57 @@ Array sort(const Array& x, int axis, Loc loc) {
                       loc)[0];
 }
 
-Array argsort(const Array& x, int axis, Loc loc) {
+// Descending as jnp.argsort: the line and its positions reversed, sorted
+// ascending (stable), and the result reversed, so that equal elements keep
+// their order.
+Array argsort(const Array& x, int axis, bool descending, Loc loc) {
   int a = detail::normalize_axis("argsort", axis, x.ndim(), loc);
+  Array keys = x;
   Array iota = detail::bind1(Op::iota, {}, {{"dtype", DType::i32}, {"shape", ir::Ints(x.shape())}, {"dimension", int64_t{a}}},
                              loc);
-  return detail::bind(Op::sort, {x, iota},
-                      {{"dimension", int64_t{a}}, {"num_keys", int64_t{1}}, {"is_stable", int64_t{1}}}, loc)[1];
+  const ir::Attrs rev{{"dimensions", ir::Ints{a}}};
+  if (descending) {
+    keys = detail::bind1(Op::rev, {keys}, rev, loc);
+    iota = detail::bind1(Op::rev, {iota}, rev, loc);
+  }
+  Array out = detail::bind(Op::sort, {keys, iota},
+                           {{"dimension", int64_t{a}}, {"num_keys", int64_t{1}}, {"is_stable", int64_t{1}}}, loc)[1];
+  return descending ? detail::bind1(Op::rev, {out}, rev, loc) : out;
+}
+
+std::pair<Array, Array> top_k(const Array& x, int64_t k, Loc loc) {
+  std::vector<Array> out = detail::bind(Op::top_k, {x}, {{"k", k}}, loc);
+  return {out[0], out[1]};
+}
+
+// A binary search per entry of v, unrolled: ceil(log2(n + 1)) steps of a
+// gather and a compare in NumPy's total order (NaN last, equal to NaN).
+Array searchsorted(const Array& sorted, const Array& v, const std::string& side, Loc loc) {
+  if (side != "left" && side != "right")
+    throw Error("searchsorted: side must be \"left\" or \"right\", got \"" + side + "\"" + detail::where(loc));
+  if (sorted.ndim() != 1)
+    throw ShapeError("searchsorted: the sorted array must be 1-D, got " + detail::describe(sorted) +
+                     detail::where(loc));
+  const DType d = ir::promote_types(sorted.dtype(), v.dtype());  // one dtype for both, as JAX
+  const Array a = detail::convert(sorted, d, loc), values = detail::convert(v, d, loc);
+  const int64_t n = a.size();
+  Array lo = zeros(values.shape(), DType::i32, loc), hi = full(values.shape(), static_cast<double>(n), DType::i32, loc);
+  if (n == 0) return lo;
+  // a < b in the total order: NaN after every number
+  auto less = [&](const Array& p, const Array& q) {
+    if (!ir::is_floating(d)) return p < q;
+    return logical_or(p < q, logical_and(q != q, p == p, loc), loc);
+  };
+  for (int64_t span = n; span > 0; span /= 2) {
+    const Array mid = floor_divide(lo + hi, 2, loc);
+    const Array at = take(a, minimum(mid, static_cast<int32_t>(n - 1), loc), 0, loc);
+    // go right of mid: a[mid] < v (left), a[mid] <= v, i.e. not v < a[mid] (right)
+    const Array right = side == "left" ? less(at, values) : logical_not(less(values, at));
+    const Array open = lo < hi;
+    lo = where(logical_and(open, right, loc), mid + 1, lo, loc);
+    hi = where(logical_and(open, logical_not(right), loc), mid, hi, loc);
+  }
+  return lo;  // floor(log2 n) + 1 = ceil(log2(n + 1)) steps close every interval
 }
 
 Array one_hot(const Array& labels, int64_t n, DType dtype, Loc loc) {

@@ -1,9 +1,13 @@
 // Reductions, lowered to reduce_* primitives (keepdims by a reshape).
 #include <algorithm>
+#include <limits>
+#include <numeric>
+#include <utility>
 
 #include "api/array_impl.h"
 #include "api/dispatch.h"
 #include "api/lowering.h"
+#include "graft/control_flow.h"
 #include "graft/errors.h"
 #include "graft/ops.h"
 
@@ -173,6 +177,31 @@ Array cummax(const Array& x, int axis, bool reverse, Loc loc) {
 }
 Array cummin(const Array& x, int axis, bool reverse, Loc loc) {
   return cumulative(Op::cummin, "cummin", x, axis, reverse, loc);
+}
+
+// A scan along the axis whose carry is the running logaddexp: exact where
+// a log of a cumsum of exps would overflow, or underflow to -inf for
+// entries far below the line's largest. Its derivative and batching are
+// scan's and logaddexp's.
+Array cumlogsumexp(const Array& x, int axis, bool reverse, Loc loc) {
+  if (!ir::is_floating(x.dtype()))
+    throw DTypeError("cumlogsumexp: needs a float array, got " + detail::describe(x) + detail::where(loc));
+  const int a = detail::normalize_axis("cumlogsumexp", axis, x.ndim(), loc);
+  std::vector<int> to_front(static_cast<size_t>(x.ndim()));
+  std::iota(to_front.begin(), to_front.end(), 0);
+  to_front.erase(to_front.begin() + a);
+  to_front.insert(to_front.begin(), a);
+  const Array xs = transpose(x, to_front, loc);
+  Shape rest(xs.shape().begin() + 1, xs.shape().end());
+  const Array init = full(rest, -std::numeric_limits<double>::infinity(), x.dtype(), loc);
+  auto step = [](const Array& carry, const Array& v) {
+    const Array next = logaddexp(carry, v);
+    return std::make_pair(next, next);
+  };
+  const Array ys = scan(step, init, xs, -1, reverse, loc).second;
+  std::vector<int> back(to_front.size());
+  for (size_t i = 0; i < to_front.size(); ++i) back[static_cast<size_t>(to_front[i])] = static_cast<int>(i);
+  return transpose(ys, back, loc);
 }
 
 }  // namespace graft

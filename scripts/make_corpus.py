@@ -211,6 +211,7 @@ OPS = {
     "igamma": binary(lax.igamma), "igammac": binary(lax.igammac), "igamma_grad_a": binary(lax.igamma_grad_a),
     "random_gamma_grad": binary(lax.random_gamma_grad), "polygamma": binary(lax.polygamma), "zeta": binary(lax.zeta),
     "betainc": lambda ins, attrs, node, wide: lax.betainc(*ins),
+    "top_k": lambda ins, attrs, node, wide: list(lax.top_k(ins[0], attr(attrs, "k"))),
     "or": binary(lax.bitwise_or), "xor": binary(lax.bitwise_xor), "eq": binary(lax.eq), "ne": binary(lax.ne),
     "lt": binary(lax.lt), "le": binary(lax.le), "gt": binary(lax.gt), "ge": binary(lax.ge),
     "select": lambda ins, attrs, node, wide: lax.select(*ins),
@@ -266,6 +267,8 @@ NOT_COVERED = {
     "nextafter": "JAX defines no derivative of nextafter (as zeta); tests/special/special_functions_test.cpp checks it",
     "igamma_grad_a": "has no derivative in JAX (as zeta): tests/special compares its values with mpmath's and JAX's",
     "random_gamma_grad": "has no derivative in JAX (as zeta): tests/special compares its values with mpmath's and JAX's",
+    "bitcast_convert_type": "JAX's answers are computed in float64, where the bits of a 32-bit value mean something"
+                            " else: tests/api/bitwise_ops_test.cpp checks its bits",
 }
 
 
@@ -527,6 +530,9 @@ def build_cases():
            [("f64", [2, 3]), ("i32", [2, 2], None, [0, 0, 2, 1]), ("f64", [2, 2])], {"axis": I(1), "batch_dims": I(1)})
 
     # Sorting.
+    one_op("top_k/rows", "top_k", [("f64", [3, 5])], {"k": I(2)})
+    one_op("top_k/f32", "top_k", [("f32", [6])], {"k": I(3)})
+    one_op("top_k/i32", "top_k", [("i32", [2, 4])], {"k": I(1)})
     one_op("sort/rows", "sort", [("f64", [3, 5])], {"dimension": I(1), "is_stable": I(1), "num_keys": I(1)}, smooth=False)
     one_op("sort/columns", "sort", [("f64", [4, 3])], {"dimension": I(0), "is_stable": I(0), "num_keys": I(1)}, smooth=False)
     one_op("sort/key_and_payload", "sort", [("i32", [6], None, [3, 1, 3, 0, 1, 2]), ("f64", [6])],

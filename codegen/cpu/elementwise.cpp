@@ -23,6 +23,7 @@ std::string op_expr(Op op, DType dt, DType out, const std::vector<std::string>& 
   for (const std::string& x : a) args = cat(args, args.empty() ? "" : ", ", x);
   const std::string T = ctype(dt);
   if (op == Op::convert_element_type) return cat("gcg_convert_element_type<", ctype(out), ", ", T, ">(", args, ")");
+  if (op == Op::bitcast_convert_type) return cat("gcg_bitcast_convert_type<", ctype(out), ", ", T, ">(", args, ")");
   return cat("gcg_", std::string(info.ident), "<", T, ">(", args, ")");
 }
 

@@ -1,11 +1,13 @@
-// The CUDA kernel of sort (op_kernels.h): lines along `dimension` ordered by
+// The CUDA kernels of sort and top_k (op_kernels.h). sort: lines along `dimension` ordered by
 // the first num_keys operands lexicographically, NaN after every number, and
 // stable — the interpreter's order (interpreter/kernels/sort.cpp), which a
 // stable sort makes unique. One thread per element ranks it in its line
 // (how many elements come before it: smaller, or equal and earlier) and
 // writes every operand's element at that rank: no scratch memory, no
 // synchronisation, O(n) work per element. Lines long enough for that to be
-// too slow are refused (they sort on the host).
+// too slow are refused (they sort on the host). top_k ranks each element
+// of a last-axis line the same way in descending order (NaN first, ties by
+// index, as the interpreter's partial sort) and writes the first k ranks.
 #include "codegen/cpu/cpp_text.h"
 #include "codegen/cuda/op_kernels.h"
 #include "interpreter/kernels/layout.h"
@@ -40,7 +42,36 @@ GCG_FN int gcg_sort_compare(T u, T v) {
 
 }  // namespace
 
+namespace {
+
+// The k largest of each last-axis line: element i of a line has rank = the
+// number of elements before it in descending order; ranks below k write.
+std::optional<CudaKernel> top_k_kernel(const OpKernelRequest& r, std::string* why) {
+  const ir::ValueType& x = *r.inputs.at(0);
+  const int64_t k = ir::attr<int64_t>(r.attrs, "k", r.op);
+  const int64_t n = x.shape.back(), total = x.num_elements();
+  if (total > 0 && total > kMaxComparisons / n) {
+    *why = cat("top_k of ", ir::type_str(x), ": ranking lines of ", num(n), " would take ", num(total), " x ", num(n),
+               " comparisons");
+    return std::nullopt;
+  }
+  std::string body;
+  if (total > 0 && k > 0) {
+    body = cat("  for (int64_t t = gcg_tid; t < p.n; t += gcg_stride) {\n", "    const int64_t line = t / ", num(n),
+               ", i = t % ", num(n), ", base = line * ", num(n), ";\n", "    const ", ctype(x.dtype),
+               " key = p.in0[t];\n", "    int64_t rank = 0;\n", "    for (int64_t j = 0; j < ", num(n), "; ++j) {\n",
+               "      const int c = gcg_sort_compare(p.in0[base + j], key);  // NaN after every number\n",
+               "      rank += c > 0 || (c == 0 && j < i);\n", "    }\n", "    if (rank < ", num(k), ") {\n",
+               "      p.out0[line * ", num(k), " + rank] = key;\n", "      p.out1[line * ", num(k),
+               " + rank] = (int32_t)i;\n", "    }\n", "  }\n");
+  }
+  return frame_kernel(cat("top_k of ", ir::type_str(x), ", k = ", num(k)), r, total, body, kCompare);
+}
+
+}  // namespace
+
 std::optional<CudaKernel> sort_kernel(const OpKernelRequest& r, std::string* why) {
+  if (r.op == ir::Op::top_k) return top_k_kernel(r, why);
   const ir::ValueType& first = *r.inputs.at(0);
   const size_t dim = static_cast<size_t>(ir::attr<int64_t>(r.attrs, "dimension", r.op));
   const int64_t keys = ir::attr<int64_t>(r.attrs, "num_keys", r.op);

@@ -80,6 +80,9 @@ Array clip(const Array& x, double lo, double hi, Loc loc = Loc::current());
 Array remainder(const Array& x, const Array& y, Loc loc = Loc::current());
 Array floor_divide(const Array& x, const Array& y, Loc loc = Loc::current());
 Array astype(const Array& x, DType dtype, Loc loc = Loc::current());
+// x's bits read as dtype (JAX's x.view(dtype), lax.bitcast_convert_type): f32 <-> i32 <-> u32, f64 <-> i64;
+// dtypes of another width are refused for now.
+Array bitcast(const Array& x, DType dtype, Loc loc = Loc::current());
 // The next float after x toward y (x itself when equal), as np.nextafter.
 Array nextafter(const Array& x, const Array& y, Loc loc = Loc::current());
 // log(e^x + e^y) without overflow; its derivative as JAX's (finite at infinities).
@@ -149,6 +152,8 @@ Array cumsum(const Array& x, int axis, bool reverse = false, Loc loc = Loc::curr
 Array cumprod(const Array& x, int axis, bool reverse = false, Loc loc = Loc::current());
 Array cummax(const Array& x, int axis, bool reverse = false, Loc loc = Loc::current());
 Array cummin(const Array& x, int axis, bool reverse = false, Loc loc = Loc::current());
+// log(cumsum(exp(x))) along axis without overflow or underflow (lax.cumlogsumexp); floats only.
+Array cumlogsumexp(const Array& x, int axis, bool reverse = false, Loc loc = Loc::current());
 Array sum(const Array& x, std::vector<int> axes = {}, bool keepdims = false, Loc loc = Loc::current());
 Array mean(const Array& x, std::vector<int> axes = {}, bool keepdims = false, Loc loc = Loc::current());
 Array max(const Array& x, std::vector<int> axes = {}, bool keepdims = false, Loc loc = Loc::current());
@@ -217,7 +222,14 @@ Array take(const Array& x, const Array& indices, int axis = 0, Loc loc = Loc::cu
 // x with `updates` added at `indices` along `axis` (repeated indices accumulate; out of range is dropped).
 Array scatter_add(const Array& x, const Array& indices, const Array& updates, int axis = 0, Loc loc = Loc::current());
 Array sort(const Array& x, int axis = -1, Loc loc = Loc::current());
-Array argsort(const Array& x, int axis = -1, Loc loc = Loc::current());  // stable, i32
+// Stable, i32; descending keeps equal elements in their order and puts NaN first, as jnp.argsort.
+Array argsort(const Array& x, int axis = -1, bool descending = false, Loc loc = Loc::current());
+// The k largest entries along the last axis, largest first, and their i32 indices (lax.top_k): NaN
+// counts as the largest, equal entries keep their order; a partial selection, not a full sort.
+std::pair<Array, Array> top_k(const Array& x, int64_t k, Loc loc = Loc::current());
+// Where each entry of v would be inserted into the sorted 1-D array to keep it sorted (i32, v's
+// shape): before equal entries for side "left", after them for "right"; NaN sorts last, as NumPy.
+Array searchsorted(const Array& sorted, const Array& v, const std::string& side = "left", Loc loc = Loc::current());
 Array one_hot(const Array& labels, int64_t n, DType dtype = default_float_dtype(), Loc loc = Loc::current());
 // x's entries at `indices` along axis, indices of x's rank (other axes
 // broadcast against x's), as np.take_along_axis; out-of-range entries clamp.

@@ -451,6 +451,18 @@ GCG_FN To gcg_convert_element_type(From v) {
   }
 }
 
+// The same bits read as To, a type of From's width.
+template <class To, class From>
+GCG_FN To gcg_bitcast_convert_type(From v) {
+  static_assert(sizeof(To) == sizeof(From), "bitcast between types of one width");
+  union {
+    From from;
+    To to;
+  } u;
+  u.from = v;
+  return u.to;
+}
+
 // ---- the reductions' combine steps, acc (+) v: sums wrap; max and min keep
 // the first NaN
 template <class T>

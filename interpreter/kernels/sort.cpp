@@ -1,16 +1,17 @@
-// CPU kernel of sort: each line along `dimension` is ordered by the first
-// num_keys operands lexicographically (NaN after every number, as NumPy),
-// and every operand is permuted alike. Always stable, which also satisfies
-// is_stable = 0.
+// CPU kernels of sort (each line along `dimension` ordered by the first
+// num_keys operands lexicographically, NaN after every number, as NumPy, and
+// every operand permuted alike; always stable, which also satisfies
+// is_stable = 0) and top_k (a partial selection of each last-axis line).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
 #include <numeric>
 
+#include "graft/errors.h"
 #include "interpreter/kernels/layout.h"
-#include "ir/attr_access.h"
 #include "interpreter/kernels/loops.h"
+#include "ir/attr_access.h"
 
 namespace graft::interpreter {
 namespace {
@@ -72,6 +73,47 @@ void sort_kernel(const KernelCall& call) {
         for (int64_t i = 0; i < n; ++i)
           std::memcpy(y + (base + i * stride) * elem, x + (base + perm[i] * stride) * elem, elem);
       }
+    }
+  });
+}
+
+// The k largest of each line along the last axis, largest first, and their
+// indices: NaN counts as the largest and equal values keep their order, as
+// lax.top_k. A partial sort of the line's indices, O(n log k).
+void top_k_kernel(const KernelCall& call) {
+  const ir::ValueType& t = *call.inputs[0].type;
+  const int64_t n = t.shape.back(), k = ir::attr<int64_t>(call.attrs, "k", call.op);
+  const int64_t lines = n == 0 ? 0 : t.num_elements() / n;
+  if (k == 0 || lines == 0) return;
+  visit_dtype(t.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, bool>) {
+      throw UnsupportedError("top_k: no kernel for bool");
+    } else {
+      const T* x = static_cast<const T*>(call.inputs[0].data);
+      T* values = static_cast<T*>(call.outputs[0].data);
+      int32_t* indices = static_cast<int32_t*>(call.outputs[1].data);
+      parallel_ranges(lines, [&](int64_t b, int64_t e) {
+        std::vector<int32_t> order(static_cast<size_t>(n));
+        for (int64_t line = b; line < e; ++line) {
+          const T* row = x + line * n;
+          std::iota(order.begin(), order.end(), 0);
+          // a before b: larger, or NaN and b not, or equal and earlier
+          auto before = [row](int32_t a, int32_t b) {
+            const T u = row[a], v = row[b];
+            if constexpr (std::is_floating_point_v<T>) {
+              const bool un = std::isnan(u), vn = std::isnan(v);
+              if (un || vn) return un && !vn ? true : (un == vn ? a < b : false);
+            }
+            return u > v || (u == v && a < b);
+          };
+          std::partial_sort(order.begin(), order.begin() + k, order.end(), before);
+          for (int64_t i = 0; i < k; ++i) {
+            values[line * k + i] = row[order[static_cast<size_t>(i)]];
+            indices[line * k + i] = order[static_cast<size_t>(i)];
+          }
+        }
+      });
     }
   });
 }

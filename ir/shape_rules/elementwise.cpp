@@ -43,4 +43,19 @@ OutTypes convert_element_type_shape(const RuleCtx& c) {
   return {ValueType{c.attr_dtype("new_dtype"), c.input(0).shape}};
 }
 
+// The bits of each element read as new_dtype (lax.bitcast_convert_type): a
+// dtype of the same width, so the shape stays. Widths that differ reshape in
+// JAX; graft refuses them until its 1-, 2- and 8-byte integer dtypes exist.
+OutTypes bitcast_convert_type_shape(const RuleCtx& c) {
+  const DType from = c.input(0).dtype, to = c.attr_dtype("new_dtype");
+  if (from == DType::bool_ || to == DType::bool_)
+    c.dtype_error(std::string("cannot reinterpret ") + dtype_name(from) + " as " + dtype_name(to) +
+                  ": bool has no bit layout");
+  if (dtype_size(from) != dtype_size(to))
+    c.dtype_error(std::string("cannot reinterpret ") + dtype_name(from) + " (" + std::to_string(dtype_size(from)) +
+                  " bytes) as " + dtype_name(to) + " (" + std::to_string(dtype_size(to)) +
+                  " bytes): only dtypes of one width, for now");
+  return {ValueType{to, c.input(0).shape}};
+}
+
 }  // namespace graft::ir

@@ -1,5 +1,8 @@
-// Shape/dtype rule of sort: operands of one shape sorted together along
-// `dimension`, ordered by the first `num_keys` (lexicographically).
+// Shape/dtype rules of sort (operands of one shape sorted together along
+// `dimension`, ordered by the first `num_keys` lexicographically) and top_k
+// (the k largest along the last axis, and their i32 indices).
+#include <cstdint>
+
 #include "ir/shape_rules/rule.h"
 
 namespace graft::ir {
@@ -15,6 +18,19 @@ OutTypes sort_shape(const RuleCtx& c) {
     c.shape_error("num_keys " + std::to_string(keys) + " must be in [1, " + std::to_string(c.num_inputs()) + "]");
   c.attr_bool("is_stable");
   return c.inputs();
+}
+
+OutTypes top_k_shape(const RuleCtx& c) {
+  const ValueType& x = c.input(0);
+  check_accepted_dtype(c, x.dtype);
+  if (x.shape.empty()) c.shape_error("needs an operand of rank 1 or more, got a scalar");
+  const int64_t k = c.attr_int("k"), n = x.shape.back();
+  if (k < 0 || k > n)
+    c.shape_error("k = " + std::to_string(k) + " must be in [0, " + std::to_string(n) + "], the last axis' size");
+  if (n > INT32_MAX) c.shape_error("a last axis of " + std::to_string(n) + " does not fit its i32 indices");
+  Shape shape = x.shape;
+  shape.back() = k;
+  return OutTypes(std::vector<ValueType>{{x.dtype, shape}, {DType::i32, shape}});
 }
 
 }  // namespace graft::ir

@@ -80,3 +80,28 @@ TEST_CASE("bitwise: compiled and vmapped shifts equal the eager ones", "[api][bi
   const std::vector<Array> mapped = vmap(f)(x, s);
   for (size_t i = 0; i < eager.size(); ++i) CHECK(mapped[i].to_vector<int32_t>() == eager[i].to_vector<int32_t>());
 }
+
+TEST_CASE("bitcast: the bits read as another dtype of one width, as x.view(dtype)", "[api][bitwise]") {
+  const Array f = array(std::vector<float>{1.0f, -2.5f, 0.0f, -0.0f}, {4});
+  CHECK(bitcast(f, DType::u32).to_vector<uint32_t>() ==
+        std::vector<uint32_t>{0x3f800000u, 0xc0200000u, 0u, 0x80000000u});
+  CHECK(bitcast(f, DType::i32).to_vector<int32_t>()[1] == static_cast<int32_t>(0xc0200000u));
+  // a NaN's payload survives the round trip
+  const Array nan_bits = array(std::vector<uint32_t>{0x7fc00001u, 0xffbfffffu}, {2});
+  CHECK(bitcast(bitcast(nan_bits, DType::f32), DType::u32).to_vector<uint32_t>() == nan_bits.to_vector<uint32_t>());
+  const Array d = array(std::vector<double>{1.0, -0.0}, {2});
+  CHECK(bitcast(d, DType::i64).to_vector<int64_t>() ==
+        std::vector<int64_t>{0x3ff0000000000000LL, static_cast<int64_t>(0x8000000000000000ULL)});
+  CHECK(bitcast(bitcast(d, DType::i64), DType::f64).to_vector<double>() == d.to_vector<double>());
+  // compiled code computes the same bits, fused with its neighbours
+  auto g = [](const Array& x) { return bitcast(x * 2.0f, DType::u32) >> 23; };
+  for (Backend b : {Backend::interpreter, Backend::cpu})
+    CHECK(jit(g, JitOptions{.backend = b, .wait_for_compile = true})(f).to_vector<uint32_t>() ==
+          std::vector<uint32_t>{128u, 385u, 0u, 256u});
+  CHECK(vmap([](const Array& x) { return bitcast(x, DType::i32); })(reshape(f, {2, 2})).to_vector<int32_t>() ==
+        bitcast(f, DType::i32).to_vector<int32_t>());
+  CHECK_THROWS_WITH(bitcast(f, DType::f64), Catch::Contains("bitcast_convert_type") && Catch::Contains("4 bytes"));
+  CHECK_THROWS_AS(bitcast(f, DType::bool_), DTypeError);
+  CHECK(grad([](const Array& x) { return sum(astype(bitcast(x, DType::i32), DType::f32)); })(f).to_vector<float>() ==
+        std::vector<float>{0, 0, 0, 0});
+}

@@ -144,6 +144,11 @@ TEST_CASE("coverage: every elementwise op, on every dtype its shape rule accepts
       if (op == Op::select) ins[0].dtype = DType::bool_;
       ir::Attrs attrs;
       if (op == Op::convert_element_type) attrs.set("new_dtype", d == DType::f32 ? DType::i32 : DType::f32);
+      if (op == Op::bitcast_convert_type)  // a dtype of d's width
+        attrs.set("new_dtype", d == DType::f32   ? DType::i32
+                               : d == DType::f64 ? DType::i64
+                               : d == DType::i64 ? DType::f64
+                                                 : DType::f32);
       try {
         ir::infer_types(op, ins, attrs);
       } catch (const Error&) {

@@ -235,6 +235,15 @@ void add_elementwise_cases(Catalogue& c) {
     c.bad_shape(op, {{f32, {2}}, {f32, {2, 1}}}, {}, "differ");
   }
 
+  c.ok(Op::top_k, {{f32, {2, 5}}}, {{"k", int64_t{3}}}, {{f32, {2, 3}}, {i32, {2, 3}}});
+  c.ok(Op::top_k, {{i64, {4}}}, {{"k", int64_t{0}}}, {{i64, {0}}, {i32, {0}}});
+  c.bad_shape(Op::top_k, {{f32, {2, 5}}}, {{"k", int64_t{6}}}, "k = 6 must be in [0, 5]");
+  c.bad_shape(Op::top_k, {{f32, {}}}, {{"k", int64_t{0}}}, "rank 1 or more");
+  c.bad_dtype(Op::top_k, {{bool_, {3}}}, {{"k", int64_t{1}}}, "numeric dtype");
+  c.ok(Op::bitcast_convert_type, {{f32, {2, 3}}}, {{"new_dtype", u32}}, {{u32, {2, 3}}});
+  c.ok(Op::bitcast_convert_type, {{i64, {}}}, {{"new_dtype", f64}}, {{f64, {}}});
+  c.bad_dtype(Op::bitcast_convert_type, {{f32, {2}}}, {{"new_dtype", f64}}, "only dtypes of one width");
+  c.bad_dtype(Op::bitcast_convert_type, {{bool_, {2}}}, {{"new_dtype", bool_}}, "bool has no bit layout");
   c.ok(Op::betainc, {{f64, {2}}, {f64, {2}}, {f64, {2}}}, {}, {{f64, {2}}});
   c.ok(Op::betainc, {{f32, {}}, {f32, {}}, {f32, {}}}, {}, {{f32, {}}});
   c.bad_dtype(Op::betainc, {{i32, {2}}, {i32, {2}}, {i32, {2}}}, {}, "float dtype");

@@ -29,6 +29,13 @@ ir::IdList sort_jvp(JvpCtx& c) {
   return out;
 }
 
+// top_k: the values' tangent is the operand's, gathered at the indices.
+ir::IdList top_k_jvp(JvpCtx& c) {
+  if (c.tangents[0] == kZero) return {kZero, kZero};
+  const int64_t last = static_cast<int64_t>(c.type(c.primals[0]).shape.size()) - 1;
+  return {c.take_along_axis(c.tangents[0], c.outputs[1], last), kZero};
+}
+
 // ---- batching rules (vmap)
 
 // Sorting lines along `dimension` is independent per example: every operand
@@ -44,6 +51,12 @@ std::vector<BatchedValue> sort_batch(BatchCtx& c) {
   std::vector<BatchedValue> out;
   for (ValueId v : c.add_multi(Op::sort, ins, attrs)) out.push_back({v, dim});
   return out;
+}
+
+// top_k selects along the last axis: the batch axis goes first, out of its way.
+std::vector<BatchedValue> top_k_batch(BatchCtx& c) {
+  std::vector<ValueId> outs = c.add_multi(Op::top_k, {c.at(0, 0)}, c.attrs());
+  return {{outs[0], 0}, {outs[1], 0}};
 }
 
 }  // namespace graft::transforms
