@@ -436,3 +436,11 @@ Array permutation(const Array& key, const Array& x, int axis, Loc loc) {
 }
 
 }  // namespace graft::random
+
+namespace graft::detail {
+
+Array random_split_keys(const Array& key, int64_t n, const std::source_location& loc) {
+  return random::raw_bits(key, {n, 2}, loc);
+}
+
+}  // namespace graft::detail

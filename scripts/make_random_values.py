@@ -75,6 +75,24 @@ def main():
         c["truncated_normal_init_6"] = hexes(inits.truncated_normal(0.5)(k, (6,), jnp.float32))
         c["normal_init_6"] = hexes(inits.normal(1.5)(k, (6,), jnp.float32))
         c["uniform_init_6"] = hexes(inits.uniform(2.0)(k, (6,), jnp.float32))
+        # Marsaglia-Tsang gamma draws (a < 1 boosted), log-space ones, beta and dirichlet, and the
+        # reparameterised gradient of a gamma draw in a.
+        alphas = [0.05, 0.3, 1.0, 2.5, 7.0]
+        for name, t in [("f32", jnp.float32), ("f64", jnp.float64)]:
+            a = jnp.asarray(np.repeat(alphas, 40).reshape(5, 40), t)
+            c["gamma_" + name] = hexes(jax.random.gamma(k, a, dtype=t))
+            c["loggamma_" + name] = hexes(jax.random.loggamma(k, a, dtype=t))
+            c["gamma_grad_" + name] = hexes(jax.grad(lambda v: jax.random.gamma(k, v, dtype=t).sum())(a))
+            c["beta_" + name] = hexes(jax.random.beta(k, jnp.asarray(0.5, t), jnp.asarray([0.7, 2.0, 9.0], t), (4, 3), t))
+            c["dirichlet_" + name] = hexes(jax.random.dirichlet(k, jnp.asarray([0.2, 1.0, 3.0], t), (5,), t))
+        jax.config.update("jax_enable_x64", False)  # choice's randint draws i32 then, graft's default
+        pw = jnp.asarray([0.1, 0.0, 0.5, 0.25, 0.15], jnp.float32)
+        c["choice_10"] = ints(jax.random.choice(k, 10, (7,)))
+        c["choice_p"] = ints(jax.random.choice(k, 5, (3, 4), p=pw))
+        c["choice_noreplace"] = ints(jax.random.choice(k, 10, (6,), replace=False))
+        c["choice_noreplace_p"] = ints(jax.random.choice(k, 5, (3,), replace=False, p=pw))
+        c["choice_rows"] = hexes(jax.random.choice(k, jnp.arange(12, dtype=jnp.float32).reshape(4, 3), (2,), axis=1))
+        jax.config.update("jax_enable_x64", True)
         cases.append(c)
     grid32 = np.linspace(-1, 1, 401, dtype=np.float32)[1:-1]
     grid32 = np.concatenate([grid32, np.float32([1 - 2**-24, -(1 - 2**-24), 1e-30, 0.999, 0.9999999, 0.5, 0])])

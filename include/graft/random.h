@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <source_location>
 #include <vector>
 
@@ -95,5 +96,38 @@ Array permutation(const Array& key, int64_t n, std::source_location loc = std::s
 // x with its slices along axis in a random order, as jax.random.permutation(key, x, axis).
 Array permutation(const Array& key, const Array& x, int axis = 0,
                   std::source_location loc = std::source_location::current());
+
+// Draws from 0 .. n-1 (i32[shape]) or from a's slices along axis (a.shape[:axis] + shape +
+// a.shape[axis+1:]), as jax.random.choice: with replacement uniform (randint) or by probabilities p
+// (a vector of n weights: an inverse-CDF lookup); without, a permutation's first draws, or with p
+// the top draws of Gumbel noise plus log p. JAX's steps, so JAX's draws.
+Array choice(const Array& key, int64_t n, Shape shape = {}, bool replace = true, const std::optional<Array>& p = {},
+             std::source_location loc = std::source_location::current());
+Array choice(const Array& key, const Array& a, Shape shape = {}, bool replace = true,
+             const std::optional<Array>& p = {}, int axis = 0,
+             std::source_location loc = std::source_location::current());
+
+// Gamma(a, 1) floats, as jax.random.gamma: Marsaglia and Tsang's method per
+// element with JAX's keys and accept test (a < 1 boosted to a + 1), and JAX's
+// reparameterised derivative in a (grad flows through the draw). a broadcasts
+// to shape; shape = {} draws a's shape. One key, u32[2] (vmap over keys).
+Array gamma(const Array& key, const Array& a, Shape shape = {}, DType dtype = default_float_dtype(),
+            std::source_location loc = std::source_location::current());
+Array gamma(const Array& key, double a, Shape shape = {}, DType dtype = default_float_dtype(),
+            std::source_location loc = std::source_location::current());
+// log of Gamma(a, 1) draws, computed in log space (accurate for tiny a), as jax.random.loggamma.
+Array loggamma(const Array& key, const Array& a, Shape shape = {}, DType dtype = default_float_dtype(),
+               std::source_location loc = std::source_location::current());
+Array loggamma(const Array& key, double a, Shape shape = {}, DType dtype = default_float_dtype(),
+               std::source_location loc = std::source_location::current());
+// Beta(a, b) floats from two log-space gamma draws, as jax.random.beta; differentiable in a and b.
+Array beta(const Array& key, const Array& a, const Array& b, Shape shape = {}, DType dtype = default_float_dtype(),
+           std::source_location loc = std::source_location::current());
+Array beta(const Array& key, double a, double b, Shape shape = {}, DType dtype = default_float_dtype(),
+           std::source_location loc = std::source_location::current());
+// Dirichlet(alpha) draws along alpha's last axis (softmax of log-space gamma draws), as
+// jax.random.dirichlet; shape is the batch shape (without alpha's last axis).
+Array dirichlet(const Array& key, const Array& alpha, Shape shape = {}, DType dtype = default_float_dtype(),
+                std::source_location loc = std::source_location::current());
 
 }  // namespace graft::random

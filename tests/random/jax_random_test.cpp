@@ -300,3 +300,111 @@ TEST_CASE("random: permutation is JAX's: one sort round, two, and of rows and co
   CHECK_THROWS_AS(random::permutation(random::split(random::key(0), 2)[0], -1), ShapeError);
   CHECK_THROWS_AS(random::permutation(stack(std::vector<Array>{random::key(0), random::key(1)}), 5), ShapeError);
 }
+
+namespace {
+
+// The share of draws within `eps` (relative, absolute below 1) of JAX's: a
+// rejection sampler's accept test may round the other way now and then (XLA
+// contracts multiply-adds into FMAs), and then that draw differs entirely.
+template <class T>
+double share_close(const std::vector<T>& got, const std::vector<T>& want, double eps) {
+  REQUIRE(got.size() == want.size());
+  size_t close = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double scale = std::max(1.0, std::abs(static_cast<double>(want[i])));
+    close += std::abs(static_cast<double>(got[i]) - static_cast<double>(want[i])) / scale <=
+             eps * std::numeric_limits<T>::epsilon();
+  }
+  return static_cast<double>(close) / static_cast<double>(got.size());
+}
+
+template <class T>
+void check_gamma_family(const json& c, const Array& k, DType dt, const std::string& suffix) {
+  std::vector<T> alphas;
+  for (double a : {0.05, 0.3, 1.0, 2.5, 7.0})
+    for (int i = 0; i < 40; ++i) alphas.push_back(static_cast<T>(a));
+  const Array a = array(alphas, {5, 40});
+  const std::vector<T> g = random::gamma(k, a, {}, dt).template to_vector<T>();
+  INFO("gamma" << suffix);
+  CHECK(share_close(g, floats<T>(c["gamma" + suffix]), 8) >= 0.99);
+  // log-space draws go through exponential's log1p, up to 36 eps from XLA's in f64 (see above)
+  CHECK(share_close(random::loggamma(k, a, {}, dt).template to_vector<T>(), floats<T>(c["loggamma" + suffix]),
+                    dt == f32 ? 8 : 64) >= 0.99);
+  // the reparameterised gradient: random_gamma_grad(a, draw), JAX's
+  const std::vector<T> dg =
+      grad([&k, dt](const Array& v) { return sum(random::gamma(k, v, {}, dt)); })(a).template to_vector<T>();
+  CHECK(share_close(dg, floats<T>(c["gamma_grad" + suffix]), dt == f32 ? 64 : 1e5) >= 0.99);
+  const Array b = array(std::vector<T>{0.7, 2.0, 9.0}, {3});
+  CHECK(share_close(random::beta(k, scalar(0.5, dt), b, {4, 3}, dt).template to_vector<T>(),
+                    floats<T>(c["beta" + suffix]), 16) >= 0.9);
+  CHECK(share_close(random::dirichlet(k, array(std::vector<T>{0.2, 1.0, 3.0}, {3}), {5}, dt).template to_vector<T>(),
+                    floats<T>(c["dirichlet" + suffix]), 16) >= 0.9);
+}
+
+}  // namespace
+
+TEST_CASE("random: gamma, loggamma, beta and dirichlet draw JAX's numbers, gamma's gradient JAX's", "[random]") {
+  for (const json& c : values()["keys"]) {
+    INFO("seed " << seed_of(c));
+    const Array k = random::key(seed_of(c));
+    check_gamma_family<float>(c, k, f32, "_f32");
+    check_gamma_family<double>(c, k, f64, "_f64");
+  }
+}
+
+TEST_CASE("random: gamma's moments and its gradient against the CDF", "[random]") {
+  const Array k = random::key(3);
+  for (double a : {0.3, 2.5}) {
+    const std::vector<double> x = random::gamma(k, a, {100000}, f64).to_vector<double>();
+    double mean = 0, var = 0;
+    for (double v : x) mean += v;
+    mean /= static_cast<double>(x.size());
+    for (double v : x) var += (v - mean) * (v - mean);
+    var /= static_cast<double>(x.size() - 1);
+    INFO("a " << a);
+    CHECK(mean == Approx(a).epsilon(4 * std::sqrt(a / 1e5) / a));  // Gamma(a, 1): mean a, variance a
+    CHECK(var == Approx(a).epsilon(0.03));
+  }
+  // d draw / d a keeps P(a, draw) fixed: dP/da + dP/dx * dx/da = 0
+  const Array a = array(std::vector<double>{0.4, 1.5, 6.0}, {3});
+  const Array x = random::gamma(k, a, {}, f64);
+  const std::vector<double> dx =
+      grad([&k](const Array& v) { return sum(random::gamma(k, v, {}, f64)); })(a).to_vector<double>();
+  const std::vector<double> av = a.to_vector<double>(), xv = x.to_vector<double>();
+  for (size_t i = 0; i < av.size(); ++i) {
+    const double h = 1e-6;
+    auto p = [](double aa, double xx) { return special::gammainc(scalar(aa, f64), scalar(xx, f64)).item<double>(); };
+    const double dpda = (p(av[i] + h, xv[i]) - p(av[i] - h, xv[i])) / (2 * h);
+    const double dpdx = (p(av[i], xv[i] * (1 + h)) - p(av[i], xv[i] * (1 - h))) / (2 * h * xv[i]);
+    CHECK(dx[i] == Approx(-dpda / dpdx).epsilon(1e-5));
+  }
+  CHECK_THROWS_AS(random::gamma(reshape(k, {1, 2}), 1.0), ShapeError);
+  CHECK_THROWS_AS(random::gamma(k, array({1.0, 2.0}), {3}), ShapeError);
+}
+
+TEST_CASE("random: choice draws jax.random.choice's draws, with and without replacement and p", "[random]") {
+  for (const json& c : values()["keys"]) {
+    INFO("seed " << seed_of(c));
+    const Array k = random::key(seed_of(c));
+    const Array p = array(std::vector<float>{0.1f, 0.0f, 0.5f, 0.25f, 0.15f}, {5});
+    CHECK(random::choice(k, 10, {7}).to_vector<int32_t>() == c["choice_10"].get<std::vector<int32_t>>());
+    CHECK(random::choice(k, 5, {3, 4}, true, p).to_vector<int32_t>() == c["choice_p"].get<std::vector<int32_t>>());
+    CHECK(random::choice(k, 10, {6}, false).to_vector<int32_t>() == c["choice_noreplace"].get<std::vector<int32_t>>());
+    CHECK(random::choice(k, 5, {3}, false, p).to_vector<int32_t>() ==
+          c["choice_noreplace_p"].get<std::vector<int32_t>>());
+    const Array rows = reshape(astype(arange(12), f32), {4, 3});
+    CHECK(random::choice(k, rows, {2}, true, {}, 1).to_vector<float>() == floats<float>(c["choice_rows"]));
+  }
+  const Array k = random::key(0);
+  CHECK(random::choice(k, 5, {0}).shape() == Shape{0});
+  CHECK_THROWS_AS(random::choice(k, 3, {4}, false), ShapeError);
+  CHECK_THROWS_AS(random::choice(k, 5, {2}, true, array(std::vector<float>{0.5f, 0.5f}, {2})), ShapeError);
+  // a zero-probability entry is never drawn
+  const std::vector<int32_t> many =
+      random::choice(k, 5, {20000}, true, array(std::vector<float>{0.1f, 0.0f, 0.5f, 0.25f, 0.15f}, {5}))
+          .to_vector<int32_t>();
+  std::vector<int> counts(5, 0);
+  for (int32_t i : many) ++counts[static_cast<size_t>(i)];
+  CHECK(counts[1] == 0);
+  CHECK(counts[2] / 20000.0 == Approx(0.5).margin(0.02));
+}
