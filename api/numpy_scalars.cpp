@@ -25,6 +25,11 @@ ScalarOpInfo info(ScalarBinary op) {
     case ScalarBinary::atan2: return {ir::Op::atan2, "atan2", true};
     case ScalarBinary::remainder: return {ir::Op::rem, "remainder", false};
     case ScalarBinary::floor_divide: return {ir::Op::div, "floor_divide", false};
+    case ScalarBinary::bitwise_and: return {ir::Op::bitwise_and, "bitwise_and", false};
+    case ScalarBinary::bitwise_or: return {ir::Op::bitwise_or, "bitwise_or", false};
+    case ScalarBinary::bitwise_xor: return {ir::Op::bitwise_xor, "bitwise_xor", false};
+    case ScalarBinary::left_shift: return {ir::Op::shift_left, "left_shift", false};
+    case ScalarBinary::right_shift: return {ir::Op::shift_right_arithmetic, "right_shift", false};
   }
   return {ir::Op::pow, "pow", true};
 }
@@ -42,7 +47,16 @@ Array binary_scalar(ScalarBinary op, const Array& x, double value, bool is_float
     const Array& b = scalar_first ? xs : s;
     return op == ScalarBinary::remainder ? numpy_remainder(a, b, loc) : numpy_floor_divide(a, b, loc);
   }
-  return bind1(i.op, scalar_first ? std::vector<Array>{s, xs} : std::vector<Array>{xs, s}, {}, loc);
+  const Array& a = scalar_first ? s : xs;
+  const Array& b = scalar_first ? xs : s;
+  switch (op) {  // the Array functions check the dtypes and pick the shift by signedness
+    case ScalarBinary::bitwise_and: return bitwise_and(a, b, loc);
+    case ScalarBinary::bitwise_or: return bitwise_or(a, b, loc);
+    case ScalarBinary::bitwise_xor: return bitwise_xor(a, b, loc);
+    case ScalarBinary::left_shift: return left_shift(a, b, loc);
+    case ScalarBinary::right_shift: return right_shift(a, b, loc);
+    default: return bind1(i.op, {a, b}, {}, loc);
+  }
 }
 
 Array where_scalar(const Array& cond, const Array& x, double value, bool is_float, bool scalar_first, const Loc& loc) {

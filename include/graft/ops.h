@@ -137,6 +137,26 @@ Array floor_divide(const Array& x, S y, Loc loc = Loc::current());  // rounds to
 template <Scalar S>
 Array floor_divide(S x, const Array& y, Loc loc = Loc::current());
 template <Scalar S>
+Array bitwise_and(const Array& x, S y, Loc loc = Loc::current());  // x & y (integer or bool x)
+template <Scalar S>
+Array bitwise_and(S x, const Array& y, Loc loc = Loc::current());
+template <Scalar S>
+Array bitwise_or(const Array& x, S y, Loc loc = Loc::current());  // x | y
+template <Scalar S>
+Array bitwise_or(S x, const Array& y, Loc loc = Loc::current());
+template <Scalar S>
+Array bitwise_xor(const Array& x, S y, Loc loc = Loc::current());  // x ^ y
+template <Scalar S>
+Array bitwise_xor(S x, const Array& y, Loc loc = Loc::current());
+template <Scalar S>
+Array left_shift(const Array& x, S y, Loc loc = Loc::current());  // x << y
+template <Scalar S>
+Array left_shift(S x, const Array& y, Loc loc = Loc::current());
+template <Scalar S>
+Array right_shift(const Array& x, S y, Loc loc = Loc::current());  // x >> y (arithmetic for signed)
+template <Scalar S>
+Array right_shift(S x, const Array& y, Loc loc = Loc::current());
+template <Scalar S>
 Array where(const Array& cond, const Array& x, S y, Loc loc = Loc::current());  // cond ? x : y
 template <Scalar S>
 Array where(const Array& cond, S x, const Array& y, Loc loc = Loc::current());  // cond ? x : y

@@ -105,3 +105,18 @@ TEST_CASE("bitcast: the bits read as another dtype of one width, as x.view(dtype
   CHECK(grad([](const Array& x) { return sum(astype(bitcast(x, DType::i32), DType::f32)); })(f).to_vector<float>() ==
         std::vector<float>{0, 0, 0, 0});
 }
+
+TEST_CASE("bitwise: the functions take a C++ number for either operand, weakly typed", "[api][bitwise]") {
+  const Array x = array(std::vector<uint32_t>{0xf0u, 0x0fu, 0xffffffffu}, {3});
+  CHECK(bitwise_and(x, 0x3c).to_vector<uint32_t>() == std::vector<uint32_t>{0x30u, 0x0cu, 0x3cu});
+  CHECK(bitwise_and(x, 0x3c).dtype() == DType::u32);
+  CHECK(bitwise_or(0x100, x).to_vector<uint32_t>() == std::vector<uint32_t>{0x1f0u, 0x10fu, 0xffffffffu});
+  CHECK(bitwise_xor(x, 1).to_vector<uint32_t>() == std::vector<uint32_t>{0xf1u, 0x0eu, 0xfffffffeu});
+  CHECK(left_shift(x, 4).to_vector<uint32_t>() == std::vector<uint32_t>{0xf00u, 0xf0u, 0xfffffff0u});
+  CHECK(right_shift(x, 4).to_vector<uint32_t>() ==
+        std::vector<uint32_t>{0x0fu, 0x0u, 0x0fffffffu});                                       // logical: unsigned
+  CHECK(right_shift(array({-16, 16}), 2).to_vector<int32_t>() == std::vector<int32_t>{-4, 4});  // arithmetic: signed
+  CHECK(left_shift(1, array({0, 3, 31})).to_vector<int32_t>() == std::vector<int32_t>{1, 8, INT32_MIN});
+  CHECK(right_shift(x, 32).to_vector<uint32_t>() == std::vector<uint32_t>{0, 0, 0});  // JAX's out-of-range result
+  CHECK_THROWS_AS(bitwise_and(array({1.0f}), 1), DTypeError);
+}

@@ -12,7 +12,19 @@
 namespace graft {
 namespace detail {
 
-enum class ScalarBinary { pow, maximum, minimum, atan2, remainder, floor_divide };
+enum class ScalarBinary {
+  pow,
+  maximum,
+  minimum,
+  atan2,
+  remainder,
+  floor_divide,
+  bitwise_and,
+  bitwise_or,
+  bitwise_xor,
+  left_shift,
+  right_shift
+};
 Array binary_scalar(ScalarBinary op, const Array& x, double value, bool is_float, bool scalar_first, const Loc& loc);
 // where(cond, x, value), or where(cond, value, x) when scalar_first.
 Array where_scalar(const Array& cond, const Array& x, double value, bool is_float, bool scalar_first, const Loc& loc);
@@ -45,6 +57,11 @@ GRAFT_DEFINE_WITH_SCALAR(minimum)
 GRAFT_DEFINE_WITH_SCALAR(atan2)
 GRAFT_DEFINE_WITH_SCALAR(remainder)
 GRAFT_DEFINE_WITH_SCALAR(floor_divide)
+GRAFT_DEFINE_WITH_SCALAR(bitwise_and)
+GRAFT_DEFINE_WITH_SCALAR(bitwise_or)
+GRAFT_DEFINE_WITH_SCALAR(bitwise_xor)
+GRAFT_DEFINE_WITH_SCALAR(left_shift)
+GRAFT_DEFINE_WITH_SCALAR(right_shift)
 #undef GRAFT_DEFINE_WITH_SCALAR
 
 template <Scalar S>
