@@ -92,6 +92,7 @@ def main():
         c["choice_noreplace"] = ints(jax.random.choice(k, 10, (6,), replace=False))
         c["choice_noreplace_p"] = ints(jax.random.choice(k, 5, (3,), replace=False, p=pw))
         c["choice_rows"] = hexes(jax.random.choice(k, jnp.arange(12, dtype=jnp.float32).reshape(4, 3), (2,), axis=1))
+        c["poisson"] = ints(jax.random.poisson(k, jnp.asarray([0.0, 0.5, 3.0, 9.9, 10.0, 37.5, 1000.0], jnp.float32), (50, 7)))
         jax.config.update("jax_enable_x64", True)
         cases.append(c)
     grid32 = np.linspace(-1, 1, 401, dtype=np.float32)[1:-1]

@@ -107,6 +107,13 @@ Array choice(const Array& key, const Array& a, Shape shape = {}, bool replace = 
              const std::optional<Array>& p = {}, int axis = 0,
              std::source_location loc = std::source_location::current());
 
+// Poisson(lam) integers (i32 or i64), as jax.random.poisson: Knuth's method below rate 10, PTRS
+// rejection above, in f32 with JAX's keys. lam broadcasts to shape ({}: lam's shape).
+Array poisson(const Array& key, const Array& lam, Shape shape = {}, DType dtype = DType::i32,
+              std::source_location loc = std::source_location::current());
+Array poisson(const Array& key, double lam, Shape shape = {}, DType dtype = DType::i32,
+              std::source_location loc = std::source_location::current());
+
 // Gamma(a, 1) floats, as jax.random.gamma: Marsaglia and Tsang's method per
 // element with JAX's keys and accept test (a < 1 boosted to a + 1), and JAX's
 // reparameterised derivative in a (grad flows through the draw). a broadcasts

@@ -408,3 +408,30 @@ TEST_CASE("random: choice draws jax.random.choice's draws, with and without repl
   CHECK(counts[1] == 0);
   CHECK(counts[2] / 20000.0 == Approx(0.5).margin(0.02));
 }
+
+TEST_CASE("random: poisson draws jax.random.poisson's draws, and its mean and variance are lam", "[random]") {
+  const Array lam = array(std::vector<float>{0.0f, 0.5f, 3.0f, 9.9f, 10.0f, 37.5f, 1000.0f}, {7});
+  for (const json& c : values()["keys"]) {
+    INFO("seed " << seed_of(c));
+    const std::vector<int32_t> got = random::poisson(random::key(seed_of(c)), lam, {50, 7}).to_vector<int32_t>();
+    const std::vector<int32_t> want = c["poisson"].get<std::vector<int32_t>>();
+    REQUIRE(got.size() == want.size());
+    size_t equal = 0;
+    for (size_t i = 0; i < got.size(); ++i) equal += got[i] == want[i];
+    // all but where an f32 accept test rounds the other way (XLA's own f32 log and lgamma)
+    CHECK(static_cast<double>(equal) / static_cast<double>(got.size()) >= 0.98);
+  }
+  for (double rate : {2.0, 25.0}) {
+    const std::vector<int32_t> x = random::poisson(random::key(5), rate, {100000}).to_vector<int32_t>();
+    double mean = 0, var = 0;
+    for (int32_t v : x) mean += v;
+    mean /= static_cast<double>(x.size());
+    for (int32_t v : x) var += (v - mean) * (v - mean);
+    var /= static_cast<double>(x.size() - 1);
+    INFO("lam " << rate);
+    CHECK(mean == Approx(rate).epsilon(4 * std::sqrt(rate / 1e5) / rate));
+    CHECK(var == Approx(rate).epsilon(0.03));
+  }
+  CHECK(random::poisson(random::key(0), 0.0, {3}).to_vector<int32_t>() == std::vector<int32_t>{0, 0, 0});
+  CHECK_THROWS_AS(random::poisson(random::key(0), 1.0, {2}, f32), DTypeError);
+}
