@@ -1,12 +1,16 @@
 // NumPy's float predicates and repairs (isnan, isinf, nan_to_num), logaddexp
 // and lax.clamp, composed of graft's ops with JAX's derivatives.
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <string>
 #include <tuple>
 #include <utility>
 
 #include "api/lowering.h"
 #include "graft/autodiff.h"
+#include "graft/errors.h"
 #include "graft/ops.h"
 #include "ir/dtype.h"
 
@@ -82,6 +86,63 @@ Array clamp(const Array& lo, const Array& x, const Array& hi, Loc loc) {
     return std::make_pair(value(l, a, h), dl + da + dh);
   });
   return fn(v[0], v[1], v[2]);
+}
+
+namespace {
+
+// XLA's ReducePrecision on the bits (as unsigned for f32, two's complement
+// for f64, where + and & agree): round the mantissa to nearest, ties to an
+// even last kept bit; then exponents beyond the narrower range become
+// infinity (above) or a signed zero (below: no subnormals); NaN stays NaN.
+Array reduce_precision_bits(const Array& x, int exponent_bits, int mantissa_bits, const Loc& loc) {
+  const bool f32 = x.dtype() == DType::f32;
+  const DType bits_type = f32 ? DType::u32 : DType::i64;
+  const int src_mantissa = f32 ? 23 : 52, src_exponent = f32 ? 8 : 11;
+  auto k = [&](uint64_t v) { return full({}, static_cast<double>(static_cast<int64_t>(v)), bits_type, loc); };
+  auto kbits = [&](uint64_t v) {  // constants beyond 2^53 go through their bits
+    return f32 ? k(v) : bitcast(full({}, std::bit_cast<double>(v), DType::f64, loc), DType::i64, loc);
+  };
+  Array b = bitcast(x, bits_type, loc);
+  if (mantissa_bits < src_mantissa) {
+    const int drop = src_mantissa - mantissa_bits;
+    const uint64_t last = uint64_t{1} << drop;
+    const Array last_bit = right_shift(bitwise_and(b, kbits(last), loc), drop, loc);
+    const Array bias = last_bit + kbits((last >> 1) - 1);
+    b = bitwise_and(b + bias, kbits(~(last - 1) & (f32 ? 0xffffffffull : ~0ull)), loc);
+  }
+  if (exponent_bits < src_exponent) {
+    const uint64_t sign = uint64_t{1} << (f32 ? 31 : 63);
+    const uint64_t exp_mask = ((uint64_t{1} << src_exponent) - 1) << src_mantissa;
+    const int64_t bias = (int64_t{1} << (src_exponent - 1)) - 1, reduced = (int64_t{1} << (exponent_bits - 1)) - 1;
+    const Array e = bitwise_and(b, kbits(exp_mask), loc);
+    const Array over = e > kbits(static_cast<uint64_t>(bias + reduced) << src_mantissa);
+    const Array under = e <= kbits(static_cast<uint64_t>(bias - reduced) << src_mantissa);
+    const Array signed_zero = bitwise_and(b, kbits(sign), loc);
+    const Array signed_inf = bitwise_or(signed_zero, kbits(exp_mask), loc);
+    b = where(over, signed_inf, where(under, signed_zero, b, loc), loc);
+  }
+  const Array out = bitcast(b, x.dtype(), loc);
+  return where(x != x, x, out, loc);
+}
+
+}  // namespace
+
+Array reduce_precision(const Array& x, int exponent_bits, int mantissa_bits, Loc loc) {
+  if (!is_float(x))
+    throw DTypeError("reduce_precision: needs a float array, got " + detail::describe(x) + detail::where(loc));
+  if (exponent_bits < 1 || mantissa_bits < 0)
+    throw Error("reduce_precision: needs exponent_bits >= 1 and mantissa_bits >= 0, got " +
+                std::to_string(exponent_bits) + " and " + std::to_string(mantissa_bits) + detail::where(loc));
+  auto value = [exponent_bits, mantissa_bits, loc](const Array& v) {
+    return reduce_precision_bits(v, exponent_bits, mantissa_bits, loc);
+  };
+  // The tangent passes through unrounded: JAX rounds it alike (its primitive
+  // is linear), which graft's bit operations cannot transpose; the two agree
+  // wherever the tangent is representable in the narrow format.
+  auto fn = custom_jvp(value, [value](const std::tuple<Array>& p, const std::tuple<Array>& t) {
+    return std::make_pair(value(std::get<0>(p)), std::get<0>(t));
+  });
+  return fn(x);
 }
 
 Array clamp(double lo, const Array& x, double hi, Loc loc) {

@@ -95,6 +95,11 @@ Array nan_to_num(const Array& x, double nan = 0.0, std::optional<double> posinf 
 // strictly inside (lo, hi), in lo where lo > x, in hi where hi < x.
 Array clamp(const Array& lo, const Array& x, const Array& hi, Loc loc = Loc::current());
 Array clamp(double lo, const Array& x, double hi, Loc loc = Loc::current());  // bounds in x's dtype
+// x rounded to a float format of exponent_bits and mantissa_bits (lax.reduce_precision, XLA's
+// rounding): to nearest, ties to an even last bit; beyond the exponent range inf, below it a signed
+// zero (no subnormals); NaN stays NaN. (5, 10) is f16's format, (8, 7) bf16's. Derivative: the
+// tangent passes through (JAX also rounds the tangent; the same where it is representable).
+Array reduce_precision(const Array& x, int exponent_bits, int mantissa_bits, Loc loc = Loc::current());
 // Bitwise and, or and xor of integer or bool arrays (operators & | ^; ~ is bitwise_not).
 Array bitwise_and(const Array& x, const Array& y, Loc loc = Loc::current());
 Array bitwise_or(const Array& x, const Array& y, Loc loc = Loc::current());

@@ -435,3 +435,53 @@ TEST_CASE("elementwise: the NumPy float helpers", "[api][elementwise]") {
   CHECK(std::isnan(clamp(0.0, array({NAN}), 1.0).to_vector<double>()[0]));
   CHECK(clamp(array({0}), array({-3, 3, 9}), array({5})).to_vector<int32_t>() == std::vector<int32_t>{0, 3, 5});
 }
+
+TEST_CASE("elementwise: reduce_precision rounds as lax.reduce_precision", "[api][elementwise]") {
+  const std::vector<float> in = {1.0f,  1.00048828125f, 1.0009765625f, 65504.f, 65520.f,  1e5f,     6.1035e-05f,
+                                 3e-5f, 1e-8f,          -0.0f,         NAN,     INFINITY, -3.14159f};
+  const Array x = array(in, {static_cast<int64_t>(in.size())});
+  // np.asarray(lax.reduce_precision(x, 5, 10)) and (x, 8, 7) with JAX 0.10.2
+  const std::vector<float> f16 = {1.0f, 1.0f, 1.0009765625f, 65504.0f, INFINITY, INFINITY,  6.103515625e-05f,
+                                  0.0f, 0.0f, -0.0f,         NAN,      INFINITY, -3.140625f};
+  const std::vector<float> bf16 = {1.0f,
+                                   1.0f,
+                                   1.0f,
+                                   65536.0f,
+                                   65536.0f,
+                                   99840.0f,
+                                   6.103515625e-05f,
+                                   3.0040740966796875e-05f,
+                                   1.0011717677116394e-08f,
+                                   -0.0f,
+                                   NAN,
+                                   INFINITY,
+                                   -3.140625f};
+  auto same = [](const std::vector<float>& a, const std::vector<float>& b) {
+    for (size_t i = 0; i < a.size(); ++i)
+      if (!(std::bit_cast<uint32_t>(a[i]) == std::bit_cast<uint32_t>(b[i]) || (std::isnan(a[i]) && std::isnan(b[i]))))
+        return false;
+    return a.size() == b.size();
+  };
+  CHECK(same(reduce_precision(x, 5, 10).to_vector<float>(), f16));
+  CHECK(same(reduce_precision(x, 8, 7).to_vector<float>(), bf16));
+  CHECK(same(reduce_precision(array(std::vector<float>{NAN, 1.5f, 3.0f}, {3}), 8, 0).to_vector<float>(),
+             {NAN, 2.0f, 2.0f}));
+  // in f16's normal range: the C++ _Float16 conversion (round to nearest even), on a dense sweep, f64 too
+  std::vector<float> sweep;
+  for (float v = 6.2e-5f; v < 65000.f; v *= 1.0009f) sweep.push_back(v);
+  const std::vector<float> r =
+      reduce_precision(array(sweep, {static_cast<int64_t>(sweep.size())}), 5, 10).to_vector<float>();
+  const std::vector<double> r64 =
+      reduce_precision(astype(array(sweep, {static_cast<int64_t>(sweep.size())}), DType::f64), 5, 10)
+          .to_vector<double>();
+  size_t bad = 0;
+  for (size_t i = 0; i < sweep.size(); ++i) {
+    const float want = static_cast<float>(static_cast<_Float16>(sweep[i]));
+    bad += r[i] != want || r64[i] != static_cast<double>(want);
+  }
+  CHECK(bad == 0);
+  // the tangent passes through: grad(sum(reduce_precision(3 v))) = 3, as JAX's (3 is representable)
+  CHECK(grad([](const Array& v) { return sum(reduce_precision(v * 3.0f, 5, 10)); })(array({1.0f, 2.0f}))
+            .to_vector<float>() == std::vector<float>{3.0f, 3.0f});
+  CHECK_THROWS_AS(reduce_precision(array({1, 2}), 5, 10), DTypeError);
+}
