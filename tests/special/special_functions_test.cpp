@@ -126,8 +126,9 @@ int64_t ulps(F a, F b) {
     return i < 0 ? static_cast<int64_t>(std::numeric_limits<I>::min()) - static_cast<int64_t>(i)
                  : static_cast<int64_t>(i);
   };
-  const int64_t d = key(a) - key(b);
-  return d < 0 ? -d : d;
+  const __int128 d = static_cast<__int128>(key(a)) - key(b);  // opposite signs far apart overflow int64
+  const __int128 m = d < 0 ? -d : d;
+  return m > INT64_MAX ? INT64_MAX : static_cast<int64_t>(m);
 }
 
 // The error of `got` against `want` in ulps; NaN, infinities and zeros must
