@@ -312,6 +312,40 @@ Array truncated_normal(const Array& key, double lower, double upper, Shape shape
   return bind1(Op::min, {floor, const_like(out, below, dtype, loc)}, {}, loc);
 }
 
+// The same with lower and upper Arrays, as jax.random.truncated_normal with
+// array bounds: u uniform between erf(lower/sqrt 2) and erf(upper/sqrt 2)
+// per element (their product-sum in f64 for f32, as XLA's fused
+// multiply-add), clipped into (nextafter(lower, inf), nextafter(upper, -inf)).
+Array truncated_normal(const Array& key, const Array& lower, const Array& upper, Shape shape, DType dtype, Loc loc) {
+  const char* fn = "random::truncated_normal";
+  check_key(fn, key, loc);
+  check_float(fn, dtype, loc);
+  const Shape joint = detail::broadcast_shapes(fn, std::vector<Shape>{lower.shape(), upper.shape()}, loc);
+  if (shape.empty()) shape = joint;
+  if (detail::broadcast_shapes(fn, std::vector<Shape>{joint, shape}, loc) != shape)
+    throw ShapeError(std::string(fn) + ": bounds of shape " + ir::shape_str(joint) +
+                     " do not broadcast to the requested shape " + ir::shape_str(shape) + where(loc));
+  check_sampler(fn, key, shape, dtype, loc);
+  const Array lo = detail::broadcast_to_shape(detail::convert(lower, dtype, loc), shape, loc);
+  const Array hi = detail::broadcast_to_shape(detail::convert(upper, dtype, loc), shape, loc);
+  const double sqrt2 = in_dtype(std::numbers::sqrt2, dtype);
+  const Array a = graft::erf({binop(Op::div, lo, sqrt2, loc), loc}),
+              b = graft::erf({binop(Op::div, hi, sqrt2, loc), loc});
+  const Array u = unit(key, shape, dtype, loc);
+  const Array span = b - a;
+  Array x = dtype == DType::f32
+                ? detail::convert(detail::convert(u, DType::f64, loc) * detail::convert(span, DType::f64, loc) +
+                                      detail::convert(a, DType::f64, loc),
+                                  DType::f32, loc)
+                : u * span + a;
+  x = maximum(a, x, loc);
+  const Array out = binop(Op::mul, graft::erf_inv({x, loc}), sqrt2, loc);
+  const double inf = std::numeric_limits<double>::infinity();
+  const Array above = nextafter(stop_gradient(lo), full_like(lo, inf), loc);
+  const Array below = nextafter(stop_gradient(hi), full_like(hi, -inf), loc);
+  return minimum(maximum(out, above, loc), below, loc);
+}
+
 Array exponential(const Array& key, Shape shape, DType dtype, Loc loc) {
   check_sampler("random::exponential", key, shape, dtype, loc);
   Array u = uniform_in(key, shape, 0, 1, dtype, loc);

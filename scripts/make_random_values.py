@@ -53,6 +53,8 @@ def main():
         for name, t in [("f32", jnp.float32), ("f64", jnp.float64)]:
             c["truncated_normal_" + name] = hexes(jax.random.truncated_normal(k, -2.0, 2.0, (9,), t))
             c["truncated_normal_m1_3_" + name] = hexes(jax.random.truncated_normal(k, -1.0, 3.0, (9,), t))
+            c["truncated_normal_arrays_" + name] = hexes(jax.random.truncated_normal(
+                k, jnp.asarray([-2.0, 0.0, 1.5], t), jnp.asarray([[2.0], [4.0]], t), (2, 3), t))
             for dist in ["exponential", "gumbel", "laplace", "logistic", "cauchy"]:
                 c[dist + "_" + name] = hexes(getattr(jax.random, dist)(k, (9,), t))
         jax.config.update("jax_enable_x64", False)  # p = 0.5 is f32 then, as for a user without x64

@@ -58,6 +58,10 @@ Array randint(const Array& key, Shape shape, int64_t lo, int64_t hi, DType dtype
 Array truncated_normal(const Array& key, double lower, double upper, Shape shape, DType dtype = default_float_dtype(),
                        std::source_location loc = std::source_location::current());
 
+// The same with Array bounds, broadcast against shape (shape {}: the bounds' broadcast shape).
+Array truncated_normal(const Array& key, const Array& lower, const Array& upper, Shape shape = {},
+                       DType dtype = default_float_dtype(), std::source_location loc = std::source_location::current());
+
 // Exponential floats of rate 1: -log1p(-u).
 Array exponential(const Array& key, Shape shape, DType dtype = default_float_dtype(),
                   std::source_location loc = std::source_location::current());

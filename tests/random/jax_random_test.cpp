@@ -435,3 +435,24 @@ TEST_CASE("random: poisson draws jax.random.poisson's draws, and its mean and va
   CHECK(random::poisson(random::key(0), 0.0, {3}).to_vector<int32_t>() == std::vector<int32_t>{0, 0, 0});
   CHECK_THROWS_AS(random::poisson(random::key(0), 1.0, {2}, f32), DTypeError);
 }
+
+TEST_CASE("random: truncated_normal with Array bounds draws JAX's numbers", "[random]") {
+  for (const json& c : values()["keys"]) {
+    INFO("seed " << seed_of(c));
+    const Array k = random::key(seed_of(c));
+    for (DType dt : {f32, f64}) {
+      const Array lo = astype(array(std::vector<double>{-2.0, 0.0, 1.5}, {3}), dt);
+      const Array hi = astype(array(std::vector<double>{2.0, 4.0}, {2, 1}), dt);
+      auto draw = [&] { return random::truncated_normal(k, lo, hi, {2, 3}, dt); };
+      if (dt == f32)
+        CHECK(sampler_eps<float>(c, "truncated_normal_arrays_f32", draw) <= 4);
+      else
+        CHECK(sampler_eps<double>(c, "truncated_normal_arrays_f64", draw) <= 4);
+      // scalar bounds: the double overload's draws exactly
+      const Array one = random::truncated_normal(k, scalar(-2.0, dt), scalar(2.0, dt), {9}, dt);
+      CHECK(astype(one, f64).to_vector<double>() ==
+            astype(random::truncated_normal(k, -2, 2, {9}, dt), f64).to_vector<double>());
+    }
+  }
+  CHECK_THROWS_AS(random::truncated_normal(random::key(0), array({0.0, 1.0}), array({1.0, 2.0}), {3}), ShapeError);
+}
