@@ -27,6 +27,7 @@
 #include "api/array_impl.h"
 #include "api/dispatch.h"
 #include "api/lowering.h"
+#include "api/random_keys.h"
 #include "graft/errors.h"
 #include "graft/ops.h"
 #include "interpreter/kernels/threefry.h"
@@ -227,6 +228,24 @@ Array uniform(const Array& key, Shape shape, double lo, double hi, DType dtype, 
   return uniform_in(key, shape, lo_t, hi_t, dtype, loc);
 }
 
+// As jax.random.uniform with array bounds: max(lo, u * (hi - lo) + lo) per
+// element, the product-sum of f32 in f64 as XLA's fused multiply-add.
+Array uniform(const Array& key, Shape shape, const Array& lo, const Array& hi, DType dtype, Loc loc) {
+  const char* fn = "random::uniform";
+  check_key(fn, key, loc);
+  check_float(fn, dtype, loc);
+  shape = detail::random_draw_shape(fn, {lo.shape(), hi.shape()}, shape, loc);
+  check_shape(fn, shape, loc);
+  const Array a = detail::random_param(lo, dtype, shape, loc), b = detail::random_param(hi, dtype, shape, loc);
+  const Array u = unit(key, shape, dtype, loc);
+  const Array x = dtype == DType::f32
+                      ? detail::convert(detail::convert(u, DType::f64, loc) * detail::convert(b - a, DType::f64, loc) +
+                                            detail::convert(a, DType::f64, loc),
+                                        DType::f32, loc)
+                      : u * (b - a) + a;
+  return maximum(a, x, loc);
+}
+
 Array normal(const Array& key, Shape shape, DType dtype, Loc loc) {
   const char* fn = "random::normal";
   check_key(fn, key, loc);
@@ -245,6 +264,18 @@ Array bernoulli(const Array& key, double p, Shape shape, Loc loc) {
     throw Error(std::string(fn) + ": p must be in [0, 1], got " + std::to_string(p) + where(loc));
   const DType dtype = default_float_dtype();
   return binop(Op::lt, uniform_in(key, shape, 0, 1, dtype, loc), in_dtype(p, dtype), loc);
+}
+
+// As jax.random.bernoulli with an array p: uniform in p's float dtype (the
+// default float dtype for integer p) below p.
+Array bernoulli(const Array& key, const Array& p, Shape shape, Loc loc) {
+  const char* fn = "random::bernoulli";
+  check_key(fn, key, loc);
+  shape = detail::random_draw_shape(fn, {p.shape()}, shape, loc);
+  check_shape(fn, shape, loc);
+  const DType dtype = ir::is_floating(p.dtype()) ? p.dtype() : default_float_dtype();
+  check_float(fn, dtype, loc);
+  return unit(key, shape, dtype, loc) < detail::random_param(p, dtype, shape, loc);
 }
 
 Array randint(const Array& key, Shape shape, int64_t lo, int64_t hi, DType dtype, Loc loc) {
@@ -270,6 +301,40 @@ Array randint(const Array& key, Shape shape, int64_t lo, int64_t hi, DType dtype
   auto mod = [&](const Array& x) { return span ? binop(Op::rem, x, span, loc) : x; };
   Array offset = mod(bind1(Op::add, {binop(Op::mul, mod(higher), multiplier, loc), mod(lower)}, {}, loc));
   return binop(Op::add, detail::convert(offset, DType::i32, loc), static_cast<double>(lo), loc);
+}
+
+// As jax.random.randint with array bounds: the bounds clipped to i32, a span
+// of 1 where hi <= lo (lo is drawn), one more where hi is past the i32 range
+// (2^32 wraps to 0, and x % 0 leaves x), then the scalar overload's draws.
+Array randint(const Array& key, Shape shape, const Array& lo, const Array& hi, DType dtype, Loc loc) {
+  const char* fn = "random::randint";
+  check_key(fn, key, loc);
+  if (dtype != DType::i32)
+    throw DTypeError(std::string(fn) + ": dtype must be i32 (64-bit draws need u64), got " + dtype_name(dtype) +
+                     where(loc));
+  for (const Array* b : {&lo, &hi})
+    if (!ir::is_integer(b->dtype()) && !ir::is_floating(b->dtype()))
+      throw DTypeError(std::string(fn) + ": bounds must be numbers, got " + detail::describe(*b) + where(loc));
+  shape = detail::random_draw_shape(fn, {lo.shape(), hi.shape()}, shape, loc);
+  check_shape(fn, shape, loc);
+  // Bounds in i64 (floats truncated, as JAX's astype(int)), then clipped.
+  auto as_i64 = [&](const Array& b) { return detail::random_param(b, DType::i64, shape, loc); };
+  const Array lo64 = as_i64(lo), hi64 = as_i64(hi);
+  constexpr int64_t kMin = std::numeric_limits<int32_t>::min(), kMax = std::numeric_limits<int32_t>::max();
+  auto clip = [&](const Array& b) { return detail::convert(clamp(kMin, b, kMax, loc), DType::i32, loc); };
+  const Array a = clip(lo64), b = clip(hi64);
+  const Array hi_out_of_range = hi64 > kMax;  // an integer constant: a float one would compare in f32
+  Array span = detail::convert(b - a, DType::u32, loc);
+  const Array one = full_like(span, 1);
+  span = graft::where(b <= a, one, span, loc);
+  span = graft::where(logical_and(hi_out_of_range, b > a), span + one, span, loc);
+  auto rem = [&](const Array& x, const Array& y) { return bind1(Op::rem, {x, y}, {}, loc); };  // x % 0 = x
+  Array multiplier = rem(full_like(span, 65536), span);
+  multiplier = rem(multiplier * multiplier, span);
+  std::vector<Array> keys = split(key, 2, loc);
+  const Array higher = bits32(keys[0], shape, loc), lower = bits32(keys[1], shape, loc);
+  const Array offset = rem(rem(higher, span) * multiplier + rem(lower, span), span);
+  return a + detail::convert(offset, DType::i32, loc);
 }
 
 namespace {
@@ -320,11 +385,7 @@ Array truncated_normal(const Array& key, const Array& lower, const Array& upper,
   const char* fn = "random::truncated_normal";
   check_key(fn, key, loc);
   check_float(fn, dtype, loc);
-  const Shape joint = detail::broadcast_shapes(fn, std::vector<Shape>{lower.shape(), upper.shape()}, loc);
-  if (shape.empty()) shape = joint;
-  if (detail::broadcast_shapes(fn, std::vector<Shape>{joint, shape}, loc) != shape)
-    throw ShapeError(std::string(fn) + ": bounds of shape " + ir::shape_str(joint) +
-                     " do not broadcast to the requested shape " + ir::shape_str(shape) + where(loc));
+  shape = detail::random_draw_shape(fn, {lower.shape(), upper.shape()}, shape, loc);
   check_sampler(fn, key, shape, dtype, loc);
   const Array lo = detail::broadcast_to_shape(detail::convert(lower, dtype, loc), shape, loc);
   const Array hi = detail::broadcast_to_shape(detail::convert(upper, dtype, loc), shape, loc);
@@ -475,6 +536,20 @@ namespace graft::detail {
 
 Array random_split_keys(const Array& key, int64_t n, const std::source_location& loc) {
   return random::raw_bits(key, {n, 2}, loc);
+}
+
+Shape random_draw_shape(const char* fn, const std::vector<Shape>& params, const Shape& shape,
+                        const std::source_location& loc) {
+  const Shape joint = broadcast_shapes(fn, params, loc);
+  if (shape.empty()) return joint;
+  if (broadcast_shapes(fn, std::vector<Shape>{joint, shape}, loc) != shape)
+    throw ShapeError(std::string(fn) + ": parameters of shape " + ir::shape_str(joint) +
+                     " do not broadcast to the requested shape " + ir::shape_str(shape) + where(loc));
+  return shape;
+}
+
+Array random_param(const Array& p, DType dtype, const Shape& shape, const std::source_location& loc) {
+  return broadcast_to_shape(convert(p, dtype, loc), shape, loc);
 }
 
 }  // namespace graft::detail

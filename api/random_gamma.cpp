@@ -115,27 +115,12 @@ void check_float_dtype(const char* fn, DType dtype, const Loc& loc) {
     throw DTypeError(std::string(fn) + ": dtype must be f32 or f64, got " + dtype_name(dtype) + at(loc));
 }
 
-// shape = {} means the parameters' broadcast shape; otherwise the
-// parameters must broadcast to it (jax.random's _check_shape).
-Shape draw_shape(const char* fn, const std::vector<Shape>& params, const Shape& shape, const Loc& loc) {
-  const Shape joint = detail::broadcast_shapes(fn, params, loc);
-  if (shape.empty()) return joint;
-  if (detail::broadcast_shapes(fn, std::vector<Shape>{joint, shape}, loc) != shape)
-    throw ShapeError(std::string(fn) + ": parameters of shape " + ir::shape_str(joint) +
-                     " do not broadcast to the requested shape " + ir::shape_str(shape) + at(loc));
-  return shape;
-}
-
-Array param(const Array& p, DType dtype, const Shape& shape, const Loc& loc) {
-  return detail::broadcast_to_shape(detail::convert(p, dtype, loc), shape, loc);
-}
-
 Array gamma_of(const char* fn, const Array& key, const Array& a, Shape shape, DType dtype, bool log_space,
                const Loc& loc) {
   check_one_key(fn, key, loc);
   check_float_dtype(fn, dtype, loc);
-  const Shape s = draw_shape(fn, {a.shape()}, shape, loc);
-  return gamma_sample(key, param(a, dtype, s, loc), log_space, loc);
+  const Shape s = detail::random_draw_shape(fn, {a.shape()}, shape, loc);
+  return gamma_sample(key, detail::random_param(a, dtype, s, loc), log_space, loc);
 }
 
 }  // namespace
@@ -159,10 +144,10 @@ Array beta(const Array& key, const Array& a, const Array& b, Shape shape, DType 
   const char* fn = "random::beta";
   check_one_key(fn, key, loc);
   check_float_dtype(fn, dtype, loc);
-  const Shape s = draw_shape(fn, {a.shape(), b.shape()}, shape, loc);
+  const Shape s = detail::random_draw_shape(fn, {a.shape(), b.shape()}, shape, loc);
   std::vector<Array> keys = split(key, 2, loc);
-  const Array log_a = gamma_sample(keys[0], param(a, dtype, s, loc), true, loc);
-  const Array log_b = gamma_sample(keys[1], param(b, dtype, s, loc), true, loc);
+  const Array log_a = gamma_sample(keys[0], detail::random_param(a, dtype, s, loc), true, loc);
+  const Array log_b = gamma_sample(keys[1], detail::random_param(b, dtype, s, loc), true, loc);
   const Array log_max = maximum(log_a, log_b, loc);
   const Array ga = graft::exp(log_a - log_max), gb = graft::exp(log_b - log_max);
   return ga / (ga + gb);
@@ -179,9 +164,9 @@ Array dirichlet(const Array& key, const Array& alpha, Shape shape, DType dtype, 
   if (alpha.ndim() < 1)
     throw ShapeError(std::string(fn) + ": alpha must have at least one axis, got a scalar" + at(loc));
   const Shape batch(alpha.shape().begin(), alpha.shape().end() - 1);
-  Shape s = draw_shape(fn, {batch}, shape, loc);
+  Shape s = detail::random_draw_shape(fn, {batch}, shape, loc);
   s.push_back(alpha.shape().back());
-  const Array logs = gamma_sample(key, param(alpha, dtype, s, loc), true, loc);
+  const Array logs = gamma_sample(key, detail::random_param(alpha, dtype, s, loc), true, loc);
   return softmax(logs, {-1}, loc);
 }
 

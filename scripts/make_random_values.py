@@ -50,9 +50,19 @@ def main():
         c["randint_m5_17"] = ints(jax.random.randint(k, (10,), -5, 17, jnp.int32))
         c["randint_full"] = ints(jax.random.randint(k, (6,), -2**31, 2**31, jnp.int32))
         c["randint_0_1000003"] = ints(jax.random.randint(k, (6,), 0, 1000003, jnp.int32))
+        # Array parameters, broadcast against the shape: a hi <= lo pair (lo is drawn), hi past
+        # the i32 range, the full range.
+        c["randint_arrays"] = ints(jax.random.randint(
+            k, (2, 4), jnp.asarray([-5, 0, 100, -2**31]), jnp.asarray([[17], [2**31]]), jnp.int32))
+        c["bernoulli_arrays_f32"] = [bool(v) for v in np.asarray(jax.random.bernoulli(
+            k, jnp.asarray([0.1, 0.5, 0.9], jnp.float32), (4, 3))).ravel()]
+        c["bernoulli_arrays_f64"] = [bool(v) for v in np.asarray(jax.random.bernoulli(
+            k, jnp.asarray([[0.25], [0.75]], jnp.float64))).ravel()]
         for name, t in [("f32", jnp.float32), ("f64", jnp.float64)]:
             c["truncated_normal_" + name] = hexes(jax.random.truncated_normal(k, -2.0, 2.0, (9,), t))
             c["truncated_normal_m1_3_" + name] = hexes(jax.random.truncated_normal(k, -1.0, 3.0, (9,), t))
+            c["uniform_arrays_" + name] = hexes(jax.random.uniform(
+                k, (2, 3), t, jnp.asarray([-1.0, 0.0, 2.5], t), jnp.asarray([[3.0], [1e3]], t)))
             c["truncated_normal_arrays_" + name] = hexes(jax.random.truncated_normal(
                 k, jnp.asarray([-2.0, 0.0, 1.5], t), jnp.asarray([[2.0], [4.0]], t), (2, 3), t))
             for dist in ["exponential", "gumbel", "laplace", "logistic", "cauchy"]:

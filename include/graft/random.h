@@ -41,6 +41,10 @@ Array bits(const Array& key, Shape shape, DType dtype = DType::u32,
 Array uniform(const Array& key, Shape shape, double lo = 0, double hi = 1, DType dtype = default_float_dtype(),
               std::source_location loc = std::source_location::current());
 
+// The same with Array bounds, broadcast against shape (shape {}: the bounds' broadcast shape).
+Array uniform(const Array& key, Shape shape, const Array& lo, const Array& hi, DType dtype = default_float_dtype(),
+              std::source_location loc = std::source_location::current());
+
 // Standard normal floats (dtype f32 or f64): sqrt(2) erf_inv(u), u uniform in (-1, 1), as JAX.
 Array normal(const Array& key, Shape shape, DType dtype = default_float_dtype(),
              std::source_location loc = std::source_location::current());
@@ -48,8 +52,17 @@ Array normal(const Array& key, Shape shape, DType dtype = default_float_dtype(),
 // bool array, true with probability p (0 <= p <= 1): uniform < p in the default float dtype, as JAX.
 Array bernoulli(const Array& key, double p, Shape shape, std::source_location loc = std::source_location::current());
 
+// The same with an Array p broadcast against shape (shape {}: p's shape), drawn in p's float dtype.
+Array bernoulli(const Array& key, const Array& p, Shape shape = {},
+                std::source_location loc = std::source_location::current());
+
 // Integers in [lo, hi) (lo < hi, within the i32 range; hi may be 2^31), JAX's draws; dtype i32.
 Array randint(const Array& key, Shape shape, int64_t lo, int64_t hi, DType dtype = DType::i32,
+              std::source_location loc = std::source_location::current());
+
+// The same with Array bounds (integers, or floats truncated) broadcast against shape (shape {}: their
+// broadcast shape), clipped to i32 as JAX; where hi <= lo the draw is lo.
+Array randint(const Array& key, Shape shape, const Array& lo, const Array& hi, DType dtype = DType::i32,
               std::source_location loc = std::source_location::current());
 
 // Normal floats truncated to (lower, upper), as jax.random.truncated_normal:

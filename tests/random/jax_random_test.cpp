@@ -456,3 +456,47 @@ TEST_CASE("random: truncated_normal with Array bounds draws JAX's numbers", "[ra
   }
   CHECK_THROWS_AS(random::truncated_normal(random::key(0), array({0.0, 1.0}), array({1.0, 2.0}), {3}), ShapeError);
 }
+
+TEST_CASE("random: uniform, bernoulli and randint with Array parameters draw JAX's numbers", "[random]") {
+  for (const json& c : values()["keys"]) {
+    INFO("seed " << seed_of(c));
+    const Array k = random::key(seed_of(c));
+    for (const Mode& m : modes()) {
+      INFO(m.name);
+      auto draw = [&](const std::function<Array(const Array&)>& f) { return m.run(f, k); };
+      for (DType dt : {f32, f64}) {
+        const Array lo = astype(array(std::vector<double>{-1.0, 0.0, 2.5}, {3}), dt);
+        const Array hi = astype(array(std::vector<double>{3.0, 1e3}, {2, 1}), dt);
+        const Array u = draw([&](const Array& key) { return random::uniform(key, {2, 3}, lo, hi, dt); });
+        // One product and one sum, the f32 one fused as XLA's: exact.
+        if (dt == f32)
+          CHECK(max_ulps(u.to_vector<float>(), floats<float>(c["uniform_arrays_f32"])) == 0);
+        else
+          CHECK(max_ulps(u.to_vector<double>(), floats<double>(c["uniform_arrays_f64"])) == 0);
+      }
+      const Array p32 = array(std::vector<float>{0.1f, 0.5f, 0.9f}, {3});
+      CHECK(draw([&](const Array& key) {
+              return random::bernoulli(key, p32, {4, 3});
+            }).to_vector<bool>() == c["bernoulli_arrays_f32"].get<std::vector<bool>>());
+      const Array p64 = array(std::vector<double>{0.25, 0.75}, {2, 1});
+      CHECK(draw([&](const Array& key) { return random::bernoulli(key, p64); }).to_vector<bool>() ==
+            c["bernoulli_arrays_f64"].get<std::vector<bool>>());
+      const Array lo = array(std::vector<int64_t>{-5, 0, 100, INT32_MIN}, {4});
+      const Array hi = array(std::vector<int64_t>{17, int64_t{1} << 31}, {2, 1});
+      const Array r = draw([&](const Array& key) { return random::randint(key, {2, 4}, lo, hi); });
+      CHECK(r.to_vector<int32_t>() == c["randint_arrays"].get<std::vector<int32_t>>());
+    }
+    // Scalar Arrays draw exactly what the number overloads draw.
+    CHECK(random::uniform(k, {9}, scalar(-3.0, f32), scalar(5.0, f32), f32).to_vector<float>() ==
+          random::uniform(k, {9}, -3, 5, f32).to_vector<float>());
+    CHECK(random::bernoulli(k, scalar(0.3, f32), {10}).to_vector<bool>() ==
+          random::bernoulli(k, 0.3, {10}).to_vector<bool>());
+    CHECK(random::randint(k, {10}, scalar(-5.0, i32), scalar(17.0, i32)).to_vector<int32_t>() ==
+          random::randint(k, {10}, -5, 17).to_vector<int32_t>());
+  }
+  const Array k = random::key(0);
+  CHECK_THROWS_AS(random::uniform(k, {3}, array({0.0, 1.0}), array({1.0, 2.0})), ShapeError);
+  CHECK_THROWS_AS(random::bernoulli(k, array({0.5, 0.5}), {3}), ShapeError);
+  CHECK_THROWS_AS(random::randint(k, {2}, array({true, false}), array({1.0, 2.0})), DTypeError);
+  CHECK_THROWS_AS(random::randint(k, {2}, array({0.0}), array({1.0}), f32), DTypeError);
+}
