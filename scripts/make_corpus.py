@@ -262,11 +262,6 @@ NOT_COVERED = {
     "all_to_all": "a collective (as psum)",
     "pmap": "runs a function on several devices: tests/api/pmap_primitive_test.cpp checks it against eager pmap and vmap",
     "fusion": "exists only inside jit executables, never in an exported graph",
-    "zeta": "JAX defines no derivative of zeta, and every case differentiates: tests/special compares its values"
-            " with mpmath's and JAX's",
-    "nextafter": "JAX defines no derivative of nextafter (as zeta); tests/special/special_functions_test.cpp checks it",
-    "igamma_grad_a": "has no derivative in JAX (as zeta): tests/special compares its values with mpmath's and JAX's",
-    "random_gamma_grad": "has no derivative in JAX (as zeta): tests/special compares its values with mpmath's and JAX's",
     "bitcast_convert_type": "JAX's answers are computed in float64, where the bits of a 32-bit value mean something"
                             " else: tests/api/bitwise_ops_test.cpp checks its bits",
 }
@@ -347,8 +342,11 @@ def make_values(rng, dtype, shape, domain=None, values=None):
 CASES = []
 
 
-def case(name, graph, inputs, smooth=True, modes="fwd_and_rev", vmap=True):
-    CASES.append({"name": name, "graph": graph, "inputs": inputs, "smooth": smooth, "modes": modes, "vmap": vmap})
+def case(name, graph, inputs, smooth=True, modes="fwd_and_rev", vmap=True, check=None):
+    """modes: "fwd_and_rev", "fwd" (no reverse mode, as for while) or "none" (no derivatives: JAX
+    defines none). check(inputs, outputs) asserts the answers against an independent computation."""
+    CASES.append({"name": name, "graph": graph, "inputs": inputs, "smooth": smooth, "modes": modes, "vmap": vmap,
+                  "check": check})
 
 
 def rng_for(name):
@@ -399,8 +397,7 @@ def build_cases():
 
     # Special functions of two and three operands. The first operands of
     # polygamma and betainc are constants (JAX differentiates neither
-    # polygamma in n nor betainc in a and b; zeta not at all, so it has no
-    # case here: tests/special has its values); igamma's Hessian in a needs a
+    # polygamma in n nor betainc in a and b); igamma's Hessian in a needs a
     # derivative JAX does not define, so its cases have none.
     def with_constants(name, op, consts, x_spec, smooth=True):
         g = Graph()
@@ -416,6 +413,20 @@ def build_cases():
     for op in ("igamma", "igammac"):
         one_op("%s/vector" % op, op, [("f64", [5], (0.5, 6.0)), ("f64", [5], (0.2, 8.0))], smooth=False)
         one_op("%s/f32" % op, op, [("f32", [2, 2], (0.5, 6.0)), ("f32", [2, 2], (0.2, 8.0))], smooth=False)
+    # Functions JAX defines no derivative of: values and vmap only.
+    for op in ("igamma_grad_a", "random_gamma_grad"):
+        one_op("%s/vector" % op, op, [("f64", [5], (0.5, 6.0)), ("f64", [5], (0.2, 8.0))], smooth=False, modes="none")
+        one_op("%s/f32" % op, op, [("f32", [2, 2], (0.5, 6.0)), ("f32", [2, 2], (0.2, 8.0))], smooth=False,
+               modes="none")
+    one_op("zeta/vector", "zeta", [("f64", [5], (1.5, 6.0)), ("f64", [5], (0.5, 4.0))], smooth=False, modes="none")
+    one_op("zeta/f32", "zeta", [("f32", [2, 2], (1.5, 6.0)), ("f32", [2, 2], (0.5, 4.0))], smooth=False, modes="none")
+    # nextafter's step from x, exact (Sterbenz): a wrong nextafter is caught whatever the tolerance.
+    # Only f64: the answers widen f32 to f64, whose steps are not f32's.
+    g = Graph()
+    x, y = g.input("f64", [6]), g.input("f64", [6])
+    case("nextafter/step", g.finish([g.op("sub", [g.op("nextafter", [x, y]), x])]),
+         [np.array([1.0, 1.0, 0.0, 0.0, -3.5, 1e300]), np.array([2.0, 0.0, 1.0, -1.0, -3.5, np.inf])],
+         smooth=False, modes="none")
 
     # Elementwise, two operands.
     for op, doms, smooth in (("add", (None, None), True), ("sub", (None, None), True), ("mul", (None, None), True),
@@ -609,6 +620,7 @@ def build_cases():
            {"body": Gs(subgraph([f, f], lambda g, a, b: g.op("sin", [g.op("mul", [a, b])])))})
 
     build_programs()
+    build_random_streams()
 
 
 def build_programs():
@@ -726,6 +738,124 @@ def build_programs():
     case(name, g.finish([out]), [make_values(rng, "f32", [4, 3]), make_values(rng, "f32", [3]), make_values(rng, "f32", [2, 4])])
 
 
+def build_random_streams():
+    """jax.random's streams as graft composes them of random_bits and u32 ops
+    (api/random.cpp): split, fold_in, bits, uniform, normal and randint. The
+    answers are JAX's evaluation of the graph, and the script checks them
+    against jax.random's own functions for the same key, bit for bit."""
+    def const(g, value, dtype, shape):
+        c = g.op("constant", [], {"value": literal(np.array(value, DTYPES[dtype]))})
+        return g.op("broadcast_in_dim", [c], {"shape": Is(shape), "broadcast_dimensions": Is([])}) if shape else c
+
+    def with_const(g, op, x, value):
+        return g.op(op, [x, const(g, value, g.dtype(x), g.shape(x))])
+
+    def take(g, x, i, axis):  # x[..., i, ...] along axis, which is dropped
+        s = g.shape(x)
+        start, limit = [0] * len(s), list(s)
+        start[axis], limit[axis] = i, i + 1
+        sl = g.op("slice", [x], {"start_indices": Is(start), "limit_indices": Is(limit), "strides": Is([1] * len(s))})
+        return g.op("reshape", [sl], {"new_sizes": Is(s[:axis] + s[axis + 1:])})
+
+    def split(g, key, n):
+        children = g.op("random_bits", [key], {"shape": Is([n, 2])})
+        return [take(g, children, i, 0) for i in range(n)]
+
+    def bits32(g, key, shape):  # the words of each counter's threefry pair xor-ed
+        pairs = g.op("random_bits", [key], {"shape": Is(shape + [2])})
+        return g.op("xor", [take(g, pairs, 0, len(shape)), take(g, pairs, 1, len(shape))])
+
+    def unit(g, key, shape, dtype):  # uniform [0, 1) from the bits, exact
+        if dtype == "f32":
+            m = g.op("convert_element_type", [with_const(g, "div", bits32(g, key, shape), 512)], {"new_dtype": D("f32")})
+            return with_const(g, "mul", m, 2.0 ** -23)
+        pairs = g.op("random_bits", [key], {"shape": Is(shape + [2])})
+        hi = g.op("convert_element_type", [take(g, pairs, 0, len(shape))], {"new_dtype": D("f64")})
+        lo = g.op("convert_element_type", [with_const(g, "div", take(g, pairs, 1, len(shape)), 4096)],
+                  {"new_dtype": D("f64")})
+        return g.op("add", [with_const(g, "mul", hi, 2.0 ** -32), with_const(g, "mul", lo, 2.0 ** -52)])
+
+    def uniform(g, key, shape, lo, hi):  # f64: max(lo, u (hi - lo) + lo)
+        x = with_const(g, "add", with_const(g, "mul", unit(g, key, shape, "f64"), hi - lo), lo)
+        return g.op("max", [const(g, lo, "f64", shape), x])
+
+    def threefry(g, k0, k1, x0, x1):  # rotations as a wrapping multiply or-ed with a division
+        rot = [13, 15, 26, 6, 17, 29, 16, 24]
+        ks = [k0, k1, with_const(g, "xor", g.op("xor", [k0, k1]), 0x1BD11BDA)]
+        x0, x1 = g.op("add", [x0, ks[0]]), g.op("add", [x1, ks[1]])
+        for block in range(5):
+            for r in range(4):
+                x0 = g.op("add", [x0, x1])
+                n = rot[(block % 2) * 4 + r]
+                rotl = g.op("or", [with_const(g, "mul", x1, 2 ** n), with_const(g, "div", x1, 2 ** (32 - n))])
+                x1 = g.op("xor", [rotl, x0])
+            x0 = g.op("add", [x0, ks[(block + 1) % 3]])
+            x1 = with_const(g, "add", g.op("add", [x1, ks[(block + 2) % 3]]), block + 1)
+        return x0, x1
+
+    def fold_in(g, key, data):  # threefry2x32(key, (0, data))
+        k0, k1 = take(g, key, 0, 0), take(g, key, 1, 0)
+        y0, y1 = threefry(g, k0, k1, const(g, 0, "u32", []), const(g, data, "u32", []))
+        col = [g.op("reshape", [y], {"new_sizes": Is([1])}) for y in (y0, y1)]
+        return g.op("concatenate", col, {"dimension": I(0)})
+
+    def key_of(seed):
+        return np.array([seed >> 32, seed & 0xFFFFFFFF], np.uint32)
+
+    def same(got, want, what):
+        got, want = np.asarray(got), np.asarray(want)
+        assert got.dtype == want.dtype and np.array_equal(got, want), "%s differs from jax.random's" % what
+
+    for seed in (0, 42, 2 ** 63 + 12345):
+        name = "program/random_keys_%d" % seed
+        g = Graph()
+        key = g.input("u32", [2], "key")
+        outs = split(g, key, 3) + [fold_in(g, key, 7), fold_in(g, key, 4000000000)]
+
+        def check(inputs, out):
+            k = jnp.asarray(inputs[0])
+            for i, child in enumerate(jax.random.split(k, 3)):
+                same(out[i], child, "split(key, 3)[%d]" % i)
+            same(out[3], jax.random.fold_in(k, 7), "fold_in(key, 7)")
+            same(out[4], jax.random.fold_in(k, np.uint32(4000000000)), "fold_in(key, 4000000000)")
+        case(name, g.finish(outs, ["out.split0", "out.split1", "out.split2", "out.fold_in_7", "out.fold_in_4e9"]),
+             [key_of(seed)], check=check)
+
+        name = "program/random_draws_%d" % seed
+        g = Graph()
+        key = g.input("u32", [2], "key")
+        kb, ku, kn, kr = split(g, key, 4)
+        bits = bits32(g, kb, [2, 3])
+        u = uniform(g, ku, [9], -3.0, 5.0)
+        lo = np.nextafter(-1.0, 0.0)
+        normal = with_const(g, "mul", g.op("erf_inv", [uniform(g, kn, [3, 4], lo, 1.0)]), np.sqrt(2.0))
+        # randint in [-5, 17): (higher mod span) 2^32 + lower, mod span, in u32 (span 22).
+        span, multiplier = 22, (65536 % 22) ** 2 % 22
+        higher, lower = [bits32(g, k, [10]) for k in split(g, kr, 2)]
+        offset = with_const(g, "rem", g.op("add", [with_const(g, "mul", with_const(g, "rem", higher, span), multiplier),
+                                                   with_const(g, "rem", lower, span)]), span)
+        ints = with_const(g, "add", g.op("convert_element_type", [offset], {"new_dtype": D("i32")}), -5)
+
+        def check(inputs, out):
+            k = jnp.asarray(inputs[0])
+            kb, ku, kn, kr = jax.random.split(k, 4)
+            same(out[0], jax.random.bits(kb, (2, 3), jnp.uint32), "bits")
+            same(out[1], jax.random.uniform(ku, (9,), jnp.float64, -3.0, 5.0), "uniform")
+            same(out[2], jax.random.normal(kn, (3, 4), jnp.float64), "normal")
+            same(out[3], jax.random.randint(kr, (10,), -5, 17, jnp.int32), "randint")
+        case(name, g.finish([bits, u, normal, ints], ["out.bits", "out.uniform", "out.normal", "out.randint"]),
+             [key_of(seed)], check=check)
+
+    name = "program/random_uniform_f32"
+    g = Graph()
+    key = g.input("u32", [2], "key")
+
+    def check(inputs, out):
+        same(np.asarray(out[0]).astype(np.float32), jax.random.uniform(jnp.asarray(inputs[0]), (2, 5), jnp.float32),
+             "uniform f32")
+    case(name, g.finish([unit(g, key, [2, 5], "f32")]), [key_of(7)], check=check)
+
+
 # ---- JAX's answers
 
 def float_positions(types):
@@ -748,7 +878,7 @@ def answers(c):
         return run_graph(g, list(xs), True)
     res = {"eval": [np.asarray(o) for o in f(*wide_inputs)], "float_inputs": fin, "float_outputs": fout}
     rng = rng_for("answers/" + c["name"])
-    if fin and fout:
+    if fin and fout and c["modes"] != "none":
         def f_float(*fx):
             xs = list(wide_inputs)
             for i, v in zip(fin, fx):
@@ -800,6 +930,8 @@ def main():
         for i, x in enumerate(c["inputs"]):
             np.save(os.path.join(d, "in_%d.npy" % i), np.asarray(x).astype(DTYPES[c["graph"]["inputs"][i]["dtype"]]))
         r = answers(c)
+        if c["check"]:
+            c["check"](c["inputs"], r["eval"])
         files = {}
         for key in ("eval", "jvp_tangents", "jvp", "vjp_cotangents", "vjp", "hessian_weights", "vmap_inputs", "vmap"):
             if key in r:
