@@ -14,6 +14,7 @@
 
 #define Eigen GRAFT_FLOAT_ISA_EIGEN
 #include <Eigen/Core>
+#include <unsupported/Eigen/SpecialFunctions>
 
 #include <algorithm>
 #include <array>
@@ -24,6 +25,12 @@
 
 #include "interpreter/kernels/float_math.h"
 #include "interpreter/kernels/float_math_f32.h"
+// The scalar semantics of the ops, each function static: this file's copies
+// are compiled for its instruction set and must not be merged with another's.
+#define GCG_FN static inline
+#include "interpreter/kernels/scalar_ops.h"
+#undef GCG_FN
+#include "interpreter/kernels/float_math_special.h"
 
 namespace graft::interpreter {
 namespace {
@@ -177,6 +184,38 @@ void vector_fn<FloatFn::sin, float>(const float* x, float* y, int64_t n) {
 template <>
 void vector_fn<FloatFn::cos, float>(const float* x, float* y, int64_t n) {
   run_f32<SinF32<true>>(x, y, n);
+}
+
+// The special functions: float_math_special.h.
+template <>
+void vector_fn<FloatFn::bessel_i0e, float>(const float* x, float* y, int64_t n) {
+  bessel_ie<false>(x, y, n);
+}
+template <>
+void vector_fn<FloatFn::bessel_i0e, double>(const double* x, double* y, int64_t n) {
+  bessel_ie<false>(x, y, n);
+}
+template <>
+void vector_fn<FloatFn::bessel_i1e, float>(const float* x, float* y, int64_t n) {
+  bessel_ie<true>(x, y, n);
+}
+template <>
+void vector_fn<FloatFn::bessel_i1e, double>(const double* x, double* y, int64_t n) {
+  bessel_ie<true>(x, y, n);
+}
+template <>
+void vector_fn<FloatFn::ndtri, float>(const float* x, float* y, int64_t n) {
+  run_blocks(x, y, n, [](const double* in, double* out) {
+    Eigen::Map<const EVec<double>> P(in, kSpecialBlock);
+    Eigen::Map<EVec<double>> Y(out, kSpecialBlock);
+    Y = P.ndtri();
+    // Eigen's ndtri gives -inf below 0 and inf above 1, where the function is NaN.
+    for (int64_t i = 0; i < kSpecialBlock; ++i) out[i] = in[i] < 0 || in[i] > 1 ? in[i] - in[i] + NAN : out[i];
+  });
+}
+template <>
+void vector_fn<FloatFn::ndtri, double>(const double* x, double* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = gcg_ndtri_f64(x[i]);
 }
 
 template <class T, size_t... I>

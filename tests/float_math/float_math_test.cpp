@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "interpreter/kernels/float_math.h"
+#include "interpreter/kernels/scalar_ops.h"
 
 using namespace graft::interpreter;
 
@@ -45,6 +46,11 @@ W reference(FloatFn fn, W x) {
     case FloatFn::cosh: return std::cosh(x);
     case FloatFn::tanh: return std::tanh(x);
     case FloatFn::logistic: return W(1) / (W(1) + std::exp(-x));
+    // The special functions: the scalar f64 functions every other path computes
+    // (tests/special measures those against mpmath).
+    case FloatFn::bessel_i0e: return W(gcg_bessel_i0e_f64(static_cast<double>(x)));
+    case FloatFn::bessel_i1e: return W(gcg_bessel_i1e_f64(static_cast<double>(x)));
+    case FloatFn::ndtri: return W(gcg_ndtri_f64(static_cast<double>(x)));
     case FloatFn::count: break;
   }
   return W(0);
@@ -150,6 +156,9 @@ double bound(FloatFn f, bool f64) {
     case FloatFn::cosh: return 2;
     case FloatFn::tanh: return f64 ? 2 : 6;
     case FloatFn::logistic: return f64 ? 2 : 6;
+    case FloatFn::bessel_i0e:
+    case FloatFn::bessel_i1e: return f64 ? 0 : 0.5;  // the scalar function's bits, rounded once in f32
+    case FloatFn::ndtri: return f64 ? 0 : 1;         // f64: the scalar function; f32: Eigen's f64 ndtri, rounded once
     case FloatFn::count: break;
   }
   return 0;
