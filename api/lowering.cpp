@@ -65,6 +65,10 @@ Array convert(const Array& x, DType dtype, const std::source_location& loc) {
   return bind1(ir::Op::convert_element_type, {x}, {{"new_dtype", dtype}}, loc);
 }
 
+Array as_float(const Array& x, const char* name, const std::source_location& loc) {
+  return ir::is_floating(checked_impl(x, name).type.dtype) ? x : convert(x, default_float_dtype(), loc);
+}
+
 std::vector<Array> promote_and_broadcast(const char* op, std::vector<Array> args, const std::source_location& loc) {
   if (args.empty()) return args;
   // Fast path: operands that already agree (the common case) pass through untouched.

@@ -19,6 +19,9 @@ Shape broadcast_shapes(const char* op, const std::vector<Array>& args, const std
 Shape broadcast_shapes(const char* op, const std::vector<Shape>& shapes, const std::source_location& loc);
 Array broadcast_to_shape(const Array& x, const Shape& shape, const std::source_location& loc);
 Array convert(const Array& x, DType dtype, const std::source_location& loc);
+// x where it is a float array, else x converted to the default float dtype
+// (NumPy's sin(int)); name is the op an empty handle is reported for.
+Array as_float(const Array& x, const char* name, const std::source_location& loc);
 // The dtype x and a C++ number of the given kind compute in: the number is
 // weakly typed, so it takes x's dtype unless its kind is higher (JAX's rule).
 DType weak_scalar_dtype(const Array& x, bool is_float, const char* op);

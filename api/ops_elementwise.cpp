@@ -20,8 +20,7 @@ Array unary(Op op, const Array& x, const Loc& loc) { return bind1(op, {x}, {}, l
 
 // Float ops on integer arrays compute in the default float dtype, as NumPy's sin(int) does.
 Array unary_float(Op op, const Array& x, const Loc& loc) {
-  DType d = detail::checked_impl(x, ir::op_name(op).data()).type.dtype;
-  return bind1(op, {ir::is_floating(d) ? x : detail::convert(x, default_float_dtype(), loc)}, {}, loc);
+  return bind1(op, {detail::as_float(x, ir::op_name(op).data(), loc)}, {}, loc);
 }
 
 Array binary(Op op, const char* name, const Array& a, const Array& b, const Loc& loc) {

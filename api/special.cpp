@@ -22,11 +22,6 @@ namespace {
 
 DType float_dtype(DType d) { return ir::is_floating(d) ? d : default_float_dtype(); }
 
-Array float_array(const Array& x, const Loc& loc) {
-  const DType d = float_dtype(x.dtype());
-  return d == x.dtype() ? x : detail::convert(x, d, loc);
-}
-
 // The operands as arrays of one float dtype and one shape: the arrays
 // promote (integers to the default float), numbers take their dtype.
 std::vector<Array> float_operands(const char* name, std::vector<const Operand*> ops, const Loc& loc) {
@@ -41,7 +36,9 @@ std::vector<Array> float_operands(const char* name, std::vector<const Operand*> 
   return detail::promote_and_broadcast(name, args, loc);
 }
 
-Array unary(Op op, const ArrayAt& x) { return bind1(op, {float_array(x.array, x.loc)}, {}, x.loc); }
+Array unary(Op op, const ArrayAt& x) {
+  return bind1(op, {detail::as_float(x.array, ir::op_name(op).data(), x.loc)}, {}, x.loc);
+}
 
 Array nary(Op op, const char* name, std::vector<const Operand*> ops, const Loc& loc) {
   return bind1(op, float_operands(name, std::move(ops), loc), {}, loc);
@@ -64,19 +61,19 @@ Array expit(ArrayAt x) { return unary(Op::logistic, x); }
 
 // e^|x| i0e(x), as jax.scipy.special.i0.
 Array i0(ArrayAt x) {
-  const Array f = float_array(x.array, x.loc);
+  const Array f = detail::as_float(x.array, "special::i0", x.loc);
   return graft::exp({graft::abs({f, x.loc}), x.loc}) * unary(Op::bessel_i0e, {f, x.loc});
 }
 
 Array i1(ArrayAt x) {
-  const Array f = float_array(x.array, x.loc);
+  const Array f = detail::as_float(x.array, "special::i1", x.loc);
   return graft::exp({graft::abs({f, x.loc}), x.loc}) * unary(Op::bessel_i1e, {f, x.loc});
 }
 
 // -x log(x) for x > 0, 0 at 0, -inf below; the derivative -(log(x) + 1), as
 // JAX's (whose xlogx rule this is).
 Array entr(ArrayAt x) {
-  const Array f = float_array(x.array, x.loc);
+  const Array f = detail::as_float(x.array, "special::entr", x.loc);
   const double inf = std::numeric_limits<double>::infinity();
   auto xlogx = custom_jvp([](const Array& v) { return where(v == 0.0, zeros_like(v), v * graft::log(v)); },
                           [](const std::tuple<Array>& p, const std::tuple<Array>& t) {
@@ -89,7 +86,7 @@ Array entr(ArrayAt x) {
 
 // log(x / (1 - x)), with JAX's derivative 1 / (x (1 - x)).
 Array logit(ArrayAt x) {
-  const Array f = float_array(x.array, x.loc);
+  const Array f = detail::as_float(x.array, "special::logit", x.loc);
   auto fn = custom_jvp([](const Array& v) { return graft::log(v / (1.0 - v)); },
                        [](const std::tuple<Array>& p, const std::tuple<Array>& t) {
                          const Array& v = std::get<0>(p);
