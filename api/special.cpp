@@ -106,30 +106,34 @@ Array betaln(Operand a, Operand b, Loc loc) {
   return unary(Op::lgamma, {v[0], loc}) + unary(Op::lgamma, {v[1], loc}) - unary(Op::lgamma, {v[0] + v[1], loc});
 }
 
-// x log(y) (or x log1p(y)), 0 where x == 0 unless y is NaN; the derivative
-// x' log(y) + y' x / y everywhere, as JAX's custom rule.
-Array xlogy(Operand x, Operand y, Loc loc) {
-  std::vector<Array> v = float_operands("xlogy", {&x, &y}, loc);
-  auto value = [](const Array& a, const Array& b) {
-    return where(logical_or(a != 0.0, b != b), a * graft::log(b), zeros_like(a));
+namespace {
+
+// x log(y) (log_of: log) or x log1p(y) (log1p), 0 where x = 0 unless y is
+// NaN, with JAX's derivative t_x log_of(y) + t_y x / slope_of(y), where
+// slope_of(y) is y or 1 + y.
+template <class LogOf, class SlopeOf>
+Array x_log(const char* name, Operand& x, Operand& y, LogOf log_of, SlopeOf slope_of, const Loc& loc) {
+  std::vector<Array> v = float_operands(name, {&x, &y}, loc);
+  auto value = [log_of](const Array& a, const Array& b) {
+    return where(logical_or(a != 0.0, b != b), a * log_of(b), zeros_like(a));
   };
-  auto fn = custom_jvp(value, [value](const Pair& p, const Pair& t) {
+  auto fn = custom_jvp(value, [value, log_of, slope_of](const Pair& p, const Pair& t) {
     const Array &a = std::get<0>(p), &b = std::get<1>(p);
-    return std::make_pair(value(a, b), std::get<0>(t) * graft::log(b) + std::get<1>(t) * a / b);
+    return std::make_pair(value(a, b), std::get<0>(t) * log_of(b) + std::get<1>(t) * a / slope_of(b));
   });
   return fn(v[0], v[1]);
 }
 
+}  // namespace
+
+Array xlogy(Operand x, Operand y, Loc loc) {
+  return x_log(
+      "xlogy", x, y, [](const Array& b) { return graft::log(b); }, [](const Array& b) { return b; }, loc);
+}
+
 Array xlog1py(Operand x, Operand y, Loc loc) {
-  std::vector<Array> v = float_operands("xlog1py", {&x, &y}, loc);
-  auto value = [](const Array& a, const Array& b) {
-    return where(logical_or(a != 0.0, b != b), a * graft::log1p(b), zeros_like(a));
-  };
-  auto fn = custom_jvp(value, [value](const Pair& p, const Pair& t) {
-    const Array &a = std::get<0>(p), &b = std::get<1>(p);
-    return std::make_pair(value(a, b), std::get<0>(t) * graft::log1p(b) + std::get<1>(t) * a / (1.0 + b));
-  });
-  return fn(v[0], v[1]);
+  return x_log(
+      "xlog1py", x, y, [](const Array& b) { return graft::log1p(b); }, [](const Array& b) { return 1.0 + b; }, loc);
 }
 
 }  // namespace graft::special
