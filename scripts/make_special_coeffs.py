@@ -8,7 +8,10 @@ digits, so that every constant there can be reproduced:
     on [8, inf) in t = 16/x - 1 (each smooth on its interval);
   - the Taylor coefficients of digamma about its positive root x0, and x0
     as a sum of two doubles;
-  - B_2j / (2j)! for the Euler-Maclaurin tail of the Hurwitz zeta function.
+  - B_2j / (2j)! for the Euler-Maclaurin tail of the Hurwitz zeta function;
+  - the Chebyshev expansion of (1 + x) erfcx(x) = (1 + x) e^(x^2) erfc(x) on
+    [0, inf) in t = 1 - 6 / (x + 3) (x = 3 (1 + t) / (1 - t)), which the
+    vectorised f32 erfc, ndtr and log_ndtr evaluate (float_math_special.h).
 
 Run with a Python that has mpmath: python3 scripts/make_special_coeffs.py
 """
@@ -55,6 +58,13 @@ def i1e_over_x(x):
     return mp.mpf(1) / 2 if x == 0 else i1e(x) / x
 
 
+def erfcx_mapped(t):  # t in [-1, 1] -> x = 3 (1 + t) / (1 - t) in [0, inf)
+    if 1 - t < mp.mpf("1e-30"):
+        return 1 / mp.sqrt(mp.pi)  # (1 + x) erfcx(x) -> 1 / sqrt(pi)
+    x = 3 * (1 + t) / (1 - t)
+    return (1 + x) * mp.exp(x * x) * mp.erfc(x)
+
+
 def show(name, coeffs):
     print(f"// {name}: {len(coeffs)} terms, highest degree first")
     body = ", ".join(mp.nstr(c, 20, min_fixed=1, max_fixed=0) for c in reversed(coeffs))
@@ -77,3 +87,5 @@ show("digamma(x0 + h) = sum_k a_k h^k, k >= 1", taylor)
 bern = [mp.bernoulli(2 * j) / mp.factorial(2 * j) for j in range(1, 14)]
 print("// B_2j / (2j)!, j = 1...")
 print("{" + ", ".join(mp.nstr(b, 20, min_fixed=1, max_fixed=0) for b in bern) + "}")
+
+show("(1 + x) erfcx(x), x >= 0, in t = 1 - 6 / (x + 3)", chebyshev(erfcx_mapped, tol=mp.mpf("1e-18")))

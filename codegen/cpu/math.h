@@ -18,8 +18,8 @@ using MathFn = interpreter::FloatFn;
 // check it when they are loaded (and it is part of their source, so of the
 // cache key). 2: functions from the instruction-set table, position-independent;
 // 3: indexed by the VECTOR_MATH ops in ops.def order; 4: with bessel_i0e,
-// bessel_i1e and ndtri.
-inline constexpr int32_t kMathTableVersion = 4;
+// bessel_i1e and ndtri; 5: with erfc, ndtr and log_ndtr too.
+inline constexpr int32_t kMathTableVersion = 5;
 
 using MathF32 = interpreter::FloatFnF32;
 using MathF64 = interpreter::FloatFnF64;

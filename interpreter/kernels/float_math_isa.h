@@ -204,6 +204,30 @@ void vector_fn<FloatFn::bessel_i1e, double>(const double* x, double* y, int64_t 
   bessel_ie<true>(x, y, n);
 }
 template <>
+void vector_fn<FloatFn::erfc, float>(const float* x, float* y, int64_t n) {
+  erfc_family<ErfcKind::erfc>(x, y, n);
+}
+template <>
+void vector_fn<FloatFn::erfc, double>(const double* x, double* y, int64_t n) {
+  erfc_family<ErfcKind::erfc>(x, y, n);
+}
+template <>
+void vector_fn<FloatFn::ndtr, float>(const float* x, float* y, int64_t n) {
+  erfc_family<ErfcKind::ndtr>(x, y, n);
+}
+template <>
+void vector_fn<FloatFn::ndtr, double>(const double* x, double* y, int64_t n) {
+  erfc_family<ErfcKind::ndtr>(x, y, n);
+}
+template <>
+void vector_fn<FloatFn::log_ndtr, float>(const float* x, float* y, int64_t n) {
+  erfc_family<ErfcKind::log_ndtr>(x, y, n);
+}
+template <>
+void vector_fn<FloatFn::log_ndtr, double>(const double* x, double* y, int64_t n) {
+  erfc_family<ErfcKind::log_ndtr>(x, y, n);
+}
+template <>
 void vector_fn<FloatFn::ndtri, float>(const float* x, float* y, int64_t n) {
   run_blocks(x, y, n, [](const double* in, double* out) {
     Eigen::Map<const EVec<double>> P(in, kSpecialBlock);

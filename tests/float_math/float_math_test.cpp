@@ -51,6 +51,9 @@ W reference(FloatFn fn, W x) {
     case FloatFn::bessel_i0e: return W(gcg_bessel_i0e_f64(static_cast<double>(x)));
     case FloatFn::bessel_i1e: return W(gcg_bessel_i1e_f64(static_cast<double>(x)));
     case FloatFn::ndtri: return W(gcg_ndtri_f64(static_cast<double>(x)));
+    case FloatFn::erfc: return W(gcg_erfc(static_cast<double>(x)));
+    case FloatFn::ndtr: return W(gcg_ndtr_f64(static_cast<double>(x)));
+    case FloatFn::log_ndtr: return W(gcg_log_ndtr_f64(static_cast<double>(x)));
     case FloatFn::count: break;
   }
   return W(0);
@@ -159,6 +162,9 @@ double bound(FloatFn f, bool f64) {
     case FloatFn::bessel_i0e:
     case FloatFn::bessel_i1e: return f64 ? 0 : 0.5;  // the scalar function's bits, rounded once in f32
     case FloatFn::ndtri: return f64 ? 0 : 1;         // f64: the scalar function; f32: Eigen's f64 ndtri, rounded once
+    case FloatFn::erfc:
+    case FloatFn::ndtr:
+    case FloatFn::log_ndtr: return f64 ? 0 : 1;  // f64: the scalar functions; f32: a few f64 ulps, rounded once
     case FloatFn::count: break;
   }
   return 0;
