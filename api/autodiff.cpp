@@ -124,6 +124,12 @@ std::vector<Array> run_linear(const Graph& linear, const std::vector<Array>& res
   return call_graph(g, inputs);
 }
 
+bool any_traced(const std::vector<Array>& arrays) {
+  for (const Array& a : arrays)
+    if (checked_impl(a, "custom_jvp").traced()) return true;
+  return false;
+}
+
 std::vector<Array> run_graph(const Graph& graph, const std::vector<Array>& inputs) {
   return call_graph(graph.ir(), inputs);
 }

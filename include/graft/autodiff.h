@@ -43,6 +43,7 @@ auto checkpoint(F f) {
 template <class F, class R>
 auto custom_jvp(F f, R rule) {
   return [f, rule](const auto&... args) {
+    if (auto out = detail::call_if_concrete(f, args...)) return *out;
     auto call = detail::trace_function(f, args...);
     auto rule_fn = [&rule](const auto& primals, const auto& tangents) { return rule(primals, tangents); };
     auto traced_rule = detail::trace_function(rule_fn, std::make_tuple(args...), std::make_tuple(args...));
@@ -60,6 +61,7 @@ auto custom_jvp(F f, R rule) {
 template <class F, class Fwd, class Bwd>
 auto custom_vjp(F f, Fwd fwd, Bwd bwd) {
   return [f, fwd, bwd](const auto&... args) {
+    if (auto out = detail::call_if_concrete(f, args...)) return *out;
     auto call = detail::trace_function(f, args...);
     auto fw = detail::trace_function(fwd, args...);
     auto bw = detail::trace_function(bwd, fw.out.second, call.out);

@@ -61,3 +61,33 @@ TEST_CASE("custom_jvp: a rule that differs from the truth is what autodiff uses"
                   })(x),
                   UnsupportedError);
 }
+
+TEST_CASE("custom_jvp: an eager call runs f alone; transforms still get the rule", "[transforms][custom_jvp]") {
+  int f_calls = 0, rule_calls = 0;
+  auto fn = custom_jvp(
+      [&](const Array& a) {
+        ++f_calls;
+        return graft::sin(a);
+      },
+      [&](const std::tuple<Array>& p, const std::tuple<Array>& t) {
+        ++rule_calls;
+        return std::make_pair(graft::sin(std::get<0>(p)), 2.0 * std::get<0>(t));  // deliberately not cos
+      });
+  Array x = array<double>({0.5, 1.0});
+  // Eager: nothing traces, so the rule is not even traced; the values are f's.
+  CHECK(fn(x).to_vector<double>() == graft::sin(x).to_vector<double>());
+  CHECK(f_calls == 1);
+  CHECK(rule_calls == 0);
+  // Under grad the argument is traced, and the rule is what autodiff uses.
+  CHECK(grad([&](const Array& a) { return sum(fn(a)); })(x).to_vector<double>() == std::vector<double>{2.0, 2.0});
+  CHECK(rule_calls >= 1);
+  // Concrete arguments but an f that closes over a traced value: the traced path refuses it.
+  CHECK_THROWS_AS(make_graph([&](const Array& outer) {
+                    auto bad = custom_jvp([&](const Array& a) { return a * outer; },
+                                          [&](const std::tuple<Array>& p, const std::tuple<Array>& t) {
+                                            return std::make_pair(std::get<0>(p) * outer, std::get<0>(t) * outer);
+                                          });
+                    return bad(array<double>({1.0, 2.0}));
+                  })(x),
+                  UnsupportedError);
+}

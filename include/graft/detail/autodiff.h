@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <source_location>
 #include <string>
 #include <tuple>
@@ -129,6 +130,9 @@ std::vector<Array> vjp_call(const Graph& graph, const std::vector<Array>& captur
                             const std::vector<Array>& out_cotangents);
 std::vector<Array> run_graph(const Graph& graph, const std::vector<Array>& inputs);
 
+// Whether any of the arrays is a value of a trace (an enclosing transform's).
+bool any_traced(const std::vector<Array>& arrays);
+
 template <class... Args>
 std::vector<Array> all_leaves(const Args&... args) {
   std::vector<Array> out;
@@ -137,6 +141,18 @@ std::vector<Array> all_leaves(const Args&... args) {
         for (Array& a : tree::leaves(args)) out.push_back(a);
       }(),
       ...);
+  return out;
+}
+
+// f(args...) run as it is where no argument is traced and neither is its
+// result (no enclosing transform can ask for a custom rule then), else
+// std::nullopt. Spares the eager calls of custom_jvp, custom_vjp and
+// checkpoint the tracing of their rules.
+template <class F, class... Args>
+auto call_if_concrete(F& f, const Args&... args) -> std::optional<std::decay_t<decltype(f(args...))>> {
+  if (any_traced(all_leaves(args...))) return std::nullopt;
+  auto out = f(args...);
+  if (any_traced(tree::leaves(out))) return std::nullopt;  // f closes over a traced value: the traced path says so
   return out;
 }
 
