@@ -110,8 +110,13 @@ class Emitter {
   std::string params_struct(const CudaKernel& k) const {
     std::ostringstream os;
     os << "struct " << sym_ << "_params {\n";
+    // An output may take a dying input's buffer (codegen/memory_plan.cpp).
+    // With one output its store depends on every read; with more, a store
+    // of one output could be scheduled before a read of the input another
+    // output needs, were the inputs declared __restrict__ (they alias).
+    const char* restrict = k.num_outputs == 1 ? "* __restrict__ in" : "* in";
     for (int j = 0; j < k.num_inputs; ++j)
-      os << "  const " << ctype(g_.type(g_.inputs()[j]).dtype) << "* __restrict__ in" << j << ";\n";
+      os << "  const " << ctype(g_.type(g_.inputs()[j]).dtype) << restrict << j << ";\n";
     for (int o = 0; o < k.num_outputs; ++o) os << "  " << ctype(g_.type(g_.outputs()[o]).dtype) << "* out" << o << ";\n";
     for (size_t c = 0; c < k.scalars.size(); ++c) os << "  int64_t s" << c << ";\n";
     os << "  int64_t n;\n};\n";
