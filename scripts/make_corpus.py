@@ -246,6 +246,11 @@ OPS = {
         ins[0], ins[1], ((attr(attrs, "lhs_contracting"), attr(attrs, "rhs_contracting")),
                          (attr(attrs, "lhs_batch"), attr(attrs, "rhs_batch"))),
         precision=lax.Precision.HIGHEST, preferred_element_type=ins[0].dtype),
+    "cholesky": lambda ins, attrs, node, wide: lax.linalg.cholesky(ins[0], symmetrize_input=False),
+    "triangular_solve": lambda ins, attrs, node, wide: lax.linalg.triangular_solve(
+        ins[0], ins[1], left_side=bool(attr(attrs, "left_side")), lower=bool(attr(attrs, "lower")),
+        transpose_a=bool(attr(attrs, "transpose_a")), conjugate_a=False,
+        unit_diagonal=bool(attr(attrs, "unit_diagonal"))),
     "random_bits": random_bits,
     "cond": cond, "while": while_, "scan": scan,
     "remat": lambda ins, attrs, node, wide: run_graph(attr(attrs, "body")[0], ins, wide),
@@ -621,6 +626,7 @@ def build_cases():
 
     build_programs()
     build_random_streams()
+    build_linalg()
 
 
 def build_programs():
@@ -736,6 +742,45 @@ def build_programs():
     w, b, x = g.input("f32", [4, 3], "params.w"), g.input("f32", [3], "params.b"), g.input("f32", [2, 4], "x")
     out = g.op("logistic", [g.op("add", [matmul(g, x, w), bcast(g, b, [2, 3], [1])])])
     case(name, g.finish([out]), [make_values(rng, "f32", [4, 3]), make_values(rng, "f32", [3]), make_values(rng, "f32", [2, 4])])
+
+
+def build_linalg():
+    """cholesky and triangular_solve: of Gram matrices x x^T + 3 I, positive
+    definite for every x (so vmap's rotated batches are too, and their
+    tangents symmetric, the inputs JAX's cholesky rule is written for), and
+    solves with triangles whose diagonals stay in [1, 2]."""
+    def solve_attrs(left, lower, transpose, unit):
+        return {"left_side": I(left), "lower": I(lower), "transpose_a": I(transpose), "unit_diagonal": I(unit)}
+
+    for n in (3, 4):
+        name = "program/cholesky_gram_%d" % n
+        rng = rng_for(name)
+        g = Graph()
+        x = g.input("f64", [n, n], "x")
+        gram = g.op("dot_general", [x, x], {"lhs_contracting": Is([1]), "rhs_contracting": Is([1]),
+                                            "lhs_batch": Is([]), "rhs_batch": Is([])})
+        eye3 = g.op("constant", [], {"value": literal(3.0 * np.eye(n))})
+        chol = g.op("cholesky", [g.op("add", [gram, eye3])])
+        case(name, g.finish([chol]), [make_values(rng, "f64", [n, n])])
+
+    # a^-1 b through the factor: L y = b, then L^T x = y.
+    name = "program/cholesky_solve"
+    rng = rng_for(name)
+    g = Graph()
+    x, b = g.input("f64", [3, 3], "x"), g.input("f64", [3, 2], "b")
+    gram = g.op("dot_general", [x, x], {"lhs_contracting": Is([1]), "rhs_contracting": Is([1]),
+                                        "lhs_batch": Is([]), "rhs_batch": Is([])})
+    chol = g.op("cholesky", [g.op("add", [gram, g.op("constant", [], {"value": literal(3.0 * np.eye(3))})])])
+    y = g.op("triangular_solve", [chol, b], solve_attrs(1, 1, 0, 0))
+    case(name, g.finish([g.op("triangular_solve", [chol, y], solve_attrs(1, 1, 1, 0))]),
+         [make_values(rng, "f64", [3, 3]), make_values(rng, "f64", [3, 2])])
+
+    for (left, lower, transpose, unit), a_shape, b_shape in (
+            ((1, 1, 0, 0), [3, 3], [3, 2]), ((0, 0, 1, 0), [2, 3, 3], [2, 4, 3]), ((1, 0, 0, 1), [4, 4], [4, 1]),
+            ((0, 1, 0, 1), [3, 3], [2, 3])):
+        one_op("triangular_solve/left%d_lower%d_transpose%d_unit%d" % (left, lower, transpose, unit),
+               "triangular_solve", [("f64", a_shape, (1.0, 2.0)), ("f64", b_shape)],
+               solve_attrs(left, lower, transpose, unit))
 
 
 def build_random_streams():

@@ -12,6 +12,7 @@
 #include "graft/initializers.h"
 #include "graft/jacobian.h"
 #include "graft/jit.h"
+#include "graft/linalg.h"
 #include "graft/make_graph.h"
 #include "graft/named_scope.h"
 #include "graft/nn.h"

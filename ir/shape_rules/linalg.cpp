@@ -1,5 +1,6 @@
 // Shape/dtype rule of dot_general (XLA's): result axes are the batch axes,
 // then lhs's free axes, then rhs's free axes.
+#include "ir/dtype.h"
 #include "ir/shape_rules/rule.h"
 
 namespace graft::ir {
@@ -45,6 +46,57 @@ OutTypes dot_general_shape(const RuleCtx& c) {
     if (!rused[i]) out.push_back(b.shape[i]);
   c.check_shape(out, "result");
   return {ValueType{a.dtype, out}};
+}
+
+}  // namespace graft::ir
+
+namespace graft::ir {
+
+namespace {
+
+// The size n of a's trailing n x n matrices (rank >= 2); a ShapeError otherwise.
+int64_t square_size(const RuleCtx& c, const ValueType& a, const char* what) {
+  if (a.rank() < 2)
+    c.shape_error(std::string(what) + " must have rank >= 2 (batches of matrices), got rank " +
+                  std::to_string(a.rank()));
+  const int64_t n = a.shape[a.rank() - 1];
+  if (a.shape[a.rank() - 2] != n)
+    c.shape_error(std::string(what) + " must be square in its last two axes, got " +
+                  std::to_string(a.shape[a.rank() - 2]) + "x" + std::to_string(n));
+  return n;
+}
+
+}  // namespace
+
+// cholesky: [..., n, n] -> the same (the lower factor; the input's lower triangle is read).
+OutTypes cholesky_shape(const RuleCtx& c) {
+  const ValueType& a = c.input(0);
+  if (!is_floating(a.dtype)) c.dtype_error(std::string("needs a float dtype, got ") + dtype_name(a.dtype));
+  square_size(c, a, "the operand");
+  return {a};
+}
+
+// triangular_solve(a, b): a [..., m, m]; b [..., m, n] (left_side: op(a) x = b)
+// or [..., n, m] (x op(a) = b); the same batch axes and dtype. x has b's type.
+OutTypes triangular_solve_shape(const RuleCtx& c) {
+  const ValueType& a = c.input(0);
+  const ValueType& b = c.input(1);
+  if (a.dtype != b.dtype)
+    c.dtype_error(std::string("operand dtypes ") + dtype_name(a.dtype) + " and " + dtype_name(b.dtype) + " differ");
+  if (!is_floating(a.dtype)) c.dtype_error(std::string("needs float operands, got ") + dtype_name(a.dtype));
+  const int64_t m = square_size(c, a, "a");
+  if (b.rank() != a.rank())
+    c.shape_error("b must have a's rank " + std::to_string(a.rank()) + ", got rank " + std::to_string(b.rank()));
+  for (int i = 0; i + 2 < a.rank(); ++i)
+    if (a.shape[i] != b.shape[i])
+      c.shape_error("batch axis " + std::to_string(i) + " differs: a has " + std::to_string(a.shape[i]) + ", b has " +
+                    std::to_string(b.shape[i]));
+  const bool left = c.attr_int("left_side") != 0;
+  const int64_t along = b.shape[left ? b.rank() - 2 : b.rank() - 1];
+  if (along != m)
+    c.shape_error(std::string(left ? "left_side: b's rows" : "right side: b's columns") + " (" + std::to_string(along) +
+                  ") must equal a's size " + std::to_string(m));
+  return {b};
 }
 
 }  // namespace graft::ir

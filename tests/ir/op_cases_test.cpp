@@ -552,6 +552,22 @@ void add_linalg_cases(Catalogue& c) {
                  {"lhs_batch", std::move(lhs_batch)},
                  {"rhs_batch", std::move(rhs_batch)}};
   };
+  // cholesky: batches of square matrices.
+  c.ok(Op::cholesky, {{f64, {3, 3}}}, {}, {{f64, {3, 3}}});
+  c.ok(Op::cholesky, {{f32, {2, 4, 4}}}, {}, {{f32, {2, 4, 4}}});
+  c.bad_shape(Op::cholesky, {{f64, {3, 2}}}, {}, "square in its last two axes, got 3x2");
+  c.bad_shape(Op::cholesky, {{f64, {3}}}, {}, "rank >= 2");
+  c.bad_dtype(Op::cholesky, {{i32, {2, 2}}}, {}, "float dtype");
+  auto solve = [](int64_t left) {
+    return Attrs{
+        {"left_side", left}, {"lower", int64_t{1}}, {"transpose_a", int64_t{0}}, {"unit_diagonal", int64_t{0}}};
+  };
+  c.ok(Op::triangular_solve, {{f64, {3, 3}}, {f64, {3, 2}}}, solve(1), {{f64, {3, 2}}});
+  c.ok(Op::triangular_solve, {{f32, {5, 3, 3}}, {f32, {5, 2, 3}}}, solve(0), {{f32, {5, 2, 3}}});
+  c.bad_shape(Op::triangular_solve, {{f64, {3, 3}}, {f64, {2, 3}}}, solve(1), "b's rows (2) must equal a's size 3");
+  c.bad_shape(Op::triangular_solve, {{f64, {2, 3, 3}}, {f64, {4, 3, 1}}}, solve(1), "batch axis 0 differs");
+  c.bad_shape(Op::triangular_solve, {{f64, {3, 3}}, {f64, {3}}}, solve(1), "b must have a's rank 2");
+  c.bad_dtype(Op::triangular_solve, {{f64, {3, 3}}, {f32, {3, 1}}}, solve(1), "operand dtypes f64 and f32 differ");
   // Batched matmul: batch axes first, then lhs free, then rhs free.
   c.ok(Op::dot_general, {{f32, {2, 3, 4}}, {f32, {2, 4, 5}}}, dims({2}, {1}, {0}, {0}), {{f32, {2, 3, 5}}});
   // Batch axes that are not leading, and an rhs with no free axes.

@@ -1,4 +1,5 @@
-// Transform rules of dot_general. JVP: bilinear, d(a.b) = da.b + a.db.
+// Transform rules of dot_general (JVP: bilinear, d(a.b) = da.b + a.db),
+// cholesky and triangular_solve (JAX's rules, jax/_src/lax/linalg.py).
 #include <algorithm>
 
 #include "graft/errors.h"
@@ -19,6 +20,90 @@ ir::IdList dot_general_jvp(JvpCtx& c) {
   return {c.tadd(a, b)};
 }
 
+namespace {
+
+// Attributes of a batched matrix product x @ y over [..., m, k] x [..., k, n].
+ir::Attrs matmul_attrs(int rank) {
+  ir::Ints batch;
+  for (int64_t i = 0; i + 2 < rank; ++i) batch.push_back(i);
+  return {{"lhs_contracting", ir::Ints{rank - 1}},
+          {"rhs_contracting", ir::Ints{rank - 2}},
+          {"lhs_batch", batch},
+          {"rhs_batch", batch}};
+}
+
+// x with its last two axes swapped.
+ValueId swap_last(JvpCtx& c, ValueId x) {
+  const int rank = c.type(x).rank();
+  ir::Ints perm;
+  for (int64_t i = 0; i < rank; ++i) perm.push_back(i);
+  std::swap(perm[rank - 1], perm[rank - 2]);
+  return c.add(Op::transpose, {x}, {{"permutation", perm}});
+}
+
+// Row and column indices of like's trailing matrices, compared by `cmp`,
+// as a float mask of like's type (1 where the comparison holds).
+ValueId index_mask(JvpCtx& c, ValueId like, Op cmp) {
+  const ir::ValueType t = c.type(like);
+  const int rank = t.rank();
+  const ir::Ints shape(t.shape.begin(), t.shape.end());
+  auto index = [&](int64_t dim) {
+    return c.add(Op::iota, {}, {{"dtype", DType::i32}, {"shape", shape}, {"dimension", dim}});
+  };
+  const ValueId holds = c.add(cmp, {index(rank - 2), index(rank - 1)});
+  return c.add(Op::convert_element_type, {holds}, {{"new_dtype", t.dtype}});
+}
+
+}  // namespace
+
+// L' = L phi(L^-1 A' L^-T), phi taking the lower triangle with the diagonal
+// halved (Murray, arXiv:1602.07527; JAX's rule). The op reads A's lower
+// triangle, so A' is first made the symmetric matrix of its lower triangle:
+// for a symmetric A' (what linalg::cholesky's symmetrized input passes) that
+// changes nothing and the rule is JAX's; for any other it is still the op's
+// exact derivative. Linear in A' (masks, a transpose, two triangular solves,
+// a product), so reverse mode transposes it.
+ir::IdList cholesky_jvp(JvpCtx& c) {
+  if (c.tangents[0] == kZero) return {kZero};
+  const ValueId l = c.outputs[0];
+  ValueId t = c.tangents[0];
+  const ValueId on_and_below = index_mask(c, t, Op::ge), below_t = index_mask(c, t, Op::gt);
+  t = c.add(Op::add, {c.add(Op::mul, {t, on_and_below}), swap_last(c, c.add(Op::mul, {t, below_t}))});
+  const int rank = c.type(l).rank();
+  auto solve = [&](ValueId b, bool left, bool transpose) {
+    return c.add(Op::triangular_solve, {l, b},
+                 {{"left_side", int64_t{left}},
+                  {"lower", int64_t{1}},
+                  {"transpose_a", int64_t{transpose}},
+                  {"unit_diagonal", int64_t{0}}});
+  };
+  const ValueId inner = solve(solve(t, false, true), true, false);  // L^-1 A' L^-T
+  const ValueId below = index_mask(c, l, Op::gt), diagonal = index_mask(c, l, Op::eq);
+  const ValueId phi_mask = c.add(Op::add, {below, c.add(Op::mul, {diagonal, c.scalar_like(0.5, diagonal)})});
+  const ValueId phi = c.add(Op::mul, {inner, phi_mask});
+  return {c.add(Op::dot_general, {l, phi}, matmul_attrs(rank))};
+}
+
+// x = op(a)^-1 b (or b op(a)^-1): linear in b; in a, x' = -op(a)^-1 op(a') x
+// (or -x op(a') op(a)^-1) with a' masked to the triangle the op reads.
+ir::IdList triangular_solve_jvp(JvpCtx& c) {
+  const ValueId a = c.primals[0], x = c.outputs[0];
+  const ValueId from_b = c.tangents[1] == kZero ? kZero : c.linear({1});
+  if (c.tangents[0] == kZero) return {from_b};
+  const ir::Attrs& attrs = c.attrs();
+  const bool left = ir::int_attr(c.node(), "left_side") != 0, lower = ir::int_attr(c.node(), "lower") != 0;
+  const bool transpose = ir::int_attr(c.node(), "transpose_a") != 0;
+  const bool unit = ir::int_attr(c.node(), "unit_diagonal") != 0;
+  const Op keep = lower ? (unit ? Op::gt : Op::ge) : (unit ? Op::lt : Op::le);
+  ValueId g = c.add(Op::mul, {c.tangents[0], index_mask(c, c.tangents[0], keep)});
+  g = c.add(Op::neg, {g});
+  if (transpose) g = swap_last(c, g);
+  const int rank = c.type(x).rank();
+  const ValueId product =
+      left ? c.add(Op::dot_general, {g, x}, matmul_attrs(rank)) : c.add(Op::dot_general, {x, g}, matmul_attrs(rank));
+  const ValueId from_a = c.add(Op::triangular_solve, {a, product}, attrs);
+  return {c.tadd(from_a, from_b)};
+}
 
 // ---- transpose rules
 namespace {
@@ -102,8 +187,26 @@ ir::IdList dot_general_transpose(TransposeCtx& c) {
   return {kZero, operand_cotangent(c, ct, c.operands[0], b, a, rc, lc, rb, lb, false)};
 }
 
+// The transpose of b -> op(a)^-1 b is c -> op(a)^-T c: the same solve with
+// transpose_a flipped (on either side). Not linear in a.
+ir::IdList triangular_solve_transpose(TransposeCtx& c) {
+  if (c.unknown[0]) throw UnsupportedError("transpose: triangular_solve is linear in b only, not in the matrix a");
+  const ValueId ct = c.cotangents[0];
+  if (ct == kZero) return {kZero, kZero};
+  ir::Attrs attrs = c.attrs();
+  attrs.set("transpose_a", int64_t{ir::int_attr(c.node(), "transpose_a") == 0});
+  return {kZero, c.add(Op::triangular_solve, {c.operands[0], ct}, attrs)};
+}
 
 // ---- batching rules (vmap)
+
+// cholesky and triangular_solve take leading batch axes natively: the
+// vmapped axis goes first (an unbatched operand is broadcast along it).
+std::vector<BatchedValue> cholesky_batch(BatchCtx& c) { return {{c.add(Op::cholesky, {c.at(0, 0)}), 0}}; }
+
+std::vector<BatchedValue> triangular_solve_batch(BatchCtx& c) {
+  return {{c.add(Op::triangular_solve, {c.at(0, 0), c.at(1, 0)}, c.attrs()), 0}};
+}
 
 // dot_general carries the batch axis natively. Both operands batched: it
 // becomes the first batch dimension, so a vmapped matmul is one batched

@@ -1,0 +1,37 @@
+// graft::linalg: linear algebra as jnp.linalg and jax.scipy.linalg. Leading
+// axes are batch axes; integer arrays compute in the default float dtype.
+// Derivatives are JAX's (jax/_src/lax/linalg.py), in forward and reverse
+// mode; vmap adds a batch axis. Factorizations of a matrix that does not
+// have one (a Cholesky factor of a matrix that is not positive definite)
+// are NaNs, as in JAX, not exceptions.
+#pragma once
+
+#include <source_location>
+#include <utility>
+
+#include "graft/array.h"
+
+namespace graft::linalg {
+
+using Loc = std::source_location;
+
+// The lower Cholesky factor L of each matrix, a = L L^T, of a [..., n, n];
+// a is symmetrized first ((a + a^T) / 2), as jnp.linalg.cholesky. NaNs where
+// a is not positive definite.
+Array cholesky(const Array& a, Loc loc = Loc::current());
+
+// x solving a x = b for triangular a, as jax.scipy.linalg.solve_triangular:
+// only a's lower (or upper) triangle is read; trans 0 solves a x = b, 1 and 2
+// a^T x = b; unit_diagonal takes a's diagonal as ones. a is [..., m, m]; b is
+// [..., m, n], or [..., m] when b.ndim() == a.ndim() - 1; batch axes equal.
+Array solve_triangular(const Array& a, const Array& b, bool lower = false, int trans = 0, bool unit_diagonal = false,
+                       Loc loc = Loc::current());
+
+// (c, lower) for cho_solve: c the lower (or upper) Cholesky factor of a,
+// read from that triangle of a without symmetrizing, as jax.scipy.linalg.
+std::pair<Array, bool> cho_factor(const Array& a, bool lower = true, Loc loc = Loc::current());
+
+// x solving a x = b given cho_factor(a): two triangular solves.
+Array cho_solve(std::pair<Array, bool> c_lower, const Array& b, Loc loc = Loc::current());
+
+}  // namespace graft::linalg
