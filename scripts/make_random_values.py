@@ -96,6 +96,11 @@ def main():
             c["loggamma_" + name] = hexes(jax.random.loggamma(k, a, dtype=t))
             c["gamma_grad_" + name] = hexes(jax.grad(lambda v: jax.random.gamma(k, v, dtype=t).sum())(a))
             c["beta_" + name] = hexes(jax.random.beta(k, jnp.asarray(0.5, t), jnp.asarray([0.7, 2.0, 9.0], t), (4, 3), t))
+            cov = jnp.asarray([[2.0, 0.3, -0.4], [0.3, 1.0, 0.2], [-0.4, 0.2, 1.5]], t)
+            c["multivariate_normal_" + name] = hexes(jax.random.multivariate_normal(
+                k, jnp.asarray([1.0, -2.0, 0.5], t), cov, (4,), t))
+            c["multivariate_normal_batched_" + name] = hexes(jax.random.multivariate_normal(
+                k, jnp.zeros((2, 1, 3), t), jnp.stack([cov, 2 * cov]), None, t))
             c["dirichlet_" + name] = hexes(jax.random.dirichlet(k, jnp.asarray([0.2, 1.0, 3.0], t), (5,), t))
         jax.config.update("jax_enable_x64", False)  # choice's randint draws i32 then, graft's default
         pw = jnp.asarray([0.1, 0.0, 0.5, 0.25, 0.15], jnp.float32)

@@ -124,6 +124,13 @@ Array choice(const Array& key, const Array& a, Shape shape = {}, bool replace = 
              const std::optional<Array>& p = {}, int axis = 0,
              std::source_location loc = std::source_location::current());
 
+// Normal vectors with mean `mean` [..., n] and covariance `cov` [..., n, n], as
+// jax.random.multivariate_normal (method "cholesky"): mean + L z with L = linalg::cholesky(cov) and
+// z standard normals of shape + [n], in mean's and cov's float dtype. shape is the batch shape; {}
+// means the broadcast of mean's and cov's batch shapes. NaNs where cov is not positive definite.
+Array multivariate_normal(const Array& key, const Array& mean, const Array& cov, Shape shape = {},
+                          std::source_location loc = std::source_location::current());
+
 // Poisson(lam) integers (i32 or i64), as jax.random.poisson: Knuth's method below rate 10, PTRS
 // rejection above, in f32 with JAX's keys. lam broadcasts to shape ({}: lam's shape).
 Array poisson(const Array& key, const Array& lam, Shape shape = {}, DType dtype = DType::i32,

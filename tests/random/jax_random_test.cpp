@@ -500,3 +500,37 @@ TEST_CASE("random: uniform, bernoulli and randint with Array parameters draw JAX
   CHECK_THROWS_AS(random::randint(k, {2}, array({true, false}), array({1.0, 2.0})), DTypeError);
   CHECK_THROWS_AS(random::randint(k, {2}, array({0.0}), array({1.0}), f32), DTypeError);
 }
+
+TEST_CASE("random: multivariate_normal draws JAX's numbers", "[random]") {
+  const std::vector<double> cov = {2.0, 0.3, -0.4, 0.3, 1.0, 0.2, -0.4, 0.2, 1.5};
+  for (const json& c : values()["keys"]) {
+    INFO("seed " << seed_of(c));
+    const Array k = random::key(seed_of(c));
+    for (DType dt : {f32, f64}) {
+      const Array mean = astype(array(std::vector<double>{1.0, -2.0, 0.5}, {3}), dt);
+      const Array cv = astype(array(cov, {3, 3}), dt);
+      const Array covs = astype(array(cov, {3, 3}) * array(std::vector<double>{1.0, 2.0}, {2, 1, 1}), dt);
+      // The same normals as JAX's; the factor and the product differ from XLA's by roundings (measured: 1 eps).
+      auto one = [&] { return random::multivariate_normal(k, mean, cv, {4}); };
+      auto batched = [&] { return random::multivariate_normal(k, zeros({2, 1, 3}, dt), covs); };
+      if (dt == f32) {
+        CHECK(sampler_eps<float>(c, "multivariate_normal_f32", one) <= 2);
+        CHECK(sampler_eps<float>(c, "multivariate_normal_batched_f32", batched) <= 2);
+      } else {
+        CHECK(sampler_eps<double>(c, "multivariate_normal_f64", one) <= 2);
+        CHECK(sampler_eps<double>(c, "multivariate_normal_batched_f64", batched) <= 2);
+      }
+      CHECK(random::multivariate_normal(k, zeros({2, 1, 3}, dt), covs).shape() == Shape{2, 2, 3});
+    }
+  }
+  const Array k = random::key(0);
+  CHECK_THROWS_AS(random::multivariate_normal(k, zeros({3}), zeros({2, 2})), ShapeError);
+  CHECK_THROWS_AS(random::multivariate_normal(k, scalar(0.0), zeros({1, 1})), ShapeError);
+  // Moments over many draws: the sample covariance approaches cov.
+  const Array cv = array(cov, {3, 3});
+  const Array x = random::multivariate_normal(k, zeros({3}, f64), cv, {200000});
+  const Array xc = x - mean(x, {0});
+  const Array sample_cov = matmul(transpose(xc), xc) / 199999.0;
+  const std::vector<double> got = sample_cov.to_vector<double>();
+  for (size_t i = 0; i < cov.size(); ++i) CHECK(got[i] == Approx(cov[i]).margin(0.02));
+}
