@@ -186,47 +186,22 @@ void vector_fn<FloatFn::cos, float>(const float* x, float* y, int64_t n) {
   run_f32<SinF32<true>>(x, y, n);
 }
 
-// The special functions: float_math_special.h.
-template <>
-void vector_fn<FloatFn::bessel_i0e, float>(const float* x, float* y, int64_t n) {
-  bessel_ie<false>(x, y, n);
-}
-template <>
-void vector_fn<FloatFn::bessel_i0e, double>(const double* x, double* y, int64_t n) {
-  bessel_ie<false>(x, y, n);
-}
-template <>
-void vector_fn<FloatFn::bessel_i1e, float>(const float* x, float* y, int64_t n) {
-  bessel_ie<true>(x, y, n);
-}
-template <>
-void vector_fn<FloatFn::bessel_i1e, double>(const double* x, double* y, int64_t n) {
-  bessel_ie<true>(x, y, n);
-}
-template <>
-void vector_fn<FloatFn::erfc, float>(const float* x, float* y, int64_t n) {
-  erfc_family<ErfcKind::erfc>(x, y, n);
-}
-template <>
-void vector_fn<FloatFn::erfc, double>(const double* x, double* y, int64_t n) {
-  erfc_family<ErfcKind::erfc>(x, y, n);
-}
-template <>
-void vector_fn<FloatFn::ndtr, float>(const float* x, float* y, int64_t n) {
-  erfc_family<ErfcKind::ndtr>(x, y, n);
-}
-template <>
-void vector_fn<FloatFn::ndtr, double>(const double* x, double* y, int64_t n) {
-  erfc_family<ErfcKind::ndtr>(x, y, n);
-}
-template <>
-void vector_fn<FloatFn::log_ndtr, float>(const float* x, float* y, int64_t n) {
-  erfc_family<ErfcKind::log_ndtr>(x, y, n);
-}
-template <>
-void vector_fn<FloatFn::log_ndtr, double>(const double* x, double* y, int64_t n) {
-  erfc_family<ErfcKind::log_ndtr>(x, y, n);
-}
+// The special functions: float_math_special.h, one function for both dtypes.
+#define GRAFT_SPECIAL_VECTOR_FN(name, function)                                  \
+  template <>                                                                    \
+  void vector_fn<FloatFn::name, float>(const float* x, float* y, int64_t n) {    \
+    function(x, y, n);                                                           \
+  }                                                                              \
+  template <>                                                                    \
+  void vector_fn<FloatFn::name, double>(const double* x, double* y, int64_t n) { \
+    function(x, y, n);                                                           \
+  }
+GRAFT_SPECIAL_VECTOR_FN(bessel_i0e, bessel_ie<false>)
+GRAFT_SPECIAL_VECTOR_FN(bessel_i1e, bessel_ie<true>)
+GRAFT_SPECIAL_VECTOR_FN(erfc, erfc_family<ErfcKind::erfc>)
+GRAFT_SPECIAL_VECTOR_FN(ndtr, erfc_family<ErfcKind::ndtr>)
+GRAFT_SPECIAL_VECTOR_FN(log_ndtr, erfc_family<ErfcKind::log_ndtr>)
+#undef GRAFT_SPECIAL_VECTOR_FN
 template <>
 void vector_fn<FloatFn::ndtri, float>(const float* x, float* y, int64_t n) {
   run_blocks(x, y, n, [](const double* in, double* out) {
