@@ -1,5 +1,8 @@
 // CPU kernels of cholesky and triangular_solve, per matrix of a batch
-// (leading axes), through Eigen on row-major maps; batches run in parallel.
+// (leading axes): matrices from kLapackMin rows go to OpenBLAS's LAPACK
+// (potrf, trsm; blocked and threaded, one matrix after another), smaller ones
+// to Eigen on row-major maps with the batches in parallel (no call overhead,
+// and bench/linalg measures Eigen ahead of LAPACK there).
 //
 // cholesky reads the lower triangle of each matrix and writes L (zeros above
 // the diagonal); a matrix that is not positive definite gives a matrix of
@@ -9,10 +12,23 @@
 // and solves op(a) x = b (left_side) or x op(a) = b, op(a) = a or a^T.
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
+#include <algorithm>
 #include <limits>
+#include <type_traits>
 
+#ifdef GRAFT_HAVE_OPENBLAS
+#include <cblas.h>
+#endif
+
+#include "interpreter/blas_core.h"
 #include "interpreter/kernel.h"
 #include "interpreter/kernels/loops.h"
+
+#ifdef GRAFT_HAVE_OPENBLAS
+// LAPACK's Cholesky factorization (OpenBLAS exports it; Debian ships no lapacke.h with it).
+extern "C" void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info);
+extern "C" void spotrf_(const char* uplo, const int* n, float* a, const int* lda, int* info);
+#endif
 
 namespace graft::interpreter {
 namespace {
@@ -23,6 +39,9 @@ template <class T>
 using MatMap = Eigen::Map<RowMajor<T>>;
 template <class T>
 using ConstMatMap = Eigen::Map<const RowMajor<T>>;
+
+// Matrices from this many rows go to LAPACK.
+constexpr int64_t kLapackMin = 128;
 
 // Batches worth running in parallel: about 2^15 multiply-adds in all.
 bool parallel_batches(int64_t batches, int64_t work_per_batch) {
@@ -36,6 +55,24 @@ void cholesky_typed(const KernelCall& call) {
   const int64_t size = n * n, batches = n == 0 ? 0 : t.num_elements() / size;
   const T* in = static_cast<const T*>(call.inputs[0].data);
   T* out = static_cast<T*>(call.outputs[0].data);
+#ifdef GRAFT_HAVE_OPENBLAS
+  if (n >= kLapackMin && n <= 0x7fffffff) {
+    ensure_blas_core();
+    const int ni = static_cast<int>(n);
+    for (int64_t k = 0; k < batches; ++k) {
+      MatMap<T> l(out + k * size, n, n);
+      l = ConstMatMap<T>(in + k * size, n, n).template triangularView<Eigen::Lower>();
+      // Row-major L is column-major L^T: LAPACK's upper factor U = L^T of the same storage.
+      int info = 0;
+      if constexpr (std::is_same_v<T, double>)
+        dpotrf_("U", &ni, l.data(), &ni, &info);
+      else
+        spotrf_("U", &ni, l.data(), &ni, &info);
+      if (info != 0) l.setConstant(std::numeric_limits<T>::quiet_NaN());
+    }
+    return;
+  }
+#endif
 #pragma omp parallel for schedule(static) if (parallel_batches(batches, size * n / 3))
   for (int64_t k = 0; k < batches; ++k) {
     MatMap<T> l(out + k * size, n, n);
@@ -80,6 +117,25 @@ void triangular_solve_typed(const KernelCall& call) {
   const T* b = static_cast<const T*>(call.inputs[1].data);
   T* out = static_cast<T*>(call.outputs[0].data);
   if (b_size == 0) return;
+#ifdef GRAFT_HAVE_OPENBLAS
+  if (m >= kLapackMin && rows <= 0x7fffffff && cols <= 0x7fffffff) {
+    ensure_blas_core();
+    for (int64_t k = 0; k < batches; ++k) {
+      T* x = out + k * b_size;
+      std::copy(b + k * b_size, b + (k + 1) * b_size, x);
+      const auto side = left ? CblasLeft : CblasRight;
+      const auto uplo = lower ? CblasLower : CblasUpper;
+      const auto trans = transpose ? CblasTrans : CblasNoTrans;
+      const auto diag = unit ? CblasUnit : CblasNonUnit;
+      const int r = static_cast<int>(rows), c = static_cast<int>(cols), mi = static_cast<int>(m);
+      if constexpr (std::is_same_v<T, double>)
+        cblas_dtrsm(CblasRowMajor, side, uplo, trans, diag, r, c, 1.0, a + k * a_size, mi, x, c);
+      else
+        cblas_strsm(CblasRowMajor, side, uplo, trans, diag, r, c, 1.0f, a + k * a_size, mi, x, c);
+    }
+    return;
+  }
+#endif
 #pragma omp parallel for schedule(static) if (parallel_batches(batches, b_size * m))
   for (int64_t k = 0; k < batches; ++k) {
     ConstMatMap<T> ak(a + k * a_size, m, m);

@@ -165,3 +165,36 @@ TEST_CASE("linalg: vmap equals a loop and jit equals eager", "[linalg]") {
     CHECK(max_abs_diff(f(a, b), linalg::cho_solve(linalg::cho_factor(a), b)) == 0);
   }
 }
+
+TEST_CASE("linalg: matrices from 128 rows (LAPACK's kernels) give what small ones do", "[linalg]") {
+  // Above the size where the kernels switch from Eigen to OpenBLAS's LAPACK (when graft has it).
+  const int64_t n = 130;
+  for (DType dt : {DType::f64, DType::f32}) {
+    INFO(dtype_name(dt));
+    const Array a = spd(41, {2}, n, dt);
+    const Array l = linalg::cholesky(a);
+    const double tol = dt == DType::f64 ? 1e-10 : 2e-3;
+    CHECK(max_abs_diff(matmul(l, mT(l)), a) < tol * static_cast<double>(n));
+    CHECK(max_abs_diff(tril(l), l) == 0);
+    const Array b = random::normal(random::key(42), {2, n, 3}, dt);
+    const Array br = random::normal(random::key(43), {2, 3, n}, dt);
+    for (int lower : {0, 1})
+      for (int transpose_a : {0, 1})
+        for (int left : {0, 1}) {
+          INFO("lower " << lower << " transpose " << transpose_a << " left " << left);
+          const Array tri = lower ? l : mT(l);  // the factor or its transpose: well conditioned
+          const Array op_a = transpose_a ? mT(tri) : tri;
+          const Array rhs = left ? b : br;
+          const Array x = detail::bind1(ir::Op::triangular_solve, {tri, rhs},
+                                        {{"left_side", int64_t{left}},
+                                         {"lower", int64_t{lower}},
+                                         {"transpose_a", int64_t{transpose_a}},
+                                         {"unit_diagonal", int64_t{0}}},
+                                        std::source_location::current());
+          CHECK(max_abs_diff(left ? matmul(op_a, x) : matmul(x, op_a), rhs) < tol * 10);
+        }
+  }
+  // Not positive definite at this size: NaNs too.
+  const Array bad = -spd(44, {}, n);
+  for (double v : linalg::cholesky(bad).to_vector<double>()) REQUIRE(std::isnan(v));
+}

@@ -1,0 +1,116 @@
+// Linear algebra: graft's cholesky and triangular solves beside JAX (XLA
+// CPU, LAPACK) and NumPy (LAPACK through OpenBLAS) on the same matrices, in
+// one run.
+//
+//   ./build/bench/linalg [--python /path/to/venv/bin/python] [--repeats 7]
+//
+// Rows: linalg::cholesky of f64 symmetric positive definite matrices at
+// n = 64, 256 and 1024 and a batch of 1000 8x8 ones; solve_triangular of
+// the factor against n right-hand sides. graft eager and under jit (cpu
+// backend); jnp.linalg.cholesky and jax.scipy.linalg.solve_triangular under
+// jax.jit; np.linalg.cholesky and scipy.linalg.solve_triangular (NumPy has
+// no batched triangular solve). Times are min, median and max over the
+// repeats; the last column is graft eager's median over the row's (above 1: faster than graft).
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "graft/graft.h"
+#include "python_peer.h"
+#include "timing.h"
+
+using namespace graft;
+
+namespace {
+
+struct Row {
+  const char* name;
+  int64_t batch, n;
+};
+
+// x x^T / n + I: positive definite and well conditioned.
+Array spd(int64_t batch, int64_t n) {
+  Shape s = batch ? Shape{batch, n, n} : Shape{n, n};
+  const Array x = random::normal(random::key(7), s, DType::f64);
+  std::vector<int> perm;
+  for (size_t i = 0; i < s.size(); ++i) perm.push_back(static_cast<int>(i));
+  std::swap(perm[s.size() - 1], perm[s.size() - 2]);
+  return matmul(x, transpose(x, perm)) / static_cast<double>(n) + eye(n, DType::f64);
+}
+
+void show(const char* row, const char* path, const TimeSpread& t, double base) {
+  std::printf("%-24s %-12s %9.3f %9.3f %9.3f %8.2f\n", row, path, t.min * 1e3, t.median * 1e3, t.max * 1e3,
+              base / t.median);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const auto [python, repeats] = parse_peer_args(argc, argv, 7);
+  const std::vector<Row> rows = {
+      {"cholesky 64", 0, 64}, {"cholesky 256", 0, 256}, {"cholesky 1024", 0, 1024}, {"cholesky 1000 x 8x8", 1000, 8}};
+  std::printf("%-24s %-12s %29s %8s\n", "f64", "path", "time ms (min med max)", "eager/this");
+  for (const Row& r : rows) {
+    const Array a = spd(r.batch, r.n);
+    Array l = linalg::cholesky(a);
+    const TimeSpread eager = timed_spread([&] { l = linalg::cholesky(a); }, repeats);
+    show(r.name, "graft eager", eager, eager.median);
+    auto jc = jit([](const Array& m) { return linalg::cholesky(m); }, JitOptions{.backend = Backend::cpu});
+    Array lj = jc(a);
+    show(r.name, "graft jit", timed_spread([&] { lj = jc(a); }, repeats), eager.median);
+    // The triangular solve of the factor against n right-hand sides.
+    const Array b = random::normal(random::key(8), l.shape(), DType::f64);
+    Array x = linalg::solve_triangular(l, b, true);
+    const TimeSpread solve = timed_spread([&] { x = linalg::solve_triangular(l, b, true); }, repeats);
+    std::string sname = std::string("solve_tri") + (r.name + 8);
+    show(sname.c_str(), "graft eager", solve, solve.median);
+    if (!python.empty()) {
+      save_npy("/tmp/graft_bench_linalg_a.npy", a);
+      save_npy("/tmp/graft_bench_linalg_b.npy", b);
+      const std::string rep = std::to_string(repeats);
+      const std::string script =
+          "import time, numpy as np\n"
+          "a = np.load('/tmp/graft_bench_linalg_a.npy'); b = np.load('/tmp/graft_bench_linalg_b.npy')\n"
+          "def spread(f, n):\n"
+          "  t = []\n"
+          "  for _ in range(n):\n"
+          "    t0 = time.perf_counter(); f(); t.append(time.perf_counter() - t0)\n"
+          "  t.sort(); return t[0], t[len(t) // 2], t[-1]\n"
+          "def show(row, name, t, base): print('%-24s %-12s %9.3f %9.3f %9.3f %8.2f' % (row, name, t[0]*1e3, "
+          "t[1]*1e3, t[2]*1e3, base / t[1]))\n"
+          "chol_base, solve_base = " +
+          std::to_string(eager.median) + ", " + std::to_string(solve.median) +
+          "\n"
+          "row = '" +
+          r.name + "'; srow = '" + sname +
+          "'\n"
+          "show(row, 'numpy', spread(lambda: np.linalg.cholesky(a), " +
+          rep +
+          "), chol_base)\n"
+          "try:\n"
+          "  import jax, jax.numpy as jnp, jax.scipy.linalg\n"
+          "  jax.config.update('jax_enable_x64', True)\n"
+          "  ja, jb = jnp.asarray(a), jnp.asarray(b)\n"
+          "  f = jax.jit(jnp.linalg.cholesky); f(ja).block_until_ready()\n"
+          "  show(row, 'jax', spread(lambda: f(ja).block_until_ready(), " +
+          rep +
+          "), chol_base)\n"
+          "  l = f(ja)\n"
+          "  g = jax.jit(lambda l, b: jax.scipy.linalg.solve_triangular(l, b, lower=True)); g(l, "
+          "jb).block_until_ready()\n"
+          "  show(srow, 'jax', spread(lambda: g(l, jb).block_until_ready(), " +
+          rep +
+          "), solve_base)\n"
+          "except ImportError:\n"
+          "  pass\n"
+          "if a.ndim == 2:\n"
+          "  import scipy.linalg\n"
+          "  l = np.linalg.cholesky(a)\n"
+          "  show(srow, 'scipy', spread(lambda: scipy.linalg.solve_triangular(l, b, lower=True), " +
+          rep +
+          "), "
+          "solve_base)\n";
+      run_python_script(python, "/tmp/graft_bench_linalg.py", script);
+    }
+  }
+}
