@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "api/dispatch.h"
 #include "codegen/cuda/cuda_devices.h"
 #include "codegen/cuda/driver.h"
 #include "codegen/cuda/node_kernels.h"
@@ -600,3 +601,32 @@ TEST_CASE("cuda default device: fresh arrays, eager ops and jit live on cuda:0",
   CHECK(pm.to_vector<float>() == std::vector<float>{0, 2, 4});
 }
 
+TEST_CASE("cuda devices: a fused kernel with two outputs, one in place over an input the other reads",
+          "[cuda_devices]") {
+  // The memory plan puts the first output (the mask) in place of the
+  // product p, which dies in the kernel; the second output reads p. With the
+  // inputs declared __restrict__, the compiler could store the mask before
+  // reading p (it did on the emulated driver: phi came out equal to the mask).
+  const Array a = array<double>({{4.0, 1.0, 0.5}, {1.0, 3.0, 0.2}, {0.5, 0.2, 2.0}});
+  auto f = [](const Array& x) {
+    const auto loc = std::source_location::current();
+    auto index = [&](int64_t d) {
+      return detail::bind1(ir::Op::iota, {}, {{"dtype", DType::i32}, {"shape", ir::Ints{3, 3}}, {"dimension", d}}, loc);
+    };
+    const Array rows = index(0), cols = index(1);
+    const Array mask = astype(rows > cols, DType::f64), diagonal = astype(rows == cols, DType::f64);
+    const Array p = detail::bind1(ir::Op::dot_general, {x, full_like(x, 1.0)},
+                                  {{"lhs_contracting", ir::Ints{0}},
+                                   {"rhs_contracting", ir::Ints{0}},
+                                   {"lhs_batch", ir::Ints{}},
+                                   {"rhs_batch", ir::Ints{}}},
+                                  loc);             // cuBLAS's output, dying in the fused kernel
+    const Array phi = p * (mask + diagonal * 0.5);  // the kernel's outputs: mask and phi
+    const Array q = matmul(phi, x);                 // phi goes through cuBLAS
+    return q * mask;                                // the mask is read after it
+  };
+  const Array want = jit(f, JitOptions{.backend = Backend::interpreter})(a);
+  auto on_cuda = jit(f, JitOptions{.backend = Backend::cuda});
+  INFO(on_cuda.lower(a).compile().as_text().substr(0, 1500));
+  CHECK(on_cuda(a).to_vector<double>() == want.to_vector<double>());
+}
