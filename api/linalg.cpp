@@ -47,8 +47,8 @@ Array solve(const Array& a, const Array& b, bool left, bool lower, bool transpos
 
 // b as matrices for a [..., m, m] (a vector gains a last axis), and whether it was a vector.
 std::pair<Array, bool> as_matrices(const char* fn, const Array& a, Array b, const Loc& loc) {
-  const DType d = ir::promote_types(a.dtype(), detail::as_float(b, fn, loc).dtype());
-  b = detail::convert(detail::as_float(b, fn, loc), d, loc);
+  b = detail::as_float(b, fn, loc);
+  b = detail::convert(b, ir::promote_types(a.dtype(), b.dtype()), loc);
   const bool vector = b.shape().size() + 1 == a.shape().size();
   if (vector) {
     Shape s = b.shape();
