@@ -70,12 +70,8 @@ int main(int argc, char** argv) {
       const std::string rep = std::to_string(repeats);
       const std::string script =
           "import time, numpy as np\n"
-          "a = np.load('/tmp/graft_bench_linalg_a.npy'); b = np.load('/tmp/graft_bench_linalg_b.npy')\n"
-          "def spread(f, n):\n"
-          "  t = []\n"
-          "  for _ in range(n):\n"
-          "    t0 = time.perf_counter(); f(); t.append(time.perf_counter() - t0)\n"
-          "  t.sort(); return t[0], t[len(t) // 2], t[-1]\n"
+          "a = np.load('/tmp/graft_bench_linalg_a.npy'); b = np.load('/tmp/graft_bench_linalg_b.npy')\n" +
+          std::string(kPythonSpread) +
           "def show(row, name, t, base): print('%-24s %-12s %9.3f %9.3f %9.3f %8.2f' % (row, name, t[0]*1e3, "
           "t[1]*1e3, t[2]*1e3, base / t[1]))\n"
           "chol_base, solve_base = " +

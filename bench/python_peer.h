@@ -23,6 +23,16 @@ inline PeerArgs parse_peer_args(int argc, char** argv, int default_repeats) {
   return a;
 }
 
+// Python for a peer script: spread(f, n) times n calls of f and returns the
+// (min, median, max) seconds, as timed_spread does on graft's side (the
+// script imports time).
+inline const char* const kPythonSpread =
+    "def spread(f, n):\n"
+    "  t = []\n"
+    "  for _ in range(n):\n"
+    "    t0 = time.perf_counter(); f(); t.append(time.perf_counter() - t0)\n"
+    "  t.sort(); return t[0], t[len(t) // 2], t[-1]\n";
+
 // Writes `script` to `path` and runs it with `python`; says so when it fails.
 inline void run_python_script(const std::string& python, const std::string& path, const std::string& script) {
   if (FILE* fp = std::fopen(path.c_str(), "w")) {

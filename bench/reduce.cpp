@@ -100,21 +100,23 @@ int main(int argc, char** argv) {
       const std::string axes = axes_text(c.axes);
       const std::string script =
           "import sys, time, numpy as np\n"
-          "x = np.load('" + path + "'); ax = " + axes + "\n"
+          "x = np.load('" +
+          path + "'); ax = " + axes +
+          "\n"
           "x64 = x.astype(np.longdouble); exact = x64.sum(axis=ax); mag = np.abs(x64).sum(axis=ax)\n"
-          "def err(g): return float(np.max(np.abs(np.asarray(g, np.longdouble) - exact) / mag))\n"
-          "def spread(f, n):\n"
-          "  t = []\n"
-          "  for _ in range(n):\n"
-          "    t0 = time.perf_counter(); f(); t.append(time.perf_counter() - t0)\n"
-          "  t.sort(); return t[0], t[len(t) // 2], t[-1]\n"
-          "def show(name, t, g): print('%-34s %-12s %8.3f %8.3f %8.3f %8.2f %10.2e' % ('" + std::string(c.name) +
+          "def err(g): return float(np.max(np.abs(np.asarray(g, np.longdouble) - exact) / mag))\n" +
+          std::string(kPythonSpread) + "def show(name, t, g): print('%-34s %-12s %8.3f %8.3f %8.3f %8.2f %10.2e' % ('" +
+          std::string(c.name) +
           "', name, t[0]*1e3, t[1]*1e3, t[2]*1e3, x.nbytes / 1e9 / t[1], err(g)))\n"
-          "show('numpy', spread(lambda: x.sum(axis=ax), " + std::to_string(repeats) + "), x.sum(axis=ax))\n"
+          "show('numpy', spread(lambda: x.sum(axis=ax), " +
+          std::to_string(repeats) +
+          "), x.sum(axis=ax))\n"
           "try:\n"
           "  import jax, jax.numpy as jnp\n"
           "  jx = jnp.asarray(x); f = jax.jit(lambda a: jnp.sum(a, axis=ax)); f(jx).block_until_ready()\n"
-          "  show('jax', spread(lambda: f(jx).block_until_ready(), " + std::to_string(repeats) + "), f(jx))\n"
+          "  show('jax', spread(lambda: f(jx).block_until_ready(), " +
+          std::to_string(repeats) +
+          "), f(jx))\n"
           "except ImportError:\n"
           "  pass\n";
       run_python_script(python, "/tmp/graft_bench_reduce.py", script);

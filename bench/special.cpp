@@ -118,13 +118,8 @@ int main(int argc, char** argv) {
           "  def o(v):\n"
           "    i = v.view(np.int32).astype(np.int64); return np.where(i < 0, -2**31 - i, i)\n"
           "  d = np.abs(o(g) - o(ref)); both = np.isnan(g) & np.isnan(ref); d[both] = 0\n"
-          "  d[np.isnan(g) ^ np.isnan(ref)] = 2**62; return int(d.max())\n"
-          "def spread(f, n):\n"
-          "  t = []\n"
-          "  for _ in range(n):\n"
-          "    t0 = time.perf_counter(); f(); t.append(time.perf_counter() - t0)\n"
-          "  t.sort(); return t[0], t[len(t) // 2], t[-1]\n"
-          "def show(name, t, g): print('%-10s %-10s %8.3f %8.3f %8.3f %9.2f %9d' % ('" +
+          "  d[np.isnan(g) ^ np.isnan(ref)] = 2**62; return int(d.max())\n" +
+          std::string(kPythonSpread) + "def show(name, t, g): print('%-10s %-10s %8.3f %8.3f %8.3f %9.2f %9d' % ('" +
           std::string(fn.name) + "', name, t[0]*1e3, t[1]*1e3, t[2]*1e3, " + std::to_string(eager.median) +
           " / t[1], ulps(g)))\n"
           "try:\n"
