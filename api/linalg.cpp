@@ -1,13 +1,17 @@
-// graft::linalg (include/graft/linalg.h): lowering to the cholesky and
-// triangular_solve primitives, as jnp.linalg and jax.scipy.linalg do.
+// graft::linalg (include/graft/linalg.h): lowering to the cholesky,
+// triangular_solve and lu primitives, as jnp.linalg and jax.scipy.linalg do.
 #include "graft/linalg.h"
 
+#include <algorithm>
+#include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "api/dispatch.h"
 #include "api/lowering.h"
 #include "graft/errors.h"
+#include "graft/ops.h"
 #include "ir/dtype.h"
 
 namespace graft::linalg {
@@ -36,7 +40,7 @@ Array square_float(const char* fn, const Array& a, const Loc& loc) {
   return f;
 }
 
-Array solve(const Array& a, const Array& b, bool left, bool lower, bool transpose, bool unit, const Loc& loc) {
+Array tri_solve(const Array& a, const Array& b, bool left, bool lower, bool transpose, bool unit, const Loc& loc) {
   return bind1(Op::triangular_solve, {a, b},
                {{"left_side", int64_t{left}},
                 {"lower", int64_t{lower}},
@@ -56,6 +60,62 @@ std::pair<Array, bool> as_matrices(const char* fn, const Array& a, Array b, cons
     b = bind1(Op::reshape, {b}, {{"new_sizes", ir::Ints(s.begin(), s.end())}}, loc);
   }
   return {b, vector};
+}
+
+// The batch shape (all but the last `core` axes) of a.
+Shape batch_of(const Array& a, size_t core) {
+  const Shape& s = a.shape();
+  return Shape(s.begin(), s.end() - static_cast<std::ptrdiff_t>(std::min(core, s.size())));
+}
+
+// a broadcast to `batch` + its last `core` axes.
+Array to_batch(const Array& a, const Shape& batch, size_t core, const Loc& loc) {
+  Shape s = batch;
+  const Shape& own = a.shape();
+  s.insert(s.end(), own.end() - static_cast<std::ptrdiff_t>(core), own.end());
+  return s == own ? a : detail::broadcast_to_shape(a, s, loc);
+}
+
+// The top-left rows x cols block of a's trailing matrices.
+Array block(const Array& a, int64_t rows, int64_t cols, const Loc& loc) {
+  const Shape& s = a.shape();
+  if (s[s.size() - 2] == rows && s[s.size() - 1] == cols) return a;
+  Shape start(s.size(), 0), stop = s;
+  stop[s.size() - 2] = rows;
+  stop[s.size() - 1] = cols;
+  return slice(a, start, stop, {}, loc);
+}
+
+// x = a^-1 b from lu(a)'s lu and permutation (p a = l u, so x = u^-1 l^-1 p b),
+// as jax.lax.linalg.lu_solve; lu, permutation and b [..., m, k] share their batch shape.
+Array lu_solve_core(const Array& lu, const Array& perm, const Array& b, const Loc& loc) {
+  const Array rows = take_along_axis(b, expand_dims(perm, -1, loc), -2, loc);
+  return tri_solve(lu, tri_solve(lu, rows, true, true, false, true, loc), true, false, false, false, loc);
+}
+
+// (sign, log|det|) from an LU factorization: the diagonal's product, the
+// sign flipped per row swap and per negative pivot, as JAX's _slogdet_lu.
+std::pair<Array, Array> slogdet_from_lu(const Array& lu, const Array& pivots, const Loc& loc) {
+  const Array d = diagonal(lu, 0, -2, -1, loc);
+  const int64_t n = d.shape().back();
+  const Array zero = any(d == 0.0, {-1}, false, loc);
+  const Array swaps = sum(astype(pivots != arange(n, DType::i32, loc), DType::i32, loc), {-1}, false, loc);
+  const Array negatives = sum(astype(d < 0.0, DType::i32, loc), {-1}, false, loc);
+  const Array odd = astype((swaps + negatives) % 2, d.dtype(), loc);
+  const Array sign = where(zero, full_like(odd, 0.0), 1.0 - 2.0 * odd, loc);
+  const Array logdet =
+      where(zero, full_like(odd, -std::numeric_limits<double>::infinity()), sum(log(abs(d)), {-1}, false, loc), loc);
+  return {sign, logdet};
+}
+
+// Entry (i, j) of each trailing matrix of a, keeping the batch axes.
+Array entry(const Array& a, int64_t i, int64_t j, const Loc& loc) {
+  const Shape& s = a.shape();
+  Shape start(s.size(), 0), stop = s;
+  start[s.size() - 2] = i, stop[s.size() - 2] = i + 1;
+  start[s.size() - 1] = j, stop[s.size() - 1] = j + 1;
+  Shape batch = batch_of(a, 2);
+  return reshape(slice(a, start, stop, {}, loc), batch, loc);
 }
 
 Array from_matrices(const Array& x, bool vector, const Loc& loc) {
@@ -81,7 +141,7 @@ Array solve_triangular(const Array& a, const Array& b, bool lower, int trans, bo
   Array f = square_float(fn, a, loc);
   auto [bm, vector] = as_matrices(fn, f, b, loc);
   f = detail::convert(f, bm.dtype(), loc);
-  return from_matrices(solve(f, bm, true, lower, trans != 0, unit_diagonal, loc), vector, loc);
+  return from_matrices(tri_solve(f, bm, true, lower, trans != 0, unit_diagonal, loc), vector, loc);
 }
 
 std::pair<Array, bool> cho_factor(const Array& a, bool lower, Loc loc) {
@@ -98,8 +158,100 @@ Array cho_solve(std::pair<Array, bool> c_lower, const Array& b, Loc loc) {
   auto [bm, vector] = as_matrices(fn, f, b, loc);
   f = detail::convert(f, bm.dtype(), loc);
   // a = L L^T: solve L y = b, then L^T x = y (or U^T y = b, U x = y).
-  const Array y = solve(f, bm, true, lower, !lower, false, loc);
-  return from_matrices(solve(f, y, true, lower, lower, false, loc), vector, loc);
+  const Array y = tri_solve(f, bm, true, lower, !lower, false, loc);
+  return from_matrices(tri_solve(f, y, true, lower, lower, false, loc), vector, loc);
+}
+
+std::tuple<Array, Array, Array> lu(const Array& a, Loc loc) {
+  const auto [lu_, pivots] = lu_factor(a, loc);
+  const Array perm =
+      bind1(Op::lu_pivots_to_permutation, {pivots}, {{"permutation_size", lu_.shape()[lu_.shape().size() - 2]}}, loc);
+  const Shape& s = lu_.shape();
+  const int64_t m = s[s.size() - 2], n = s[s.size() - 1], k = std::min(m, n);
+  const Array l = tril(block(lu_, m, k, loc), -1, loc) + block(eye(std::max(m, n), lu_.dtype(), loc), m, k, loc);
+  const Array u = triu(block(lu_, k, n, loc), 0, loc);
+  // p[..., i, j] = (perm[j] == i): a = p l u.
+  const Array p =
+      astype(expand_dims(perm, -2, loc) == expand_dims(arange(m, DType::i32, loc), -1, loc), lu_.dtype(), loc);
+  return {p, l, u};
+}
+
+std::pair<Array, Array> lu_factor(const Array& a, Loc loc) {
+  const Array f = detail::as_float(a, "linalg::lu_factor", loc);
+  if (f.shape().size() < 2)
+    throw ShapeError("linalg::lu_factor: needs matrices in the last two axes, got " + detail::describe(f) +
+                     detail::where(loc));
+  const std::vector<Array> out = detail::bind(Op::lu, {f}, {}, loc);
+  return {out[0], out[1]};
+}
+
+Array lu_solve(std::pair<Array, Array> lu_piv, const Array& b, Loc loc) {
+  const char* fn = "linalg::lu_solve";
+  const Array f = square_float(fn, lu_piv.first, loc);
+  const int64_t m = f.shape().back();
+  const Array& piv = lu_piv.second;
+  if (piv.dtype() != DType::i32 || piv.shape() != batch_of(f, 1))
+    throw ShapeError(std::string(fn) + ": the pivots must be i32" + ir::shape_str(batch_of(f, 1)) + " for lu " +
+                     detail::describe(f) + ", got " + detail::describe(piv) + detail::where(loc));
+  auto [bm, vector] = as_matrices(fn, f, b, loc);
+  if (bm.shape().size() < 2 || bm.shape()[bm.shape().size() - 2] != m)
+    throw ShapeError(std::string(fn) + ": b must have " + std::to_string(m) + " rows for lu " + detail::describe(f) +
+                     ", got " + detail::describe(b) + detail::where(loc));
+  const Array perm = bind1(Op::lu_pivots_to_permutation, {piv}, {{"permutation_size", m}}, loc);
+  const Shape batch = detail::broadcast_shapes(fn, {batch_of(f, 2), batch_of(bm, 2)}, loc);
+  const Array lu_b = detail::convert(to_batch(f, batch, 2, loc), bm.dtype(), loc);
+  const Array x = lu_solve_core(lu_b, to_batch(perm, batch, 1, loc), to_batch(bm, batch, 2, loc), loc);
+  return from_matrices(x, vector, loc);
+}
+
+Array solve(const Array& a, const Array& b, Loc loc) {
+  const char* fn = "linalg::solve";
+  Array f = square_float(fn, a, loc);
+  const int64_t m = f.shape().back();
+  Array bm = detail::as_float(b, fn, loc);
+  const DType dtype = ir::promote_types(f.dtype(), bm.dtype());
+  f = detail::convert(f, dtype, loc);
+  bm = detail::convert(bm, dtype, loc);
+  const bool vector = bm.shape().size() == 1;  // as JAX since 0.5: only a 1-D b is a vector
+  if (vector) bm = expand_dims(bm, -1, loc);
+  if (bm.shape().size() < 2 || bm.shape()[bm.shape().size() - 2] != m)
+    throw ShapeError(std::string(fn) + ": b must be [..., " + std::to_string(m) + ", k] or [" + std::to_string(m) +
+                     "] for a " + detail::describe(f) + ", got " + detail::describe(b) + detail::where(loc));
+  const Shape batch = detail::broadcast_shapes(fn, {batch_of(f, 2), batch_of(bm, 2)}, loc);
+  // One factorization per matrix of a, broadcast to b's batch afterwards.
+  const std::vector<Array> out = detail::bind(Op::lu, {f}, {}, loc);
+  const Array x =
+      lu_solve_core(to_batch(out[0], batch, 2, loc), to_batch(out[2], batch, 1, loc), to_batch(bm, batch, 2, loc), loc);
+  return from_matrices(x, vector, loc);
+}
+
+Array inv(const Array& a, Loc loc) {
+  const Array f = square_float("linalg::inv", a, loc);
+  return solve(f, detail::broadcast_to_shape(eye(f.shape().back(), f.dtype(), loc), f.shape(), loc), loc);
+}
+
+std::pair<Array, Array> slogdet(const Array& a, Loc loc) {
+  const Array f = square_float("linalg::slogdet", a, loc);
+  const int64_t n = f.shape().back();
+  if (n == 1 || n == 2) {  // closed forms, as JAX
+    const Array det = n == 1 ? entry(f, 0, 0, loc)
+                             : entry(f, 0, 0, loc) * entry(f, 1, 1, loc) - entry(f, 0, 1, loc) * entry(f, 1, 0, loc);
+    return {sign(det), log(abs(det))};
+  }
+  const std::vector<Array> out = detail::bind(Op::lu, {f}, {}, loc);
+  return slogdet_from_lu(out[0], out[1], loc);
+}
+
+Array det(const Array& a, Loc loc) {
+  const Array f = square_float("linalg::det", a, loc);
+  const int64_t n = f.shape().back();
+  auto e = [&](int64_t i, int64_t j) { return entry(f, i, j, loc); };
+  if (n == 2) return e(0, 0) * e(1, 1) - e(0, 1) * e(1, 0);
+  if (n == 3)  // JAX's expansion, term for term
+    return e(0, 0) * e(1, 1) * e(2, 2) + e(0, 1) * e(1, 2) * e(2, 0) + e(0, 2) * e(1, 0) * e(2, 1) -
+           e(0, 2) * e(1, 1) * e(2, 0) - e(0, 0) * e(1, 2) * e(2, 1) - e(0, 1) * e(1, 0) * e(2, 2);
+  const auto [s, logdet] = slogdet(f, loc);
+  return s * exp(logdet);
 }
 
 }  // namespace graft::linalg

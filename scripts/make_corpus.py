@@ -251,6 +251,9 @@ OPS = {
         ins[0], ins[1], left_side=bool(attr(attrs, "left_side")), lower=bool(attr(attrs, "lower")),
         transpose_a=bool(attr(attrs, "transpose_a")), conjugate_a=False,
         unit_diagonal=bool(attr(attrs, "unit_diagonal"))),
+    "lu": lambda ins, attrs, node, wide: list(lax.linalg.lu(ins[0])),
+    "lu_pivots_to_permutation": lambda ins, attrs, node, wide: lax.linalg.lu_pivots_to_permutation(
+        ins[0], attr(attrs, "permutation_size")),
     "random_bits": random_bits,
     "cond": cond, "while": while_, "scan": scan,
     "remat": lambda ins, attrs, node, wide: run_graph(attr(attrs, "body")[0], ins, wide),
@@ -781,6 +784,25 @@ def build_linalg():
         one_op("triangular_solve/left%d_lower%d_transpose%d_unit%d" % (left, lower, transpose, unit),
                "triangular_solve", [("f64", a_shape, (1.0, 2.0)), ("f64", b_shape)],
                solve_attrs(left, lower, transpose, unit))
+
+    # lu: square, wide and tall, batched, f64 and f32 (random entries: no
+    # pivot ties, so the derivative is JAX's rule at a smooth point).
+    one_op("lu/square", "lu", [("f64", [4, 4])])
+    one_op("lu/batch_wide", "lu", [("f64", [2, 3, 5])])
+    one_op("lu/tall_f32", "lu", [("f32", [5, 3])])
+    one_op("lu_pivots_to_permutation/batch", "lu_pivots_to_permutation",
+           [("i32", [2, 3], None, [2, 2, 3, 0, 3, 2])], {"permutation_size": I(4)}, smooth=False, modes="none")
+    # a^-1 b through the factors, as jnp.linalg.solve: rows of b permuted,
+    # then L y = P b (unit diagonal) and U x = y.
+    name = "program/lu_solve"
+    rng = rng_for(name)
+    g = Graph()
+    a, b = g.input("f64", [4, 4], "a"), g.input("f64", [4, 2], "b")
+    lu, _, perm = g.op("lu", [g.op("add", [a, g.op("constant", [], {"value": literal(3.0 * np.eye(4))})])])
+    rows = g.op("gather", [b, perm], {"axis": I(0), "batch_dims": I(0)})
+    y = g.op("triangular_solve", [lu, rows], solve_attrs(1, 1, 0, 1))
+    case(name, g.finish([g.op("triangular_solve", [lu, y], solve_attrs(1, 0, 0, 0))]),
+         [make_values(rng, "f64", [4, 4]), make_values(rng, "f64", [4, 2])])
 
 
 def build_random_streams():

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <source_location>
+#include <tuple>
 #include <utility>
 
 #include "graft/array.h"
@@ -33,5 +34,34 @@ std::pair<Array, bool> cho_factor(const Array& a, bool lower = true, Loc loc = L
 
 // x solving a x = b given cho_factor(a): two triangular solves.
 Array cho_solve(std::pair<Array, bool> c_lower, const Array& b, Loc loc = Loc::current());
+
+// (p, l, u) with a = p l u, as jax.scipy.linalg.lu: for a [..., m, n] and
+// k = min(m, n), p is the m x m permutation matrix, l the m x k unit lower
+// factor, u the k x n upper factor (partial pivoting, LAPACK's getrf).
+std::tuple<Array, Array, Array> lu(const Array& a, Loc loc = Loc::current());
+
+// (lu, piv) for lu_solve: l below the diagonal and u on and above it in one
+// matrix, and the i32 row swaps (row i with row piv[i], in order).
+std::pair<Array, Array> lu_factor(const Array& a, Loc loc = Loc::current());
+
+// x solving a x = b given lu_factor(a); b is [..., m, k], or [..., m] when
+// b.ndim() == a.ndim() - 1; batch axes broadcast.
+Array lu_solve(std::pair<Array, Array> lu_piv, const Array& b, Loc loc = Loc::current());
+
+// x solving a x = b for square a [..., m, m] (LU with partial pivoting); b is
+// [..., m, k], or a vector [m] only when b.ndim() == 1 (as JAX since 0.5);
+// batch axes broadcast. A singular a gives infs and NaNs, not an exception.
+Array solve(const Array& a, const Array& b, Loc loc = Loc::current());
+
+// The inverse of each matrix: solve(a, I).
+Array inv(const Array& a, Loc loc = Loc::current());
+
+// The determinant of each matrix ([..., n, n] -> [...]): closed forms for
+// n = 2 and 3, sign * exp(logabsdet) above, as jnp.linalg.det.
+Array det(const Array& a, Loc loc = Loc::current());
+
+// (sign, log|det|) of each matrix: sign 0 and log|det| -inf for a singular
+// one; the derivative of log|det| is trace(a^-1 a').
+std::pair<Array, Array> slogdet(const Array& a, Loc loc = Loc::current());
 
 }  // namespace graft::linalg

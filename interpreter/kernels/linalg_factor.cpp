@@ -1,4 +1,4 @@
-// CPU kernels of cholesky and triangular_solve, per matrix of a batch
+// CPU kernels of cholesky, triangular_solve and lu, per matrix of a batch
 // (leading axes): matrices from kLapackMin rows go to OpenBLAS's LAPACK
 // (potrf, trsm; blocked and threaded, one matrix after another), smaller ones
 // to Eigen on row-major maps with the batches in parallel (no call overhead,
@@ -10,11 +10,18 @@
 // exception in the middle of a jitted program). triangular_solve reads a's
 // `lower` (or upper) triangle, its diagonal taken as ones with unit_diagonal,
 // and solves op(a) x = b (left_side) or x op(a) = b, op(a) = a or a^T.
+// lu factors each m x n matrix with partial pivoting as LAPACK's getrf (row
+// j swapped with the row of the first largest |entry| in column j at or
+// below it; a zero column is left as it is, so a singular matrix gives a U
+// with a zero on its diagonal, not an error).
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 #ifdef GRAFT_HAVE_OPENBLAS
 #include <cblas.h>
@@ -28,6 +35,8 @@
 // LAPACK's Cholesky factorization (OpenBLAS exports it; Debian ships no lapacke.h with it).
 extern "C" void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info);
 extern "C" void spotrf_(const char* uplo, const int* n, float* a, const int* lda, int* info);
+extern "C" void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
+extern "C" void sgetrf_(const int* m, const int* n, float* a, const int* lda, int* ipiv, int* info);
 #endif
 
 namespace graft::interpreter {
@@ -152,6 +161,84 @@ void triangular_solve_typed(const KernelCall& call) {
   }
 }
 
+// The permutation that `pivots` (row i swapped with row pivots[i], in order)
+// make of 0..m-1; a pivot out of [0, m) is skipped, as JAX's kernel does.
+void pivots_to_permutation(const int32_t* pivots, int64_t k, int32_t* perm, int64_t m) {
+  for (int64_t i = 0; i < m; ++i) perm[i] = static_cast<int32_t>(i);
+  for (int64_t i = 0; i < k; ++i)
+    if (pivots[i] >= 0 && pivots[i] < m) std::swap(perm[i], perm[pivots[i]]);
+}
+
+// Unblocked right-looking LU of a row-major m x n matrix in place (LAPACK's
+// getf2 order of operations): rows are contiguous, so the swaps and the
+// updates are vector loops.
+template <class T>
+void lu_unblocked(T* a, int64_t m, int64_t n, int32_t* pivots) {
+  const int64_t k = std::min(m, n);
+  for (int64_t j = 0; j < k; ++j) {
+    int64_t p = j;
+    T best = std::abs(a[j * n + j]);
+    for (int64_t i = j + 1; i < m; ++i)
+      if (std::abs(a[i * n + j]) > best) best = std::abs(a[i * n + j]), p = i;
+    pivots[j] = static_cast<int32_t>(p);
+    if (p != j) std::swap_ranges(a + j * n, a + (j + 1) * n, a + p * n);
+    const T pivot = a[j * n + j];
+    if (pivot == T(0)) continue;
+    const T* row_j = a + j * n;
+    for (int64_t i = j + 1; i < m; ++i) {
+      T* row_i = a + i * n;
+      const T l = row_i[j] / pivot;
+      row_i[j] = l;
+      for (int64_t c = j + 1; c < n; ++c) row_i[c] -= l * row_j[c];
+    }
+  }
+}
+
+template <class T>
+void lu_typed(const KernelCall& call) {
+  const ir::ValueType& t = *call.inputs[0].type;
+  const int64_t m = t.shape[t.rank() - 2], n = t.shape[t.rank() - 1], k = std::min(m, n);
+  const int64_t size = m * n, batches = size == 0 ? 0 : t.num_elements() / size;
+  const T* in = static_cast<const T*>(call.inputs[0].data);
+  T* out = static_cast<T*>(call.outputs[0].data);
+  int32_t* pivots = static_cast<int32_t*>(call.outputs[1].data);
+  int32_t* perm = static_cast<int32_t*>(call.outputs[2].data);
+  if (batches == 0) {  // no entries, but maybe rows: the identity permutations of the batch
+    int64_t rows = 1;
+    for (int i = 0; i + 2 < t.rank(); ++i) rows *= t.shape[static_cast<size_t>(i)];
+    for (int64_t b = 0; b < rows; ++b) pivots_to_permutation(nullptr, 0, perm + b * m, m);
+    return;
+  }
+  std::copy(in, in + batches * size, out);
+#ifdef GRAFT_HAVE_OPENBLAS
+  if (std::max(m, n) >= kLapackMin && m <= 0x7fffffff && n <= 0x7fffffff) {
+    ensure_blas_core();
+    const int mi = static_cast<int>(m), ni = static_cast<int>(n);
+    std::vector<T> column_major(static_cast<size_t>(size));
+    std::vector<int> ipiv(static_cast<size_t>(k));
+    for (int64_t b = 0; b < batches; ++b) {
+      MatMap<T> a(out + b * size, m, n);
+      Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>> col(column_major.data(), m, n);
+      col = a;
+      int info = 0;
+      if constexpr (std::is_same_v<T, double>)
+        dgetrf_(&mi, &ni, col.data(), &mi, ipiv.data(), &info);
+      else
+        sgetrf_(&mi, &ni, col.data(), &mi, ipiv.data(), &info);
+      a = col;  // info > 0 (an exactly singular U) is a result, not an error
+      for (int64_t i = 0; i < k; ++i) pivots[b * k + i] = ipiv[static_cast<size_t>(i)] - 1;
+      pivots_to_permutation(pivots + b * k, k, perm + b * m, m);
+    }
+    return;
+  }
+#endif
+#pragma omp parallel for schedule(static) if (parallel_batches(batches, size * k))
+  for (int64_t b = 0; b < batches; ++b) {
+    lu_unblocked(out + b * size, m, n, pivots + b * k);
+    pivots_to_permutation(pivots + b * k, k, perm + b * m, m);
+  }
+}
+
 template <template <class> class Typed>
 void float_kernel(const KernelCall& call) {
   if (call.inputs[0].type->dtype == DType::f64)
@@ -169,10 +256,26 @@ struct TriangularSolve {
   static void run(const KernelCall& call) { triangular_solve_typed<T>(call); }
 };
 
+template <class T>
+struct Lu {
+  static void run(const KernelCall& call) { lu_typed<T>(call); }
+};
+
 }  // namespace
 
 void cholesky_kernel(const KernelCall& call) { float_kernel<Cholesky>(call); }
 
 void triangular_solve_kernel(const KernelCall& call) { float_kernel<TriangularSolve>(call); }
+
+void lu_kernel(const KernelCall& call) { float_kernel<Lu>(call); }
+
+void lu_pivots_to_permutation_kernel(const KernelCall& call) {
+  const ir::ValueType& t = *call.inputs[0].type;
+  const int64_t k = t.shape.back(), m = call.outputs[0].type->shape.back();
+  const int64_t rows = k == 0 ? call.outputs[0].type->num_elements() / std::max<int64_t>(m, 1) : t.num_elements() / k;
+  const auto* pivots = static_cast<const int32_t*>(call.inputs[0].data);
+  auto* perm = static_cast<int32_t*>(call.outputs[0].data);
+  for (int64_t b = 0; b < rows; ++b) pivots_to_permutation(pivots + b * k, k, perm + b * m, m);
+}
 
 }  // namespace graft::interpreter

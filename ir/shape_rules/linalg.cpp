@@ -1,5 +1,9 @@
-// Shape/dtype rule of dot_general (XLA's): result axes are the batch axes,
-// then lhs's free axes, then rhs's free axes.
+// Shape/dtype rules of the linear algebra ops: dot_general (XLA's: result
+// axes are the batch axes, then lhs's free axes, then rhs's free axes) and the
+// factorizations and solves over batches of matrices (the last two axes).
+#include <algorithm>
+#include <cstdint>
+
 #include "ir/dtype.h"
 #include "ir/shape_rules/rule.h"
 
@@ -97,6 +101,39 @@ OutTypes triangular_solve_shape(const RuleCtx& c) {
     c.shape_error(std::string(left ? "left_side: b's rows" : "right side: b's columns") + " (" + std::to_string(along) +
                   ") must equal a's size " + std::to_string(m));
   return {b};
+}
+
+}  // namespace graft::ir
+
+namespace graft::ir {
+
+// lu: [..., m, n] -> (lu [..., m, n], pivots i32 [..., min(m, n)],
+// permutation i32 [..., m]), as jax.lax.linalg.lu.
+OutTypes lu_shape(const RuleCtx& c) {
+  const ValueType& a = c.input(0);
+  if (!is_floating(a.dtype)) c.dtype_error(std::string("needs a float dtype, got ") + dtype_name(a.dtype));
+  if (a.rank() < 2)
+    c.shape_error("the operand must have rank >= 2 (batches of matrices), got rank " + std::to_string(a.rank()));
+  const int64_t m = a.shape[a.rank() - 2], n = a.shape[a.rank() - 1];
+  if (m > INT32_MAX) c.shape_error(std::to_string(m) + " rows do not fit the i32 pivots");
+  Shape pivots(a.shape.begin(), a.shape.end() - 1), permutation = pivots;
+  pivots.back() = std::min(m, n);
+  return OutTypes(std::vector<ValueType>{a, {DType::i32, pivots}, {DType::i32, permutation}});
+}
+
+// lu_pivots_to_permutation: i32 pivots [..., k] (row i was swapped with row
+// pivots[i], in order) -> i32 [..., permutation_size], as JAX's.
+OutTypes lu_pivots_to_permutation_shape(const RuleCtx& c) {
+  const ValueType& p = c.input(0);
+  if (p.dtype != DType::i32) c.dtype_error(std::string("needs i32 pivots, got ") + dtype_name(p.dtype));
+  if (p.rank() < 1) c.shape_error("the pivots must have rank >= 1, got a scalar");
+  const int64_t size = c.attr_int("permutation_size");
+  if (size < p.shape.back() || size > INT32_MAX)
+    c.shape_error("permutation_size " + std::to_string(size) + " must be at least the " +
+                  std::to_string(p.shape.back()) + " pivots and fit i32");
+  Shape out = p.shape;
+  out.back() = size;
+  return {ValueType{DType::i32, out}};
 }
 
 }  // namespace graft::ir

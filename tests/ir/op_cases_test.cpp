@@ -568,6 +568,17 @@ void add_linalg_cases(Catalogue& c) {
   c.bad_shape(Op::triangular_solve, {{f64, {2, 3, 3}}, {f64, {4, 3, 1}}}, solve(1), "batch axis 0 differs");
   c.bad_shape(Op::triangular_solve, {{f64, {3, 3}}, {f64, {3}}}, solve(1), "b must have a's rank 2");
   c.bad_dtype(Op::triangular_solve, {{f64, {3, 3}}, {f32, {3, 1}}}, solve(1), "operand dtypes f64 and f32 differ");
+  // lu: (lu, i32 pivots [..., min(m, n)], i32 permutation [..., m]).
+  c.ok(Op::lu, {{f64, {3, 3}}}, {}, {{f64, {3, 3}}, {i32, {3}}, {i32, {3}}});
+  c.ok(Op::lu, {{f32, {2, 5, 3}}}, {}, {{f32, {2, 5, 3}}, {i32, {2, 3}}, {i32, {2, 5}}});
+  c.ok(Op::lu, {{f64, {2, 4}}}, {}, {{f64, {2, 4}}, {i32, {2}}, {i32, {2}}});
+  c.bad_shape(Op::lu, {{f64, {3}}}, {}, "rank >= 2");
+  c.bad_dtype(Op::lu, {{i32, {2, 2}}}, {}, "float dtype");
+  const Attrs size4{{"permutation_size", int64_t{4}}};
+  c.ok(Op::lu_pivots_to_permutation, {{i32, {2, 3}}}, size4, {{i32, {2, 4}}});
+  c.bad_shape(Op::lu_pivots_to_permutation, {{i32, {5}}}, size4, "permutation_size 4 must be at least the 5 pivots");
+  c.bad_shape(Op::lu_pivots_to_permutation, {{i32, {}}}, size4, "rank >= 1");
+  c.bad_dtype(Op::lu_pivots_to_permutation, {{i64, {3}}}, size4, "needs i32 pivots, got i64");
   // Batched matmul: batch axes first, then lhs free, then rhs free.
   c.ok(Op::dot_general, {{f32, {2, 3, 4}}, {f32, {2, 4, 5}}}, dims({2}, {1}, {0}, {0}), {{f32, {2, 3, 5}}});
   // Batch axes that are not leading, and an rhs with no free axes.

@@ -45,7 +45,8 @@ TEST_CASE("op table: the property columns and the predicates derived from them",
   CHECK(ir::is_differentiable(Op::sin));
   CHECK(!ir::is_differentiable(Op::floor));
   CHECK(ir::op_info(Op::floor).not_differentiable == "piecewise constant");
-  CHECK(not_differentiable.size() == 33);  // 25, shifts, population_count, clz, trunc, nextafter, bitcast
+  CHECK(not_differentiable.size() == 34);  // 25, shifts, population_count, clz, trunc, nextafter, bitcast,
+                                           // lu_pivots_to_permutation
 }
 
 TEST_CASE("op table: the attribute schema column", "[ir][ops][attrs]") {

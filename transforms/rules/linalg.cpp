@@ -1,5 +1,5 @@
 // Transform rules of dot_general (JVP: bilinear, d(a.b) = da.b + a.db),
-// cholesky and triangular_solve (JAX's rules, jax/_src/lax/linalg.py).
+// cholesky, triangular_solve and lu (JAX's rules, jax/_src/lax/linalg.py).
 #include <algorithm>
 
 #include "graft/errors.h"
@@ -54,6 +54,28 @@ ValueId index_mask(JvpCtx& c, ValueId like, Op cmp) {
   return c.add(Op::convert_element_type, {holds}, {{"new_dtype", t.dtype}});
 }
 
+// The top-left rows x cols block of x's trailing matrices.
+ValueId leading_block(JvpCtx& c, ValueId x, int64_t rows, int64_t cols) {
+  const ir::ValueType t = c.type(x);
+  const int rank = t.rank();
+  if (t.shape[rank - 2] == rows && t.shape[rank - 1] == cols) return x;
+  ir::Ints start(static_cast<size_t>(rank), 0), limit(t.shape.begin(), t.shape.end()),
+      strides(static_cast<size_t>(rank), 1);
+  limit[rank - 2] = rows;
+  limit[rank - 1] = cols;
+  return c.add(Op::slice, {x}, {{"start_indices", start}, {"limit_indices", limit}, {"strides", strides}});
+}
+
+// x padded with zeros after its last rows (axis -2) or columns (axis -1).
+ValueId pad_after(JvpCtx& c, ValueId x, int axis_from_end, int64_t count) {
+  if (count == 0) return x;
+  const int rank = c.type(x).rank();
+  ir::Ints low(static_cast<size_t>(rank), 0), high = low, interior = low;
+  high[rank - axis_from_end] = count;
+  const ValueId zero = emit_full(c.builder(), 0.0, ir::ValueType{c.type(x).dtype, {}}, &c.node());
+  return c.add(Op::pad, {x, zero}, {{"padding_low", low}, {"padding_high", high}, {"padding_interior", interior}});
+}
+
 }  // namespace
 
 // L' = L phi(L^-1 A' L^-T), phi taking the lower triangle with the diagonal
@@ -103,6 +125,48 @@ ir::IdList triangular_solve_jvp(JvpCtx& c) {
       left ? c.add(Op::dot_general, {g, x}, matmul_attrs(rank)) : c.add(Op::dot_general, {x, g}, matmul_attrs(rank));
   const ValueId from_a = c.add(Op::triangular_solve, {a, product}, attrs);
   return {c.tadd(from_a, from_b)};
+}
+
+// JAX's rule (jax/_src/lax/linalg.py, _lu_jvp_rule): with P A = L U, L unit
+// lower m x m and U upper n x n (both padded with the identity where
+// k = min(m, n) falls short), X = L^-1 P A' U^-1 and
+// LU' = L tril(X, -1) + triu(X) U. Linear in A' (a row gather, masks, pads,
+// two triangular solves, two products), so reverse mode transposes it.
+ir::IdList lu_jvp(JvpCtx& c) {
+  if (c.tangents[0] == kZero) return {kZero, kZero, kZero};
+  const ValueId lu = c.outputs[0], perm = c.outputs[2];
+  const ir::ValueType t = c.type(lu);
+  const int rank = t.rank();
+  const int64_t m = t.shape[rank - 2], n = t.shape[rank - 1], k = std::min(m, n);
+  const ValueId x =
+      c.add(Op::gather, {c.tangents[0], perm}, {{"axis", int64_t{rank - 2}}, {"batch_dims", int64_t{rank - 2}}});
+  ValueId l = leading_block(c, lu, m, k);
+  l = pad_after(c, c.add(Op::mul, {l, index_mask(c, l, Op::gt)}), 1, m - k);
+  l = c.add(Op::add, {l, index_mask(c, l, Op::eq)});
+  ValueId u = leading_block(c, lu, k, n);
+  u = pad_after(c, c.add(Op::mul, {u, index_mask(c, u, Op::le)}), 2, n - k);
+  if (n > k) {  // ones on the diagonal of the padded rows
+    const ir::ValueType ut = c.type(u);
+    const ir::Ints shape(ut.shape.begin(), ut.shape.end());
+    const ValueId row =
+        c.add(Op::iota, {}, {{"dtype", DType::i32}, {"shape", shape}, {"dimension", int64_t{rank - 2}}});
+    const ValueId padded = c.add(Op::convert_element_type, {c.add(Op::ge, {row, c.scalar_like(double(k), row)})},
+                                 {{"new_dtype", ut.dtype}});
+    u = c.add(Op::add, {u, c.add(Op::mul, {index_mask(c, u, Op::eq), padded})});
+  }
+  auto solve = [&](ValueId a, ValueId b, bool left, bool lower, bool unit) {
+    return c.add(Op::triangular_solve, {a, b},
+                 {{"left_side", int64_t{left}},
+                  {"lower", int64_t{lower}},
+                  {"transpose_a", int64_t{0}},
+                  {"unit_diagonal", int64_t{unit}}});
+  };
+  const ValueId lau = solve(u, solve(l, x, true, true, true), false, false, false);
+  const ValueId l_dot =
+      c.add(Op::dot_general, {l, c.add(Op::mul, {lau, index_mask(c, lau, Op::gt)})}, matmul_attrs(rank));
+  const ValueId u_dot =
+      c.add(Op::dot_general, {c.add(Op::mul, {lau, index_mask(c, lau, Op::le)}), u}, matmul_attrs(rank));
+  return {c.add(Op::add, {l_dot, u_dot}), kZero, kZero};
 }
 
 // ---- transpose rules
@@ -200,12 +264,21 @@ ir::IdList triangular_solve_transpose(TransposeCtx& c) {
 
 // ---- batching rules (vmap)
 
-// cholesky and triangular_solve take leading batch axes natively: the
+// cholesky, triangular_solve, lu and lu_pivots_to_permutation take leading batch axes natively: the
 // vmapped axis goes first (an unbatched operand is broadcast along it).
 std::vector<BatchedValue> cholesky_batch(BatchCtx& c) { return {{c.add(Op::cholesky, {c.at(0, 0)}), 0}}; }
 
 std::vector<BatchedValue> triangular_solve_batch(BatchCtx& c) {
   return {{c.add(Op::triangular_solve, {c.at(0, 0), c.at(1, 0)}, c.attrs()), 0}};
+}
+
+std::vector<BatchedValue> lu_batch(BatchCtx& c) {
+  const std::vector<ValueId> outs = c.add_multi(Op::lu, {c.at(0, 0)});
+  return {{outs[0], 0}, {outs[1], 0}, {outs[2], 0}};
+}
+
+std::vector<BatchedValue> lu_pivots_to_permutation_batch(BatchCtx& c) {
+  return {{c.add(Op::lu_pivots_to_permutation, {c.at(0, 0)}, c.attrs()), 0}};
 }
 
 // dot_general carries the batch axis natively. Both operands batched: it
