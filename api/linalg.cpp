@@ -89,7 +89,9 @@ Array block(const Array& a, int64_t rows, int64_t cols, const Loc& loc) {
 // x = a^-1 b from lu(a)'s lu and permutation (p a = l u, so x = u^-1 l^-1 p b),
 // as jax.lax.linalg.lu_solve; lu, permutation and b [..., m, k] share their batch shape.
 Array lu_solve_core(const Array& lu, const Array& perm, const Array& b, const Loc& loc) {
-  const Array rows = take_along_axis(b, expand_dims(perm, -1, loc), -2, loc);
+  // Whole rows of b, perm's batch axes paired with b's: one row copy per index.
+  const int64_t rank = static_cast<int64_t>(b.shape().size());
+  const Array rows = bind1(Op::gather, {b, perm}, {{"axis", rank - 2}, {"batch_dims", rank - 2}}, loc);
   return tri_solve(lu, tri_solve(lu, rows, true, true, false, true, loc), true, false, false, false, loc);
 }
 

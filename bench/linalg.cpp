@@ -1,4 +1,4 @@
-// Linear algebra: graft's cholesky and triangular solves beside JAX (XLA
+// Linear algebra: graft's cholesky, triangular solves and solve beside JAX (XLA
 // CPU, LAPACK) and NumPy (LAPACK through OpenBLAS) on the same matrices, in
 // one run.
 //
@@ -6,10 +6,12 @@
 //
 // Rows: linalg::cholesky of f64 symmetric positive definite matrices at
 // n = 64, 256 and 1024 and a batch of 1000 8x8 ones; solve_triangular of
-// the factor against n right-hand sides. graft eager and under jit (cpu
-// backend); jnp.linalg.cholesky and jax.scipy.linalg.solve_triangular under
-// jax.jit; np.linalg.cholesky and scipy.linalg.solve_triangular (NumPy has
-// no batched triangular solve). Times are min, median and max over the
+// the factor against n right-hand sides; linalg::solve (LU with partial
+// pivoting) of the matrix against them. graft eager and under jit (cpu
+// backend); jnp.linalg.cholesky, jax.scipy.linalg.solve_triangular and
+// jnp.linalg.solve under jax.jit; np.linalg.cholesky,
+// scipy.linalg.solve_triangular (NumPy has no batched triangular solve) and
+// np.linalg.solve. Times are min, median and max over the
 // repeats; the last column is graft eager's median over the row's (above 1: faster than graft).
 #include <cstdio>
 #include <string>
@@ -64,6 +66,10 @@ int main(int argc, char** argv) {
     const TimeSpread solve = timed_spread([&] { x = linalg::solve_triangular(l, b, true); }, repeats);
     std::string sname = std::string("solve_tri") + (r.name + 8);
     show(sname.c_str(), "graft eager", solve, solve.median);
+    Array xs = linalg::solve(a, b);
+    const TimeSpread lu_solve = timed_spread([&] { xs = linalg::solve(a, b); }, repeats);
+    std::string lname = std::string("solve") + (r.name + 8);
+    show(lname.c_str(), "graft eager", lu_solve, lu_solve.median);
     if (!python.empty()) {
       save_npy("/tmp/graft_bench_linalg_a.npy", a);
       save_npy("/tmp/graft_bench_linalg_b.npy", b);
@@ -74,11 +80,11 @@ int main(int argc, char** argv) {
           std::string(kPythonSpread) +
           "def show(row, name, t, base): print('%-24s %-12s %9.3f %9.3f %9.3f %8.2f' % (row, name, t[0]*1e3, "
           "t[1]*1e3, t[2]*1e3, base / t[1]))\n"
-          "chol_base, solve_base = " +
-          std::to_string(eager.median) + ", " + std::to_string(solve.median) +
+          "chol_base, solve_base, lu_base = " +
+          std::to_string(eager.median) + ", " + std::to_string(solve.median) + ", " + std::to_string(lu_solve.median) +
           "\n"
           "row = '" +
-          r.name + "'; srow = '" + sname +
+          r.name + "'; srow = '" + sname + "'; lrow = '" + lname +
           "'\n"
           "show(row, 'numpy', spread(lambda: np.linalg.cholesky(a), " +
           rep +
@@ -97,6 +103,10 @@ int main(int argc, char** argv) {
           "  show(srow, 'jax', spread(lambda: g(l, jb).block_until_ready(), " +
           rep +
           "), solve_base)\n"
+          "  h = jax.jit(jnp.linalg.solve); h(ja, jb).block_until_ready()\n"
+          "  show(lrow, 'jax', spread(lambda: h(ja, jb).block_until_ready(), " +
+          rep +
+          "), lu_base)\n"
           "except ImportError:\n"
           "  pass\n"
           "if a.ndim == 2:\n"
@@ -105,7 +115,9 @@ int main(int argc, char** argv) {
           "  show(srow, 'scipy', spread(lambda: scipy.linalg.solve_triangular(l, b, lower=True), " +
           rep +
           "), "
-          "solve_base)\n";
+          "solve_base)\n"
+          "show(lrow, 'numpy', spread(lambda: np.linalg.solve(a, b), " +
+          rep + "), lu_base)\n";
       run_python_script(python, "/tmp/graft_bench_linalg.py", script);
     }
   }

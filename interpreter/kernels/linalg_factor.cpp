@@ -209,29 +209,33 @@ void lu_typed(const KernelCall& call) {
     for (int64_t b = 0; b < rows; ++b) pivots_to_permutation(nullptr, 0, perm + b * m, m);
     return;
   }
-  std::copy(in, in + batches * size, out);
 #ifdef GRAFT_HAVE_OPENBLAS
   if (std::max(m, n) >= kLapackMin && m <= 0x7fffffff && n <= 0x7fffffff) {
     ensure_blas_core();
     const int mi = static_cast<int>(m), ni = static_cast<int>(n);
-    std::vector<T> column_major(static_cast<size_t>(size));
+    std::vector<T> col(static_cast<size_t>(size));
     std::vector<int> ipiv(static_cast<size_t>(k));
     for (int64_t b = 0; b < batches; ++b) {
-      MatMap<T> a(out + b * size, m, n);
-      Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>> col(column_major.data(), m, n);
-      col = a;
+      // getrf works on column-major storage: transpose in and out with
+      // OpenBLAS's omatcopy (twice as fast as Eigen's assignment at 1024).
       int info = 0;
-      if constexpr (std::is_same_v<T, double>)
+      if constexpr (std::is_same_v<T, double>) {
+        cblas_domatcopy(CblasRowMajor, CblasTrans, mi, ni, 1.0, in + b * size, ni, col.data(), mi);
         dgetrf_(&mi, &ni, col.data(), &mi, ipiv.data(), &info);
-      else
+        cblas_domatcopy(CblasRowMajor, CblasTrans, ni, mi, 1.0, col.data(), mi, out + b * size, ni);
+      } else {
+        cblas_somatcopy(CblasRowMajor, CblasTrans, mi, ni, 1.0f, in + b * size, ni, col.data(), mi);
         sgetrf_(&mi, &ni, col.data(), &mi, ipiv.data(), &info);
-      a = col;  // info > 0 (an exactly singular U) is a result, not an error
+        cblas_somatcopy(CblasRowMajor, CblasTrans, ni, mi, 1.0f, col.data(), mi, out + b * size, ni);
+      }
+      // info > 0 (an exactly singular U) is a result, not an error.
       for (int64_t i = 0; i < k; ++i) pivots[b * k + i] = ipiv[static_cast<size_t>(i)] - 1;
       pivots_to_permutation(pivots + b * k, k, perm + b * m, m);
     }
     return;
   }
 #endif
+  std::copy(in, in + batches * size, out);
 #pragma omp parallel for schedule(static) if (parallel_batches(batches, size * k))
   for (int64_t b = 0; b < batches; ++b) {
     lu_unblocked(out + b * size, m, n, pivots + b * k);
