@@ -40,6 +40,12 @@ Array square_float(const char* fn, const Array& a, const Loc& loc) {
   return f;
 }
 
+// (a + a^T) / 2, as jnp.linalg's symmetrize_input.
+Array symmetrized(const Array& f, const Loc& loc) {
+  const Array sum = bind1(Op::add, {f, swap_last(f, loc)}, {}, loc);
+  return bind1(Op::mul, {sum, full_like(sum, 0.5)}, {}, loc);
+}
+
 Array tri_solve(const Array& a, const Array& b, bool left, bool lower, bool transpose, bool unit, const Loc& loc) {
   return bind1(Op::triangular_solve, {a, b},
                {{"left_side", int64_t{left}},
@@ -129,10 +135,18 @@ Array from_matrices(const Array& x, bool vector, const Loc& loc) {
 }  // namespace
 
 Array cholesky(const Array& a, Loc loc) {
-  const Array f = square_float("linalg::cholesky", a, loc);
-  const Array sum = bind1(Op::add, {f, swap_last(f, loc)}, {}, loc);
-  const Array sym = bind1(Op::mul, {sum, full_like(sum, 0.5)}, {}, loc);
-  return bind1(Op::cholesky, {sym}, {}, loc);
+  return bind1(Op::cholesky, {symmetrized(square_float("linalg::cholesky", a, loc), loc)}, {}, loc);
+}
+
+std::pair<Array, Array> eigh(const Array& a, Loc loc) {
+  const std::vector<Array> vw =
+      detail::bind(Op::eigh, {symmetrized(square_float("linalg::eigh", a, loc), loc)}, {{"lower", int64_t{1}}}, loc);
+  return {vw[1], vw[0]};
+}
+
+Array eigvalsh(const Array& a, Loc loc) {
+  return detail::bind(Op::eigh, {symmetrized(square_float("linalg::eigvalsh", a, loc), loc)}, {{"lower", int64_t{1}}},
+                      loc)[1];
 }
 
 Array solve_triangular(const Array& a, const Array& b, bool lower, int trans, bool unit_diagonal, Loc loc) {

@@ -252,6 +252,8 @@ OPS = {
         transpose_a=bool(attr(attrs, "transpose_a")), conjugate_a=False,
         unit_diagonal=bool(attr(attrs, "unit_diagonal"))),
     "lu": lambda ins, attrs, node, wide: list(lax.linalg.lu(ins[0])),
+    "eigh": lambda ins, attrs, node, wide: list(lax.linalg.eigh(ins[0], lower=bool(attr(attrs, "lower")),
+                                                                symmetrize_input=False)),
     "lu_pivots_to_permutation": lambda ins, attrs, node, wide: lax.linalg.lu_pivots_to_permutation(
         ins[0], attr(attrs, "permutation_size")),
     "random_bits": random_bits,
@@ -792,6 +794,18 @@ def build_linalg():
     one_op("lu/tall_f32", "lu", [("f32", [5, 3])])
     one_op("lu_pivots_to_permutation/batch", "lu_pivots_to_permutation",
            [("i32", [2, 3], None, [2, 2, 3, 0, 3, 2])], {"permutation_size": I(4)}, smooth=False, modes="none")
+    # eigh of x + x^T (symmetric for every x, so vmap's batches and the
+    # tangents are too): the eigenvalues, and the eigenvectors squared (an
+    # eigenvector's sign is LAPACK's choice, its square is not).
+    for n, lower in ((3, 1), (4, 0)):
+        name = "program/eigh_%d_lower%d" % (n, lower)
+        rng = rng_for(name)
+        g = Graph()
+        x = g.input("f64", [n, n], "x")
+        sym = g.op("add", [x, g.op("transpose", [x], {"permutation": Is([1, 0])})])
+        v, w = g.op("eigh", [sym], {"lower": I(lower)})
+        case(name, g.finish([w, g.op("mul", [v, v])]), [make_values(rng, "f64", [n, n])])
+
     # a^-1 b through the factors, as jnp.linalg.solve: rows of b permuted,
     # then L y = P b (unit diagonal) and U x = y.
     name = "program/lu_solve"

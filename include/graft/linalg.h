@@ -35,6 +35,16 @@ std::pair<Array, bool> cho_factor(const Array& a, bool lower = true, Loc loc = L
 // x solving a x = b given cho_factor(a): two triangular solves.
 Array cho_solve(std::pair<Array, bool> c_lower, const Array& b, Loc loc = Loc::current());
 
+// (w, v) of each symmetric matrix: the eigenvalues ascending and orthonormal
+// eigenvectors in the columns of v (a v = v diag(w)), as jnp.linalg.eigh; a is
+// symmetrized first. An eigenvector's sign is whatever LAPACK (or Eigen, below
+// 128 rows) gives. Derivatives are JAX's: where eigenvalues repeat, v's are
+// infs and NaNs (as JAX's) and w's stay finite.
+std::pair<Array, Array> eigh(const Array& a, Loc loc = Loc::current());
+
+// The eigenvalues of eigh(a), ascending.
+Array eigvalsh(const Array& a, Loc loc = Loc::current());
+
 // (p, l, u) with a = p l u, as jax.scipy.linalg.lu: for a [..., m, n] and
 // k = min(m, n), p is the m x m permutation matrix, l the m x k unit lower
 // factor, u the k x n upper factor (partial pivoting, LAPACK's getrf).

@@ -1,4 +1,4 @@
-// CPU kernels of cholesky, triangular_solve and lu, per matrix of a batch
+// CPU kernels of cholesky, triangular_solve, lu and eigh, per matrix of a batch
 // (leading axes): matrices from kLapackMin rows go to OpenBLAS's LAPACK
 // (potrf, trsm; blocked and threaded, one matrix after another), smaller ones
 // to Eigen on row-major maps with the batches in parallel (no call overhead,
@@ -13,9 +13,13 @@
 // lu factors each m x n matrix with partial pivoting as LAPACK's getrf (row
 // j swapped with the row of the first largest |entry| in column j at or
 // below it; a zero column is left as it is, so a singular matrix gives a U
-// with a zero on its diagonal, not an error).
+// with a zero on its diagonal, not an error). eigh reads the `lower` (or
+// upper) triangle and gives the eigenvalues ascending with orthonormal
+// eigenvectors in the columns of v (LAPACK's syevd, Eigen's tridiagonal QR
+// below 128 rows); one that does not converge gives NaNs, as JAX.
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
+#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -37,6 +41,10 @@ extern "C" void dpotrf_(const char* uplo, const int* n, double* a, const int* ld
 extern "C" void spotrf_(const char* uplo, const int* n, float* a, const int* lda, int* info);
 extern "C" void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
 extern "C" void sgetrf_(const int* m, const int* n, float* a, const int* lda, int* ipiv, int* info);
+extern "C" void dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w,
+                        double* work, const int* lwork, int* iwork, const int* liwork, int* info);
+extern "C" void ssyevd_(const char* jobz, const char* uplo, const int* n, float* a, const int* lda, float* w,
+                        float* work, const int* lwork, int* iwork, const int* liwork, int* info);
 #endif
 
 namespace graft::interpreter {
@@ -243,6 +251,85 @@ void lu_typed(const KernelCall& call) {
   }
 }
 
+#ifdef GRAFT_HAVE_OPENBLAS
+// LAPACK's syevd for one precision, its workspace sized by a query first.
+template <class T>
+int syevd(const char* uplo, int n, T* a, T* w, std::vector<T>& work, std::vector<int>& iwork) {
+  int info = 0, lwork = -1, liwork = -1, iwork_size = 0;
+  T work_size = 0;
+  auto call = [&](T* wk, const int* lw, int* iw, const int* liw) {
+    if constexpr (std::is_same_v<T, double>)
+      dsyevd_("V", uplo, &n, a, &n, w, wk, lw, iw, liw, &info);
+    else
+      ssyevd_("V", uplo, &n, a, &n, w, wk, lw, iw, liw, &info);
+  };
+  if (work.empty()) {
+    call(&work_size, &lwork, &iwork_size, &liwork);
+    work.resize(static_cast<size_t>(work_size));
+    iwork.resize(static_cast<size_t>(iwork_size));
+  }
+  lwork = static_cast<int>(work.size());
+  liwork = static_cast<int>(iwork.size());
+  call(work.data(), &lwork, iwork.data(), &liwork);
+  return info;
+}
+#endif
+
+template <class T>
+void eigh_typed(const KernelCall& call) {
+  const ir::ValueType& t = *call.inputs[0].type;
+  const int64_t n = t.shape.back();
+  const int64_t size = n * n, batches = n == 0 ? 0 : t.num_elements() / size;
+  const bool lower = int_attr(call, "lower") != 0;
+  const T* in = static_cast<const T*>(call.inputs[0].data);
+  T* v_out = static_cast<T*>(call.outputs[0].data);
+  T* w_out = static_cast<T*>(call.outputs[1].data);
+  constexpr T kNaN = std::numeric_limits<T>::quiet_NaN();
+#ifdef GRAFT_HAVE_OPENBLAS
+  if (n >= kLapackMin && n <= 0x7fffffff) {
+    ensure_blas_core();
+    const int ni = static_cast<int>(n);
+    std::vector<T> col(static_cast<size_t>(size)), work;
+    std::vector<int> iwork;
+    for (int64_t b = 0; b < batches; ++b) {
+      // Row-major storage read as column-major is a^T: its upper triangle is a's lower one.
+      std::copy(in + b * size, in + (b + 1) * size, col.begin());
+      const int info = syevd<T>(lower ? "U" : "L", ni, col.data(), w_out + b * n, work, iwork);
+      if (info != 0) {
+        std::fill(v_out + b * size, v_out + (b + 1) * size, kNaN);
+        std::fill(w_out + b * n, w_out + (b + 1) * n, kNaN);
+        continue;
+      }
+      // Eigenvectors are column-major columns: row-major v is their transpose.
+      if constexpr (std::is_same_v<T, double>)
+        cblas_domatcopy(CblasRowMajor, CblasTrans, ni, ni, 1.0, col.data(), ni, v_out + b * size, ni);
+      else
+        cblas_somatcopy(CblasRowMajor, CblasTrans, ni, ni, 1.0f, col.data(), ni, v_out + b * size, ni);
+    }
+    return;
+  }
+#endif
+#pragma omp parallel for schedule(static) if (parallel_batches(batches, size * n * 4))
+  for (int64_t b = 0; b < batches; ++b) {
+    const ConstMatMap<T> a(in + b * size, n, n);
+    // Eigen's solver reads the lower triangle; a's upper one is a^T's lower.
+    Eigen::SelfAdjointEigenSolver<RowMajor<T>> es;
+    if (lower)
+      es.compute(a, Eigen::ComputeEigenvectors);
+    else
+      es.compute(a.transpose(), Eigen::ComputeEigenvectors);
+    MatMap<T> v(v_out + b * size, n, n);
+    Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>> w(w_out + b * n, n);
+    if (es.info() != Eigen::Success) {
+      v.setConstant(kNaN);
+      w.setConstant(kNaN);
+      continue;
+    }
+    v = es.eigenvectors();
+    w = es.eigenvalues();
+  }
+}
+
 template <template <class> class Typed>
 void float_kernel(const KernelCall& call) {
   if (call.inputs[0].type->dtype == DType::f64)
@@ -261,6 +348,10 @@ struct TriangularSolve {
 };
 
 template <class T>
+struct Eigh {
+  static void run(const KernelCall& call) { eigh_typed<T>(call); }
+};
+template <class T>
 struct Lu {
   static void run(const KernelCall& call) { lu_typed<T>(call); }
 };
@@ -272,6 +363,8 @@ void cholesky_kernel(const KernelCall& call) { float_kernel<Cholesky>(call); }
 void triangular_solve_kernel(const KernelCall& call) { float_kernel<TriangularSolve>(call); }
 
 void lu_kernel(const KernelCall& call) { float_kernel<Lu>(call); }
+
+void eigh_kernel(const KernelCall& call) { float_kernel<Eigh>(call); }
 
 void lu_pivots_to_permutation_kernel(const KernelCall& call) {
   const ir::ValueType& t = *call.inputs[0].type;

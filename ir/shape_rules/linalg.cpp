@@ -136,4 +136,16 @@ OutTypes lu_pivots_to_permutation_shape(const RuleCtx& c) {
   return {ValueType{DType::i32, out}};
 }
 
+// eigh: [..., n, n] -> (v [..., n, n], the eigenvectors in its columns;
+// w [..., n], the eigenvalues ascending), from a's `lower` (or upper) triangle.
+OutTypes eigh_shape(const RuleCtx& c) {
+  const ValueType& a = c.input(0);
+  if (!is_floating(a.dtype)) c.dtype_error(std::string("needs a float dtype, got ") + dtype_name(a.dtype));
+  const int64_t n = square_size(c, a, "the operand");
+  c.attr_bool("lower");
+  Shape w(a.shape.begin(), a.shape.end() - 1);
+  w.back() = n;
+  return OutTypes(std::vector<ValueType>{a, {a.dtype, w}});
+}
+
 }  // namespace graft::ir

@@ -574,6 +574,11 @@ void add_linalg_cases(Catalogue& c) {
   c.ok(Op::lu, {{f64, {2, 4}}}, {}, {{f64, {2, 4}}, {i32, {2}}, {i32, {2}}});
   c.bad_shape(Op::lu, {{f64, {3}}}, {}, "rank >= 2");
   c.bad_dtype(Op::lu, {{i32, {2, 2}}}, {}, "float dtype");
+  // eigh: (v [..., n, n], w [..., n]).
+  c.ok(Op::eigh, {{f64, {3, 3}}}, {{"lower", int64_t{1}}}, {{f64, {3, 3}}, {f64, {3}}});
+  c.ok(Op::eigh, {{f32, {2, 4, 4}}}, {{"lower", int64_t{0}}}, {{f32, {2, 4, 4}}, {f32, {2, 4}}});
+  c.bad_shape(Op::eigh, {{f64, {3, 2}}}, {{"lower", int64_t{1}}}, "square in its last two axes, got 3x2");
+  c.bad_dtype(Op::eigh, {{i32, {2, 2}}}, {{"lower", int64_t{1}}}, "float dtype");
   const Attrs size4{{"permutation_size", int64_t{4}}};
   c.ok(Op::lu_pivots_to_permutation, {{i32, {2, 3}}}, size4, {{i32, {2, 4}}});
   c.bad_shape(Op::lu_pivots_to_permutation, {{i32, {5}}}, size4, "permutation_size 4 must be at least the 5 pivots");

@@ -1,5 +1,5 @@
 // Transform rules of dot_general (JVP: bilinear, d(a.b) = da.b + a.db),
-// cholesky, triangular_solve and lu (JAX's rules, jax/_src/lax/linalg.py).
+// cholesky, triangular_solve, lu and eigh (JAX's rules, jax/_src/lax/linalg.py).
 #include <algorithm>
 
 #include "graft/errors.h"
@@ -54,6 +54,14 @@ ValueId index_mask(JvpCtx& c, ValueId like, Op cmp) {
   return c.add(Op::convert_element_type, {holds}, {{"new_dtype", t.dtype}});
 }
 
+// The symmetric matrix that x's lower (or upper) triangle stands for: the
+// triangle with the diagonal, plus the strict triangle transposed.
+ValueId symmetric_from_triangle(JvpCtx& c, ValueId x, bool lower) {
+  const ValueId with_diagonal = index_mask(c, x, lower ? Op::ge : Op::le);
+  const ValueId strict = index_mask(c, x, lower ? Op::gt : Op::lt);
+  return c.add(Op::add, {c.add(Op::mul, {x, with_diagonal}), swap_last(c, c.add(Op::mul, {x, strict}))});
+}
+
 // The top-left rows x cols block of x's trailing matrices.
 ValueId leading_block(JvpCtx& c, ValueId x, int64_t rows, int64_t cols) {
   const ir::ValueType t = c.type(x);
@@ -88,9 +96,7 @@ ValueId pad_after(JvpCtx& c, ValueId x, int axis_from_end, int64_t count) {
 ir::IdList cholesky_jvp(JvpCtx& c) {
   if (c.tangents[0] == kZero) return {kZero};
   const ValueId l = c.outputs[0];
-  ValueId t = c.tangents[0];
-  const ValueId on_and_below = index_mask(c, t, Op::ge), below_t = index_mask(c, t, Op::gt);
-  t = c.add(Op::add, {c.add(Op::mul, {t, on_and_below}), swap_last(c, c.add(Op::mul, {t, below_t}))});
+  const ValueId t = symmetric_from_triangle(c, c.tangents[0], true);
   const int rank = c.type(l).rank();
   auto solve = [&](ValueId b, bool left, bool transpose) {
     return c.add(Op::triangular_solve, {l, b},
@@ -167,6 +173,37 @@ ir::IdList lu_jvp(JvpCtx& c) {
   const ValueId u_dot =
       c.add(Op::dot_general, {c.add(Op::mul, {lau, index_mask(c, lau, Op::le)}), u}, matmul_attrs(rank));
   return {c.add(Op::add, {l_dot, u_dot}), kZero, kZero};
+}
+
+// JAX's rule (_eigh_jvp_rule; Giles, "An extended collection of matrix
+// derivative results", 2008): with A = V diag(w) V^T and S = V^T A' V,
+// w' = diag(S) and V' = V (F * S), F[i][j] = 1 / (w[j] - w[i]) off the
+// diagonal and 0 on it. Where eigenvalues repeat F is infinite, so V' has
+// infs and NaNs there, as JAX's; w' stays right. A' is first made the
+// symmetric matrix of the triangle the op reads (JAX's rule for the
+// symmetric tangents linalg::eigh passes). Linear in A'.
+ir::IdList eigh_jvp(JvpCtx& c) {
+  if (c.tangents[0] == kZero) return {kZero, kZero};
+  const ValueId v = c.outputs[0], w = c.outputs[1];
+  const ir::ValueType vt = c.type(v);
+  const int rank = vt.rank();
+  const ValueId t = symmetric_from_triangle(c, c.tangents[0], ir::int_attr(c.node(), "lower") != 0);
+  ir::Ints batch;
+  for (int64_t i = 0; i + 2 < rank; ++i) batch.push_back(i);
+  auto spread = [&](int64_t axis) {  // w along rows (axis rank-1: w[j]) or columns (rank-2: w[i])
+    ir::Ints dims = batch;
+    dims.push_back(axis);
+    return c.add(Op::broadcast_in_dim, {w},
+                 {{"shape", ir::Ints(vt.shape.begin(), vt.shape.end())}, {"broadcast_dimensions", dims}});
+  };
+  const ValueId eye = index_mask(c, v, Op::eq);
+  const ValueId gap = c.add(Op::sub, {c.add(Op::add, {eye, spread(rank - 1)}), spread(rank - 2)});
+  const ValueId f = c.add(Op::sub, {c.add(Op::reciprocal, {gap}), eye});
+  const ValueId s =
+      c.add(Op::dot_general, {c.add(Op::dot_general, {swap_last(c, v), t}, matmul_attrs(rank)), v}, matmul_attrs(rank));
+  const ValueId dv = c.add(Op::dot_general, {v, c.add(Op::mul, {f, s})}, matmul_attrs(rank));
+  const ValueId dw = c.add(Op::reduce_sum, {c.add(Op::mul, {s, eye})}, {{"axes", ir::Ints{rank - 1}}});
+  return {dv, dw};
 }
 
 // ---- transpose rules
@@ -264,7 +301,7 @@ ir::IdList triangular_solve_transpose(TransposeCtx& c) {
 
 // ---- batching rules (vmap)
 
-// cholesky, triangular_solve, lu and lu_pivots_to_permutation take leading batch axes natively: the
+// cholesky, triangular_solve, lu, eigh and lu_pivots_to_permutation take leading batch axes natively: the
 // vmapped axis goes first (an unbatched operand is broadcast along it).
 std::vector<BatchedValue> cholesky_batch(BatchCtx& c) { return {{c.add(Op::cholesky, {c.at(0, 0)}), 0}}; }
 
@@ -275,6 +312,11 @@ std::vector<BatchedValue> triangular_solve_batch(BatchCtx& c) {
 std::vector<BatchedValue> lu_batch(BatchCtx& c) {
   const std::vector<ValueId> outs = c.add_multi(Op::lu, {c.at(0, 0)});
   return {{outs[0], 0}, {outs[1], 0}, {outs[2], 0}};
+}
+
+std::vector<BatchedValue> eigh_batch(BatchCtx& c) {
+  const std::vector<ValueId> outs = c.add_multi(Op::eigh, {c.at(0, 0)}, c.attrs());
+  return {{outs[0], 0}, {outs[1], 0}};
 }
 
 std::vector<BatchedValue> lu_pivots_to_permutation_batch(BatchCtx& c) {
