@@ -138,4 +138,32 @@ Initializer uniform(double scale) {
   });
 }
 
+Initializer orthogonal(double scale, int column_axis) {
+  const char* fn = "nn::initializers::orthogonal";
+  return Initializer([=](const Array& key, const Shape& shape, DType dtype, const Loc& loc) {
+    check_float(fn, dtype, loc);
+    const int rank = static_cast<int>(shape.size());
+    if (rank < 2)
+      throw ShapeError(std::string(fn) + ": needs a shape of rank >= 2, got " + ir::shape_str(shape) +
+                       detail::where(loc));
+    const int axis = detail::normalize_axis(fn, column_axis, rank, loc);
+    int64_t total = 1;
+    for (int64_t d : shape) total *= d;
+    if (total == 0) return zeros(shape, dtype, loc);
+    const int64_t cols = shape[static_cast<size_t>(axis)], rows = total / cols;
+    Shape moved;
+    for (int i = 0; i < rank; ++i)
+      if (i != axis) moved.push_back(shape[static_cast<size_t>(i)]);
+    moved.push_back(cols);
+    Array q = reshape(random::orthogonal(key, rows, {}, dtype, cols, loc), moved, loc);
+    if (axis != rank - 1) {  // the columns' axis back where column_axis says
+      std::vector<int> perm;
+      for (int i = 0; i < rank - 1; ++i) perm.push_back(i);
+      perm.insert(perm.begin() + axis, rank - 1);
+      q = transpose(q, perm, loc);
+    }
+    return scaled(q, in_dtype(scale, dtype), loc);
+  });
+}
+
 }  // namespace graft::nn::initializers

@@ -6,6 +6,7 @@
 #include <limits>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "api/dispatch.h"
@@ -136,6 +137,38 @@ Array from_matrices(const Array& x, bool vector, const Loc& loc) {
 
 Array cholesky(const Array& a, Loc loc) {
   return bind1(Op::cholesky, {symmetrized(square_float("linalg::cholesky", a, loc), loc)}, {}, loc);
+}
+
+std::pair<Array, Array> qr(const Array& a, std::string mode, Loc loc) {
+  const char* fn = "linalg::qr";
+  if (mode != "reduced" && mode != "complete" && mode != "r")
+    throw Error(std::string(fn) + ": mode must be \"reduced\", \"complete\" or \"r\", got \"" + mode + "\"" +
+                detail::where(loc));
+  const Array f = detail::as_float(a, fn, loc);
+  if (f.shape().size() < 2)
+    throw ShapeError(std::string(fn) + ": needs matrices in the last two axes, got " + detail::describe(f) +
+                     detail::where(loc));
+  const std::vector<Array> qr_ = detail::bind(Op::qr, {f}, {{"full_matrices", int64_t{mode == "complete"}}}, loc);
+  if (mode == "r") return {Array(), qr_[1]};
+  return {qr_[0], qr_[1]};
+}
+
+std::tuple<Array, Array, Array> svd(const Array& a, bool full_matrices, Loc loc) {
+  const Array f = detail::as_float(a, "linalg::svd", loc);
+  if (f.shape().size() < 2)
+    throw ShapeError("linalg::svd: needs matrices in the last two axes, got " + detail::describe(f) +
+                     detail::where(loc));
+  const std::vector<Array> suv =
+      detail::bind(Op::svd, {f}, {{"compute_uv", int64_t{1}}, {"full_matrices", int64_t{full_matrices}}}, loc);
+  return {suv[1], suv[0], suv[2]};
+}
+
+Array svdvals(const Array& a, Loc loc) {
+  const Array f = detail::as_float(a, "linalg::svdvals", loc);
+  if (f.shape().size() < 2)
+    throw ShapeError("linalg::svdvals: needs matrices in the last two axes, got " + detail::describe(f) +
+                     detail::where(loc));
+  return bind1(Op::svd, {f}, {{"compute_uv", int64_t{0}}, {"full_matrices", int64_t{0}}}, loc);
 }
 
 std::pair<Array, Array> eigh(const Array& a, Loc loc) {

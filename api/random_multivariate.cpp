@@ -1,5 +1,7 @@
-// random::multivariate_normal (include/graft/random.h): JAX's "cholesky"
-// method, mean + L z, on the cholesky primitive.
+// random::multivariate_normal and random::orthogonal (include/graft/random.h):
+// JAX's "cholesky" method, mean + L z, on the cholesky primitive, and
+// Mezzadri's signed QR of normal draws on the qr primitive.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -40,6 +42,24 @@ Array multivariate_normal(const Array& key, const Array& mean, const Array& cov,
   const Array v = detail::bind1(ir::Op::reshape, {lz}, {{"new_sizes", ir::Ints(ls.begin(), ls.end() - 1)}}, loc);
   const std::vector<Array> terms = detail::promote_and_broadcast(fn, {detail::convert(mean, d, loc), v}, loc);
   return detail::bind1(ir::Op::add, terms, {}, loc);
+}
+
+Array orthogonal(const Array& key, int64_t n, Shape shape, DType dtype, int64_t m, std::source_location loc) {
+  const char* fn = "random::orthogonal";
+  if (m < 0) m = n;
+  if (n < 0) throw Error(std::string(fn) + ": n must be >= 0, got " + std::to_string(n) + detail::where(loc));
+  if (!ir::is_floating(dtype))
+    throw DTypeError(std::string(fn) + ": needs a float dtype, got " + dtype_name(dtype) + detail::where(loc));
+  Shape z_shape = shape;
+  z_shape.push_back(std::max(n, m));
+  z_shape.push_back(std::min(n, m));
+  const auto [q, r] = linalg::qr(normal(key, z_shape, dtype, loc), "reduced", loc);
+  const Array x = q * expand_dims(sign(diagonal(r, 0, -2, -1, loc)), -2, loc);
+  if (n >= m) return x;
+  std::vector<int> perm;
+  for (size_t i = 0; i < x.shape().size(); ++i) perm.push_back(static_cast<int>(i));
+  std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
+  return transpose(x, perm, loc);
 }
 
 }  // namespace graft::random

@@ -1,4 +1,4 @@
-// Linear algebra: graft's cholesky, triangular solves and solve beside JAX (XLA
+// Linear algebra: graft's cholesky, triangular solves, solve, eigh, qr and svd beside JAX (XLA
 // CPU, LAPACK) and NumPy (LAPACK through OpenBLAS) on the same matrices, in
 // one run.
 //
@@ -7,14 +7,16 @@
 // Rows: linalg::cholesky of f64 symmetric positive definite matrices at
 // n = 64, 256 and 1024 and a batch of 1000 8x8 ones; solve_triangular of
 // the factor against n right-hand sides; linalg::solve (LU with partial
-// pivoting) of the matrix against them. graft eager and under jit (cpu
+// pivoting) of the matrix against them; linalg::eigh, linalg::qr and
+// linalg::svd (reduced) of the matrix. graft eager and under jit (cpu
 // backend); jnp.linalg.cholesky, jax.scipy.linalg.solve_triangular and
-// jnp.linalg.solve under jax.jit; np.linalg.cholesky,
-// scipy.linalg.solve_triangular (NumPy has no batched triangular solve) and
-// np.linalg.solve. Times are min, median and max over the
+// jnp.linalg.solve, eigh, qr and svd under jax.jit;
+// np.linalg.cholesky, scipy.linalg.solve_triangular (NumPy has no batched
+// triangular solve), np.linalg.solve, eigh, qr and svd. Times are min, median and max over the
 // repeats; the last column is graft eager's median over the row's (above 1: faster than graft).
 #include <cstdio>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "graft/graft.h"
@@ -70,6 +72,16 @@ int main(int argc, char** argv) {
     const TimeSpread lu_solve = timed_spread([&] { xs = linalg::solve(a, b); }, repeats);
     std::string lname = std::string("solve") + (r.name + 8);
     show(lname.c_str(), "graft eager", lu_solve, lu_solve.median);
+    std::pair<Array, Array> wv = linalg::eigh(a), qr = linalg::qr(a);
+    const TimeSpread eigh = timed_spread([&] { wv = linalg::eigh(a); }, repeats);
+    const TimeSpread qr_time = timed_spread([&] { qr = linalg::qr(a); }, repeats);
+    std::tuple<Array, Array, Array> usv = linalg::svd(a, false);
+    const TimeSpread svd_time = timed_spread([&] { usv = linalg::svd(a, false); }, repeats);
+    std::string ename = std::string("eigh") + (r.name + 8), qname = std::string("qr") + (r.name + 8);
+    std::string vname = std::string("svd") + (r.name + 8);
+    show(ename.c_str(), "graft eager", eigh, eigh.median);
+    show(qname.c_str(), "graft eager", qr_time, qr_time.median);
+    show(vname.c_str(), "graft eager", svd_time, svd_time.median);
     if (!python.empty()) {
       save_npy("/tmp/graft_bench_linalg_a.npy", a);
       save_npy("/tmp/graft_bench_linalg_b.npy", b);
@@ -80,11 +92,14 @@ int main(int argc, char** argv) {
           std::string(kPythonSpread) +
           "def show(row, name, t, base): print('%-24s %-12s %9.3f %9.3f %9.3f %8.2f' % (row, name, t[0]*1e3, "
           "t[1]*1e3, t[2]*1e3, base / t[1]))\n"
-          "chol_base, solve_base, lu_base = " +
+          "chol_base, solve_base, lu_base, eigh_base, qr_base, svd_base = " +
           std::to_string(eager.median) + ", " + std::to_string(solve.median) + ", " + std::to_string(lu_solve.median) +
+          ", " + std::to_string(eigh.median) + ", " + std::to_string(qr_time.median) + ", " +
+          std::to_string(svd_time.median) +
           "\n"
           "row = '" +
-          r.name + "'; srow = '" + sname + "'; lrow = '" + lname +
+          r.name + "'; srow = '" + sname + "'; lrow = '" + lname + "'; erow = '" + ename + "'; qrow = '" + qname +
+          "'; vrow = '" + vname +
           "'\n"
           "show(row, 'numpy', spread(lambda: np.linalg.cholesky(a), " +
           rep +
@@ -107,6 +122,18 @@ int main(int argc, char** argv) {
           "  show(lrow, 'jax', spread(lambda: h(ja, jb).block_until_ready(), " +
           rep +
           "), lu_base)\n"
+          "  e = jax.jit(jnp.linalg.eigh); e(ja)[0].block_until_ready()\n"
+          "  show(erow, 'jax', spread(lambda: e(ja)[0].block_until_ready(), " +
+          rep +
+          "), eigh_base)\n"
+          "  qf = jax.jit(jnp.linalg.qr); qf(ja)[0].block_until_ready()\n"
+          "  show(qrow, 'jax', spread(lambda: qf(ja)[0].block_until_ready(), " +
+          rep +
+          "), qr_base)\n"
+          "  sv = jax.jit(lambda x: jnp.linalg.svd(x, full_matrices=False)); sv(ja)[0].block_until_ready()\n"
+          "  show(vrow, 'jax', spread(lambda: sv(ja)[0].block_until_ready(), " +
+          rep +
+          "), svd_base)\n"
           "except ImportError:\n"
           "  pass\n"
           "if a.ndim == 2:\n"
@@ -117,7 +144,16 @@ int main(int argc, char** argv) {
           "), "
           "solve_base)\n"
           "show(lrow, 'numpy', spread(lambda: np.linalg.solve(a, b), " +
-          rep + "), lu_base)\n";
+          rep +
+          "), lu_base)\n"
+          "show(erow, 'numpy', spread(lambda: np.linalg.eigh(a), " +
+          rep +
+          "), eigh_base)\n"
+          "show(qrow, 'numpy', spread(lambda: np.linalg.qr(a), " +
+          rep +
+          "), qr_base)\n"
+          "show(vrow, 'numpy', spread(lambda: np.linalg.svd(a, full_matrices=False), " +
+          rep + "), svd_base)\n";
       run_python_script(python, "/tmp/graft_bench_linalg.py", script);
     }
   }

@@ -120,6 +120,14 @@ def gather(ins, attrs, node, wide):
     return take(x, idx)
 
 
+def svd(ins, attrs, node, wide):
+    """graft's svd outputs (s, u, vt), as JAX's svd_p; lax.linalg.svd returns (u, s, vt)."""
+    if not attr(attrs, "compute_uv"):
+        return lax.linalg.svd(ins[0], full_matrices=False, compute_uv=False)
+    u, s, vt = lax.linalg.svd(ins[0], full_matrices=bool(attr(attrs, "full_matrices")), compute_uv=True)
+    return [s, u, vt]
+
+
 def scatter_add(ins, attrs, node, wide):
     x, idx, upd = ins
     axis, b = attr(attrs, "axis"), attr(attrs, "batch_dims")
@@ -252,6 +260,8 @@ OPS = {
         transpose_a=bool(attr(attrs, "transpose_a")), conjugate_a=False,
         unit_diagonal=bool(attr(attrs, "unit_diagonal"))),
     "lu": lambda ins, attrs, node, wide: list(lax.linalg.lu(ins[0])),
+    "qr": lambda ins, attrs, node, wide: list(lax.linalg.qr(ins[0], full_matrices=bool(attr(attrs, "full_matrices")))),
+    "svd": svd,
     "eigh": lambda ins, attrs, node, wide: list(lax.linalg.eigh(ins[0], lower=bool(attr(attrs, "lower")),
                                                                 symmetrize_input=False)),
     "lu_pivots_to_permutation": lambda ins, attrs, node, wide: lax.linalg.lu_pivots_to_permutation(
@@ -794,6 +804,30 @@ def build_linalg():
     one_op("lu/tall_f32", "lu", [("f32", [5, 3])])
     one_op("lu_pivots_to_permutation/batch", "lu_pivots_to_permutation",
            [("i32", [2, 3], None, [2, 2, 3, 0, 3, 2])], {"permutation_size": I(4)}, smooth=False, modes="none")
+    # qr (Householder, LAPACK's signs): derivatives where JAX defines them
+    # (m >= n, reduced or square); values and vmap for wide and complete.
+    one_op("qr/tall", "qr", [("f64", [5, 3])], {"full_matrices": I(0)})
+    one_op("qr/square_batch_f32", "qr", [("f32", [2, 4, 4])], {"full_matrices": I(1)})
+    one_op("qr/wide", "qr", [("f64", [3, 5])], {"full_matrices": I(0)}, modes="none")
+    one_op("qr/complete_tall", "qr", [("f64", [5, 2])], {"full_matrices": I(1)}, modes="none")
+
+    # svd (LAPACK's gesdd): singular values alone, and with the vectors as
+    # sign-free products u_k vt_k (the graph's einsum), tall and wide;
+    # the full factorization of a wide matrix without derivatives (JAX has none).
+    one_op("svd/values", "svd", [("f64", [2, 4, 3])], {"compute_uv": I(0), "full_matrices": I(0)})
+    for m, n in ((4, 3), (3, 5)):
+        name = "program/svd_rank_ones_%dx%d" % (m, n)
+        rng = rng_for(name)
+        g = Graph()
+        x = g.input("f64", [m, n], "x")
+        s, u, vt = g.op("svd", [x], {"compute_uv": I(1), "full_matrices": I(0)})
+        k = min(m, n)
+        ut = g.op("transpose", [u], {"permutation": Is([1, 0])})  # JAX's broadcast_in_dim keeps axis order
+        uk = g.op("broadcast_in_dim", [ut], {"shape": Is([k, m, n]), "broadcast_dimensions": Is([0, 1])})
+        vk = g.op("broadcast_in_dim", [vt], {"shape": Is([k, m, n]), "broadcast_dimensions": Is([0, 2])})
+        case(name, g.finish([s, g.op("mul", [uk, vk])]), [make_values(rng, "f64", [m, n])])
+    one_op("svd/full_wide_f32", "svd", [("f32", [3, 5])], {"compute_uv": I(1), "full_matrices": I(1)}, modes="none")
+
     # eigh of x + x^T (symmetric for every x, so vmap's batches and the
     # tangents are too): the eigenvalues, and the eigenvectors squared (an
     # eigenvector's sign is LAPACK's choice, its square is not).

@@ -101,6 +101,11 @@ def main():
                 k, jnp.asarray([1.0, -2.0, 0.5], t), cov, (4,), t))
             c["multivariate_normal_batched_" + name] = hexes(jax.random.multivariate_normal(
                 k, jnp.zeros((2, 1, 3), t), jnp.stack([cov, 2 * cov]), None, t))
+            c["orthogonal_" + name] = hexes(jax.random.orthogonal(k, 4, (2,), t))
+            c["orthogonal_wide_" + name] = hexes(jax.random.orthogonal(k, 3, (), t, m=5))
+            c["orthogonal_tall_" + name] = hexes(jax.random.orthogonal(k, 6, (), t, m=2))
+            c["orthogonal_init_" + name] = hexes(inits.orthogonal(1.5)(k, (3, 2, 4), t))
+            c["orthogonal_init_axis0_" + name] = hexes(inits.orthogonal(column_axis=0)(k, (3, 5), t))
             c["dirichlet_" + name] = hexes(jax.random.dirichlet(k, jnp.asarray([0.2, 1.0, 3.0], t), (5,), t))
         jax.config.update("jax_enable_x64", False)  # choice's randint draws i32 then, graft's default
         pw = jnp.asarray([0.1, 0.0, 0.5, 0.25, 0.15], jnp.float32)

@@ -48,5 +48,9 @@ Initializer truncated_normal(double stddev = 1e-2);
 Initializer normal(double stddev = 1e-2);
 // Uniform in [0, scale).
 Initializer uniform(double scale = 1e-2);
+// scale * a matrix with orthonormal columns (or rows, whichever are fewer),
+// the shape read as [prod of the other axes, shape[column_axis]]
+// (random::orthogonal, as jax.nn.initializers.orthogonal); needs rank >= 2.
+Initializer orthogonal(double scale = 1.0, int column_axis = -1);
 
 }  // namespace graft::nn::initializers

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <source_location>
+#include <string>
 #include <tuple>
 #include <utility>
 
@@ -34,6 +35,24 @@ std::pair<Array, bool> cho_factor(const Array& a, bool lower = true, Loc loc = L
 
 // x solving a x = b given cho_factor(a): two triangular solves.
 Array cho_solve(std::pair<Array, bool> c_lower, const Array& b, Loc loc = Loc::current());
+
+// (q, r) with a = q r, as jnp.linalg.qr (Householder, LAPACK's geqrf and
+// orgqr; r's diagonal may be negative, as theirs): for a [..., m, n] and
+// k = min(m, n), mode "reduced" gives q [..., m, k] and r [..., k, n],
+// "complete" q [..., m, m] and r [..., m, n], "r" only r (q is an empty
+// Array). Derivatives, as JAX's, for m >= n and the reduced factorization.
+std::pair<Array, Array> qr(const Array& a, std::string mode = "reduced", Loc loc = Loc::current());
+
+// (u, s, vh) with a = u diag(s) vh, as jnp.linalg.svd: s [..., k] descending
+// (k = min(m, n)); u [..., m, m] and vh [..., n, n] with full_matrices, else
+// [..., m, k] and [..., k, n]. Singular vectors' signs are LAPACK's (gesdd),
+// as NumPy's and JAX's. Derivatives are JAX's, defined for the reduced (or a
+// square) factorization; where singular values repeat u's and vh's are
+// infs and NaNs, as JAX's.
+std::tuple<Array, Array, Array> svd(const Array& a, bool full_matrices = true, Loc loc = Loc::current());
+
+// The singular values of each matrix, descending (differentiable: s' = diag(u^T a' v)).
+Array svdvals(const Array& a, Loc loc = Loc::current());
 
 // (w, v) of each symmetric matrix: the eigenvalues ascending and orthonormal
 // eigenvectors in the columns of v (a v = v diag(w)), as jnp.linalg.eigh; a is

@@ -131,6 +131,13 @@ Array choice(const Array& key, const Array& a, Shape shape = {}, bool replace = 
 Array multivariate_normal(const Array& key, const Array& mean, const Array& cov, Shape shape = {},
                           std::source_location loc = std::source_location::current());
 
+// Matrices drawn uniformly from the orthogonal group O(n) (m = n) or with
+// orthonormal columns (rows when n < m), shape + [n, m], as
+// jax.random.orthogonal: the QR of standard normals [max(n, m), min(n, m)]
+// with q's columns signed by r's diagonal (Mezzadri's method). m < 0 means n.
+Array orthogonal(const Array& key, int64_t n, Shape shape = {}, DType dtype = default_float_dtype(), int64_t m = -1,
+                 std::source_location loc = std::source_location::current());
+
 // Poisson(lam) integers (i32 or i64), as jax.random.poisson: Knuth's method below rate 10, PTRS
 // rejection above, in f32 with JAX's keys. lam broadcasts to shape ({}: lam's shape).
 Array poisson(const Array& key, const Array& lam, Shape shape = {}, DType dtype = DType::i32,

@@ -1,4 +1,4 @@
-// CPU kernels of cholesky, triangular_solve, lu and eigh, per matrix of a batch
+// CPU kernels of cholesky, triangular_solve, lu and qr, per matrix of a batch
 // (leading axes): matrices from kLapackMin rows go to OpenBLAS's LAPACK
 // (potrf, trsm; blocked and threaded, one matrix after another), smaller ones
 // to Eigen on row-major maps with the batches in parallel (no call overhead,
@@ -13,13 +13,16 @@
 // lu factors each m x n matrix with partial pivoting as LAPACK's getrf (row
 // j swapped with the row of the first largest |entry| in column j at or
 // below it; a zero column is left as it is, so a singular matrix gives a U
-// with a zero on its diagonal, not an error). eigh reads the `lower` (or
-// upper) triangle and gives the eigenvalues ascending with orthonormal
-// eigenvectors in the columns of v (LAPACK's syevd, Eigen's tridiagonal QR
-// below 128 rows); one that does not converge gives NaNs, as JAX.
+// with a zero on its diagonal, not an error). qr is Householder QR by
+// LAPACK's geqrf and orgqr at every size (as JAX's and NumPy's, so the same
+// signs and roundings), small matrices of a batch in parallel; Eigen's
+// HouseholderQR (the same reflectors and signs) only in a build without
+// OpenBLAS. (eigh's kernel is interpreter/kernels/linalg_eigh.cpp.)
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
-#include <Eigen/Eigenvalues>
+#ifndef GRAFT_HAVE_OPENBLAS
+#include <Eigen/QR>
+#endif
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -31,6 +34,7 @@
 #include <cblas.h>
 #endif
 
+#include "graft/errors.h"
 #include "interpreter/blas_core.h"
 #include "interpreter/kernel.h"
 #include "interpreter/kernels/loops.h"
@@ -41,10 +45,14 @@ extern "C" void dpotrf_(const char* uplo, const int* n, double* a, const int* ld
 extern "C" void spotrf_(const char* uplo, const int* n, float* a, const int* lda, int* info);
 extern "C" void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
 extern "C" void sgetrf_(const int* m, const int* n, float* a, const int* lda, int* ipiv, int* info);
-extern "C" void dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w,
-                        double* work, const int* lwork, int* iwork, const int* liwork, int* info);
-extern "C" void ssyevd_(const char* jobz, const char* uplo, const int* n, float* a, const int* lda, float* w,
-                        float* work, const int* lwork, int* iwork, const int* liwork, int* info);
+extern "C" void dgeqrf_(const int* m, const int* n, double* a, const int* lda, double* tau, double* work,
+                        const int* lwork, int* info);
+extern "C" void sgeqrf_(const int* m, const int* n, float* a, const int* lda, float* tau, float* work, const int* lwork,
+                        int* info);
+extern "C" void dorgqr_(const int* m, const int* n, const int* k, double* a, const int* lda, const double* tau,
+                        double* work, const int* lwork, int* info);
+extern "C" void sorgqr_(const int* m, const int* n, const int* k, float* a, const int* lda, const float* tau,
+                        float* work, const int* lwork, int* info);
 #endif
 
 namespace graft::interpreter {
@@ -59,11 +67,6 @@ using ConstMatMap = Eigen::Map<const RowMajor<T>>;
 
 // Matrices from this many rows go to LAPACK.
 constexpr int64_t kLapackMin = 128;
-
-// Batches worth running in parallel: about 2^15 multiply-adds in all.
-bool parallel_batches(int64_t batches, int64_t work_per_batch) {
-  return batches > 1 && batches * work_per_batch >= (int64_t{1} << 15);
-}
 
 template <class T>
 void cholesky_typed(const KernelCall& call) {
@@ -251,83 +254,77 @@ void lu_typed(const KernelCall& call) {
   }
 }
 
-#ifdef GRAFT_HAVE_OPENBLAS
-// LAPACK's syevd for one precision, its workspace sized by a query first.
 template <class T>
-int syevd(const char* uplo, int n, T* a, T* w, std::vector<T>& work, std::vector<int>& iwork) {
-  int info = 0, lwork = -1, liwork = -1, iwork_size = 0;
-  T work_size = 0;
-  auto call = [&](T* wk, const int* lw, int* iw, const int* liw) {
-    if constexpr (std::is_same_v<T, double>)
-      dsyevd_("V", uplo, &n, a, &n, w, wk, lw, iw, liw, &info);
-    else
-      ssyevd_("V", uplo, &n, a, &n, w, wk, lw, iw, liw, &info);
-  };
-  if (work.empty()) {
-    call(&work_size, &lwork, &iwork_size, &liwork);
-    work.resize(static_cast<size_t>(work_size));
-    iwork.resize(static_cast<size_t>(iwork_size));
-  }
-  lwork = static_cast<int>(work.size());
-  liwork = static_cast<int>(iwork.size());
-  call(work.data(), &lwork, iwork.data(), &liwork);
-  return info;
-}
-#endif
-
-template <class T>
-void eigh_typed(const KernelCall& call) {
+void qr_typed(const KernelCall& call) {
   const ir::ValueType& t = *call.inputs[0].type;
-  const int64_t n = t.shape.back();
-  const int64_t size = n * n, batches = n == 0 ? 0 : t.num_elements() / size;
-  const bool lower = int_attr(call, "lower") != 0;
+  const int64_t m = t.shape[t.rank() - 2], n = t.shape[t.rank() - 1], k = std::min(m, n);
+  const int64_t q_cols = call.outputs[0].type->shape.back(), r_rows = call.outputs[1].type->shape[t.rank() - 2];
+  int64_t batches = 1;
+  for (int i = 0; i + 2 < t.rank(); ++i) batches *= t.shape[static_cast<size_t>(i)];
   const T* in = static_cast<const T*>(call.inputs[0].data);
-  T* v_out = static_cast<T*>(call.outputs[0].data);
-  T* w_out = static_cast<T*>(call.outputs[1].data);
-  constexpr T kNaN = std::numeric_limits<T>::quiet_NaN();
-#ifdef GRAFT_HAVE_OPENBLAS
-  if (n >= kLapackMin && n <= 0x7fffffff) {
-    ensure_blas_core();
-    const int ni = static_cast<int>(n);
-    std::vector<T> col(static_cast<size_t>(size)), work;
-    std::vector<int> iwork;
+  T* q_out = static_cast<T*>(call.outputs[0].data);
+  T* r_out = static_cast<T*>(call.outputs[1].data);
+  const int64_t size = m * n, q_size = m * q_cols, r_size = r_rows * n;
+  if (k == 0) {  // no reflectors: q is (a block of) the identity, r is empty or zero
     for (int64_t b = 0; b < batches; ++b) {
-      // Row-major storage read as column-major is a^T: its upper triangle is a's lower one.
-      std::copy(in + b * size, in + (b + 1) * size, col.begin());
-      const int info = syevd<T>(lower ? "U" : "L", ni, col.data(), w_out + b * n, work, iwork);
-      if (info != 0) {
-        std::fill(v_out + b * size, v_out + (b + 1) * size, kNaN);
-        std::fill(w_out + b * n, w_out + (b + 1) * n, kNaN);
-        continue;
-      }
-      // Eigenvectors are column-major columns: row-major v is their transpose.
-      if constexpr (std::is_same_v<T, double>)
-        cblas_domatcopy(CblasRowMajor, CblasTrans, ni, ni, 1.0, col.data(), ni, v_out + b * size, ni);
-      else
-        cblas_somatcopy(CblasRowMajor, CblasTrans, ni, ni, 1.0f, col.data(), ni, v_out + b * size, ni);
+      MatMap<T>(q_out + b * q_size, m, q_cols).setIdentity();
+      MatMap<T>(r_out + b * r_size, r_rows, n).setZero();
     }
     return;
   }
-#endif
-#pragma omp parallel for schedule(static) if (parallel_batches(batches, size * n * 4))
-  for (int64_t b = 0; b < batches; ++b) {
-    const ConstMatMap<T> a(in + b * size, n, n);
-    // Eigen's solver reads the lower triangle; a's upper one is a^T's lower.
-    Eigen::SelfAdjointEigenSolver<RowMajor<T>> es;
-    if (lower)
-      es.compute(a, Eigen::ComputeEigenvectors);
-    else
-      es.compute(a.transpose(), Eigen::ComputeEigenvectors);
-    MatMap<T> v(v_out + b * size, n, n);
-    Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>> w(w_out + b * n, n);
-    if (es.info() != Eigen::Success) {
-      v.setConstant(kNaN);
-      w.setConstant(kNaN);
-      continue;
+#ifdef GRAFT_HAVE_OPENBLAS
+  if (m > 0x7fffffff || n > 0x7fffffff)
+    throw Error("qr: matrices over 2^31 - 1 rows or columns are beyond LAPACK's ints");
+  ensure_blas_core();
+  const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
+  const int qi = static_cast<int>(q_cols);
+  // Small matrices of a batch in parallel (LAPACK then runs single-threaded
+  // in each), large ones one after another with LAPACK's own threads.
+  // Matrices [begin, end) of the batch, with this thread's workspace.
+  auto run = [&](int64_t begin, int64_t end) {
+    // Column-major m x max(n, q_cols): geqrf's reflectors, then orgqr's q in place.
+    std::vector<T> col(static_cast<size_t>(m * std::max(n, q_cols))), tau(static_cast<size_t>(k)), work;
+    int info = 0, query = -1;
+    T size_geqrf = 0, size_orgqr = 0;
+    if constexpr (std::is_same_v<T, double>) {
+      dgeqrf_(&mi, &ni, col.data(), &mi, tau.data(), &size_geqrf, &query, &info);
+      dorgqr_(&mi, &qi, &ki, col.data(), &mi, tau.data(), &size_orgqr, &query, &info);
+    } else {
+      sgeqrf_(&mi, &ni, col.data(), &mi, tau.data(), &size_geqrf, &query, &info);
+      sorgqr_(&mi, &qi, &ki, col.data(), &mi, tau.data(), &size_orgqr, &query, &info);
     }
-    v = es.eigenvectors();
-    w = es.eigenvalues();
+    work.resize(static_cast<size_t>(std::max(size_geqrf, size_orgqr)) + 1);
+    const int lwork = static_cast<int>(work.size());
+    for (int64_t b = begin; b < end; ++b) {
+      T* q = q_out + b * q_size;
+      T* r = r_out + b * r_size;
+      if constexpr (std::is_same_v<T, double>) {
+        cblas_domatcopy(CblasRowMajor, CblasTrans, mi, ni, 1.0, in + b * size, ni, col.data(), mi);
+        dgeqrf_(&mi, &ni, col.data(), &mi, tau.data(), work.data(), &lwork, &info);
+      } else {
+        cblas_somatcopy(CblasRowMajor, CblasTrans, mi, ni, 1.0f, in + b * size, ni, col.data(), mi);
+        sgeqrf_(&mi, &ni, col.data(), &mi, tau.data(), work.data(), &lwork, &info);
+      }
+      for (int64_t i = 0; i < r_rows; ++i)
+        for (int64_t j = 0; j < n; ++j) r[i * n + j] = i <= j ? col[static_cast<size_t>(j * m + i)] : T(0);
+      if constexpr (std::is_same_v<T, double>) {
+        dorgqr_(&mi, &qi, &ki, col.data(), &mi, tau.data(), work.data(), &lwork, &info);
+        cblas_domatcopy(CblasRowMajor, CblasTrans, qi, mi, 1.0, col.data(), mi, q, qi);
+      } else {
+        sorgqr_(&mi, &qi, &ki, col.data(), &mi, tau.data(), work.data(), &lwork, &info);
+        cblas_somatcopy(CblasRowMajor, CblasTrans, qi, mi, 1.0f, col.data(), mi, q, qi);
+      }
+    }
+  };
+  over_batches(batches, parallel_batches(batches, size * k * 2) && std::max(m, n) < kLapackMin, run);
+#else
+#pragma omp parallel for schedule(static) if (parallel_batches(batches, size * k * 2))
+  for (int64_t b = 0; b < batches; ++b) {
+    const Eigen::HouseholderQR<RowMajor<T>> qr(ConstMatMap<T>(in + b * size, m, n));
+    MatMap<T>(r_out + b * r_size, r_rows, n) = qr.matrixQR().topRows(r_rows).template triangularView<Eigen::Upper>();
+    MatMap<T>(q_out + b * q_size, m, q_cols) = qr.householderQ() * RowMajor<T>::Identity(m, q_cols);
   }
+#endif
 }
 
 template <template <class> class Typed>
@@ -348,8 +345,8 @@ struct TriangularSolve {
 };
 
 template <class T>
-struct Eigh {
-  static void run(const KernelCall& call) { eigh_typed<T>(call); }
+struct Qr {
+  static void run(const KernelCall& call) { qr_typed<T>(call); }
 };
 template <class T>
 struct Lu {
@@ -364,7 +361,7 @@ void triangular_solve_kernel(const KernelCall& call) { float_kernel<TriangularSo
 
 void lu_kernel(const KernelCall& call) { float_kernel<Lu>(call); }
 
-void eigh_kernel(const KernelCall& call) { float_kernel<Eigh>(call); }
+void qr_kernel(const KernelCall& call) { float_kernel<Qr>(call); }
 
 void lu_pivots_to_permutation_kernel(const KernelCall& call) {
   const ir::ValueType& t = *call.inputs[0].type;

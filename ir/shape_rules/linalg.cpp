@@ -148,4 +148,37 @@ OutTypes eigh_shape(const RuleCtx& c) {
   return OutTypes(std::vector<ValueType>{a, {a.dtype, w}});
 }
 
+// qr: [..., m, n] -> (q, r) with k = min(m, n): q [..., m, k] and r
+// [..., k, n], or with full_matrices q [..., m, m] and r [..., m, n].
+OutTypes qr_shape(const RuleCtx& c) {
+  const ValueType& a = c.input(0);
+  if (!is_floating(a.dtype)) c.dtype_error(std::string("needs a float dtype, got ") + dtype_name(a.dtype));
+  if (a.rank() < 2)
+    c.shape_error("the operand must have rank >= 2 (batches of matrices), got rank " + std::to_string(a.rank()));
+  const int64_t m = a.shape[a.rank() - 2], n = a.shape[a.rank() - 1];
+  const int64_t k = c.attr_bool("full_matrices") ? m : std::min(m, n);
+  Shape q = a.shape, r = a.shape;
+  q.back() = k;
+  r[r.size() - 2] = k;
+  return OutTypes(std::vector<ValueType>{{a.dtype, q}, {a.dtype, r}});
+}
+
+// svd: [..., m, n] -> (s [..., k], k = min(m, n), descending) and with
+// compute_uv (u [..., m, k], vt [..., k, n]), or with full_matrices
+// (u [..., m, m], vt [..., n, n]), as jax.lax.linalg.svd: a = u diag(s) vt.
+OutTypes svd_shape(const RuleCtx& c) {
+  const ValueType& a = c.input(0);
+  if (!is_floating(a.dtype)) c.dtype_error(std::string("needs a float dtype, got ") + dtype_name(a.dtype));
+  if (a.rank() < 2)
+    c.shape_error("the operand must have rank >= 2 (batches of matrices), got rank " + std::to_string(a.rank()));
+  const int64_t m = a.shape[a.rank() - 2], n = a.shape[a.rank() - 1], k = std::min(m, n);
+  const bool full = c.attr_bool("full_matrices");
+  Shape s(a.shape.begin(), a.shape.end() - 1), u = a.shape, vt = a.shape;
+  s.back() = k;
+  if (!c.attr_bool("compute_uv")) return {ValueType{a.dtype, s}};
+  u.back() = full ? m : k;
+  vt[vt.size() - 2] = full ? n : k;
+  return OutTypes(std::vector<ValueType>{{a.dtype, s}, {a.dtype, u}, {a.dtype, vt}});
+}
+
 }  // namespace graft::ir

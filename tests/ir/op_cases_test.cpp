@@ -579,6 +579,20 @@ void add_linalg_cases(Catalogue& c) {
   c.ok(Op::eigh, {{f32, {2, 4, 4}}}, {{"lower", int64_t{0}}}, {{f32, {2, 4, 4}}, {f32, {2, 4}}});
   c.bad_shape(Op::eigh, {{f64, {3, 2}}}, {{"lower", int64_t{1}}}, "square in its last two axes, got 3x2");
   c.bad_dtype(Op::eigh, {{i32, {2, 2}}}, {{"lower", int64_t{1}}}, "float dtype");
+  // qr: (q, r), reduced or full.
+  c.ok(Op::qr, {{f64, {5, 3}}}, {{"full_matrices", int64_t{0}}}, {{f64, {5, 3}}, {f64, {3, 3}}});
+  c.ok(Op::qr, {{f32, {2, 5, 3}}}, {{"full_matrices", int64_t{1}}}, {{f32, {2, 5, 5}}, {f32, {2, 5, 3}}});
+  c.ok(Op::qr, {{f64, {2, 4}}}, {{"full_matrices", int64_t{0}}}, {{f64, {2, 2}}, {f64, {2, 4}}});
+  c.bad_shape(Op::qr, {{f64, {3}}}, {{"full_matrices", int64_t{0}}}, "rank >= 2");
+  c.bad_dtype(Op::qr, {{i32, {2, 2}}}, {{"full_matrices", int64_t{0}}}, "float dtype");
+  // svd: (s) or (s, u, vt), reduced or full.
+  const Attrs uv{{"compute_uv", int64_t{1}}, {"full_matrices", int64_t{0}}};
+  const Attrs full_uv{{"compute_uv", int64_t{1}}, {"full_matrices", int64_t{1}}};
+  c.ok(Op::svd, {{f64, {5, 3}}}, uv, {{f64, {3}}, {f64, {5, 3}}, {f64, {3, 3}}});
+  c.ok(Op::svd, {{f32, {2, 3, 5}}}, full_uv, {{f32, {2, 3}}, {f32, {2, 3, 3}}, {f32, {2, 5, 5}}});
+  c.ok(Op::svd, {{f64, {4, 2}}}, {{"compute_uv", int64_t{0}}, {"full_matrices", int64_t{0}}}, {{f64, {2}}});
+  c.bad_shape(Op::svd, {{f64, {3}}}, uv, "rank >= 2");
+  c.bad_dtype(Op::svd, {{i32, {2, 2}}}, uv, "float dtype");
   const Attrs size4{{"permutation_size", int64_t{4}}};
   c.ok(Op::lu_pivots_to_permutation, {{i32, {2, 3}}}, size4, {{i32, {2, 4}}});
   c.bad_shape(Op::lu_pivots_to_permutation, {{i32, {5}}}, size4, "permutation_size 4 must be at least the 5 pivots");

@@ -276,6 +276,35 @@ TEST_CASE("random: nn::initializers give JAX's weights for the same key", "[rand
   CHECK_THROWS_AS(init::glorot_normal()(random::key(0), {2, 2}, i32), DTypeError);
 }
 
+TEST_CASE("random: orthogonal and the orthogonal initializer are JAX's", "[random]") {
+  namespace init = nn::initializers;
+  for (const json& c : values()["keys"]) {
+    INFO("seed " << seed_of(c));
+    const Array k = random::key(seed_of(c));
+    // The same normals; the QR differs from LAPACK's by roundings (Eigen's
+    // Householder reflectors below 128 rows), a few eps.
+    auto check = [&](DType dt, const std::string& suffix) {
+      auto eps = [&](const std::string& field, const std::function<Array()>& draw) {
+        return dt == f32 ? sampler_eps<float>(c, field + suffix, draw) : sampler_eps<double>(c, field + suffix, draw);
+      };
+      CHECK(eps("orthogonal_", [&] { return random::orthogonal(k, 4, {2}, dt); }) <= 8);
+      CHECK(eps("orthogonal_wide_", [&] { return random::orthogonal(k, 3, {}, dt, 5); }) <= 8);
+      CHECK(eps("orthogonal_tall_", [&] { return random::orthogonal(k, 6, {}, dt, 2); }) <= 8);
+      CHECK(eps("orthogonal_init_", [&] { return init::orthogonal(1.5)(k, {3, 2, 4}, dt); }) <= 8);
+      CHECK(eps("orthogonal_init_axis0_", [&] { return init::orthogonal(1.0, 0)(k, {3, 5}, dt); }) <= 8);
+    };
+    check(f32, "f32");
+    check(f64, "f64");
+  }
+  const Array q = random::orthogonal(random::key(3), 5, {}, f64);
+  CHECK(q.shape() == Shape{5, 5});
+  const std::vector<double> qtq = matmul(transpose(q), q).to_vector<double>();
+  for (size_t i = 0; i < qtq.size(); ++i) CHECK(qtq[i] == Approx(i % 6 == 0 ? 1.0 : 0.0).margin(1e-14));
+  CHECK(init::orthogonal()(random::key(0), {0, 3}).shape() == Shape{0, 3});
+  CHECK_THROWS_AS(init::orthogonal()(random::key(0), {5}), ShapeError);
+  CHECK_THROWS_AS(random::orthogonal(random::key(0), 3, {}, i32), DTypeError);
+}
+
 TEST_CASE("random: permutation is JAX's: one sort round, two, and of rows and columns", "[random]") {
   for (const json& c : values()["keys"]) {
     INFO("seed " << seed_of(c));

@@ -1,5 +1,5 @@
 // Transform rules of dot_general (JVP: bilinear, d(a.b) = da.b + a.db),
-// cholesky, triangular_solve, lu and eigh (JAX's rules, jax/_src/lax/linalg.py).
+// cholesky, triangular_solve, lu, eigh, qr and svd (JAX's rules, jax/_src/lax/linalg.py).
 #include <algorithm>
 
 #include "graft/errors.h"
@@ -206,6 +206,94 @@ ir::IdList eigh_jvp(JvpCtx& c) {
   return {dv, dw};
 }
 
+// JAX's rule (qr_jvp_rule; Townsend, "Differentiating the QR
+// decomposition", 2018): with X = A' R^-1 and C = Q^T X, O = tril(C, -1) -
+// tril(C, -1)^T (skew-symmetric), Q' = Q (O - C) + X and R' = (C - O) R.
+// Defined, as in JAX, for m >= n and the reduced (or a square) factorization.
+ir::IdList qr_jvp(JvpCtx& c) {
+  if (c.tangents[0] == kZero) return {kZero, kZero};
+  const ValueId q = c.outputs[0], r = c.outputs[1];
+  const ir::ValueType at = c.type(c.primals[0]);
+  const int rank = at.rank();
+  const int64_t m = at.shape[rank - 2], n = at.shape[rank - 1];
+  if (m < n || (ir::int_attr(c.node(), "full_matrices") != 0 && m != n))
+    throw UnsupportedError(
+        "jvp of qr: JAX defines none for a matrix with fewer rows than columns or the "
+        "full_matrices factorization of a non-square one; got a " +
+        ir::type_str(at) + (m < n ? " with fewer rows than columns" : " with full_matrices"));
+  const ValueId x = c.add(
+      Op::triangular_solve, {r, c.tangents[0]},
+      {{"left_side", int64_t{0}}, {"lower", int64_t{0}}, {"transpose_a", int64_t{0}}, {"unit_diagonal", int64_t{0}}});
+  const ValueId qt_x = c.add(Op::dot_general, {swap_last(c, q), x}, matmul_attrs(rank));
+  const ValueId below = c.add(Op::mul, {qt_x, index_mask(c, qt_x, Op::gt)});
+  const ValueId skew = c.add(Op::sub, {below, swap_last(c, below)});
+  const ValueId dq = c.add(Op::add, {c.add(Op::dot_general, {q, c.add(Op::sub, {skew, qt_x})}, matmul_attrs(rank)), x});
+  const ValueId dr = c.add(Op::dot_general, {c.add(Op::sub, {qt_x, skew}), r}, matmul_attrs(rank));
+  return {dq, dr};
+}
+
+// JAX's rule (_svd_jvp_rule): with dS = U^T A' V, s' = diag(dS);
+// F[i][j] = 1 / (s_j^2 - s_i^2) off the diagonal, 0 on it;
+// U' = U (F * (dS S + S dS^T) + (dS - dS^T) / 2 * S^-1) and
+// V' = V (F * (S dS + dS^T S)), plus for m > n (n > m) the part of A' V
+// (A'^T U) outside U's (V's) span, divided by s. Repeated singular values
+// make F infinite, so U' and V' are infs and NaNs there, as JAX's. Defined,
+// as JAX's, for the reduced (or a square) factorization.
+ir::IdList svd_jvp(JvpCtx& c) {
+  const bool uv = ir::int_attr(c.node(), "compute_uv") != 0;
+  if (c.tangents[0] == kZero) return uv ? ir::IdList{kZero, kZero, kZero} : ir::IdList{kZero};
+  const ir::ValueType at = c.type(c.primals[0]);
+  const int rank = at.rank();
+  const int64_t m = at.shape[rank - 2], n = at.shape[rank - 1];
+  if (uv && ir::int_attr(c.node(), "full_matrices") != 0 && m != n)
+    throw UnsupportedError("jvp of svd: JAX defines none for the full_matrices factorization of a non-square " +
+                           ir::type_str(at) + "; use full_matrices = false");
+  ir::IdList usv = c.outputs;
+  if (!uv) usv = c.add_multi(Op::svd, {c.primals[0]}, {{"compute_uv", int64_t{1}}, {"full_matrices", int64_t{0}}});
+  const ValueId s = usv[0], u = usv[1], vt = usv[2], da = c.tangents[0];
+  const ValueId ut = swap_last(c, u), v = swap_last(c, vt);
+  auto mm = [&](ValueId x, ValueId y) { return c.add(Op::dot_general, {x, y}, matmul_attrs(rank)); };
+  const ValueId ds_mat = mm(mm(ut, da), v);  // [..., k, k]
+  const ValueId eye = index_mask(c, ds_mat, Op::eq);
+  const ValueId ds = c.add(Op::reduce_sum, {c.add(Op::mul, {ds_mat, eye})}, {{"axes", ir::Ints{rank - 1}}});
+  if (!uv) return {ds};
+  ir::Ints batch;
+  for (int64_t i = 0; i + 2 < rank; ++i) batch.push_back(i);
+  // s along a matrix's columns (s[j], axis rank-1) or rows (s[i], rank-2), for rows x k matrices.
+  auto spread = [&](int64_t rows, int64_t axis) {
+    ir::Ints shape(at.shape.begin(), at.shape.end() - 2), dims = batch;
+    shape.push_back(rows);
+    shape.push_back(c.type(s).shape.back());
+    dims.push_back(axis);
+    return c.add(Op::broadcast_in_dim, {s}, {{"shape", shape}, {"broadcast_dimensions", dims}});
+  };
+  const int64_t k = c.type(s).shape.back();
+  const ValueId s_j = spread(k, rank - 1), s_i = spread(k, rank - 2);
+  const ValueId diffs = c.add(Op::mul, {c.add(Op::add, {s_j, s_i}), c.add(Op::sub, {s_j, s_i})});
+  const ValueId f = c.add(Op::sub, {c.add(Op::reciprocal, {c.add(Op::add, {diffs, eye})}), eye});
+  const ValueId dss = c.add(Op::mul, {s_j, ds_mat}), sds = c.add(Op::mul, {s_i, ds_mat});
+  // 1 / s on the diagonal (0 where s is 0).
+  const ValueId zero_s =
+      c.add(Op::convert_element_type, {c.add(Op::eq, {s_j, c.zeros_like(s_j)})}, {{"new_dtype", at.dtype}});
+  const ValueId s_inv =
+      c.add(Op::mul, {c.add(Op::sub, {c.add(Op::reciprocal, {c.add(Op::add, {s_j, zero_s})}), zero_s}), eye});
+  const ValueId skew = c.add(
+      Op::mul, {c.add(Op::mul, {c.add(Op::sub, {ds_mat, swap_last(c, ds_mat)}), s_inv}), c.scalar_like(0.5, ds_mat)});
+  ValueId du = mm(u, c.add(Op::add, {c.add(Op::mul, {f, c.add(Op::add, {dss, swap_last(c, dss)})}), skew}));
+  ValueId dv = mm(v, c.add(Op::mul, {f, c.add(Op::add, {sds, swap_last(c, sds)})}));
+  if (m > n) {
+    const ValueId dav = mm(da, v);
+    const ValueId outside = c.add(Op::sub, {dav, mm(u, mm(ut, dav))});
+    du = c.add(Op::add, {du, c.add(Op::div, {outside, spread(m, rank - 1)})});
+  }
+  if (n > m) {
+    const ValueId dahu = mm(swap_last(c, da), u);
+    const ValueId outside = c.add(Op::sub, {dahu, mm(v, mm(vt, dahu))});
+    dv = c.add(Op::add, {dv, c.add(Op::div, {outside, spread(n, rank - 1)})});
+  }
+  return {ds, du, swap_last(c, dv)};
+}
+
 // ---- transpose rules
 namespace {
 
@@ -301,7 +389,7 @@ ir::IdList triangular_solve_transpose(TransposeCtx& c) {
 
 // ---- batching rules (vmap)
 
-// cholesky, triangular_solve, lu, eigh and lu_pivots_to_permutation take leading batch axes natively: the
+// cholesky, triangular_solve, lu, eigh, qr, svd and lu_pivots_to_permutation take leading batch axes natively: the
 // vmapped axis goes first (an unbatched operand is broadcast along it).
 std::vector<BatchedValue> cholesky_batch(BatchCtx& c) { return {{c.add(Op::cholesky, {c.at(0, 0)}), 0}}; }
 
@@ -312,6 +400,17 @@ std::vector<BatchedValue> triangular_solve_batch(BatchCtx& c) {
 std::vector<BatchedValue> lu_batch(BatchCtx& c) {
   const std::vector<ValueId> outs = c.add_multi(Op::lu, {c.at(0, 0)});
   return {{outs[0], 0}, {outs[1], 0}, {outs[2], 0}};
+}
+
+std::vector<BatchedValue> svd_batch(BatchCtx& c) {
+  std::vector<BatchedValue> out;
+  for (ValueId v : c.add_multi(Op::svd, {c.at(0, 0)}, c.attrs())) out.push_back({v, 0});
+  return out;
+}
+
+std::vector<BatchedValue> qr_batch(BatchCtx& c) {
+  const std::vector<ValueId> outs = c.add_multi(Op::qr, {c.at(0, 0)}, c.attrs());
+  return {{outs[0], 0}, {outs[1], 0}};
 }
 
 std::vector<BatchedValue> eigh_batch(BatchCtx& c) {
