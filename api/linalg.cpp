@@ -3,7 +3,9 @@
 #include "graft/linalg.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -11,6 +13,7 @@
 
 #include "api/dispatch.h"
 #include "api/lowering.h"
+#include "graft/autodiff.h"
 #include "graft/errors.h"
 #include "graft/ops.h"
 #include "ir/dtype.h"
@@ -301,6 +304,217 @@ Array det(const Array& a, Loc loc) {
            e(0, 2) * e(1, 1) * e(2, 0) - e(0, 0) * e(1, 2) * e(2, 1) - e(0, 1) * e(1, 0) * e(2, 2);
   const auto [s, logdet] = slogdet(f, loc);
   return s * exp(logdet);
+}
+
+namespace {
+
+// eps of a float dtype.
+double epsilon(DType d) { return d == DType::f32 ? 1.1920928955078125e-07 : 2.220446049250313e-16; }
+
+// (m, n) of a's trailing matrices; a ShapeError naming fn below rank 2.
+std::pair<int64_t, int64_t> matrix_dims(const char* fn, const Array& f, const Loc& loc) {
+  const Shape& s = f.shape();
+  if (s.size() < 2)
+    throw ShapeError(std::string(fn) + ": needs matrices in the last two axes, got " + detail::describe(f) +
+                     detail::where(loc));
+  return {s[s.size() - 2], s[s.size() - 1]};
+}
+
+// The pseudo-inverse of f from its reduced SVD: singular values at or below
+// tol * the largest count as zero (JAX's pinv).
+Array pinv_from_svd(const Array& f, double tol, const Loc& loc) {
+  const auto [u, s, vt] = svd(f, false, loc);
+  const Shape& ss = s.shape();
+  Shape lo(ss.size(), 0), hi = ss;
+  hi.back() = 1;
+  const Array cutoff = tol * slice(s, lo, hi, {}, loc);
+  const Array kept = where(s > cutoff, s, full_like(s, std::numeric_limits<double>::infinity()), loc);
+  return matmul(swap_last(vt, loc), swap_last(u, loc) / expand_dims(kept, -1, loc), loc);
+}
+
+}  // namespace
+
+Array matrix_power(const Array& a, int64_t n, Loc loc) {
+  Array f = square_float("linalg::matrix_power", a, loc);
+  if (n == 0) return detail::broadcast_to_shape(eye(f.shape().back(), f.dtype(), loc), f.shape(), loc);
+  if (n < 0) {
+    f = inv(f, loc);
+    n = -n;
+  }
+  // Binary powering, as JAX's: z runs through f^(2^i), the result gathers the set bits.
+  std::optional<Array> z, result;
+  for (; n > 0; n /= 2) {
+    z = z ? matmul(*z, *z, loc) : f;
+    if (n % 2) result = result ? matmul(*result, *z, loc) : *z;
+  }
+  return *result;
+}
+
+Array pinv(const Array& a, std::optional<double> rtol, Loc loc) {
+  const char* fn = "linalg::pinv";
+  const Array f = detail::as_float(a, fn, loc);
+  const auto [m, n] = matrix_dims(fn, f, loc);
+  if (m == 0 || n == 0) {
+    Shape s = batch_of(f, 2);
+    s.push_back(n);
+    s.push_back(m);
+    return zeros(s, f.dtype(), loc);
+  }
+  const double tol = rtol ? *rtol : 10.0 * static_cast<double>(std::max(m, n)) * epsilon(f.dtype());
+  // JAX's derivative (Golub and Pereyra): P' = -P A' P + P P^T A'^T (I - A P) + (I - P A) A'^T P^T P,
+  // which holds where the rank does not change (through the SVD it would not where singular values repeat).
+  auto value = [tol, loc](const Array& x) { return pinv_from_svd(x, tol, loc); };
+  auto fn_with_rule = custom_jvp(value, [tol, loc, m, n](const std::tuple<Array>& p, const std::tuple<Array>& t) {
+    const Array& x = std::get<0>(p);
+    const Array& dx = std::get<0>(t);
+    const Array pm = pinv_from_svd(x, tol, loc);
+    const Array pt = swap_last(pm, loc), dxt = swap_last(dx, loc);
+    const Array eye_m = eye(m, x.dtype(), loc), eye_n = eye(n, x.dtype(), loc);
+    Array dp = -matmul(matmul(pm, dx, loc), pm, loc);
+    dp = dp + matmul(matmul(matmul(pm, pt, loc), dxt, loc), eye_m - matmul(x, pm, loc), loc);
+    dp = dp + matmul(matmul(matmul(eye_n - matmul(pm, x, loc), dxt, loc), pt, loc), pm, loc);
+    return std::make_pair(pm, dp);
+  });
+  return fn_with_rule(f);
+}
+
+Array lstsq(const Array& a, const Array& b, std::optional<double> rcond, Loc loc) {
+  const char* fn = "linalg::lstsq";
+  Array f = detail::as_float(a, fn, loc);
+  Array bm = detail::as_float(b, fn, loc);
+  const DType dtype = ir::promote_types(f.dtype(), bm.dtype());
+  f = detail::convert(f, dtype, loc);
+  bm = detail::convert(bm, dtype, loc);
+  const auto [m, n] = matrix_dims(fn, f, loc);
+  const bool vector = bm.shape().size() == 1;
+  if (vector) bm = expand_dims(bm, -1, loc);
+  if (bm.shape().size() < 2 || bm.shape()[bm.shape().size() - 2] != m)
+    throw ShapeError(std::string(fn) + ": b must be [" + std::to_string(m) + "] or [..., " + std::to_string(m) +
+                     ", k] for a " + detail::describe(f) + ", got " + detail::describe(b) + detail::where(loc));
+  const double r =
+      rcond ? (*rcond < 0 ? epsilon(dtype) : *rcond) : epsilon(dtype) * static_cast<double>(std::max(m, n));
+  // x = V diag(1/s) U^T b over the singular values >= r * the largest (JAX's lstsq).
+  const auto [u, s, vt] = svd(f, false, loc);
+  const Shape& ss = s.shape();
+  Shape lo(ss.size(), 0), hi = ss;
+  hi.back() = std::min<int64_t>(1, hi.back());
+  const Array keep = s >= r * slice(s, lo, hi, {}, loc);
+  const Array s_inv = where(keep, 1.0 / where(keep, s, full_like(s, 1.0), loc), full_like(s, 0.0), loc);
+  const Array x = matmul(swap_last(vt, loc), expand_dims(s_inv, -1, loc) * matmul(swap_last(u, loc), bm, loc), loc);
+  return from_matrices(x, vector, loc);
+}
+
+Array matrix_rank(const Array& a, std::optional<double> rtol, Loc loc) {
+  const char* fn = "linalg::matrix_rank";
+  const Array f = detail::as_float(a, fn, loc);
+  const auto [m, n] = matrix_dims(fn, f, loc);
+  const double tol = rtol ? *rtol : static_cast<double>(std::max(m, n)) * epsilon(f.dtype());
+  const Array s = svdvals(f, loc);
+  return sum(astype(s > tol * max(s, {-1}, true, loc), DType::i32, loc), {-1}, false, loc);
+}
+
+namespace {
+
+// The vector norm of ord along `axis` (NumPy's cases: inf, -inf, 0, 1, 2, any p).
+Array vector_norm(const Array& f, double ord, int axis, bool keepdims, const Loc& loc) {
+  const std::vector<int> axes{axis};
+  const Array a = abs(f);
+  if (std::isinf(ord)) return ord > 0 ? max(a, axes, keepdims, loc) : min(a, axes, keepdims, loc);
+  if (ord == 0) return sum(astype(f != 0.0, f.dtype(), loc), axes, keepdims, loc);
+  if (ord == 1) return sum(a, axes, keepdims, loc);
+  if (ord == 2) return sqrt(sum(a * a, axes, keepdims, loc));
+  return pow(sum(pow(a, ord, loc), axes, keepdims, loc), 1.0 / ord, loc);
+}
+
+// f with axes r and c moved last (in that order).
+Array move_last(const Array& f, int r, int c, const Loc& loc) {
+  std::vector<int> perm;
+  for (int i = 0; i < static_cast<int>(f.shape().size()); ++i)
+    if (i != r && i != c) perm.push_back(i);
+  perm.push_back(r);
+  perm.push_back(c);
+  return transpose(f, perm, loc);
+}
+
+// A reduction over the last two axes given back its axes r and c (size 1) when keepdims.
+Array restore(const Array& x, const Shape& shape, int r, int c, bool keepdims, const Loc& loc) {
+  if (!keepdims) return x;
+  Shape s = shape;
+  s[static_cast<size_t>(r)] = 1;
+  s[static_cast<size_t>(c)] = 1;
+  return reshape(x, s, loc);
+}
+
+// The matrix norm ("fro", "nuc", or 1, -1, 2, -2, inf, -inf) over axes (r, c).
+Array matrix_norm(const Array& f, const std::string& name, double ord, int r, int c, bool keepdims, const Loc& loc) {
+  const char* fn = "linalg::norm";
+  if (name == "fro") return sqrt(sum(abs(f) * abs(f), {r, c}, keepdims, loc));
+  if (name == "nuc" || ord == 2 || ord == -2) {
+    const Array s = svdvals(move_last(f, r, c, loc), loc);
+    const Array v = name == "nuc" ? sum(s, {-1}, false, loc)
+                    : ord == 2    ? max(s, {-1}, false, loc)
+                                  : min(s, {-1}, false, loc);
+    return restore(v, f.shape(), r, c, keepdims, loc);
+  }
+  if (!name.empty())
+    throw Error(std::string(fn) + ": a matrix norm's ord is \"fro\", \"nuc\", 1, -1, 2, -2, inf or -inf, got \"" +
+                name + "\"" + detail::where(loc));
+  if (ord == 1 || ord == -1 || std::isinf(ord)) {
+    // 1: the largest column sum (over rows, then across columns); inf: the largest row sum.
+    const bool columns = ord == 1 || ord == -1;
+    const int inner = columns ? r : c;
+    int outer = columns ? c : r;
+    if (outer > inner) --outer;
+    const Array sums = sum(abs(f), {inner}, false, loc);
+    const Array v = ord > 0 ? max(sums, {outer}, false, loc) : min(sums, {outer}, false, loc);
+    return restore(v, f.shape(), r, c, keepdims, loc);
+  }
+  throw Error(std::string(fn) + ": a matrix norm's ord is \"fro\", \"nuc\", 1, -1, 2, -2, inf or -inf, got " +
+              std::to_string(ord) + detail::where(loc));
+}
+
+Array norm_impl(const Array& x, const std::string& name, double ord, std::vector<int> axes, bool keepdims,
+                const Loc& loc) {
+  const char* fn = "linalg::norm";
+  const Array f = detail::as_float(x, fn, loc);
+  const int rank = static_cast<int>(f.shape().size());
+  if (axes.empty()) {
+    if (rank == 1)
+      axes = {0};
+    else if (rank == 2)
+      axes = {0, 1};
+    else
+      throw ShapeError(std::string(fn) + ": with an ord, the axes must be given for " + detail::describe(f) +
+                       " (a vector norm over 1 axis, a matrix norm over 2)" + detail::where(loc));
+  }
+  for (int& a : axes) a = detail::normalize_axis(fn, a, rank, loc);
+  if (axes.size() == 1) {
+    if (!name.empty())
+      throw Error(std::string(fn) + ": \"" + name + "\" is a matrix norm; a vector norm takes a number" +
+                  detail::where(loc));
+    return vector_norm(f, ord, axes[0], keepdims, loc);
+  }
+  if (axes.size() != 2 || axes[0] == axes[1])
+    throw ShapeError(std::string(fn) + ": axes must name 1 axis (a vector norm) or 2 different ones (a matrix norm)" +
+                     detail::where(loc));
+  return matrix_norm(f, name, ord, axes[0], axes[1], keepdims, loc);
+}
+
+}  // namespace
+
+Array norm(const Array& x, Loc loc) {
+  const Array f = detail::as_float(x, "linalg::norm", loc);
+  return sqrt(sum(abs(f) * abs(f), {}, false, loc));
+}
+
+Array norm(const Array& x, double ord, std::vector<int> axes, bool keepdims, Loc loc) {
+  return norm_impl(x, "", ord, std::move(axes), keepdims, loc);
+}
+
+Array norm(const Array& x, const std::string& ord, std::vector<int> axes, bool keepdims, Loc loc) {
+  if (ord != "fro" && ord != "nuc")
+    throw Error("linalg::norm: ord must be a number, \"fro\" or \"nuc\", got \"" + ord + "\"" + detail::where(loc));
+  return norm_impl(x, ord, 0, axes.empty() ? std::vector<int>{-2, -1} : std::move(axes), keepdims, loc);
 }
 
 }  // namespace graft::linalg

@@ -6,10 +6,12 @@
 // are NaNs, as in JAX, not exceptions.
 #pragma once
 
+#include <optional>
 #include <source_location>
 #include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "graft/array.h"
 
@@ -92,5 +94,40 @@ Array det(const Array& a, Loc loc = Loc::current());
 // (sign, log|det|) of each matrix: sign 0 and log|det| -inf for a singular
 // one; the derivative of log|det| is trace(a^-1 a').
 std::pair<Array, Array> slogdet(const Array& a, Loc loc = Loc::current());
+
+// a^n for a square a and an integer n (negative: inv(a)^-n; 0: the
+// identity), by repeated squaring as jnp.linalg.matrix_power.
+Array matrix_power(const Array& a, int64_t n, Loc loc = Loc::current());
+
+// The Moore-Penrose pseudo-inverse [..., n, m] of a [..., m, n], from the
+// SVD: singular values at or below rtol times the largest count as zero
+// (rtol defaults to 10 max(m, n) eps, as jnp.linalg.pinv). Its derivative is
+// JAX's (Golub-Pereyra), right wherever the rank does not change.
+Array pinv(const Array& a, std::optional<double> rtol = std::nullopt, Loc loc = Loc::current());
+
+// The least-squares (minimum-norm) x of a x = b, as jnp.linalg.lstsq's
+// solution: from the SVD, singular values below rcond times the largest
+// dropped (rcond defaults to max(m, n) eps; negative means eps). b is [m]
+// (only when 1-D) or [..., m, k]; batch axes broadcast.
+Array lstsq(const Array& a, const Array& b, std::optional<double> rcond = std::nullopt, Loc loc = Loc::current());
+
+// The number of singular values above rtol times the largest (i32, [...]),
+// rtol defaulting to max(m, n) eps, as jnp.linalg.matrix_rank.
+Array matrix_rank(const Array& a, std::optional<double> rtol = std::nullopt, Loc loc = Loc::current());
+
+// sqrt(sum |x|^2) over every entry (jnp.linalg.norm(x)).
+Array norm(const Array& x, Loc loc = Loc::current());
+
+// The norm of ord over `axes`, as jnp.linalg.norm: one axis gives the vector
+// norm (inf, -inf, 0, 1, 2 or any p: (sum |x|^p)^(1/p)), two the matrix norm
+// (1, -1 and inf, -inf: the largest or smallest column or row sum of |x|;
+// 2, -2: the largest or smallest singular value). No axes means the only one
+// of a vector or both of a matrix. keepdims keeps the reduced axes (size 1).
+Array norm(const Array& x, double ord, std::vector<int> axes = {}, bool keepdims = false, Loc loc = Loc::current());
+
+// The Frobenius ("fro") or nuclear ("nuc", the sum of singular values) norm
+// over two axes (default the last two).
+Array norm(const Array& x, const std::string& ord, std::vector<int> axes = {}, bool keepdims = false,
+           Loc loc = Loc::current());
 
 }  // namespace graft::linalg

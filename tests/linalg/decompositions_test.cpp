@@ -8,6 +8,7 @@
 // defines them, errors where it does not; vmap against a loop, jit against eager.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "api/dispatch.h"
@@ -301,4 +302,78 @@ TEST_CASE("linalg: svd's derivatives are JAX's, where JAX defines them", "[linal
   const Array batch = random::normal(random::key(44), {3, 4, 3}, DType::f64);
   const Array ss = vmap(values)(batch);
   for (int64_t i = 0; i < 3; ++i) CHECK(max_abs_diff(ss[i], values(batch[i])) == 0);
+}
+
+TEST_CASE("linalg: pinv, lstsq and matrix_rank are NumPy's, and pinv's derivative JAX's", "[linalg]") {
+  const Array a = array<double>({{1, 2, 0}, {3, -1, 2}, {0.5, 4, 1}, {2, 0, -3}});
+  const Array b = array<double>({1, 0, 2, -1});
+  // np.linalg.lstsq(a, b)[0], np.linalg.pinv(a)
+  CHECK(max_abs_diff(linalg::lstsq(a, b),
+                     array<double>({-0.04191725897576094, 0.4501549116092586, 0.2943320575906688})) < 1e-15);
+  const Array numpy_pinv =
+      array<double>({{0.06415163112812095, 0.21043678998845752, 0.020533381933053863, 0.14713565396998962},
+                     {0.09367596136322216, -0.07150233886155158, 0.18528643460300107, 0.014093918959965973},
+                     {-0.015673409877893132, 0.1455561630520624, 0.04422574570196218, -0.22155397606463764}});
+  CHECK(max_abs_diff(linalg::pinv(a), numpy_pinv) < 1e-15);
+  // Rank 2 of 3: the pseudo-inverse drops the zero singular value (NumPy's values), the rank counts 2.
+  const Array r = array<double>({{1, 2, 3}, {2, 4, 6}, {1, 0, 1}});
+  CHECK(max_abs_diff(linalg::pinv(r),
+                     array<double>({{-0.03333333333333385, -0.06666666666666661, 0.8333333333333339},
+                                    {0.0666666666666671, 0.13333333333333325, -0.666666666666667},
+                                    {0.033333333333333236, 0.06666666666666664, 0.16666666666666682}})) < 1e-14);
+  CHECK(linalg::matrix_rank(r).item<int32_t>() == 2);
+  CHECK(linalg::matrix_rank(a).item<int32_t>() == 3);
+  CHECK(linalg::matrix_rank(zeros({2, 3, 3}, DType::f64)).to_vector<int32_t>() == std::vector<int32_t>{0, 0});
+  // lstsq of a batch of right-hand sides; the minimum-norm solution of a wide system.
+  const Array bb = random::normal(random::key(51), {4, 2}, DType::f64);
+  CHECK(max_abs_diff(linalg::lstsq(a, bb), matmul(linalg::pinv(a), bb)) < 1e-14);
+  const Array wide = mT(a);
+  const Array xw = linalg::lstsq(wide, array<double>({1, 2, 3}));
+  CHECK(max_abs_diff(matmul(wide, xw), array<double>({1, 2, 3})) < 1e-14);
+  CHECK(max_abs_diff(xw, matmul(linalg::pinv(wide), array<double>({1, 2, 3}))) < 1e-14);
+  CHECK(linalg::pinv(zeros({2, 0, 3}, DType::f64)).shape() == Shape{2, 3, 0});
+  // pinv's derivative: finite differences at full rank, and at an orthogonal matrix (all singular
+  // values equal, where a derivative through the SVD would be NaN) the inverse's: -P A' P.
+  auto pinv_of = [](const Array& m) { return linalg::pinv(m); };
+  CHECK_NOTHROW(testing::check_grads(pinv_of, std::make_tuple(a), 2));
+  const Array q = linalg::qr(random::normal(random::key(52), {3, 3}, DType::f64)).first;
+  const Array dq = random::normal(random::key(53), {3, 3}, DType::f64);
+  const Array dp = jvp(pinv_of, std::make_tuple(q), std::make_tuple(dq)).second;
+  CHECK(max_abs_diff(dp, -matmul(matmul(mT(q), dq), mT(q))) < 1e-13);
+  CHECK_THROWS_WITH(linalg::lstsq(a, zeros({3}, DType::f64)),
+                    Catch::Contains("linalg::lstsq") && Catch::Contains("f64[3]"));
+}
+
+TEST_CASE("linalg: norm is NumPy's for vectors and matrices", "[linalg]") {
+  const Array v = array<double>({3, -4, 0, 1});
+  CHECK(linalg::norm(v).item<double>() == Approx(std::sqrt(26.0)).epsilon(1e-15));
+  CHECK(linalg::norm(v, 1).item<double>() == 8);
+  CHECK(linalg::norm(v, std::numeric_limits<double>::infinity()).item<double>() == 4);
+  CHECK(linalg::norm(v, -std::numeric_limits<double>::infinity()).item<double>() == 0);
+  CHECK(linalg::norm(v, 0).item<double>() == 3);
+  CHECK(linalg::norm(v, 3).item<double>() == Approx(std::cbrt(27.0 + 64 + 1)).epsilon(1e-15));
+  const Array m = array<double>({{1, -2, 3}, {-4, 5, -6}});
+  // np.linalg.norm(m, ord) for each ord.
+  CHECK(linalg::norm(m, "fro").item<double>() == Approx(std::sqrt(91.0)).epsilon(1e-15));
+  CHECK(linalg::norm(m, 1).item<double>() == 9);
+  CHECK(linalg::norm(m, -1).item<double>() == 5);
+  CHECK(linalg::norm(m, std::numeric_limits<double>::infinity()).item<double>() == 15);
+  CHECK(linalg::norm(m, -std::numeric_limits<double>::infinity()).item<double>() == 6);
+  CHECK(linalg::norm(m, 2).item<double>() == Approx(9.508032000695724).epsilon(1e-14));
+  CHECK(linalg::norm(m, -2).item<double>() == Approx(0.7728696356734843).epsilon(1e-14));
+  CHECK(linalg::norm(m, "nuc").item<double>() == Approx(9.508032000695724 + 0.7728696356734843).epsilon(1e-14));
+  // Axes and keepdims: row norms, and matrix norms of a batch over axes that are not last.
+  CHECK(linalg::norm(m, 2, {1}).to_vector<double>() == std::vector<double>{std::sqrt(14.0), std::sqrt(77.0)});
+  CHECK(linalg::norm(m, 1, {0}, true).shape() == Shape{1, 3});
+  const Array batch = random::normal(random::key(71), {3, 2, 4}, DType::f64);
+  const Array by_axes = linalg::norm(batch, 2, {1, 0});  // matrices [3, 2] per last index, rows on axis 1
+  CHECK(by_axes.shape() == Shape{4});
+  CHECK(linalg::norm(batch, "fro", {0, 1}, true).shape() == Shape{1, 1, 4});
+  CHECK(linalg::norm(batch, -1, {2, 1}).shape() == Shape{3});
+  // grad of the 2-norm of a vector is x / |x|.
+  CHECK(max_abs_diff(grad([](const Array& x) { return linalg::norm(x, 2); })(v), v / std::sqrt(26.0)) < 1e-15);
+  CHECK_THROWS_AS(linalg::norm(batch, 2), ShapeError);
+  CHECK_THROWS_WITH(linalg::norm(m, "max"), Catch::Contains("linalg::norm"));
+  CHECK_THROWS_WITH(linalg::norm(v, "fro", {0}), Catch::Contains("matrix norm"));
+  CHECK_THROWS_WITH(linalg::norm(m, 3), Catch::Contains("linalg::norm"));
 }

@@ -219,3 +219,19 @@ TEST_CASE("linalg: lu from 128 rows (LAPACK's getrf) gives what small ones do", 
     CHECK(max_abs_diff(matmul(l, u), dominant) < 1e-12);
   }
 }
+
+TEST_CASE("linalg: matrix_power by repeated squaring, negative powers through inv", "[linalg]") {
+  const Array a = array<double>({{1, 1}, {1, 0}});  // Fibonacci
+  CHECK(linalg::matrix_power(a, 10).to_vector<double>() == std::vector<double>{89, 55, 55, 34});
+  CHECK(linalg::matrix_power(a, 0).to_vector<double>() == std::vector<double>{1, 0, 0, 1});
+  CHECK(linalg::matrix_power(a, 1).to_vector<double>() == std::vector<double>{1, 1, 1, 0});
+  CHECK(max_abs_diff(linalg::matrix_power(a, -3), linalg::inv(matmul(a, matmul(a, a)))) < 1e-14);
+  const Array batch = general(61, {3}, 4);
+  const Array p5 = linalg::matrix_power(batch, 5);
+  Array loop = batch;
+  for (int i = 0; i < 4; ++i) loop = matmul(loop, batch);
+  CHECK(max_abs_diff(p5, loop) < 1e-9 * max(abs(loop)).item<double>());
+  CHECK_NOTHROW(testing::check_grads([](const Array& m) { return linalg::matrix_power(m, 3); },
+                                     std::make_tuple(general(62, {}, 3)), 2));
+  CHECK_THROWS_AS(linalg::matrix_power(zeros({2, 3}), 2), ShapeError);
+}
