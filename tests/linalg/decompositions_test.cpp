@@ -14,26 +14,13 @@
 #include "api/dispatch.h"
 #include "graft/graft.h"
 #include "graft/testing.h"
+#include "linalg/linalg_helpers.h"
 
 using namespace graft;
+using graft::test::max_abs_diff;
+using graft::test::mT;
 
 namespace {
-
-double max_abs_diff(const Array& a, const Array& b) {
-  const std::vector<double> x = astype(a, DType::f64).to_vector<double>(),
-                            y = astype(b, DType::f64).to_vector<double>();
-  REQUIRE(x.size() == y.size());
-  double worst = 0;
-  for (size_t i = 0; i < x.size(); ++i) worst = std::max(worst, std::fabs(x[i] - y[i]));
-  return worst;
-}
-
-Array mT(const Array& a) {
-  std::vector<int> perm;
-  for (size_t i = 0; i < a.shape().size(); ++i) perm.push_back(static_cast<int>(i));
-  std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
-  return transpose(a, perm);
-}
 
 Array symmetric(uint64_t seed, Shape batch, int64_t n, DType dt = DType::f64) {
   Shape s = batch;
