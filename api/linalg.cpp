@@ -294,6 +294,63 @@ std::pair<Array, Array> slogdet(const Array& a, Loc loc) {
   return slogdet_from_lu(out[0], out[1], loc);
 }
 
+namespace {
+
+// (det a, adj(a) b) for a and b [..., n, n], as JAX's _cofactor_solve: from
+// P a = L U, with U's last pivot replaced by 1 / (the product of the others)
+// so that the solve stays finite when a has rank n - 1, and adj(a) = 0 when
+// the rank is lower (a solve against U's first n - 1 pivots overflows).
+std::pair<Array, Array> cofactor_solve(const Array& a, const Array& b, const Loc& loc) {
+  const int64_t n = a.shape().back();
+  if (n == 1) return {entry(a, 0, 0, loc), b};
+  const std::vector<Array> out = detail::bind(Op::lu, {a}, {}, loc);
+  const Array& pivots = out[1];
+  const int rank = static_cast<int>(a.shape().size());
+  const Array d = diagonal(out[0], 0, -2, -1, loc);
+  const Array swaps = sum(astype(pivots != arange(n, DType::i32, loc), DType::i32, loc), {-1}, false, loc);
+  const Array sign = 1.0 - 2.0 * astype(swaps % 2, a.dtype(), loc);
+  const Array partial = cumprod(d, -1, false, loc) * expand_dims(sign, -1, loc);  // [..., n]
+  auto last = [&](const Array& v, int64_t i) {                                    // v[..., i] keeping the axis
+    Shape lo(v.shape().size(), 0), hi = v.shape();
+    lo.back() = i;
+    hi.back() = i + 1;
+    return slice(v, lo, hi, {}, loc);
+  };
+  // lu with its last diagonal entry 1 / partial[..., n - 2].
+  const Array rows = bind1(Op::iota, {},
+                           {{"dtype", DType::i32},
+                            {"shape", ir::Ints(a.shape().begin(), a.shape().end())},
+                            {"dimension", int64_t{rank - 2}}},
+                           loc);
+  const Array cols = bind1(Op::iota, {},
+                           {{"dtype", DType::i32},
+                            {"shape", ir::Ints(a.shape().begin(), a.shape().end())},
+                            {"dimension", int64_t{rank - 1}}},
+                           loc);
+  const Array corner = logical_and(rows == static_cast<int32_t>(n - 1), cols == static_cast<int32_t>(n - 1), loc);
+  const Array lu = where(corner, expand_dims(1.0 / last(partial, n - 2), -1, loc), out[0], loc);
+  Shape ones_shape = batch_of(a, 2);
+  ones_shape.push_back(n);
+  ones_shape.push_back(1);
+  const Array probe = tri_solve(lu, ones(ones_shape, a.dtype(), loc), true, false, false, false, loc);
+  const Array low_rank = any(logical_or(isnan(probe), isinf(probe), loc), {-2, -1}, true, loc);
+  Array x = where(low_rank, zeros_like(b), b, loc);
+  x = bind1(Op::gather, {x, out[2]}, {{"axis", int64_t{rank - 2}}, {"batch_dims", int64_t{rank - 2}}}, loc);
+  x = tri_solve(lu, x, true, true, false, true, loc);
+  Shape lo(x.shape().size(), 0), mid = x.shape();
+  mid[mid.size() - 2] = n - 1;
+  Shape lo2 = lo;
+  lo2[lo2.size() - 2] = n - 1;
+  x = concatenate(
+      {slice(x, lo, mid, {}, loc) * expand_dims(last(partial, n - 1), -1, loc), slice(x, lo2, x.shape(), {}, loc)},
+      rank - 2, loc);
+  x = tri_solve(lu, x, true, false, false, false, loc);
+  x = where(low_rank, zeros_like(x), x, loc);
+  return {reshape(last(partial, n - 1), batch_of(a, 2), loc), x};
+}
+
+}  // namespace
+
 Array det(const Array& a, Loc loc) {
   const Array f = square_float("linalg::det", a, loc);
   const int64_t n = f.shape().back();
@@ -302,8 +359,16 @@ Array det(const Array& a, Loc loc) {
   if (n == 3)  // JAX's expansion, term for term
     return e(0, 0) * e(1, 1) * e(2, 2) + e(0, 1) * e(1, 2) * e(2, 0) + e(0, 2) * e(1, 0) * e(2, 1) -
            e(0, 2) * e(1, 1) * e(2, 0) - e(0, 0) * e(1, 2) * e(2, 1) - e(0, 1) * e(1, 0) * e(2, 2);
-  const auto [s, logdet] = slogdet(f, loc);
-  return s * exp(logdet);
+  // sign * exp(log|det|), with JAX's derivative trace(adj(a) a'): finite at a singular a.
+  auto value = [loc](const Array& x) {
+    const auto [s, logdet] = slogdet(x, loc);
+    return s * exp(logdet);
+  };
+  auto with_rule = custom_jvp(value, [loc](const std::tuple<Array>& p, const std::tuple<Array>& t) {
+    const auto [y, z] = cofactor_solve(std::get<0>(p), std::get<0>(t), loc);
+    return std::make_pair(y, trace(z, 0, -2, -1, loc));
+  });
+  return with_rule(f);
 }
 
 namespace {

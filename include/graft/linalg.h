@@ -88,7 +88,8 @@ Array solve(const Array& a, const Array& b, Loc loc = Loc::current());
 Array inv(const Array& a, Loc loc = Loc::current());
 
 // The determinant of each matrix ([..., n, n] -> [...]): closed forms for
-// n = 2 and 3, sign * exp(logabsdet) above, as jnp.linalg.det.
+// n = 2 and 3, sign * exp(logabsdet) above, as jnp.linalg.det, whose
+// derivative trace(adj(a) a') this has too (finite at a singular a).
 Array det(const Array& a, Loc loc = Loc::current());
 
 // (sign, log|det|) of each matrix: sign 0 and log|det| -inf for a singular

@@ -222,3 +222,23 @@ TEST_CASE("linalg: matrix_power by repeated squaring, negative powers through in
                                      std::make_tuple(general(62, {}, 3)), 2));
   CHECK_THROWS_AS(linalg::matrix_power(zeros({2, 3}), 2), ShapeError);
 }
+
+TEST_CASE("linalg: det's gradient at a singular matrix is the cofactor matrix, as JAX's", "[linalg]") {
+  // Rank 3 of 4 (row 4 = row 1 + row 3): the gradient is the cofactor matrix (JAX's and the minors' values).
+  const Array rank3 = array<double>({{1, 2, 3, 4}, {0, 1, -1, 2}, {1, 0, 1, 0}, {2, 2, 4, 4}});
+  auto det = [](const Array& m) { return linalg::det(m); };
+  const Array cofactors = array<double>({{0, -8, 0, 4}, {0, 0, 0, 0}, {0, -8, 0, 4}, {0, 8, 0, -4}});
+  CHECK(max_abs_diff(grad(det)(rank3), cofactors) < 1e-12);
+  // Rank 2: every cofactor is zero.
+  const Array rank2 = array<double>({{1, 2, 3, 4}, {2, 4, 6, 8}, {1, 0, 1, 0}, {0, 1, 1, 2}});
+  CHECK(max_abs_diff(grad(det)(rank2), zeros({4, 4}, DType::f64)) == 0);
+  // Nonsingular and batched: det(a) a^-T, and forward mode agrees with reverse.
+  const Array a = general(71, {2}, 5);
+  const Array g = vmap(grad(det))(a);
+  for (int64_t i = 0; i < 2; ++i)
+    CHECK(max_abs_diff(g[i], linalg::det(a[i]) * mT(linalg::inv(a[i]))) <
+          1e-10 * std::fabs(linalg::det(a[i]).item<double>()));
+  const Array t = random::normal(random::key(72), {5, 5}, DType::f64);
+  const double forward = jvp(det, std::make_tuple(a[0]), std::make_tuple(t)).second.item<double>();
+  CHECK(forward == Approx(sum(g[0] * t).item<double>()).epsilon(1e-12));
+}
