@@ -215,9 +215,11 @@ Array cho_solve(std::pair<Array, bool> c_lower, const Array& b, Loc loc) {
 }
 
 std::tuple<Array, Array, Array> lu(const Array& a, Loc loc) {
-  const auto [lu_, pivots] = lu_factor(a, loc);
-  const Array perm =
-      bind1(Op::lu_pivots_to_permutation, {pivots}, {{"permutation_size", lu_.shape()[lu_.shape().size() - 2]}}, loc);
+  const Array f = detail::as_float(a, "linalg::lu", loc);
+  if (f.shape().size() < 2)
+    throw ShapeError("linalg::lu: needs matrices in the last two axes, got " + detail::describe(f) + detail::where(loc));
+  const std::vector<Array> out = detail::bind(Op::lu, {f}, {}, loc);  // lu, pivots and the permutation itself
+  const Array &lu_ = out[0], &perm = out[2];
   const Shape& s = lu_.shape();
   const int64_t m = s[s.size() - 2], n = s[s.size() - 1], k = std::min(m, n);
   const Array l = tril(block(lu_, m, k, loc), -1, loc) + block(eye(std::max(m, n), lu_.dtype(), loc), m, k, loc);
@@ -373,9 +375,6 @@ Array det(const Array& a, Loc loc) {
 
 namespace {
 
-// eps of a float dtype.
-double epsilon(DType d) { return d == DType::f32 ? 1.1920928955078125e-07 : 2.220446049250313e-16; }
-
 // (m, n) of a's trailing matrices; a ShapeError naming fn below rank 2.
 std::pair<int64_t, int64_t> matrix_dims(const char* fn, const Array& f, const Loc& loc) {
   const Shape& s = f.shape();
@@ -425,7 +424,7 @@ Array pinv(const Array& a, std::optional<double> rtol, Loc loc) {
     s.push_back(m);
     return zeros(s, f.dtype(), loc);
   }
-  const double tol = rtol ? *rtol : 10.0 * static_cast<double>(std::max(m, n)) * epsilon(f.dtype());
+  const double tol = rtol ? *rtol : 10.0 * static_cast<double>(std::max(m, n)) * detail::eps_of(f.dtype());
   // JAX's derivative (Golub and Pereyra): P' = -P A' P + P P^T A'^T (I - A P) + (I - P A) A'^T P^T P,
   // which holds where the rank does not change (through the SVD it would not where singular values repeat).
   auto value = [tol, loc](const Array& x) { return pinv_from_svd(x, tol, loc); };
@@ -457,7 +456,7 @@ Array lstsq(const Array& a, const Array& b, std::optional<double> rcond, Loc loc
     throw ShapeError(std::string(fn) + ": b must be [" + std::to_string(m) + "] or [..., " + std::to_string(m) +
                      ", k] for a " + detail::describe(f) + ", got " + detail::describe(b) + detail::where(loc));
   const double r =
-      rcond ? (*rcond < 0 ? epsilon(dtype) : *rcond) : epsilon(dtype) * static_cast<double>(std::max(m, n));
+      rcond ? (*rcond < 0 ? detail::eps_of(dtype) : *rcond) : detail::eps_of(dtype) * static_cast<double>(std::max(m, n));
   // x = V diag(1/s) U^T b over the singular values >= r * the largest (JAX's lstsq).
   const auto [u, s, vt] = svd(f, false, loc);
   const Shape& ss = s.shape();
@@ -473,7 +472,7 @@ Array matrix_rank(const Array& a, std::optional<double> rtol, Loc loc) {
   const char* fn = "linalg::matrix_rank";
   const Array f = detail::as_float(a, fn, loc);
   const auto [m, n] = matrix_dims(fn, f, loc);
-  const double tol = rtol ? *rtol : static_cast<double>(std::max(m, n)) * epsilon(f.dtype());
+  const double tol = rtol ? *rtol : static_cast<double>(std::max(m, n)) * detail::eps_of(f.dtype());
   const Array s = svdvals(f, loc);
   return sum(astype(s > tol * max(s, {-1}, true, loc), DType::i32, loc), {-1}, false, loc);
 }

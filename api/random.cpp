@@ -341,7 +341,6 @@ namespace {
 
 // The float dtype's facts JAX's samplers use (numpy.finfo).
 double tiny_of(DType dtype) { return dtype == DType::f32 ? 0x1p-126 : 0x1p-1022; }  // smallest normal
-double eps_of(DType dtype) { return dtype == DType::f32 ? 0x1p-23 : 0x1p-52; }      // 1's ulp
 double epsneg_of(DType dtype) { return dtype == DType::f32 ? 0x1p-24 : 0x1p-53; }   // 1's ulp below
 
 // The checks every float sampler makes.
@@ -435,7 +434,7 @@ Array logistic(const Array& key, Shape shape, DType dtype, Loc loc) {
 
 Array cauchy(const Array& key, Shape shape, DType dtype, Loc loc) {
   check_sampler("random::cauchy", key, shape, dtype, loc);
-  Array u = uniform_in(key, shape, eps_of(dtype), 1, dtype, loc);
+  Array u = uniform_in(key, shape, detail::eps_of(dtype), 1, dtype, loc);
   return graft::tan({binop(Op::mul, binop(Op::sub, u, 0.5, loc), in_dtype(std::numbers::pi, dtype), loc), loc});
 }
 

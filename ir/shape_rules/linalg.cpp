@@ -3,6 +3,7 @@
 // factorizations and solves over batches of matrices (the last two axes).
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 
 #include "ir/dtype.h"
 #include "ir/shape_rules/rule.h"
@@ -70,6 +71,15 @@ int64_t square_size(const RuleCtx& c, const ValueType& a, const char* what) {
   return n;
 }
 
+// (m, n) of a's trailing m x n matrices, a a float batch of them; a
+// DTypeError or ShapeError otherwise.
+std::pair<int64_t, int64_t> float_matrices(const RuleCtx& c, const ValueType& a) {
+  if (!is_floating(a.dtype)) c.dtype_error(std::string("needs a float dtype, got ") + dtype_name(a.dtype));
+  if (a.rank() < 2)
+    c.shape_error("the operand must have rank >= 2 (batches of matrices), got rank " + std::to_string(a.rank()));
+  return {a.shape[a.rank() - 2], a.shape[a.rank() - 1]};
+}
+
 }  // namespace
 
 // cholesky: [..., n, n] -> the same (the lower factor; the input's lower triangle is read).
@@ -111,10 +121,7 @@ namespace graft::ir {
 // permutation i32 [..., m]), as jax.lax.linalg.lu.
 OutTypes lu_shape(const RuleCtx& c) {
   const ValueType& a = c.input(0);
-  if (!is_floating(a.dtype)) c.dtype_error(std::string("needs a float dtype, got ") + dtype_name(a.dtype));
-  if (a.rank() < 2)
-    c.shape_error("the operand must have rank >= 2 (batches of matrices), got rank " + std::to_string(a.rank()));
-  const int64_t m = a.shape[a.rank() - 2], n = a.shape[a.rank() - 1];
+  const auto [m, n] = float_matrices(c, a);
   if (m > INT32_MAX) c.shape_error(std::to_string(m) + " rows do not fit the i32 pivots");
   Shape pivots(a.shape.begin(), a.shape.end() - 1), permutation = pivots;
   pivots.back() = std::min(m, n);
@@ -152,10 +159,7 @@ OutTypes eigh_shape(const RuleCtx& c) {
 // [..., k, n], or with full_matrices q [..., m, m] and r [..., m, n].
 OutTypes qr_shape(const RuleCtx& c) {
   const ValueType& a = c.input(0);
-  if (!is_floating(a.dtype)) c.dtype_error(std::string("needs a float dtype, got ") + dtype_name(a.dtype));
-  if (a.rank() < 2)
-    c.shape_error("the operand must have rank >= 2 (batches of matrices), got rank " + std::to_string(a.rank()));
-  const int64_t m = a.shape[a.rank() - 2], n = a.shape[a.rank() - 1];
+  const auto [m, n] = float_matrices(c, a);
   const int64_t k = c.attr_bool("full_matrices") ? m : std::min(m, n);
   Shape q = a.shape, r = a.shape;
   q.back() = k;
@@ -168,10 +172,8 @@ OutTypes qr_shape(const RuleCtx& c) {
 // (u [..., m, m], vt [..., n, n]), as jax.lax.linalg.svd: a = u diag(s) vt.
 OutTypes svd_shape(const RuleCtx& c) {
   const ValueType& a = c.input(0);
-  if (!is_floating(a.dtype)) c.dtype_error(std::string("needs a float dtype, got ") + dtype_name(a.dtype));
-  if (a.rank() < 2)
-    c.shape_error("the operand must have rank >= 2 (batches of matrices), got rank " + std::to_string(a.rank()));
-  const int64_t m = a.shape[a.rank() - 2], n = a.shape[a.rank() - 1], k = std::min(m, n);
+  const auto [m, n] = float_matrices(c, a);
+  const int64_t k = std::min(m, n);
   const bool full = c.attr_bool("full_matrices");
   Shape s(a.shape.begin(), a.shape.end() - 1), u = a.shape, vt = a.shape;
   s.back() = k;
