@@ -19,6 +19,7 @@
 #include "api/dispatch.h"
 #include "codegen/cuda/driver.h"
 #include "codegen/cuda/emit.h"
+#include "codegen/cuda/module_cache.h"
 #include "codegen/cuda/movement.h"
 #include "codegen/cuda/nvrtc.h"
 #include "codegen/cuda/op_kernels.h"
@@ -144,13 +145,15 @@ std::string ptxas() {
 
 namespace {
 
-// `source` compiles with NVRTC for sm_75, sm_80 and sm_90.
+// `source` compiles with NVRTC for sm_75, sm_80 and sm_90. Through the disk
+// cache, keyed by the source, NVRTC's version and the options: the sanitizer
+// pass, which shares the release pass's cache, compiles nothing again.
 void check_compiles_for_every_arch(const std::string& source, const std::string& name) {
   for (int arch : {75, 80, 90}) {
     INFO(name << " for sm_" << arch);
-    cu::NvrtcOutput out;
-    CHECK_NOTHROW(out = cu::nvrtc_compile(source, name + ".cu", arch));
-    CHECK(out.image.size() > 100);
+    std::string image;
+    CHECK_NOTHROW(image = cu::cached_module_image(source, name, arch, /*as_ptx=*/false));
+    CHECK(image.size() > 100);
   }
 }
 
@@ -225,7 +228,7 @@ TEST_CASE("cuda emitter: elementwise kernels do not spill registers (ptxas -v)",
   for (const test::CudaBody& b : test::cuda_test_bodies()) {
     cu::CudaKernel k = cu::emit_kernel(*b.body, b.name);
     if (k.shape != cu::KernelShape::elementwise) continue;
-    const std::string ptx = cu::nvrtc_compile(k.source, b.name + ".cu", 90, /*as_ptx=*/true).image;
+    const std::string ptx = cu::cached_module_image(k.source, b.name, 90, /*as_ptx=*/true);
     const std::filesystem::path file = dir / (b.name + ".ptx");
     std::ofstream(file) << ptx;
     int status = 0;

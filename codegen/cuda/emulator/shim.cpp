@@ -10,9 +10,12 @@ namespace graft::codegen::cuda::emulator {
 
 extern const char kShim[] = R"(// ---- graft's CUDA emulator shim (codegen/cuda/emulator/shim.cpp)
 #define GCG_EMULATED 1
-#include <cmath>
-#include <cstdint>
-#include <cstring>
+// glibc's own math.h, not libstdc++'s <cmath>: the prelude calls the C names
+// (sinf, sin), and <cmath> alone took 80 % of a module's compile time.
+#define _GLIBCXX_INCLUDE_NEXT_C_HEADERS 1
+#include <math.h>
+#include <stdint.h>
+#undef _GLIBCXX_INCLUDE_NEXT_C_HEADERS
 
 #define GCG_EXPORT extern "C" __attribute__((visibility("default")))
 #define __global__
@@ -46,10 +49,10 @@ template <class T>
 inline T __shfl_down_sync(unsigned, T v, unsigned delta) {
   static_assert(sizeof(T) <= 8, "a shuffle moves at most 8 bytes");
   uint64_t bits = 0;
-  std::memcpy(&bits, &v, sizeof(T));
+  __builtin_memcpy(&bits, &v, sizeof(T));
   bits = gcg_emu->shfl_down(bits, delta);
   T out;
-  std::memcpy(&out, &bits, sizeof(T));
+  __builtin_memcpy(&out, &bits, sizeof(T));
   return out;
 }
 
