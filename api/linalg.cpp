@@ -156,6 +156,17 @@ std::pair<Array, Array> qr(const Array& a, std::string mode, Loc loc) {
   return {qr_[0], qr_[1]};
 }
 
+std::pair<Array, Array> geqrf(const Array& a, Loc loc) {
+  const Array f = detail::as_float(a, "linalg::geqrf", loc);
+  const std::vector<Array> out = detail::bind(Op::geqrf, {f}, {}, loc);
+  return {out[0], out[1]};
+}
+
+Array householder_product(const Array& a, const Array& taus, Loc loc) {
+  const Array f = detail::as_float(a, "linalg::householder_product", loc);
+  return bind1(Op::householder_product, {f, detail::convert(taus, f.dtype(), loc)}, {}, loc);
+}
+
 std::tuple<Array, Array, Array> svd(const Array& a, bool full_matrices, Loc loc) {
   const Array f = detail::as_float(a, "linalg::svd", loc);
   if (f.shape().size() < 2)

@@ -54,6 +54,7 @@ std::vector<ir::GraphPtr> device_bodies(const ir::Node& n) {
     case ir::Op::while_loop: return {one("cond"), one("body")};
     case ir::Op::scan: case ir::Op::remat: return {one("body")};
     case ir::Op::custom_jvp_call: case ir::Op::custom_vjp_call: return {one("call")};
+    case ir::Op::linear_call: return {one("fun")};
     default: throw Error(std::string("cuda: ") + std::string(ir::op_name(n.op)) + " has no device bodies");
   }
 }

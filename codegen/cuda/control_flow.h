@@ -1,7 +1,7 @@
 // Control flow and graph calls on a CUDA device, as XLA runs them: cond,
 // while and scan step from the host, and each body (a branch, a loop's
 // condition and body, the graph a custom_jvp_call, custom_vjp_call, remat,
-// or a fusion the emitter refuses calls) runs with its own CUDA kernels
+// linear_call or a fusion the emitter refuses calls) runs with its own CUDA kernels
 // (cuda_graph_kernels, node_kernels.h) on device buffers. Only a cond's
 // index and a while's predicate travel to the host: one small copy per
 // decision, which waits for the device's queued work. Operands, carries,
@@ -26,7 +26,7 @@ struct DeviceBody {
 };
 
 // Whether `op` runs its subgraphs on the device here: cond, while, scan,
-// custom_jvp_call, custom_vjp_call and remat.
+// custom_jvp_call, custom_vjp_call, remat and linear_call.
 bool runs_bodies_on_device(ir::Op op);
 
 // The subgraphs of such a node that it runs, in the order its runner takes

@@ -6,6 +6,7 @@
 // are NaNs, as in JAX, not exceptions.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <source_location>
 #include <string>
@@ -130,5 +131,47 @@ Array norm(const Array& x, double ord, std::vector<int> axes = {}, bool keepdims
 // over two axes (default the last two).
 Array norm(const Array& x, const std::string& ord, std::vector<int> axes = {}, bool keepdims = false,
            Loc loc = Loc::current());
+
+// e^a of each square matrix of a [..., n, n], as jax.scipy.linalg.expm:
+// scaling and squaring with Padé approximants of degree 3 to 13 (f64) or 3
+// to 7 (f32); NaNs where a's 1-norm needs more than 16 squarings.
+Array expm(const Array& a, Loc loc = Loc::current());
+
+// LAPACK's Householder QR of a [..., m, n] in its packed form, as
+// jax.lax.linalg.geqrf: (r on and above the diagonal with the reflectors'
+// vectors below it, their taus [..., min(m, n)]). Not differentiable (JAX
+// defines no derivative).
+std::pair<Array, Array> geqrf(const Array& a, Loc loc = Loc::current());
+
+// The first n columns [..., m, n] of the product H_0 .. H_(k-1) of the
+// Householder reflectors that a [..., m, n] (m >= n) holds below its
+// diagonal and taus [..., k] scale (LAPACK's orgqr), as
+// jax.lax.linalg.householder_product: q of geqrf's packed factorization.
+Array householder_product(const Array& a, const Array& taus, Loc loc = Loc::current());
+
+// A function of one array, such as a linear map x -> A x.
+using ArrayFunction = std::function<Array(const Array&)>;
+// solve(matvec, b): the x with matvec(x) = b.
+using LinearSolve = std::function<Array(const ArrayFunction& matvec, const Array& b)>;
+// solve(f, initial_guess): an x with f(x) = 0.
+using RootSolve = std::function<Array(const ArrayFunction& f, const Array& initial_guess)>;
+
+// solve(matvec, b), differentiated implicitly as jax.lax.custom_linear_solve:
+// x' = A^-1 (b' - A' x) with A^-1 applied by solve, and in reverse mode by
+// transpose_solve(vecmat, ct) (solve itself when symmetric), never by
+// differentiating solve's steps (an iterative solver's while_loop needs no
+// derivative). Arrays that matvec closes over are A's parameters; x has b's
+// type. Reverse mode without transpose_solve or symmetric is an
+// UnsupportedError.
+Array custom_linear_solve(const ArrayFunction& matvec, const Array& b, const LinearSolve& solve,
+                          const LinearSolve& transpose_solve = {}, bool symmetric = false, Loc loc = Loc::current());
+
+// The root x* = solve(f, initial_guess) of f(x) = 0, differentiated
+// implicitly as jax.lax.custom_root: x*' = -(df/dx)^-1 (df/dtheta theta') for
+// the arrays theta that f closes over, the inverse applied by
+// tangent_solve(g, y) (solving g(x) = y for the linear g = df/dx at x*; for
+// a scalar, y / g(1)). No derivative flows to initial_guess.
+Array custom_root(const ArrayFunction& f, const Array& initial_guess, const RootSolve& solve,
+                  const LinearSolve& tangent_solve, Loc loc = Loc::current());
 
 }  // namespace graft::linalg

@@ -17,7 +17,8 @@
 // LAPACK's geqrf and orgqr at every size (as JAX's and NumPy's, so the same
 // signs and roundings), small matrices of a batch in parallel; Eigen's
 // HouseholderQR (the same reflectors and signs) only in a build without
-// OpenBLAS. (eigh's kernel is interpreter/kernels/linalg_eigh.cpp.)
+// OpenBLAS. geqrf and householder_product are those two LAPACK steps alone,
+// as jax.lax.linalg's. (eigh's kernel is interpreter/kernels/linalg_eigh.cpp.)
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
 #ifndef GRAFT_HAVE_OPENBLAS
@@ -327,6 +328,113 @@ void qr_typed(const KernelCall& call) {
 #endif
 }
 
+// The number of matrices of a batch of [..., rows, cols] arrays.
+int64_t matrices_of(const ir::ValueType& t) {
+  int64_t batches = 1;
+  for (int i = 0; i + 2 < t.rank(); ++i) batches *= t.shape[static_cast<size_t>(i)];
+  return batches;
+}
+
+// geqrf: each m x n matrix to LAPACK's packed Householder QR and its taus.
+template <class T>
+void geqrf_typed(const KernelCall& call) {
+  const ir::ValueType& t = *call.inputs[0].type;
+  const int64_t m = t.shape[t.rank() - 2], n = t.shape[t.rank() - 1], k = std::min(m, n), size = m * n;
+  const int64_t batches = matrices_of(t);
+  const T* in = static_cast<const T*>(call.inputs[0].data);
+  T* out = static_cast<T*>(call.outputs[0].data);
+  T* taus = static_cast<T*>(call.outputs[1].data);
+  if (size == 0) return;
+#ifdef GRAFT_HAVE_OPENBLAS
+  if (m > 0x7fffffff || n > 0x7fffffff)
+    throw Error("geqrf: matrices over 2^31 - 1 rows or columns are beyond LAPACK's ints");
+  ensure_blas_core();
+  const int mi = static_cast<int>(m), ni = static_cast<int>(n);
+  auto run = [&](int64_t begin, int64_t end) {
+    std::vector<T> col(static_cast<size_t>(size)), work;
+    int info = 0, query = -1;
+    T lwork_size = 0;
+    if constexpr (std::is_same_v<T, double>)
+      dgeqrf_(&mi, &ni, col.data(), &mi, taus, &lwork_size, &query, &info);
+    else
+      sgeqrf_(&mi, &ni, col.data(), &mi, taus, &lwork_size, &query, &info);
+    work.resize(static_cast<size_t>(lwork_size) + 1);
+    const int lwork = static_cast<int>(work.size());
+    for (int64_t b = begin; b < end; ++b) {
+      if constexpr (std::is_same_v<T, double>) {
+        cblas_domatcopy(CblasRowMajor, CblasTrans, mi, ni, 1.0, in + b * size, ni, col.data(), mi);
+        dgeqrf_(&mi, &ni, col.data(), &mi, taus + b * k, work.data(), &lwork, &info);
+        cblas_domatcopy(CblasRowMajor, CblasTrans, ni, mi, 1.0, col.data(), mi, out + b * size, ni);
+      } else {
+        cblas_somatcopy(CblasRowMajor, CblasTrans, mi, ni, 1.0f, in + b * size, ni, col.data(), mi);
+        sgeqrf_(&mi, &ni, col.data(), &mi, taus + b * k, work.data(), &lwork, &info);
+        cblas_somatcopy(CblasRowMajor, CblasTrans, ni, mi, 1.0f, col.data(), mi, out + b * size, ni);
+      }
+    }
+  };
+  over_batches(batches, parallel_batches(batches, size * k) && std::max(m, n) < kLapackMin, run);
+#else
+#pragma omp parallel for schedule(static) if (parallel_batches(batches, size * k))
+  for (int64_t b = 0; b < batches; ++b) {
+    const Eigen::HouseholderQR<RowMajor<T>> qr(ConstMatMap<T>(in + b * size, m, n));
+    MatMap<T>(out + b * size, m, n) = qr.matrixQR();
+    for (int64_t i = 0; i < k; ++i) taus[b * k + i] = qr.hCoeffs()(i);
+  }
+#endif
+}
+
+// householder_product: the first n columns of H_0 H_1 .. H_{k-1}, each
+// H_i = I - tau_i v_i v_i^T with v_i below a's diagonal in column i (and a
+// 1 on it), as LAPACK's orgqr.
+template <class T>
+void householder_product_typed(const KernelCall& call) {
+  const ir::ValueType& t = *call.inputs[0].type;
+  const int64_t m = t.shape[t.rank() - 2], n = t.shape[t.rank() - 1], size = m * n;
+  const int64_t k = call.inputs[1].type->shape.back();
+  const int64_t batches = matrices_of(t);
+  const T* in = static_cast<const T*>(call.inputs[0].data);
+  const T* taus = static_cast<const T*>(call.inputs[1].data);
+  T* out = static_cast<T*>(call.outputs[0].data);
+  if (size == 0) return;
+#ifdef GRAFT_HAVE_OPENBLAS
+  if (m > 0x7fffffff) throw Error("householder_product: matrices over 2^31 - 1 rows are beyond LAPACK's ints");
+  ensure_blas_core();
+  const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
+  auto run = [&](int64_t begin, int64_t end) {
+    std::vector<T> col(static_cast<size_t>(size)), work;
+    int info = 0, query = -1;
+    T lwork_size = 0;
+    if constexpr (std::is_same_v<T, double>)
+      dorgqr_(&mi, &ni, &ki, col.data(), &mi, taus, &lwork_size, &query, &info);
+    else
+      sorgqr_(&mi, &ni, &ki, col.data(), &mi, taus, &lwork_size, &query, &info);
+    work.resize(static_cast<size_t>(lwork_size) + 1);
+    const int lwork = static_cast<int>(work.size());
+    for (int64_t b = begin; b < end; ++b) {
+      if constexpr (std::is_same_v<T, double>) {
+        cblas_domatcopy(CblasRowMajor, CblasTrans, mi, ni, 1.0, in + b * size, ni, col.data(), mi);
+        dorgqr_(&mi, &ni, &ki, col.data(), &mi, taus + b * k, work.data(), &lwork, &info);
+        cblas_domatcopy(CblasRowMajor, CblasTrans, ni, mi, 1.0, col.data(), mi, out + b * size, ni);
+      } else {
+        cblas_somatcopy(CblasRowMajor, CblasTrans, mi, ni, 1.0f, in + b * size, ni, col.data(), mi);
+        sorgqr_(&mi, &ni, &ki, col.data(), &mi, taus + b * k, work.data(), &lwork, &info);
+        cblas_somatcopy(CblasRowMajor, CblasTrans, ni, mi, 1.0f, col.data(), mi, out + b * size, ni);
+      }
+    }
+  };
+  over_batches(batches, parallel_batches(batches, size * k * 2) && m < kLapackMin, run);
+#else
+#pragma omp parallel for schedule(static) if (parallel_batches(batches, size * k * 2))
+  for (int64_t b = 0; b < batches; ++b) {
+    const RowMajor<T> v = ConstMatMap<T>(in + b * size, m, n);
+    const Eigen::Matrix<T, Eigen::Dynamic, 1> h =
+        Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, 1>>(taus + b * k, k);
+    auto seq = Eigen::householderSequence(v.leftCols(k), h).setLength(k);
+    MatMap<T>(out + b * size, m, n) = seq * RowMajor<T>::Identity(m, n);
+  }
+#endif
+}
+
 template <template <class> class Typed>
 void float_kernel(const KernelCall& call) {
   if (call.inputs[0].type->dtype == DType::f64)
@@ -349,6 +457,14 @@ struct Qr {
   static void run(const KernelCall& call) { qr_typed<T>(call); }
 };
 template <class T>
+struct Geqrf {
+  static void run(const KernelCall& call) { geqrf_typed<T>(call); }
+};
+template <class T>
+struct HouseholderProduct {
+  static void run(const KernelCall& call) { householder_product_typed<T>(call); }
+};
+template <class T>
 struct Lu {
   static void run(const KernelCall& call) { lu_typed<T>(call); }
 };
@@ -362,6 +478,10 @@ void triangular_solve_kernel(const KernelCall& call) { float_kernel<TriangularSo
 void lu_kernel(const KernelCall& call) { float_kernel<Lu>(call); }
 
 void qr_kernel(const KernelCall& call) { float_kernel<Qr>(call); }
+
+void geqrf_kernel(const KernelCall& call) { float_kernel<Geqrf>(call); }
+
+void householder_product_kernel(const KernelCall& call) { float_kernel<HouseholderProduct>(call); }
 
 void lu_pivots_to_permutation_kernel(const KernelCall& call) {
   const ir::ValueType& t = *call.inputs[0].type;

@@ -9,6 +9,9 @@
 // custom_lin(residuals.., tangents..)  bwd: (residuals.., out cotangents..) ->
 //                          tangent-typed cotangents; attr num_residuals; the
 //                          outputs are typed as bwd's cotangent inputs.
+// linear_call(residuals.., linear..)  fun: operands -> outs; transpose (none,
+//                          or one): (residuals.., outs..) -> linear-typed
+//                          cotangents; attr num_residuals.
 #include "ir/shape_rules/rule.h"
 
 namespace graft::ir {
@@ -67,6 +70,23 @@ OutTypes custom_lin_shape(const RuleCtx& c) {
     c.shape_error("bwd must take the residuals first");
   Types outs(bwd_in.begin() + nres, bwd_in.end());
   c.check_signature(bwd, "bwd", concat(residuals, outs), &tangents);
+  return outs;
+}
+
+OutTypes linear_call_shape(const RuleCtx& c) {
+  const Graph& fun = c.attr_graph("fun");
+  c.check_signature(fun, "fun", c.inputs(), nullptr);
+  const int64_t nres = c.attr_int("num_residuals");
+  if (nres < 0 || nres > static_cast<int64_t>(c.num_inputs()))
+    c.shape_error("num_residuals " + std::to_string(nres) + " is out of range");
+  Types outs = fun.output_types();
+  const Graphs& transpose = c.attr_graphs("transpose");
+  if (transpose.size() > 1) c.shape_error("at most one transpose graph, got " + std::to_string(transpose.size()));
+  if (!transpose.empty()) {
+    Types residuals(c.inputs().begin(), c.inputs().begin() + nres);
+    Types linear(c.inputs().begin() + nres, c.inputs().end());
+    c.check_signature(*transpose[0], "transpose", concat(residuals, outs), &linear);
+  }
   return outs;
 }
 

@@ -184,3 +184,33 @@ OutTypes svd_shape(const RuleCtx& c) {
 }
 
 }  // namespace graft::ir
+
+namespace graft::ir {
+
+// geqrf: [..., m, n] -> (the packed factorization [..., m, n], taus
+// [..., min(m, n)]), as jax.lax.linalg.geqrf.
+OutTypes geqrf_shape(const RuleCtx& c) {
+  const ValueType& a = c.input(0);
+  const auto [m, n] = float_matrices(c, a);
+  Shape taus(a.shape.begin(), a.shape.end() - 1);
+  taus.back() = std::min(m, n);
+  return OutTypes(std::vector<ValueType>{a, {a.dtype, taus}});
+}
+
+// householder_product(a [..., m, n], taus [..., k]) -> [..., m, n], with
+// m >= n >= k and the same batch axes and dtype, as jax.lax.linalg's.
+OutTypes householder_product_shape(const RuleCtx& c) {
+  const ValueType& a = c.input(0);
+  const ValueType& taus = c.input(1);
+  const auto [m, n] = float_matrices(c, a);
+  if (taus.dtype != a.dtype)
+    c.dtype_error(std::string("taus' dtype ") + dtype_name(taus.dtype) + " differs from a's " + dtype_name(a.dtype));
+  if (m < n) c.shape_error("a must have at least as many rows as columns, got " + type_str(a));
+  if (taus.rank() != a.rank() - 1 || !std::equal(taus.shape.begin(), taus.shape.end() - 1, a.shape.begin()))
+    c.shape_error("taus must be [..., k] over a's batch axes, got " + type_str(taus) + " for " + type_str(a));
+  if (taus.shape.back() > n)
+    c.shape_error("more taus (" + std::to_string(taus.shape.back()) + ") than a's columns (" + std::to_string(n) + ")");
+  return {a};
+}
+
+}  // namespace graft::ir

@@ -585,6 +585,15 @@ void add_linalg_cases(Catalogue& c) {
   c.ok(Op::qr, {{f64, {2, 4}}}, {{"full_matrices", int64_t{0}}}, {{f64, {2, 2}}, {f64, {2, 4}}});
   c.bad_shape(Op::qr, {{f64, {3}}}, {{"full_matrices", int64_t{0}}}, "rank >= 2");
   c.bad_dtype(Op::qr, {{i32, {2, 2}}}, {{"full_matrices", int64_t{0}}}, "float dtype");
+  c.ok(Op::geqrf, {{f64, {2, 5, 3}}}, {}, {{f64, {2, 5, 3}}, {f64, {2, 3}}});
+  c.ok(Op::geqrf, {{f32, {2, 4}}}, {}, {{f32, {2, 4}}, {f32, {2}}});
+  c.bad_shape(Op::geqrf, {{f64, {3}}}, {}, "rank >= 2");
+  c.ok(Op::householder_product, {{f64, {2, 5, 3}}, {f64, {2, 2}}}, {}, {{f64, {2, 5, 3}}});
+  c.bad_shape(Op::householder_product, {{f64, {2, 4}}, {f64, {2}}}, {}, "at least as many rows as columns");
+  c.bad_shape(Op::householder_product, {{f64, {5, 3}}, {f64, {4}}}, {}, "more taus (4) than a's columns (3)");
+  c.bad_shape(Op::householder_product, {{f64, {2, 5, 3}}, {f64, {3, 2}}}, {},
+              "taus must be [..., k] over a's batch axes");
+  c.bad_dtype(Op::householder_product, {{f64, {5, 3}}, {f32, {3}}}, {}, "taus' dtype f32 differs");
   // svd: (s) or (s, u, vt), reduced or full.
   const Attrs uv{{"compute_uv", int64_t{1}}, {"full_matrices", int64_t{0}}};
   const Attrs full_uv{{"compute_uv", int64_t{1}}, {"full_matrices", int64_t{1}}};
@@ -818,6 +827,23 @@ void add_custom_cases(Catalogue& c) {
               {{"bwd", Graphs{binary_graph(Op::mul, f32_3)}}, {"num_residuals", int64_t{1}}},
               "bwd must take the residuals first");
   c.bad_shape(Op::custom_lin, {f32_3, f32_3}, {{"bwd", Graphs{binary_graph(Op::mul, f32_3)}}, {"num_residuals", int64_t{3}}},
+              "num_residuals 3 is out of range");
+  // linear_call(residual, x): fun (residual, x) -> residual * x, its own transpose.
+  c.ok(Op::linear_call, {f32_3, f32_3},
+       {{"fun", Graphs{binary_graph(Op::mul, f32_3)}},
+        {"num_residuals", int64_t{1}},
+        {"transpose", Graphs{binary_graph(Op::mul, f32_3)}}},
+       {f32_3});
+  c.ok(Op::linear_call, {f32_3, f32_3},
+       {{"fun", Graphs{binary_graph(Op::mul, f32_3)}}, {"num_residuals", int64_t{1}}, {"transpose", Graphs{}}},
+       {f32_3});
+  c.bad_shape(Op::linear_call, {f32_3, f32_3},
+              {{"fun", Graphs{binary_graph(Op::mul, f32_3)}},
+               {"num_residuals", int64_t{1}},
+               {"transpose", Graphs{binary_graph(Op::mul, {f64, {3}})}}},
+              "transpose takes");
+  c.bad_shape(Op::linear_call, {f32_3, f32_3},
+              {{"fun", Graphs{binary_graph(Op::mul, f32_3)}}, {"num_residuals", int64_t{3}}, {"transpose", Graphs{}}},
               "num_residuals 3 is out of range");
   c.ok(Op::remat, {{f64, {2, 2}}}, {{"body", Graphs{unary_graph(Op::tanh, {f64, {2, 2}})}}}, {{f64, {2, 2}}});
   c.bad_shape(Op::remat, {{f32, {4}}, {i32, {}}}, {{"body", Graphs{two_output_graph()}}},

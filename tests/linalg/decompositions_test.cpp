@@ -364,3 +364,58 @@ TEST_CASE("linalg: norm is NumPy's for vectors and matrices", "[linalg]") {
   CHECK_THROWS_WITH(linalg::norm(v, "fro", {0}), Catch::Contains("matrix norm"));
   CHECK_THROWS_WITH(linalg::norm(m, 3), Catch::Contains("linalg::norm"));
 }
+
+TEST_CASE("geqrf and householder_product: LAPACK's packed QR and its q, as JAX's", "[linalg]") {
+  const Array a = array(std::vector<double>{1., 2., -1., 3., 4., 0.5, 5., 7., 2., -2., 1., 3.}, {4, 3});
+  const auto [packed, taus] = linalg::geqrf(a);
+  // jax._src.lax.linalg.geqrf and householder_product in f64.
+  const Array jax_packed =
+      array(std::vector<double>{-6.244997998398397, -7.526023228839097, -0.7205766921228923, 0.414078789347242,
+                                -3.6549930723565485, -3.1674268179826885, 0.6901313155787367, 0.11475451420863907,
+                                -1.9230643732057677, -0.2760525262314947, 0.9782275148395787, -0.21128344503126237},
+            {4, 3});
+  const Array jax_taus = array(std::vector<double>{1.1601281538050872, 1.0151780955559604, 1.914533878692432}, {3});
+  const Array jax_q =
+      array(std::vector<double>{-0.16012815380508716, -0.2174755954761102, 0.9382018999939896, -0.4803844614152615,
+                                -0.10523012684327865, 0.09332114643557199, -0.8006407690254358, -0.2665829880029727,
+                                -0.3009232689874336, 0.3202563076101743, -0.9330404580104047, -0.14322550281823226},
+            {4, 3});
+  CHECK(max_abs_diff(packed, jax_packed) < 1e-14);
+  CHECK(max_abs_diff(taus, jax_taus) < 1e-14);
+  const Array q = linalg::householder_product(packed, taus);
+  CHECK(max_abs_diff(q, jax_q) < 1e-14);
+  CHECK(max_abs_diff(q, linalg::qr(a).first) < 1e-14);  // orgqr of geqrf is qr's q
+  CHECK(max_abs_diff(matmul(q, triu(packed[std::vector<Index>{Slice(0, 3)}])), a) < 1e-13);
+  // Fewer reflectors than columns: the first two columns of H_0 alone.
+  const Array jax_q1 =
+      array(std::vector<double>{-0.16012815380508716, -0.4803844614152615, -0.4803844614152615, 0.8010829837959417,
+                                -0.8006407690254358, -0.3315283603400973, 0.3202563076101743, 0.13261134413603892},
+            {4, 2});
+  const Array first_two = packed[std::vector<Index>{Slice(), Slice(0, 2)}];
+  CHECK(max_abs_diff(linalg::householder_product(first_two, taus[std::vector<Index>{Slice(0, 1)}]), jax_q1) < 1e-14);
+  // A wide matrix factors (taus: min(m, n)); its q needs m >= n, as JAX says.
+  const auto [wide, wide_taus] = linalg::geqrf(mT(a));
+  CHECK(wide_taus.shape() == Shape{3});
+  CHECK(max_abs_diff(wide_taus, array(std::vector<double>{1.4082482904638631, 1.0857143307986774, 0.0}, {3})) < 1e-14);
+  CHECK_THROWS_WITH(linalg::householder_product(wide, wide_taus), Catch::Contains("at least as many rows as columns"));
+  // Batches (in parallel), f32, vmap and jit against single calls.
+  const Array batch = random::normal(random::key(5), {6, 5, 3});
+  const auto [bp, bt] = linalg::geqrf(batch);
+  const Array bq = linalg::householder_product(bp, bt);
+  for (int64_t i = 0; i < 6; ++i) {
+    const auto [p1, t1] = linalg::geqrf(batch[i]);
+    CHECK(max_abs_diff(bp[i], p1) == 0);
+    CHECK(max_abs_diff(bq[i], linalg::householder_product(p1, t1)) == 0);
+  }
+  auto q_of = [](const Array& x) {
+    const auto [p, t] = linalg::geqrf(x);
+    return linalg::householder_product(p, t);
+  };
+  CHECK(max_abs_diff(vmap(q_of)(batch), bq) < 1e-15);
+  CHECK(max_abs_diff(jit(q_of)(batch), bq) < 1e-15);
+  const Array q32 = q_of(astype(a, DType::f32));
+  CHECK(q32.dtype() == DType::f32);
+  CHECK(max_abs_diff(q32, jax_q) < 1e-6);
+  // No derivative, as in JAX.
+  CHECK_THROWS_WITH(grad([&](const Array& x) { return sum(q_of(x)); })(a), Catch::Contains("JAX defines none"));
+}

@@ -71,6 +71,20 @@ ir::IdList custom_lin_jvp(JvpCtx&) {
       "VJP); use reverse mode (grad, vjp, jacrev) over it, or custom_jvp");
 }
 
+// linear_call is linear in its linear operands: its tangent is the same call
+// on their tangents. A residual with a tangent would need the derivative of
+// `fun` and `transpose` with respect to it, which JAX does not define either.
+ir::IdList linear_call_jvp(JvpCtx& c) {
+  const size_t nres = static_cast<size_t>(ir::attr<int64_t>(c.node(), "num_residuals"));
+  std::vector<ValueId> args(c.primals.begin(), c.primals.begin() + static_cast<long>(nres));
+  for (size_t i = 0; i < nres; ++i)
+    if (c.tangents[i] != kZero)
+      throw UnsupportedError(
+          "linear_call: residual " + std::to_string(i) +
+          " has a tangent; a linear_call is differentiated only in its linear operands (JAX defines no more)");
+  for (size_t i = nres; i < c.primals.size(); ++i) args.push_back(c.instantiate(c.tangents[i], c.primals[i]));
+  return c.add_multi(Op::linear_call, args, c.node().attrs);
+}
 
 // ---- transpose rules
 
@@ -121,6 +135,29 @@ ir::IdList custom_lin_transpose(TransposeCtx& c) {
     args.push_back(c.cotangents[k] == kZero ? c.zeros(bwd_in[nres + k]) : c.cotangents[k]);
   std::vector<ValueId> cts = c.emit().inline_graph(bwd, args);
   std::vector<ValueId> out(nres, kZero);
+  out.insert(out.end(), cts.begin(), cts.end());
+  return out;
+}
+
+// linear_call's transpose is its `transpose` graph on (residuals, output
+// cotangents); none was given (custom_linear_solve without transpose_solve)
+// is an error naming what to pass.
+ir::IdList linear_call_transpose(TransposeCtx& c) {
+  const ir::Graphs& transpose = ir::attr<ir::Graphs>(c.node(), "transpose");
+  if (transpose.empty())
+    throw UnsupportedError(
+        "linear_call: reverse mode needs the transpose of this linear function, and none was given "
+        "(custom_linear_solve: pass transpose_solve, or symmetric = true)");
+  const int64_t nres = ir::attr<int64_t>(c.node(), "num_residuals");
+  for (int64_t i = 0; i < nres; ++i)
+    if (c.unknown[static_cast<size_t>(i)])
+      throw UnsupportedError("transpose: linear_call residual " + std::to_string(i) + " carries a tangent");
+  std::vector<ValueId> args(c.operands.begin(), c.operands.begin() + nres);
+  const std::vector<ir::ValueType> out_types = ir::attr<ir::Graphs>(c.node(), "fun").at(0)->output_types();
+  for (size_t k = 0; k < c.cotangents.size(); ++k)
+    args.push_back(c.cotangents[k] == kZero ? c.zeros(out_types[k]) : c.cotangents[k]);
+  std::vector<ValueId> cts = c.emit().inline_graph(*transpose[0], args);
+  std::vector<ValueId> out(static_cast<size_t>(nres), kZero);
   out.insert(out.end(), cts.begin(), cts.end());
   return out;
 }
@@ -210,6 +247,28 @@ std::vector<BatchedValue> custom_lin_batch(BatchCtx& c) {
   ir::Attrs attrs = c.attrs();
   attrs.set("bwd", ir::Graphs{batch_subgraph(bwd, bwd_dims, c.axis_size, c.axis_name)});
   return at_zero(c.add_multi(Op::custom_lin, args, attrs));
+}
+
+// linear_call: residuals keep their dims; linear operands move to 0, where
+// the batched transpose puts their cotangents.
+std::vector<BatchedValue> linear_call_batch(BatchCtx& c) {
+  const size_t nres = static_cast<size_t>(ir::attr<int64_t>(c.node(), "num_residuals"));
+  std::vector<ValueId> args;
+  std::vector<int64_t> dims;
+  for (size_t i = 0; i < c.operands.size(); ++i) {
+    const bool residual = i < nres;
+    args.push_back(residual ? c.operands[i].value : c.at(i, 0));
+    dims.push_back(residual ? c.operands[i].dim : 0);
+  }
+  ir::Attrs attrs = c.attrs();
+  attrs.set("fun", ir::Graphs{batch_subgraph(*graph_attr(c.node(), "fun"), dims, c.axis_size, c.axis_name)});
+  const ir::Graphs& transpose = ir::attr<ir::Graphs>(c.node(), "transpose");
+  if (!transpose.empty()) {
+    std::vector<int64_t> t_dims(dims.begin(), dims.begin() + static_cast<long>(nres));
+    t_dims.resize(transpose[0]->inputs().size(), 0);  // output cotangents at 0
+    attrs.set("transpose", ir::Graphs{batch_subgraph(*transpose[0], t_dims, c.axis_size, c.axis_name)});
+  }
+  return at_zero(c.add_multi(Op::linear_call, args, attrs));
 }
 
 }  // namespace graft::transforms

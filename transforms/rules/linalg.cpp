@@ -413,6 +413,25 @@ std::vector<BatchedValue> qr_batch(BatchCtx& c) {
   return {{outs[0], 0}, {outs[1], 0}};
 }
 
+// geqrf and householder_product have no derivative in JAX (it raises), so
+// differentiating one is an error here too, not a silent zero.
+ir::IdList geqrf_jvp(JvpCtx&) {
+  throw UnsupportedError("jvp of geqrf: JAX defines none; differentiate linalg::qr instead");
+}
+
+ir::IdList householder_product_jvp(JvpCtx&) {
+  throw UnsupportedError("jvp of householder_product: JAX defines none; differentiate linalg::qr instead");
+}
+
+std::vector<BatchedValue> geqrf_batch(BatchCtx& c) {
+  const std::vector<ValueId> outs = c.add_multi(Op::geqrf, {c.at(0, 0)});
+  return {{outs[0], 0}, {outs[1], 0}};
+}
+
+std::vector<BatchedValue> householder_product_batch(BatchCtx& c) {
+  return {{c.add(Op::householder_product, {c.at(0, 0), c.at(1, 0)}), 0}};
+}
+
 std::vector<BatchedValue> eigh_batch(BatchCtx& c) {
   const std::vector<ValueId> outs = c.add_multi(Op::eigh, {c.at(0, 0)}, c.attrs());
   return {{outs[0], 0}, {outs[1], 0}};
