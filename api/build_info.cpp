@@ -1,7 +1,8 @@
-#include "graft/device.h"
 #include "codegen/cuda/cublas.h"
+#include "codegen/cuda/cusolver.h"
 #include "codegen/cuda/driver.h"
 #include "codegen/cuda/nvrtc.h"
+#include "graft/device.h"
 #include "interpreter/blas_core.h"
 #include "interpreter/kernels/float_math.h"
 
@@ -27,7 +28,8 @@ std::string build_info() {
   } else {
     s += "no device (" + why + ")";
   }
-  s += "; " + codegen::cuda::nvrtc_description() + "; " + codegen::cuda::cublas_description();
+  s += "; " + codegen::cuda::nvrtc_description() + "; " + codegen::cuda::cublas_description() + "; " +
+       codegen::cuda::cusolver_description();
   return s;
 }
 

@@ -80,6 +80,7 @@ enum class CodegenKind : uint8_t {
   op_kernel,      // cuda: a kernel of its own (codegen/cuda/op_kernels.h)
   device_bodies,  // cuda: its subgraphs' kernels, stepped from the host
   cublas,         // cuda: cuBLAS
+  cusolver,       // cuda: cuSOLVER or cuBLAS's trsm, with kernels of its own (codegen/cuda/linalg.h)
   upload,         // cuda: copied to the device once
   host,           // cuda: runs on the host, for the reason given
 };
@@ -146,6 +147,7 @@ constexpr std::string_view no_jvp_reason(JvpSpec s) { return s.kind == JvpKind::
 #define OP_KERNEL codegen_spec(CodegenKind::op_kernel)
 #define DEVICE_BODIES codegen_spec(CodegenKind::device_bodies)
 #define CUBLAS codegen_spec(CodegenKind::cublas)
+#define CUSOLVER codegen_spec(CodegenKind::cusolver)
 #define UPLOAD codegen_spec(CodegenKind::upload)
 #define HOST(why) codegen_spec(CodegenKind::host, why)
 #define LINEAR true

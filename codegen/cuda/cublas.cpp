@@ -27,6 +27,8 @@ struct CublasApi {
                   long long, const float*, float*, int, long long, int) = nullptr;
   Status (*Dgemm)(Handle, int, int, int, int, int, const double*, const double*, int, long long, const double*, int,
                   long long, const double*, double*, int, long long, int) = nullptr;
+  Status (*Strsm)(Handle, int, int, int, int, int, int, const float*, const float*, int, float*, int) = nullptr;
+  Status (*Dtrsm)(Handle, int, int, int, int, int, int, const double*, const double*, int, double*, int) = nullptr;
 };
 
 // Opens the library and binds the entry points; *why says what failed.
@@ -51,6 +53,8 @@ bool open_cublas(CublasApi& api, std::string* why) {
   bind("cublasGetVersion_v2", &api.GetVersion);
   bind("cublasSgemmStridedBatched", &api.Sgemm);
   bind("cublasDgemmStridedBatched", &api.Dgemm);
+  bind("cublasStrsm_v2", &api.Strsm);
+  bind("cublasDtrsm_v2", &api.Dtrsm);
   return why->empty();
 }
 
@@ -82,6 +86,27 @@ class LoadedCublas final : public Cublas {
                        static_cast<const float*>(c.b), ldb, c.stride_b, &zero, static_cast<float*>(c.c), ldc,
                        c.stride_c, batch),
             "cublasSgemmStridedBatched");
+    }
+  }
+
+  void trsm(int device, void* stream, const SolverCall& c) override {
+    Handle h = handle_for(device);
+    check(api_.SetStream(h, stream), "cublasSetStream");
+    const int side = c.left ? 0 : 1, uplo = c.upper ? 1 : 0, op = c.trans ? kOpT : kOpN, diag = c.unit ? 1 : 0;
+    const int m = checked_int(c.m, "m"), n = checked_int(c.n, "n");
+    const int lda = checked_int(c.lda, "lda"), ldb = checked_int(c.ldb, "ldb");
+    for (int64_t e = 0; e < c.batch; ++e) {
+      if (c.f64) {
+        const double one = 1;
+        check(api_.Dtrsm(h, side, uplo, op, diag, m, n, &one, static_cast<const double*>(c.a) + e * c.stride_a, lda,
+                         static_cast<double*>(c.b) + e * c.stride_b, ldb),
+              "cublasDtrsm");
+      } else {
+        const float one = 1;
+        check(api_.Strsm(h, side, uplo, op, diag, m, n, &one, static_cast<const float*>(c.a) + e * c.stride_a, lda,
+                         static_cast<float*>(c.b) + e * c.stride_b, ldb),
+              "cublasStrsm");
+      }
     }
   }
 

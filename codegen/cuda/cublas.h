@@ -1,6 +1,6 @@
 // cuBLAS through dlopen (libcublas.so.13, else .12): one handle per device,
 // bound to the device's stream, running strided-batched GEMMs (driver.h's
-// GemmCall) in cuBLAS's default math mode (no TF32: float GEMMs compute in
+// GemmCall) and triangular solves (trsm) in cuBLAS's default math mode (no TF32: float GEMMs compute in
 // float, as on the CPU). Never linked, so graft builds and runs without it.
 #pragma once
 
@@ -17,6 +17,8 @@ class Cublas {
   // Runs `call` with the handle of the context current on this thread,
   // queued on `stream` (a CUstream).
   virtual void gemm(int device, void* stream, const GemmCall& call) = 0;
+  // A trsm SolverCall (driver.h), one batch entry after another, on `stream`.
+  virtual void trsm(int device, void* stream, const SolverCall& call) = 0;
 };
 
 // Loads cuBLAS; throws UnsupportedError naming what is missing.

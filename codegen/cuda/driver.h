@@ -44,6 +44,31 @@ struct GemmCall {
   int64_t ldc = 0, stride_c = 0;
 };
 
+// One dense linear-algebra call per batch entry, column-major, in the terms
+// of cuSOLVER (potrf, syevd) and cuBLAS (trsm). Batch entry e uses a + e *
+// stride_a and b + e * stride_b (elements) and writes info[e] (device
+// memory: potrf's and syevd's info; trsm has none).
+//   potrf: a (n x n) to its Cholesky factor in the `upper` (else lower)
+//     triangle; the other triangle is left as it was.
+//   syevd: a (n x n, its `upper` or lower triangle read) to its eigenvectors
+//     (columns), b (n) to its eigenvalues, ascending.
+//   trsm:  b (m x n) to x with op(a) x = b (left) or x op(a) = b, a the
+//     `upper` or lower triangle of an m x m (left) or n x n matrix, op(a) =
+//     a^T when trans, its diagonal taken as ones when unit.
+struct SolverCall {
+  enum class Routine : uint8_t { potrf, syevd, trsm };
+  Routine routine = Routine::potrf;
+  bool f64 = false;  // double, else float
+  bool upper = false;
+  bool left = true, trans = false, unit = false;  // trsm
+  int64_t m = 0, n = 0, batch = 1;
+  void* a = nullptr;
+  int64_t lda = 0, stride_a = 0;
+  void* b = nullptr;
+  int64_t ldb = 0, stride_b = 0;
+  int32_t* info = nullptr;
+};
+
 class CudaDriver {
  public:
   virtual ~CudaDriver() = default;
@@ -67,6 +92,11 @@ class CudaDriver {
   // on a GPU, a host loop on the emulated driver. Throws UnsupportedError
   // when cuBLAS cannot be loaded.
   virtual void gemm(int device, const GemmCall& call) = 0;
+  // A dense solver call (SolverCall) on the device's stream: cuSOLVER or
+  // cuBLAS (loaded with dlopen at first use) on a GPU, the host's LAPACK on
+  // the emulated driver. Throws UnsupportedError when the library cannot be
+  // loaded.
+  virtual void solver(int device, const SolverCall& call) = 0;
   // Waits for everything queued on the device's stream.
   virtual void synchronize(int device) = 0;
 };

@@ -2,7 +2,8 @@
 // kernel's module is its generated CUDA source compiled as host C++ (the
 // emulator's shim first) by the CPU backend's compiler driver, cached like
 // any CPU module. Launches run on fibres (emulator/fibres.h) on the calling
-// thread, so the stream is always idle when a call returns.
+// thread, so the stream is always idle when a call returns. cuBLAS's GEMM
+// is a host loop, and cuSOLVER's routines the host's LAPACK.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -16,6 +17,7 @@
 #include "codegen/cuda/emulator/shim.h"
 #include "codegen/cuda/prelude.h"
 #include "graft/errors.h"
+#include "interpreter/lapack_host.h"
 
 namespace graft::codegen::cuda {
 namespace {
@@ -120,6 +122,17 @@ class EmulatedDriver final : public CudaDriver {
     else
       host_gemm(c, static_cast<const float*>(c.a), static_cast<const float*>(c.b), static_cast<float*>(c.c));
   }
+  // cuSOLVER and cuBLAS's trsm served by the host's LAPACK, call for call.
+  void solver(int device, const SolverCall& c) override {
+    check(device);
+    require_device_memory(c.a, 0, "the solver's A");
+    if (c.b) require_device_memory(c.b, 0, "the solver's B");
+    if (c.info) require_device_memory(c.info, 0, "the solver's info");
+    if (c.f64)
+      host_solver(c, static_cast<double*>(c.a), static_cast<double*>(c.b));
+    else
+      host_solver(c, static_cast<float*>(c.a), static_cast<float*>(c.b));
+  }
   void synchronize(int device) override { check(device); }
 
  private:
@@ -173,6 +186,23 @@ class EmulatedDriver final : public CudaDriver {
           }
           ce[i + j * c.ldc] = acc;
         }
+    }
+  }
+
+  template <class T>
+  static void host_solver(const SolverCall& c, T* a, T* b) {
+    const int m = static_cast<int>(c.m), n = static_cast<int>(c.n);
+    const int lda = static_cast<int>(c.lda), ldb = static_cast<int>(c.ldb);
+    for (int64_t e = 0; e < c.batch; ++e) {
+      T* ae = a + e * c.stride_a;
+      T* be = b ? b + e * c.stride_b : nullptr;
+      switch (c.routine) {
+        case SolverCall::Routine::potrf: c.info[e] = interpreter::lapack::potrf(c.upper, n, ae, lda); break;
+        case SolverCall::Routine::syevd: c.info[e] = interpreter::lapack::syevd(true, c.upper, n, ae, lda, be); break;
+        case SolverCall::Routine::trsm:
+          interpreter::lapack::trsm(c.left, c.upper, c.trans, c.unit, m, n, T(1), ae, lda, be, ldb);
+          break;
+      }
     }
   }
 

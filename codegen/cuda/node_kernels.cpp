@@ -13,6 +13,7 @@
 #include "codegen/cuda/control_flow.h"
 #include "codegen/cuda/dot_general.h"
 #include "codegen/cuda/driver.h"
+#include "codegen/cuda/linalg.h"
 #include "codegen/cuda/movement.h"
 #include "codegen/cuda/op_kernels.h"
 #include "graft/errors.h"
@@ -201,6 +202,16 @@ CudaGraphKernels cuda_graph_kernels(const ir::Graph& graph, const std::vector<No
         continue;
       }
       why = "not one cuBLAS GEMM: " + why;
+    } else if (kind == ir::CodegenKind::cusolver) {
+      OpKernelRequest request{n.op, types, {}, n.attrs};
+      for (ir::ValueId v : n.outputs) request.outputs.push_back(&graph.type(v));
+      if (std::optional<SolverKernel> k = solver_kernel(request, &why)) {
+        for (const CudaKernel& kernel : k->kernels) add_source(kernel.source, 1, sources, &out);
+        out.node_kernels[i] = std::move(k->run);
+        ++out.generated;
+        continue;
+      }
+      why = "not a cuSOLVER call: " + why;
     } else if (kind == ir::CodegenKind::upload) {
       out.node_kernels[i] = constant_runner(n.attrs);
       ++out.generated;
@@ -277,7 +288,8 @@ void run_eager_op(const KernelCall& call) {
       return movement_runner(std::move(*copies), call.outputs[0].type->dtype)(call);
     return run_on_host(call, {});
   }
-  if (!emittable_alone(call.op) && !has_op_kernel(call.op) && !runs_bodies_on_device(call.op))
+  if (!emittable_alone(call.op) && !has_op_kernel(call.op) && !runs_bodies_on_device(call.op) &&
+      !has_solver_kernel(call.op))
     return run_on_host(call, {});
   ir::GraphPtr body = one_node_body(call.op, types, call.attrs);
   std::string key = ir::to_text(*body);
@@ -295,6 +307,11 @@ void run_eager_op(const KernelCall& call) {
       for (ir::GraphPtr g : device_bodies(node))
         bodies.push_back({g, std::make_shared<const CudaGraphKernels>(cuda_graph_kernels(*g))});
       made = control_flow_runner(node, std::move(bodies));
+    } else if (has_solver_kernel(call.op)) {
+      OpKernelRequest request{call.op, types, {}, call.attrs};
+      for (const interpreter::KernelOut& out : call.outputs) request.outputs.push_back(out.type);
+      std::optional<SolverKernel> k = solver_kernel(request, nullptr);
+      made = k ? std::move(k->run) : host_runner({});
     } else if (has_op_kernel(call.op)) {
       OpKernelRequest request{call.op, types, {}, call.attrs};
       for (const interpreter::KernelOut& out : call.outputs) request.outputs.push_back(out.type);

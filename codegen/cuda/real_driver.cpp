@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "codegen/cuda/cublas.h"
+#include "codegen/cuda/cusolver.h"
 #include "codegen/cuda/driver.h"
 #include "codegen/cuda/module_cache.h"
 #include "codegen/cuda/nvrtc.h"
@@ -185,6 +186,25 @@ class RealDriver final : public CudaDriver {
     }
     blas->gemm(device, at(device).stream, call);
   }
+  void solver(int device, const SolverCall& call) override {
+    use(device);
+    if (call.routine == SolverCall::Routine::trsm) {
+      Cublas* blas = nullptr;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (!cublas_) cublas_ = load_cublas();
+        blas = cublas_.get();
+      }
+      return blas->trsm(device, at(device).stream, call);
+    }
+    Cusolver* solver = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!cusolver_) cusolver_ = load_cusolver();
+      solver = cusolver_.get();
+    }
+    solver->run(device, at(device).stream, call, [this, device](size_t bytes) { return workspace(device, bytes); });
+  }
   void synchronize(int device) override {
     use(device);
     check(api_.StreamSynchronize(at(device).stream), "cuStreamSynchronize");
@@ -238,6 +258,26 @@ class RealDriver final : public CudaDriver {
     return f;
   }
 
+  // The device's solver workspace, grown as calls need: the old one is
+  // freed once the stream's work (which may still read it) is done.
+  void* workspace(int device, size_t bytes) {
+    std::lock_guard<std::mutex> lock(mu_);
+    Workspace& w = workspaces_[device];
+    if (bytes > w.bytes) {
+      if (w.ptr) {
+        check(api_.StreamSynchronize(at(device).stream), "cuStreamSynchronize");
+        mem_free(device, w.ptr);
+        w = {};
+      }
+      w.ptr = mem_alloc(device, bytes);
+      if (!w.ptr)
+        throw OutOfMemoryError("cuda: no room on device " + std::to_string(device) + " for cuSOLVER's workspace of " +
+                               std::to_string(bytes) + " bytes");
+      w.bytes = bytes;
+    }
+    return w.ptr;
+  }
+
   std::string path_;
   Api api_;
   int version_ = 0;
@@ -249,7 +289,13 @@ class RealDriver final : public CudaDriver {
     CUfunction function;
   };
   std::unordered_map<size_t, std::vector<Loaded>> functions_;  // by source hash; modules stay loaded for the process
-  std::unique_ptr<Cublas> cublas_;  // loaded at the first GEMM
+  std::unique_ptr<Cublas> cublas_;                             // loaded at the first GEMM or trsm
+  std::unique_ptr<Cusolver> cusolver_;                         // loaded at the first factorization
+  struct Workspace {
+    void* ptr = nullptr;
+    size_t bytes = 0;
+  };
+  std::map<int, Workspace> workspaces_;  // kept for the process, like the modules
 };
 
 }  // namespace

@@ -113,6 +113,9 @@ TEST_CASE("custom_linear_solve: an iterative solver in a while_loop differentiat
   CHECK(max_abs_diff(jvp(no_transpose, std::make_tuple(theta), std::make_tuple(dt)).second,
                      jvp(direct, std::make_tuple(theta), std::make_tuple(dt)).second) < 1e-11);
   CHECK_THROWS_WITH(grad(loss(no_transpose))(theta), Catch::Contains("transpose_solve"));
+  // A second derivative differentiates the solvers' own steps (JAX re-binds
+  // its primitive there): through conjugate gradients' while_loop, an error.
+  CHECK_THROWS_AS(grad([&](const Array& t) { return sum(grad(loss(implicit))(t)); })(theta), UnsupportedError);
 }
 
 TEST_CASE("custom_linear_solve: bad solvers are named errors", "[linalg][implicit]") {

@@ -1,0 +1,32 @@
+// cuSOLVER's dense routines through dlopen (libcusolver.so.12, else .11):
+// one handle per device, bound to the device's stream, running the potrf
+// and syevd calls of driver.h's SolverCall one batch entry after another.
+// Never linked, so graft builds and runs without it.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "codegen/cuda/driver.h"
+
+namespace graft::codegen::cuda {
+
+class Cusolver {
+ public:
+  virtual ~Cusolver() = default;
+  // Runs a potrf or syevd `call` on `stream` (a CUstream) with the handle
+  // of this thread's current context; workspace(bytes) returns device
+  // memory that stays valid until the stream's queued work is done.
+  virtual void run(int device, void* stream, const SolverCall& call,
+                   const std::function<void*(size_t bytes)>& workspace) = 0;
+};
+
+// Loads cuSOLVER; throws UnsupportedError naming what is missing.
+std::unique_ptr<Cusolver> load_cusolver();
+
+// "cuSOLVER (libcusolver.so.12)", or why it does not load. Never throws.
+std::string cusolver_description();
+
+}  // namespace graft::codegen::cuda

@@ -1,0 +1,107 @@
+#include "interpreter/lapack_host.h"
+
+#include <algorithm>
+#include <type_traits>
+#include <vector>
+
+#include "graft/errors.h"
+
+#ifdef GRAFT_HAVE_OPENBLAS
+#include <cblas.h>
+
+#include "interpreter/blas_core.h"
+
+extern "C" {
+void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info);
+void spotrf_(const char* uplo, const int* n, float* a, const int* lda, int* info);
+void dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w, double* work,
+             const int* lwork, int* iwork, const int* liwork, int* info);
+void ssyevd_(const char* jobz, const char* uplo, const int* n, float* a, const int* lda, float* w, float* work,
+             const int* lwork, int* iwork, const int* liwork, int* info);
+}
+#endif
+
+namespace graft::interpreter::lapack {
+
+#ifdef GRAFT_HAVE_OPENBLAS
+
+bool available() { return true; }
+
+template <class T>
+int potrf(bool upper, int n, T* a, int lda) {
+  ensure_blas_core();
+  const char uplo = upper ? 'U' : 'L';
+  int info = 0;
+  if constexpr (std::is_same_v<T, double>)
+    dpotrf_(&uplo, &n, a, &lda, &info);
+  else
+    spotrf_(&uplo, &n, a, &lda, &info);
+  return info;
+}
+
+template <class T>
+int syevd(bool vectors, bool upper, int n, T* a, int lda, T* w) {
+  ensure_blas_core();
+  const char jobz = vectors ? 'V' : 'N', uplo = upper ? 'U' : 'L';
+  int info = 0, query = -1, iwork_size = 0;
+  T work_size = 0;
+  if constexpr (std::is_same_v<T, double>)
+    dsyevd_(&jobz, &uplo, &n, a, &lda, w, &work_size, &query, &iwork_size, &query, &info);
+  else
+    ssyevd_(&jobz, &uplo, &n, a, &lda, w, &work_size, &query, &iwork_size, &query, &info);
+  std::vector<T> work(static_cast<size_t>(work_size) + 1);
+  std::vector<int> iwork(static_cast<size_t>(std::max(iwork_size, 1)));
+  const int lwork = static_cast<int>(work.size()), liwork = static_cast<int>(iwork.size());
+  if constexpr (std::is_same_v<T, double>)
+    dsyevd_(&jobz, &uplo, &n, a, &lda, w, work.data(), &lwork, iwork.data(), &liwork, &info);
+  else
+    ssyevd_(&jobz, &uplo, &n, a, &lda, w, work.data(), &lwork, iwork.data(), &liwork, &info);
+  return info;
+}
+
+template <class T>
+void trsm(bool left, bool upper, bool trans, bool unit, int m, int n, T alpha, const T* a, int lda, T* b, int ldb) {
+  ensure_blas_core();
+  const CBLAS_SIDE side = left ? CblasLeft : CblasRight;
+  const CBLAS_UPLO uplo = upper ? CblasUpper : CblasLower;
+  const CBLAS_TRANSPOSE op = trans ? CblasTrans : CblasNoTrans;
+  const CBLAS_DIAG diag = unit ? CblasUnit : CblasNonUnit;
+  if constexpr (std::is_same_v<T, double>)
+    cblas_dtrsm(CblasColMajor, side, uplo, op, diag, m, n, alpha, a, lda, b, ldb);
+  else
+    cblas_strsm(CblasColMajor, side, uplo, op, diag, m, n, alpha, a, lda, b, ldb);
+}
+
+#else
+
+bool available() { return false; }
+
+namespace {
+[[noreturn]] void missing() {
+  throw UnsupportedError("the emulated cuSOLVER serves its calls with OpenBLAS's LAPACK, which this build lacks");
+}
+}  // namespace
+
+template <class T>
+int potrf(bool, int, T*, int) {
+  missing();
+}
+template <class T>
+int syevd(bool, bool, int, T*, int, T*) {
+  missing();
+}
+template <class T>
+void trsm(bool, bool, bool, bool, int, int, T, const T*, int, T*, int) {
+  missing();
+}
+
+#endif
+
+template int potrf<float>(bool, int, float*, int);
+template int potrf<double>(bool, int, double*, int);
+template int syevd<float>(bool, bool, int, float*, int, float*);
+template int syevd<double>(bool, bool, int, double*, int, double*);
+template void trsm<float>(bool, bool, bool, bool, int, int, float, const float*, int, float*, int);
+template void trsm<double>(bool, bool, bool, bool, int, int, double, const double*, int, double*, int);
+
+}  // namespace graft::interpreter::lapack
