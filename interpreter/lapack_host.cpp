@@ -18,6 +18,20 @@ void dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const 
              const int* lwork, int* iwork, const int* liwork, int* info);
 void ssyevd_(const char* jobz, const char* uplo, const int* n, float* a, const int* lda, float* w, float* work,
              const int* lwork, int* iwork, const int* liwork, int* info);
+void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
+void sgetrf_(const int* m, const int* n, float* a, const int* lda, int* ipiv, int* info);
+void dgeqrf_(const int* m, const int* n, double* a, const int* lda, double* tau, double* work, const int* lwork,
+             int* info);
+void sgeqrf_(const int* m, const int* n, float* a, const int* lda, float* tau, float* work, const int* lwork,
+             int* info);
+void dorgqr_(const int* m, const int* n, const int* k, double* a, const int* lda, const double* tau, double* work,
+             const int* lwork, int* info);
+void sorgqr_(const int* m, const int* n, const int* k, float* a, const int* lda, const float* tau, float* work,
+             const int* lwork, int* info);
+void dgesvd_(const char* jobu, const char* jobvt, const int* m, const int* n, double* a, const int* lda, double* s,
+             double* u, const int* ldu, double* vt, const int* ldvt, double* work, const int* lwork, int* info);
+void sgesvd_(const char* jobu, const char* jobvt, const int* m, const int* n, float* a, const int* lda, float* s,
+             float* u, const int* ldu, float* vt, const int* ldvt, float* work, const int* lwork, int* info);
 }
 #endif
 
@@ -72,6 +86,75 @@ void trsm(bool left, bool upper, bool trans, bool unit, int m, int n, T alpha, c
     cblas_strsm(CblasColMajor, side, uplo, op, diag, m, n, alpha, a, lda, b, ldb);
 }
 
+template <class T>
+int getrf(int m, int n, T* a, int lda, int* ipiv) {
+  ensure_blas_core();
+  int info = 0;
+  if constexpr (std::is_same_v<T, double>)
+    dgetrf_(&m, &n, a, &lda, ipiv, &info);
+  else
+    sgetrf_(&m, &n, a, &lda, ipiv, &info);
+  return info;
+}
+
+template <class T>
+int geqrf(int m, int n, T* a, int lda, T* tau) {
+  ensure_blas_core();
+  int info = 0, query = -1;
+  T size = 0;
+  if constexpr (std::is_same_v<T, double>)
+    dgeqrf_(&m, &n, a, &lda, tau, &size, &query, &info);
+  else
+    sgeqrf_(&m, &n, a, &lda, tau, &size, &query, &info);
+  std::vector<T> work(static_cast<size_t>(size) + 1);
+  const int lwork = static_cast<int>(work.size());
+  if constexpr (std::is_same_v<T, double>)
+    dgeqrf_(&m, &n, a, &lda, tau, work.data(), &lwork, &info);
+  else
+    sgeqrf_(&m, &n, a, &lda, tau, work.data(), &lwork, &info);
+  return info;
+}
+
+template <class T>
+int orgqr(int m, int n, int k, T* a, int lda, const T* tau) {
+  ensure_blas_core();
+  int info = 0, query = -1;
+  T size = 0;
+  if constexpr (std::is_same_v<T, double>)
+    dorgqr_(&m, &n, &k, a, &lda, tau, &size, &query, &info);
+  else
+    sorgqr_(&m, &n, &k, a, &lda, tau, &size, &query, &info);
+  std::vector<T> work(static_cast<size_t>(size) + 1);
+  const int lwork = static_cast<int>(work.size());
+  if constexpr (std::is_same_v<T, double>)
+    dorgqr_(&m, &n, &k, a, &lda, tau, work.data(), &lwork, &info);
+  else
+    sorgqr_(&m, &n, &k, a, &lda, tau, work.data(), &lwork, &info);
+  return info;
+}
+
+template <class T>
+int gesvd(char job, int m, int n, T* a, int lda, T* s, T* u, int ldu, T* vt, int ldvt) {
+  ensure_blas_core();
+  int info = 0, query = -1;
+  T size = 0;
+  T none = 0;
+  if (job == 'N') u = vt = &none;
+  ldu = std::max(ldu, 1);
+  ldvt = std::max(ldvt, 1);
+  if constexpr (std::is_same_v<T, double>)
+    dgesvd_(&job, &job, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, &size, &query, &info);
+  else
+    sgesvd_(&job, &job, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, &size, &query, &info);
+  std::vector<T> work(static_cast<size_t>(size) + 1);
+  const int lwork = static_cast<int>(work.size());
+  if constexpr (std::is_same_v<T, double>)
+    dgesvd_(&job, &job, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work.data(), &lwork, &info);
+  else
+    sgesvd_(&job, &job, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work.data(), &lwork, &info);
+  return info;
+}
+
 #else
 
 bool available() { return false; }
@@ -95,6 +178,23 @@ void trsm(bool, bool, bool, bool, int, int, T, const T*, int, T*, int) {
   missing();
 }
 
+template <class T>
+int getrf(int, int, T*, int, int*) {
+  missing();
+}
+template <class T>
+int geqrf(int, int, T*, int, T*) {
+  missing();
+}
+template <class T>
+int orgqr(int, int, int, T*, int, const T*) {
+  missing();
+}
+template <class T>
+int gesvd(char, int, int, T*, int, T*, T*, int, T*, int) {
+  missing();
+}
+
 #endif
 
 template int potrf<float>(bool, int, float*, int);
@@ -103,5 +203,14 @@ template int syevd<float>(bool, bool, int, float*, int, float*);
 template int syevd<double>(bool, bool, int, double*, int, double*);
 template void trsm<float>(bool, bool, bool, bool, int, int, float, const float*, int, float*, int);
 template void trsm<double>(bool, bool, bool, bool, int, int, double, const double*, int, double*, int);
+
+template int getrf<float>(int, int, float*, int, int*);
+template int getrf<double>(int, int, double*, int, int*);
+template int geqrf<float>(int, int, float*, int, float*);
+template int geqrf<double>(int, int, double*, int, double*);
+template int orgqr<float>(int, int, int, float*, int, const float*);
+template int orgqr<double>(int, int, int, double*, int, const double*);
+template int gesvd<float>(char, int, int, float*, int, float*, float*, int, float*, int);
+template int gesvd<double>(char, int, int, double*, int, double*, double*, int, double*, int);
 
 }  // namespace graft::interpreter::lapack

@@ -27,4 +27,22 @@ int syevd(bool vectors, bool upper, int n, T* a, int lda, T* w);
 template <class T>
 void trsm(bool left, bool upper, bool trans, bool unit, int m, int n, T alpha, const T* a, int lda, T* b, int ldb);
 
+// LU with partial pivoting of the m x n matrix a, in place; ipiv (min(m,
+// n)) receives the 1-based rows swapped: LAPACK's getrf.
+template <class T>
+int getrf(int m, int n, T* a, int lda, int* ipiv);
+
+// Householder QR of a (m x n) in LAPACK's packed form, taus in tau: geqrf.
+template <class T>
+int geqrf(int m, int n, T* a, int lda, T* tau);
+
+// The first n columns of the product of a's k reflectors: orgqr.
+template <class T>
+int orgqr(int m, int n, int k, T* a, int lda, const T* tau);
+
+// Singular values s and, with job 'S' or 'A', vectors u and vt of a (m x n,
+// destroyed): LAPACK's gesvd.
+template <class T>
+int gesvd(char job, int m, int n, T* a, int lda, T* s, T* u, int ldu, T* vt, int ldvt);
+
 }  // namespace graft::interpreter::lapack

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <string>
@@ -25,6 +26,15 @@ struct Routines {
   Status (*potrf)(Handle, int, int, T*, int, T*, int, int*) = nullptr;
   Status (*syevd_size)(Handle, int, int, int, const T*, int, const T*, int*) = nullptr;
   Status (*syevd)(Handle, int, int, int, T*, int, T*, T*, int, int*) = nullptr;
+  Status (*getrf_size)(Handle, int, int, T*, int, int*) = nullptr;
+  Status (*getrf)(Handle, int, int, T*, int, T*, int*, int*) = nullptr;
+  Status (*geqrf_size)(Handle, int, int, T*, int, int*) = nullptr;
+  Status (*geqrf)(Handle, int, int, T*, int, T*, T*, int, int*) = nullptr;
+  Status (*orgqr_size)(Handle, int, int, int, const T*, int, const T*, int*) = nullptr;
+  Status (*orgqr)(Handle, int, int, int, T*, int, const T*, T*, int, int*) = nullptr;
+  Status (*gesvd_size)(Handle, int, int, int*) = nullptr;
+  Status (*gesvd)(Handle, signed char, signed char, int, int, T*, int, T*, T*, int, T*, int, T*, int, T*,
+                  int*) = nullptr;
 };
 
 struct CusolverApi {
@@ -55,14 +65,23 @@ bool open_cusolver(CusolverApi& api, std::string* why) {
   };
   bind("cusolverDnCreate", &api.Create);
   bind("cusolverDnSetStream", &api.SetStream);
-  bind("cusolverDnSpotrf_bufferSize", &api.s.potrf_size);
-  bind("cusolverDnSpotrf", &api.s.potrf);
-  bind("cusolverDnSsyevd_bufferSize", &api.s.syevd_size);
-  bind("cusolverDnSsyevd", &api.s.syevd);
-  bind("cusolverDnDpotrf_bufferSize", &api.d.potrf_size);
-  bind("cusolverDnDpotrf", &api.d.potrf);
-  bind("cusolverDnDsyevd_bufferSize", &api.d.syevd_size);
-  bind("cusolverDnDsyevd", &api.d.syevd);
+  auto bind_all = [&](const std::string& x, auto& r) {
+    const std::string p = "cusolverDn" + x;
+    bind((p + "potrf_bufferSize").c_str(), &r.potrf_size);
+    bind((p + "potrf").c_str(), &r.potrf);
+    bind((p + "syevd_bufferSize").c_str(), &r.syevd_size);
+    bind((p + "syevd").c_str(), &r.syevd);
+    bind((p + "getrf_bufferSize").c_str(), &r.getrf_size);
+    bind((p + "getrf").c_str(), &r.getrf);
+    bind((p + "geqrf_bufferSize").c_str(), &r.geqrf_size);
+    bind((p + "geqrf").c_str(), &r.geqrf);
+    bind((p + "orgqr_bufferSize").c_str(), &r.orgqr_size);
+    bind((p + "orgqr").c_str(), &r.orgqr);
+    bind((p + "gesvd_bufferSize").c_str(), &r.gesvd_size);
+    bind((p + "gesvd").c_str(), &r.gesvd);
+  };
+  bind_all("S", api.s);
+  bind_all("D", api.d);
   return why->empty();
 }
 
@@ -88,25 +107,52 @@ class LoadedCusolver final : public Cusolver {
  private:
   template <class T>
   void run_typed(Handle h, const SolverCall& c, const Routines<T>& r, const std::function<void*(size_t)>& workspace) {
-    const int n = checked_int(c.n, "n"), lda = checked_int(c.lda, "lda");
+    using R = SolverCall::Routine;
+    const int m = checked_int(c.m, "m"), n = checked_int(c.n, "n"), k = checked_int(c.k, "k");
+    const int lda = checked_int(c.lda, "lda"), ldu = checked_int(c.ldu, "ldu"), ldvt = checked_int(c.ldvt, "ldvt");
     const int uplo = c.upper ? kFillUpper : kFillLower;
     T* a = static_cast<T*>(c.a);
     T* b = static_cast<T*>(c.b);
     int lwork = 0;
-    if (c.routine == SolverCall::Routine::potrf)
-      check(r.potrf_size(h, uplo, n, a, lda, &lwork), "cusolverDnXpotrf_bufferSize");
-    else if (c.routine == SolverCall::Routine::syevd)
-      check(r.syevd_size(h, kEigModeVector, uplo, n, a, lda, b, &lwork), "cusolverDnXsyevd_bufferSize");
-    else
-      throw Error("cuda solver: cuSOLVER does not run trsm (cuBLAS does)");
-    T* work = static_cast<T*>(workspace(sizeof(T) * static_cast<size_t>(lwork > 0 ? lwork : 1)));
+    switch (c.routine) {
+      case R::potrf: check(r.potrf_size(h, uplo, n, a, lda, &lwork), "cusolverDnXpotrf_bufferSize"); break;
+      case R::syevd:
+        check(r.syevd_size(h, kEigModeVector, uplo, n, a, lda, b, &lwork), "cusolverDnXsyevd_bufferSize");
+        break;
+      case R::getrf: check(r.getrf_size(h, m, n, a, lda, &lwork), "cusolverDnXgetrf_bufferSize"); break;
+      case R::geqrf: check(r.geqrf_size(h, m, n, a, lda, &lwork), "cusolverDnXgeqrf_bufferSize"); break;
+      case R::orgqr: check(r.orgqr_size(h, m, n, k, a, lda, b, &lwork), "cusolverDnXorgqr_bufferSize"); break;
+      case R::gesvd: check(r.gesvd_size(h, m, n, &lwork), "cusolverDnXgesvd_bufferSize"); break;
+      case R::trsm: throw Error("cuda solver: cuSOLVER does not run trsm (cuBLAS does)");
+    }
+    // gesvd's rwork (min(m, n) - 1 superdiagonal entries) after the workspace.
+    const size_t extra = c.routine == R::gesvd ? static_cast<size_t>(std::min(m, n)) : 0;
+    T* work = static_cast<T*>(workspace(sizeof(T) * (static_cast<size_t>(lwork > 0 ? lwork : 1) + extra)));
+    T* rwork = work + (lwork > 0 ? lwork : 1);
     for (int64_t e = 0; e < c.batch; ++e) {
       T* ae = a + e * c.stride_a;
-      if (c.routine == SolverCall::Routine::potrf)
-        check(r.potrf(h, uplo, n, ae, lda, work, lwork, c.info + e), "cusolverDnXpotrf");
-      else
-        check(r.syevd(h, kEigModeVector, uplo, n, ae, lda, b + e * c.stride_b, work, lwork, c.info + e),
-              "cusolverDnXsyevd");
+      T* be = b ? b + e * c.stride_b : nullptr;
+      int* info = c.info + e;
+      switch (c.routine) {
+        case R::potrf: check(r.potrf(h, uplo, n, ae, lda, work, lwork, info), "cusolverDnXpotrf"); break;
+        case R::syevd:
+          check(r.syevd(h, kEigModeVector, uplo, n, ae, lda, be, work, lwork, info), "cusolverDnXsyevd");
+          break;
+        case R::getrf:
+          check(r.getrf(h, m, n, ae, lda, work, c.ipiv + e * std::min(m, n), info), "cusolverDnXgetrf");
+          break;
+        case R::geqrf: check(r.geqrf(h, m, n, ae, lda, be, work, lwork, info), "cusolverDnXgeqrf"); break;
+        case R::orgqr: check(r.orgqr(h, m, n, k, ae, lda, be, work, lwork, info), "cusolverDnXorgqr"); break;
+        case R::gesvd: {
+          T* ue = c.job == 'N' ? nullptr : static_cast<T*>(c.u) + e * c.stride_u;
+          T* vte = c.job == 'N' ? nullptr : static_cast<T*>(c.vt) + e * c.stride_vt;
+          check(r.gesvd(h, static_cast<signed char>(c.job), static_cast<signed char>(c.job), m, n, ae, lda, be, ue,
+                        std::max(ldu, 1), vte, std::max(ldvt, 1), work, lwork, rwork, info),
+                "cusolverDnXgesvd");
+          break;
+        }
+        case R::trsm: break;
+      }
     }
   }
 

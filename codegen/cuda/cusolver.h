@@ -1,6 +1,6 @@
 // cuSOLVER's dense routines through dlopen (libcusolver.so.12, else .11):
-// one handle per device, bound to the device's stream, running the potrf
-// and syevd calls of driver.h's SolverCall one batch entry after another.
+// one handle per device, bound to the device's stream, running the
+// factorizations of driver.h's SolverCall one batch entry after another.
 // Never linked, so graft builds and runs without it.
 #pragma once
 
@@ -16,7 +16,7 @@ namespace graft::codegen::cuda {
 class Cusolver {
  public:
   virtual ~Cusolver() = default;
-  // Runs a potrf or syevd `call` on `stream` (a CUstream) with the handle
+  // Runs a factorization `call` (any routine but trsm) on `stream` (a CUstream) with the handle
   // of this thread's current context; workspace(bytes) returns device
   // memory that stays valid until the stream's queued work is done.
   virtual void run(int device, void* stream, const SolverCall& call,

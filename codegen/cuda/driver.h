@@ -45,9 +45,9 @@ struct GemmCall {
 };
 
 // One dense linear-algebra call per batch entry, column-major, in the terms
-// of cuSOLVER (potrf, syevd) and cuBLAS (trsm). Batch entry e uses a + e *
-// stride_a and b + e * stride_b (elements) and writes info[e] (device
-// memory: potrf's and syevd's info; trsm has none).
+// of cuSOLVER (potrf, syevd, getrf, geqrf, orgqr, gesvd) and cuBLAS (trsm).
+// Batch entry e uses a + e * stride_a, b + e * stride_b and so on
+// (elements), and writes info[e] (device memory; trsm has none).
 //   potrf: a (n x n) to its Cholesky factor in the `upper` (else lower)
 //     triangle; the other triangle is left as it was.
 //   syevd: a (n x n, its `upper` or lower triangle read) to its eigenvectors
@@ -55,17 +55,31 @@ struct GemmCall {
 //   trsm:  b (m x n) to x with op(a) x = b (left) or x op(a) = b, a the
 //     `upper` or lower triangle of an m x m (left) or n x n matrix, op(a) =
 //     a^T when trans, its diagonal taken as ones when unit.
+//   getrf: a (m x n) to its LU factors, ipiv (min(m, n)) to the 1-based rows
+//     swapped.
+//   geqrf: a (m x n) to its packed Householder QR, b (min(m, n)) to the taus.
+//   orgqr: a (m x n, k reflectors below its diagonal, taus in b) to the
+//     first n columns of their product.
+//   gesvd: a (m x n, m >= n; destroyed) to b (min(m, n) singular values),
+//     and with job 'S' or 'A' u (m x min(m, n), or m x m) and vt (min(m, n)
+//     x n, or n x n); job 'N' computes neither.
 struct SolverCall {
-  enum class Routine : uint8_t { potrf, syevd, trsm };
+  enum class Routine : uint8_t { potrf, syevd, trsm, getrf, geqrf, orgqr, gesvd };
   Routine routine = Routine::potrf;
   bool f64 = false;  // double, else float
   bool upper = false;
   bool left = true, trans = false, unit = false;  // trsm
-  int64_t m = 0, n = 0, batch = 1;
+  char job = 'N';                                 // gesvd
+  int64_t m = 0, n = 0, k = 0, batch = 1;
   void* a = nullptr;
   int64_t lda = 0, stride_a = 0;
   void* b = nullptr;
   int64_t ldb = 0, stride_b = 0;
+  void* u = nullptr;
+  int64_t ldu = 0, stride_u = 0;
+  void* vt = nullptr;
+  int64_t ldvt = 0, stride_vt = 0;
+  int32_t* ipiv = nullptr;  // getrf: min(m, n) per batch entry
   int32_t* info = nullptr;
 };
 

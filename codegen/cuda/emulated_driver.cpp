@@ -4,6 +4,7 @@
 // any CPU module. Launches run on fibres (emulator/fibres.h) on the calling
 // thread, so the stream is always idle when a call returns. cuBLAS's GEMM
 // is a host loop, and cuSOLVER's routines the host's LAPACK.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -128,6 +129,9 @@ class EmulatedDriver final : public CudaDriver {
     require_device_memory(c.a, 0, "the solver's A");
     if (c.b) require_device_memory(c.b, 0, "the solver's B");
     if (c.info) require_device_memory(c.info, 0, "the solver's info");
+    if (c.u) require_device_memory(c.u, 0, "the solver's U");
+    if (c.vt) require_device_memory(c.vt, 0, "the solver's VT");
+    if (c.ipiv) require_device_memory(c.ipiv, 0, "the solver's pivots");
     if (c.f64)
       host_solver(c, static_cast<double*>(c.a), static_cast<double*>(c.b));
     else
@@ -191,12 +195,23 @@ class EmulatedDriver final : public CudaDriver {
 
   template <class T>
   static void host_solver(const SolverCall& c, T* a, T* b) {
-    const int m = static_cast<int>(c.m), n = static_cast<int>(c.n);
+    const int m = static_cast<int>(c.m), n = static_cast<int>(c.n), k = static_cast<int>(c.k);
     const int lda = static_cast<int>(c.lda), ldb = static_cast<int>(c.ldb);
+    const int ldu = static_cast<int>(c.ldu), ldvt = static_cast<int>(c.ldvt);
     for (int64_t e = 0; e < c.batch; ++e) {
       T* ae = a + e * c.stride_a;
       T* be = b ? b + e * c.stride_b : nullptr;
+      T* ue = c.u ? static_cast<T*>(c.u) + e * c.stride_u : nullptr;
+      T* vte = c.vt ? static_cast<T*>(c.vt) + e * c.stride_vt : nullptr;
       switch (c.routine) {
+        case SolverCall::Routine::getrf:
+          c.info[e] = interpreter::lapack::getrf(m, n, ae, lda, c.ipiv + e * std::min(c.m, c.n));
+          break;
+        case SolverCall::Routine::geqrf: c.info[e] = interpreter::lapack::geqrf(m, n, ae, lda, be); break;
+        case SolverCall::Routine::orgqr: c.info[e] = interpreter::lapack::orgqr(m, n, k, ae, lda, be); break;
+        case SolverCall::Routine::gesvd:
+          c.info[e] = interpreter::lapack::gesvd(c.job, m, n, ae, lda, be, ue, ldu, vte, ldvt);
+          break;
         case SolverCall::Routine::potrf: c.info[e] = interpreter::lapack::potrf(c.upper, n, ae, lda); break;
         case SolverCall::Routine::syevd: c.info[e] = interpreter::lapack::syevd(true, c.upper, n, ae, lda, be); break;
         case SolverCall::Routine::trsm:
