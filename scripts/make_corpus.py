@@ -23,6 +23,7 @@ import numpy as np
 import jax
 import jax.extend.random as jax_random_ext
 import jax.scipy.special  # noqa: F401 (ndtr, log_ndtr, ndtri)
+import jax._src.lax.linalg as jax_linalg  # geqrf (jax.lax.linalg does not export it)
 import jax.numpy as jnp
 from jax import lax
 
@@ -261,6 +262,8 @@ OPS = {
         unit_diagonal=bool(attr(attrs, "unit_diagonal"))),
     "lu": lambda ins, attrs, node, wide: list(lax.linalg.lu(ins[0])),
     "qr": lambda ins, attrs, node, wide: list(lax.linalg.qr(ins[0], full_matrices=bool(attr(attrs, "full_matrices")))),
+    "geqrf": lambda ins, attrs, node, wide: list(jax_linalg.geqrf(ins[0])),
+    "householder_product": lambda ins, attrs, node, wide: lax.linalg.householder_product(ins[0], ins[1]),
     "svd": svd,
     "eigh": lambda ins, attrs, node, wide: list(lax.linalg.eigh(ins[0], lower=bool(attr(attrs, "lower")),
                                                                 symmetrize_input=False)),
@@ -277,8 +280,6 @@ NOT_COVERED = {
     "custom_vjp_call": "the same, for a user's VJP rule",
     "custom_lin": "exists only inside graft's linearization of custom_vjp_call",
     "linear_call": "wraps a user's linear function and its transpose (custom_linear_solve's tangent); JAX's linear_call has no graph form to compare with",
-    "geqrf": "not generated yet: tests/linalg/decompositions_test.cpp checks its values against jax.lax.linalg.geqrf's",
-    "householder_product": "not generated yet: tests/linalg/decompositions_test.cpp checks its values against jax.lax.linalg.householder_product's",
     "psum": "a collective: needs a named axis of replicas (tests/corpus checks pmap against vmap)",
     "pmax": "a collective (as psum)", "pmin": "a collective (as psum)", "all_gather": "a collective (as psum)",
     "psum_scatter": "a collective (as psum)", "ppermute": "a collective (as psum)", "axis_index": "a collective (as psum)",
@@ -813,6 +814,12 @@ def build_linalg():
     one_op("qr/square_batch_f32", "qr", [("f32", [2, 4, 4])], {"full_matrices": I(1)})
     one_op("qr/wide", "qr", [("f64", [3, 5])], {"full_matrices": I(0)}, modes="none")
     one_op("qr/complete_tall", "qr", [("f64", [5, 2])], {"full_matrices": I(1)}, modes="none")
+    # geqrf and householder_product, LAPACK's two steps alone (JAX
+    # differentiates neither): any taus define a product of reflectors.
+    one_op("geqrf/tall", "geqrf", [("f64", [5, 3])], modes="none")
+    one_op("geqrf/wide_batch_f32", "geqrf", [("f32", [2, 3, 4])], modes="none")
+    one_op("householder_product/tall", "householder_product", [("f64", [5, 3]), ("f64", [2])], modes="none")
+    one_op("householder_product/batch", "householder_product", [("f64", [2, 4, 4]), ("f64", [2, 4])], modes="none")
 
     # svd (LAPACK's gesdd): singular values alone, and with the vectors as
     # sign-free products u_k vt_k (the graph's einsum), tall and wide;
