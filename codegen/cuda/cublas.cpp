@@ -1,11 +1,10 @@
 #include "codegen/cuda/cublas.h"
 
-#include <dlfcn.h>
-
 #include <map>
 #include <mutex>
 #include <string>
 
+#include "codegen/cuda/shared_library.h"
 #include "graft/errors.h"
 
 namespace graft::codegen::cuda {
@@ -18,8 +17,7 @@ constexpr Status kStatusSuccess = 0;
 constexpr int kOpN = 0, kOpT = 1;
 
 struct CublasApi {
-  void* handle = nullptr;
-  std::string path;
+  SharedLibrary lib;
   Status (*Create)(Handle*) = nullptr;
   Status (*SetStream)(Handle, void*) = nullptr;
   Status (*GetVersion)(Handle, int*) = nullptr;
@@ -33,21 +31,8 @@ struct CublasApi {
 
 // Opens the library and binds the entry points; *why says what failed.
 bool open_cublas(CublasApi& api, std::string* why) {
-  for (const char* name : {"libcublas.so.13", "libcublas.so.12"}) {
-    api.handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (api.handle) {
-      api.path = name;
-      break;
-    }
-  }
-  if (!api.handle) {
-    *why = "cuBLAS is not installed (libcublas.so.13 and .12 do not load: " + std::string(dlerror()) + ")";
-    return false;
-  }
-  auto bind = [&](const char* sym, auto** fn) {
-    *fn = reinterpret_cast<std::remove_pointer_t<decltype(fn)>>(dlsym(api.handle, sym));
-    if (!*fn && why->empty()) *why = api.path + " lacks " + sym;
-  };
+  if (!api.lib.open({"libcublas.so.13", "libcublas.so.12"}, "cuBLAS", why)) return false;
+  auto bind = [&](const char* sym, auto** fn) { api.lib.bind(sym, fn, why); };
   bind("cublasCreate_v2", &api.Create);
   bind("cublasSetStream_v2", &api.SetStream);
   bind("cublasGetVersion_v2", &api.GetVersion);
@@ -140,7 +125,7 @@ std::string cublas_description() {
   CublasApi api;
   std::string why;
   if (!open_cublas(api, &why)) return "no cuBLAS: " + why;
-  return "cuBLAS (" + api.path + ")";
+  return "cuBLAS (" + api.lib.path + ")";
 }
 
 }  // namespace graft::codegen::cuda

@@ -1,13 +1,12 @@
 #include "codegen/cuda/cusolver.h"
 
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <map>
 #include <mutex>
 #include <string>
 #include <type_traits>
 
+#include "codegen/cuda/shared_library.h"
 #include "graft/errors.h"
 
 namespace graft::codegen::cuda {
@@ -38,8 +37,7 @@ struct Routines {
 };
 
 struct CusolverApi {
-  void* handle = nullptr;
-  std::string path;
+  SharedLibrary lib;
   Status (*Create)(Handle*) = nullptr;
   Status (*SetStream)(Handle, void*) = nullptr;
   Routines<float> s;
@@ -48,37 +46,24 @@ struct CusolverApi {
 
 // Opens the library and binds the entry points; *why says what failed.
 bool open_cusolver(CusolverApi& api, std::string* why) {
-  for (const char* name : {"libcusolver.so.12", "libcusolver.so.11"}) {
-    api.handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (api.handle) {
-      api.path = name;
-      break;
-    }
-  }
-  if (!api.handle) {
-    *why = "cuSOLVER is not installed (libcusolver.so.12 and .11 do not load: " + std::string(dlerror()) + ")";
-    return false;
-  }
-  auto bind = [&](const char* sym, auto** fn) {
-    *fn = reinterpret_cast<std::remove_pointer_t<decltype(fn)>>(dlsym(api.handle, sym));
-    if (!*fn && why->empty()) *why = api.path + " lacks " + sym;
-  };
+  if (!api.lib.open({"libcusolver.so.12", "libcusolver.so.11"}, "cuSOLVER", why)) return false;
+  auto bind = [&](const std::string& sym, auto** fn) { api.lib.bind(sym, fn, why); };
   bind("cusolverDnCreate", &api.Create);
   bind("cusolverDnSetStream", &api.SetStream);
   auto bind_all = [&](const std::string& x, auto& r) {
     const std::string p = "cusolverDn" + x;
-    bind((p + "potrf_bufferSize").c_str(), &r.potrf_size);
-    bind((p + "potrf").c_str(), &r.potrf);
-    bind((p + "syevd_bufferSize").c_str(), &r.syevd_size);
-    bind((p + "syevd").c_str(), &r.syevd);
-    bind((p + "getrf_bufferSize").c_str(), &r.getrf_size);
-    bind((p + "getrf").c_str(), &r.getrf);
-    bind((p + "geqrf_bufferSize").c_str(), &r.geqrf_size);
-    bind((p + "geqrf").c_str(), &r.geqrf);
-    bind((p + "orgqr_bufferSize").c_str(), &r.orgqr_size);
-    bind((p + "orgqr").c_str(), &r.orgqr);
-    bind((p + "gesvd_bufferSize").c_str(), &r.gesvd_size);
-    bind((p + "gesvd").c_str(), &r.gesvd);
+    bind(p + "potrf_bufferSize", &r.potrf_size);
+    bind(p + "potrf", &r.potrf);
+    bind(p + "syevd_bufferSize", &r.syevd_size);
+    bind(p + "syevd", &r.syevd);
+    bind(p + "getrf_bufferSize", &r.getrf_size);
+    bind(p + "getrf", &r.getrf);
+    bind(p + "geqrf_bufferSize", &r.geqrf_size);
+    bind(p + "geqrf", &r.geqrf);
+    bind(p + "orgqr_bufferSize", &r.orgqr_size);
+    bind(p + "orgqr", &r.orgqr);
+    bind(p + "gesvd_bufferSize", &r.gesvd_size);
+    bind(p + "gesvd", &r.gesvd);
   };
   bind_all("S", api.s);
   bind_all("D", api.d);
@@ -186,7 +171,7 @@ std::string cusolver_description() {
   CusolverApi api;
   std::string why;
   if (!open_cusolver(api, &why)) return "no cuSOLVER: " + why;
-  return "cuSOLVER (" + api.path + ")";
+  return "cuSOLVER (" + api.lib.path + ")";
 }
 
 }  // namespace graft::codegen::cuda
