@@ -473,11 +473,11 @@ TEST_CASE("cuda devices: out of memory names the device and the line; profiles l
 
 TEST_CASE("cuda devices: every primitive runs on the cuda backend, alone or on the host with a reason", "[cuda_devices]") {
   // The op table decides (ops.def's codegen column): every primitive that
-  // computes has a CUDA kernel (emitted, cuBLAS, a strided copy or an op
-  // kernel), control flow and graph calls run their bodies on the device;
-  // only collectives, pmap, custom_lin (an error to run), lu's pivots made a
-  // permutation (a short sequential loop) and, until cuSOLVER is loaded,
-  // cholesky, triangular_solve, lu, eigh, qr and svd take the host, each with a reason.
+  // computes has a CUDA kernel (emitted, cuBLAS, cuSOLVER, a strided copy or
+  // an op kernel), control flow and graph calls run their bodies on the
+  // device; only collectives, pmap, custom_lin (an error to run) and lu's
+  // pivots made a permutation (a short sequential loop) take the host, each
+  // with a reason.
   int generated = 0, hosted = 0;
   for (int i = 0; i < ir::kNumOps; ++i) {
     const auto op = static_cast<ir::Op>(i);
