@@ -12,7 +12,8 @@
 #include "api/lowering.h"
 #include "graft/errors.h"
 #include "interpreter/kernel.h"
-#include "interpreter/kernels/scalar_ops.h"
+#include "interpreter/kernels/convert.h"
+#include "ir/element_type.h"
 #include "ir/trace.h"
 #include "runtime/allocation_site.h"
 
@@ -47,20 +48,13 @@ const ArrayImpl& concrete(const Array& a, const char* what, const std::source_lo
 
 template <class T>
 void convert_out(const ArrayImpl& impl, T* out) {
-  int64_t n = impl.type.num_elements();
-  auto copy = [&](auto* src) {
-    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(src[i]);
-  };
+  const int64_t n = impl.type.num_elements();
   const runtime::BufferPtr host = detail::host_buffer(impl);
-  const void* p = host->data();
-  switch (impl.type.dtype) {
-    case DType::bool_: copy(static_cast<const bool*>(p)); break;
-    case DType::i32: copy(static_cast<const int32_t*>(p)); break;
-    case DType::i64: copy(static_cast<const int64_t*>(p)); break;
-    case DType::u32: copy(static_cast<const uint32_t*>(p)); break;
-    case DType::f32: copy(static_cast<const float*>(p)); break;
-    case DType::f64: copy(static_cast<const double*>(p)); break;
-  }
+  ir::visit_element_type(impl.type.dtype, [&](auto tag) {
+    using S = typename decltype(tag)::type;
+    const S* src = static_cast<const S*>(host->data());
+    for (int64_t i = 0; i < n; ++i) out[i] = interpreter::convert_element<T, S>(src[i]);
+  });
 }
 
 }  // namespace
@@ -92,10 +86,19 @@ T Array::item(std::source_location loc) const {
   template T Array::item<T>(std::source_location) const;
 GRAFT_INSTANTIATE(float)
 GRAFT_INSTANTIATE(double)
+GRAFT_INSTANTIATE(int8_t)
+GRAFT_INSTANTIATE(int16_t)
 GRAFT_INSTANTIATE(int32_t)
 GRAFT_INSTANTIATE(int64_t)
+GRAFT_INSTANTIATE(uint8_t)
+GRAFT_INSTANTIATE(uint16_t)
 GRAFT_INSTANTIATE(uint32_t)
+GRAFT_INSTANTIATE(uint64_t)
 GRAFT_INSTANTIATE(bool)
+GRAFT_INSTANTIATE(float16)
+GRAFT_INSTANTIATE(bfloat16)
+GRAFT_INSTANTIATE(std::complex<float>)
+GRAFT_INSTANTIATE(std::complex<double>)
 #undef GRAFT_INSTANTIATE
 
 const void* Array::unsafe_buffer_pointer() const { return detail::data_buffer(concrete(*this, "unsafe_buffer_pointer"))->data(); }
@@ -114,12 +117,10 @@ namespace {
 
 template <class T>
 DType dtype_of() {
-  if constexpr (std::is_same_v<T, bool>) return DType::bool_;
-  else if constexpr (std::is_same_v<T, float>) return DType::f32;
-  else if constexpr (std::is_floating_point_v<T>) return DType::f64;
-  else if constexpr (std::is_same_v<T, uint32_t>) return DType::u32;
-  else if constexpr (std::is_signed_v<T> && sizeof(T) <= 4) return DType::i32;
-  else return DType::i64;
+  if constexpr (std::is_floating_point_v<T> && !std::is_same_v<T, float>)
+    return DType::f64;
+  else
+    return ir::dtype_of_element<T>();  // int8_t gives i8, uint64_t u64, as NumPy
 }
 
 // A concrete array of `dtype` filled from its number of values of any C++
@@ -137,21 +138,15 @@ Array from_values(const T* values, Shape shape, DType dtype, const std::source_l
     runtime::DeviceScope on(detail::fill_device());
     impl = detail::allocate_concrete(type);
   }
-  void* p = impl->buffer->data();
-  auto fill = [&](auto* dst) {
-    using D = std::remove_pointer_t<decltype(dst)>;
+  ir::visit_element_type(dtype, [&](auto tag) {
+    using D = typename decltype(tag)::type;
+    D* dst = static_cast<D*>(impl->buffer->data());
     // convert_element_type's rule: a double past an integer dtype's range saturates, NaN gives 0.
-    if (repeat) std::fill_n(dst, n, gcg_convert_element_type<D>(values[0]));
-    else for (int64_t i = 0; i < n; ++i) dst[i] = gcg_convert_element_type<D>(values[i]);
-  };
-  switch (dtype) {
-    case DType::bool_: fill(static_cast<bool*>(p)); break;
-    case DType::i32: fill(static_cast<int32_t*>(p)); break;
-    case DType::i64: fill(static_cast<int64_t*>(p)); break;
-    case DType::u32: fill(static_cast<uint32_t*>(p)); break;
-    case DType::f32: fill(static_cast<float*>(p)); break;
-    case DType::f64: fill(static_cast<double*>(p)); break;
-  }
+    if (repeat)
+      std::fill_n(dst, n, interpreter::convert_element<D>(values[0]));
+    else
+      for (int64_t i = 0; i < n; ++i) dst[i] = interpreter::convert_element<D>(values[i]);
+  });
   detail::place_fresh(*impl);
   return Array(impl);
 }
@@ -237,7 +232,13 @@ GRAFT_INSTANTIATE(double)
 GRAFT_INSTANTIATE(int)
 GRAFT_INSTANTIATE(long)
 GRAFT_INSTANTIATE(long long)
+GRAFT_INSTANTIATE(signed char)
+GRAFT_INSTANTIATE(short)
+GRAFT_INSTANTIATE(unsigned char)
+GRAFT_INSTANTIATE(unsigned short)
 GRAFT_INSTANTIATE(unsigned)
+GRAFT_INSTANTIATE(unsigned long)
+GRAFT_INSTANTIATE(unsigned long long)
 GRAFT_INSTANTIATE(bool)
 #undef GRAFT_INSTANTIATE
 

@@ -79,14 +79,24 @@ struct Descr {
   bool little;  // byte order of the elements in the file
 };
 
+// bf16 has no NumPy descriptor: ml_dtypes' bfloat16 saves as 2-byte void records, and so does graft's.
 const char* npy_descr(DType dtype) {
   switch (dtype) {
     case DType::bool_: return "|b1";
+    case DType::i8: return "|i1";
+    case DType::i16: return "<i2";
     case DType::i32: return "<i4";
     case DType::i64: return "<i8";
+    case DType::u8: return "|u1";
+    case DType::u16: return "<u2";
     case DType::u32: return "<u4";
+    case DType::u64: return "<u8";
+    case DType::f16: return "<f2";
+    case DType::bf16: return "|V2";
     case DType::f32: return "<f4";
     case DType::f64: return "<f8";
+    case DType::c64: return "<c8";
+    case DType::c128: return "<c16";
   }
   return "?";
 }
@@ -97,9 +107,10 @@ std::string describe_unsupported(std::string_view code) {
   static const struct {
     const char* code;
     const char* name;
-  } known[] = {{"f2", "float16"},   {"e", "float16"},    {"c8", "complex64"}, {"c16", "complex128"},
-               {"c32", "complex256"}, {"f16", "float128"}, {"f12", "float96"}, {"i1", "int8"},
-               {"i2", "int16"},     {"u1", "uint8"},     {"u2", "uint16"},    {"u8", "uint64"}};
+  } known[] = {{"c32", "complex256"},
+               {"f16", "float128"},
+               {"f12", "float96"},
+               {"V2", "2-byte void records (ml_dtypes' bfloat16: load_npy(path, graft::bf16) reads them)"}};
   for (const auto& k : known)
     if (code == k.code) return k.name;
   switch (code[0]) {
@@ -114,7 +125,7 @@ std::string describe_unsupported(std::string_view code) {
   }
 }
 
-Descr parse_descr(const std::string& descr, const std::string& ctx) {
+Descr parse_descr(const std::string& descr, const std::string& ctx, std::optional<DType> records_as) {
   std::string_view code = descr;
   bool little = kHostLittle;
   if (!code.empty() && (code[0] == '<' || code[0] == '>' || code[0] == '=' || code[0] == '|')) {
@@ -123,20 +134,25 @@ Descr parse_descr(const std::string& descr, const std::string& ctx) {
     code.remove_prefix(1);  // '=' and '|' mean native, as in NumPy
   }
   std::optional<DType> dtype;
-  if (code == "b1" || code == "?") dtype = DType::bool_;
-  else if (code == "i4") dtype = DType::i32;
-  else if (code == "i8") dtype = DType::i64;
-  else if (code == "u4") dtype = DType::u32;
-  else if (code == "f4") dtype = DType::f32;
-  else if (code == "f8") dtype = DType::f64;
+  static const struct {
+    const char* code;
+    DType dtype;
+  } kCodes[] = {{"b1", DType::bool_}, {"?", DType::bool_}, {"i1", DType::i8},  {"i2", DType::i16},
+                {"i4", DType::i32},   {"i8", DType::i64},  {"u1", DType::u8},  {"u2", DType::u16},
+                {"u4", DType::u32},   {"u8", DType::u64},  {"f2", DType::f16}, {"e", DType::f16},
+                {"f4", DType::f32},   {"f8", DType::f64},  {"c8", DType::c64}, {"c16", DType::c128}};
+  for (const auto& c : kCodes)
+    if (code == c.code) dtype = c.dtype;
+  if (code == "V2" && records_as) dtype = *records_as;
   if (!dtype) {
     std::string msg = ctx;
     msg += "unsupported dtype '";
     msg += quote(descr);
     msg += "' (";
     msg += describe_unsupported(code);
-    msg += "); graft loads bool '|b1', int32 '<i4', int64 '<i8', uint32 '<u4', float32 '<f4' and float64 '<f8' "
-           "(convert in NumPy first, e.g. a.astype(np.float32))";
+    msg +=
+        "); graft loads bool, (u)int8 to (u)int64, float16, float32, float64, complex64 and complex128 "
+        "(convert in NumPy first, e.g. a.astype(np.float32))";
     throw DTypeError(msg);
   }
   return {*dtype, little};
@@ -170,8 +186,7 @@ class HeaderParser {
         have_descr = true;
         if (at('[')) {
           std::string msg = ctx_;
-          msg += "unsupported dtype: structured (record) dtypes are not supported; graft loads bool, int32, int64, "
-                 "uint32, float32 and float64 arrays";
+          msg += "unsupported dtype: structured (record) dtypes are not supported; graft loads arrays of numbers";
           throw DTypeError(msg);
         }
         r.descr = parse_string("the 'descr' value");
@@ -342,7 +357,9 @@ uint32_t read_le(const unsigned char* p, int n) {
 
 }  // namespace
 
-Array load_npy(const std::string& path) {
+namespace {
+
+Array load_npy_as(const std::string& path, std::optional<DType> records_as) {
   const std::string ctx = where("load_npy", path);
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw Error(ctx + "is a directory, not a .npy file");
@@ -426,7 +443,7 @@ Array load_npy(const std::string& path) {
   read_exact(header.data(), header_len, "the header");
 
   HeaderParser::Result h = HeaderParser(header, ctx).parse();
-  Descr descr = parse_descr(h.descr, ctx);
+  Descr descr = parse_descr(h.descr, ctx, records_as);
   if (h.fortran_order) {
     std::string msg = ctx;
     msg += "Fortran order (fortran_order: True) is unsupported; graft arrays are row-major. Save a C-ordered copy "
@@ -479,11 +496,25 @@ Array load_npy(const std::string& path) {
   const uint64_t nbytes = static_cast<uint64_t>(count) * item;
   auto* data = static_cast<unsigned char*>(impl->buffer->data());
   if (nbytes > 0) read_exact(data, nbytes, "the data");
-  if (descr.little != kHostLittle) byteswap_elements(data, static_cast<size_t>(count), static_cast<size_t>(item));
+  if (descr.little != kHostLittle) {  // a complex number's parts swap one by one
+    const uint64_t part = ir::is_complex(descr.dtype) ? item / 2 : item;
+    byteswap_elements(data, static_cast<size_t>(count * (item / part)), static_cast<size_t>(part));
+  }
   if (descr.dtype == DType::bool_)
     for (uint64_t i = 0; i < nbytes; ++i) data[i] = data[i] != 0 ? 1 : 0;  // a C++ bool must be 0 or 1
   detail::place_fresh(*impl);
   return Array(impl);
+}
+
+}  // namespace
+
+Array load_npy(const std::string& path) { return load_npy_as(path, std::nullopt); }
+
+Array load_npy(const std::string& path, DType records_as) {
+  if (ir::dtype_size(records_as) != 2)
+    throw DTypeError(where("load_npy", path) + "2-byte records cannot be read as " + dtype_name(records_as) +
+                     " (give bf16 for ml_dtypes' bfloat16)");
+  return load_npy_as(path, records_as);
 }
 
 void save_npy(const std::string& path, const Array& x) {

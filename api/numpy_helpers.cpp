@@ -172,11 +172,13 @@ namespace detail {
 
 Array numpy_remainder(const Array& a, const Array& b, const Loc& loc) {
   if (a.dtype() == DType::bool_) throw DTypeError("remainder: bool operands" + where(loc));
-  Array r = bind1(ir::Op::rem, {a, b}, {}, loc);
-  if (a.dtype() == DType::u32) return r;  // unsigned: the truncated remainder is the floored one
-  Array zero = zeros(r.shape(), r.dtype(), loc);
-  Array fix = logical_and(r != zero, (r < zero) != (b < zero), loc);
-  return graft::where(fix, r + b, r, loc);
+  Array zero = zeros(b.shape(), b.dtype(), loc);
+  // As JAX: an integer divisor of 0 is taken as 1, so x % 0 is 0 (XLA's rem would give x).
+  const Array d = ir::is_integer(a.dtype()) ? graft::where(b == zero, ones_like(b, std::nullopt, loc), b, loc) : b;
+  Array r = bind1(ir::Op::rem, {a, d}, {}, loc);
+  if (ir::is_unsigned_integer(a.dtype())) return r;  // unsigned: the truncated remainder is the floored one
+  Array fix = logical_and(r != zero, (r < zero) != (d < zero), loc);
+  return graft::where(fix, r + d, r, loc);
 }
 
 Array numpy_floor_divide(const Array& a, const Array& b, const Loc& loc) {
@@ -185,8 +187,9 @@ Array numpy_floor_divide(const Array& a, const Array& b, const Loc& loc) {
   Array zero = zeros(r.shape(), r.dtype(), loc);
   if (!ir::is_floating(a.dtype())) {
     Array q = bind1(ir::Op::div, {a, b}, {}, loc);  // truncates, as C
-    if (a.dtype() == DType::u32) return q;
-    Array fix = logical_and(r != zero, (r < zero) != (b < zero), loc);
+    if (ir::is_unsigned_integer(a.dtype())) return q;
+    // JAX's test, sign(a) != sign(b): with b = 0 the quotient is XLA's -1, less 1.
+    Array fix = logical_and(r != zero, sign(a) != sign(b), loc);
     return graft::where(fix, q - 1, q, loc);
   }
   // JAX's float divmod: (a - rem) / b is integral up to rounding; floored by the sign fix, then rounded.

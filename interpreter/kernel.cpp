@@ -1,18 +1,87 @@
 #include "interpreter/kernel.h"
 
 #include <algorithm>
+#include <deque>
+#include <vector>
 
 #include "graft/errors.h"
+#include "interpreter/kernels/convert.h"
+#include "ir/dtype.h"
 
 namespace graft::interpreter {
 
 using ir::Op;
 namespace {
 
+// The families whose kernels compute on f32 when their operands or results
+// are f16 or bf16: JAX's CPU backend sorts, reduces, multiplies matrices and
+// sums across replicas of halves in f32, rounding once at the end. (The
+// elementwise kernels compute each op in f32 themselves; the shape and
+// creation kernels move the halves' bytes as they are; control flow runs
+// its bodies' nodes, each by its own rule.)
+constexpr bool computes_halves_in_f32(ir::OpFamily family) {
+  return family == ir::OpFamily::sort || family == ir::OpFamily::reduce || family == ir::OpFamily::indexing ||
+         family == ir::OpFamily::linalg || family == ir::OpFamily::collective;
+}
+
+// kernel k on a call whose half operands are widened to f32 and whose half
+// results are computed in f32 and rounded to nearest even.
+template <Kernel k>
+void halves_as_f32(const KernelCall& call) {
+  bool any = false;
+  for (const KernelIn& in : call.inputs) any = any || ir::is_half(in.type->dtype);
+  for (const KernelOut& out : call.outputs) any = any || ir::is_half(out.type->dtype);
+  if (!any) return k(call);
+  std::deque<ir::ValueType> types;  // stable addresses
+  std::vector<std::vector<float>> buffers;
+  buffers.reserve(call.inputs.size() + call.outputs.size());
+  KernelCall wide{call.op, call.attrs, call.inputs, call.outputs};
+  auto widen = [&](const ir::ValueType& t) {
+    types.push_back(ir::ValueType{DType::f32, t.shape});
+    buffers.emplace_back(static_cast<size_t>(t.num_elements()));
+    return &types.back();
+  };
+  for (KernelIn& in : wide.inputs) {
+    if (!ir::is_half(in.type->dtype)) continue;
+    const DType d = in.type->dtype;
+    in.type = widen(*in.type);
+    std::vector<float>& f = buffers.back();
+    ir::visit_element_type(d, [&](auto tag) {
+      using H = typename decltype(tag)::type;
+      if constexpr (ir::is_half_type<H>) {
+        const H* h = static_cast<const H*>(in.data);
+        for (size_t i = 0; i < f.size(); ++i) f[i] = static_cast<float>(h[i]);
+      }
+    });
+    in.data = f.data();
+  }
+  std::vector<size_t> rounded;  // the outputs to round back
+  for (size_t o = 0; o < wide.outputs.size(); ++o) {
+    KernelOut& out = wide.outputs[o];
+    if (!ir::is_half(out.type->dtype)) continue;
+    out.type = widen(*out.type);
+    out.data = buffers.back().data();
+    rounded.push_back(o);
+  }
+  k(wide);
+  for (size_t o : rounded) {
+    const float* f = static_cast<const float*>(wide.outputs[o].data);
+    const int64_t n = wide.outputs[o].type->num_elements();
+    ir::visit_element_type(call.outputs[o].type->dtype, [&](auto tag) {
+      using H = typename decltype(tag)::type;
+      if constexpr (ir::is_half_type<H>) {
+        H* h = static_cast<H*>(call.outputs[o].data);
+        for (int64_t i = 0; i < n; ++i) h[i] = H(f[i]);
+      }
+    });
+  }
+}
+
 KernelTable build_table() {
   KernelTable t{};
   // Filled from ops.def's `kernel` column: the op's own kernel or the elementwise loop.
-#define GRAFT_KERNEL_OWN(ident) ident##_kernel
+#define GRAFT_KERNEL_OWN(ident) \
+  (computes_halves_in_f32(ir::op_info(Op::ident).family) ? &halves_as_f32<&ident##_kernel> : &ident##_kernel)
 #define GRAFT_KERNEL_SCALAR(ident) elementwise_kernel(Op::ident)
 #define GRAFT_KERNEL_VECTOR_MATH(ident) elementwise_kernel(Op::ident)
 #define GRAFT_OP(ident, name, arity, family, dtypes, shape, jvp, linear, batch, kernel, ...) \

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "ir/dtype.h"
+#include "ir/element_type.h"
 
 namespace graft::ir {
 
@@ -18,15 +19,15 @@ T load(const Literal& lit, int64_t i) {
 }  // namespace
 
 double literal_element(const Literal& lit, int64_t i) {
-  switch (lit.type.dtype) {
-    case DType::bool_: return lit.bytes[i] != 0;
-    case DType::i32: return load<int32_t>(lit, i);
-    case DType::i64: return static_cast<double>(load<int64_t>(lit, i));
-    case DType::u32: return load<uint32_t>(lit, i);
-    case DType::f32: return load<float>(lit, i);
-    case DType::f64: return load<double>(lit, i);
-  }
-  return 0;
+  return visit_element_type(lit.type.dtype, [&](auto tag) -> double {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, bool>)
+      return lit.bytes[i] != 0;
+    else if constexpr (is_complex_type<T>)
+      return static_cast<double>(load<T>(lit, i).real());
+    else
+      return static_cast<double>(load<T>(lit, i));
+  });
 }
 
 std::string float_str(double x) {
@@ -42,14 +43,20 @@ std::string literal_str(const Literal& lit, int64_t limit) {
   std::string s = "[";
   for (int64_t i = 0; i < n && i < limit; ++i) {
     if (i) s += ", ";
-    if (lit.type.dtype == DType::i64)
-      s += std::to_string(load<int64_t>(lit, i));
-    else if (lit.type.dtype == DType::bool_)
-      s += lit.bytes[i] ? "true" : "false";
-    else if (lit.type.dtype == DType::f32)
-      s += float_str(load<float>(lit, i));
-    else
-      s += float_str(literal_element(lit, i));
+    visit_element_type(lit.type.dtype, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (std::is_same_v<T, bool>)
+        s += lit.bytes[i] ? "true" : "false";
+      else if constexpr (std::is_integral_v<T>)
+        s += std::to_string(load<T>(lit, i));
+      else if constexpr (is_complex_type<T>) {
+        const T z = load<T>(lit, i);
+        s += float_str(z.real()) + (std::signbit(z.imag()) ? "-" : "+") + float_str(std::fabs(z.imag())) + "j";
+      } else if constexpr (std::is_same_v<T, float>)
+        s += float_str(load<T>(lit, i));
+      else
+        s += float_str(static_cast<double>(load<T>(lit, i)));
+    });
   }
   if (n > limit) s += ", ...";
   return s + "]";

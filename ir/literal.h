@@ -8,7 +8,7 @@
 namespace graft::ir {
 
 // Element i of a literal as a double (exact for every graft dtype but i64/u64
-// beyond 2^53, which printing tolerates).
+// beyond 2^53, which printing tolerates; a complex element's real part).
 double literal_element(const Literal& lit, int64_t i);
 // "[1, 2.5, 3]" for small literals; the first `limit` elements then "..." otherwise.
 std::string literal_str(const Literal& lit, int64_t limit = 8);

@@ -15,6 +15,7 @@
 // decides, and on success renumbers every slot from that order.
 #include "transforms/fusion.h"
 #include "ir/attr_access.h"
+#include "ir/dtype.h"
 
 #include <algorithm>
 #include <cmath>
@@ -43,7 +44,17 @@ using ir::is_reduction;  // from ops.def
 // constant), or a member of a group of one iteration space.
 enum class Kind : uint8_t { plain, constant, elementwise, layout, reduction };
 
+// Whether a node reads or writes f16, bf16 or complex values, which fused
+// kernels do not compute on yet (a fused kernel's scalars are 8 bytes; its
+// reductions fold in the element type).
+bool has_unfused_dtype(const ir::Graph& g, const ir::Node& n) {
+  auto unfused = [&](ValueId v) { return ir::is_half(g.type(v).dtype) || ir::is_complex(g.type(v).dtype); };
+  return std::any_of(n.inputs.begin(), n.inputs.end(), unfused) ||
+         std::any_of(n.outputs.begin(), n.outputs.end(), unfused);
+}
+
 Kind kind_of(const ir::Graph& g, const ir::Node& n) {
+  if (has_unfused_dtype(g, n)) return Kind::plain;
   if (n.op == Op::constant) return g.type(n.outputs[0]).num_elements() == 1 ? Kind::constant : Kind::plain;
   if (ir::op_info(n.op).family == ir::OpFamily::elementwise) return Kind::elementwise;
   if (n.op == Op::broadcast_in_dim || n.op == Op::reshape) return Kind::layout;

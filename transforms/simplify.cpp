@@ -6,9 +6,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "ir/passes.h"
 #include "ir/builder.h"
+#include "ir/dtype.h"
 #include "ir/literal.h"
+#include "ir/passes.h"
 
 namespace graft::transforms {
 namespace {
@@ -53,7 +54,7 @@ class Simplifier {
     if (n.op != Op::constant) return std::nullopt;
     const ir::Literal& lit = *ir::attr<ir::LiteralPtr>(n, "value");
     const int64_t count = lit.type.num_elements();
-    if (count == 0) return std::nullopt;
+    if (count == 0 || ir::is_complex(lit.type.dtype)) return std::nullopt;  // one double holds no complex value
     double first = ir::literal_element(lit, 0);
     for (int64_t i = 1; i < count; ++i)
       if (ir::literal_element(lit, i) != first) return std::nullopt;

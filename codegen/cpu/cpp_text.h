@@ -29,22 +29,38 @@ inline void check_symbol(const std::string& s, const char* emitter) {
 
 [[noreturn]] inline void fail(const std::string& why) { throw UnsupportedError(cat("cpu codegen: ", why)); }
 
+// The C type of d's elements in generated code. The halves and complex
+// numbers have none yet: their nodes keep the interpreter's kernels.
 inline const char* ctype(DType d) {
   switch (d) {
     case DType::bool_: return "bool";
+    case DType::i8: return "int8_t";
+    case DType::i16: return "int16_t";
     case DType::i32: return "int32_t";
     case DType::i64: return "int64_t";
+    case DType::u8: return "uint8_t";
+    case DType::u16: return "uint16_t";
     case DType::u32: return "uint32_t";
+    case DType::u64: return "uint64_t";
     case DType::f32: return "float";
     case DType::f64: return "double";
+    case DType::f16:
+    case DType::bf16:
+    case DType::c64:
+    case DType::c128: break;
   }
-  return "?";
+  throw UnsupportedError(cat("codegen: no generated code for ", dtype_name(d), " elements yet"));
 }
 
-// The type integer arithmetic wraps in (signed overflow is undefined in C++).
+// The type integer arithmetic wraps in (signed overflow is undefined in C++;
+// 8- and 16-bit operands would be promoted to a signed int).
 inline const char* wrap_type(DType d) {
   switch (d) {
-    case DType::i32: return "uint32_t";
+    case DType::i8:
+    case DType::i16:
+    case DType::i32:
+    case DType::u8:
+    case DType::u16: return "uint32_t";
     case DType::i64: return "uint64_t";
     default: return ctype(d);
   }

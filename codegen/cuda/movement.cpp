@@ -9,6 +9,7 @@
 #include "graft/errors.h"
 #include "interpreter/kernels/layout.h"
 #include "ir/attr_access.h"
+#include "ir/dtype.h"
 
 namespace graft::codegen::cuda {
 namespace {
@@ -86,6 +87,10 @@ std::optional<std::vector<StridedCopy>> plan_movement(Op op, const std::vector<c
   }
   if (out.shape.size() > static_cast<size_t>(kMaxMoveRank)) {
     if (why) *why = "rank " + std::to_string(out.shape.size()) + " is above " + std::to_string(kMaxMoveRank);
+    return std::nullopt;
+  }
+  if (ir::dtype_size(out.dtype) > 8) {
+    if (why) *why = std::string("no strided-copy kernel moves ") + dtype_name(out.dtype) + " elements yet";
     return std::nullopt;
   }
   std::vector<StridedCopy> copies;

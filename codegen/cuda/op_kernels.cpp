@@ -98,7 +98,12 @@ namespace {
 std::string wrapping_expr(DType d, const char* op, const char* bool_op, const std::string& a, const std::string& b) {
   switch (d) {
     case DType::bool_: return cat("(", a, " ", bool_op, " ", b, ")");
-    case DType::i32: case DType::i64: {
+    case DType::i8:
+    case DType::i16:
+    case DType::i32:
+    case DType::i64:
+    case DType::u8:
+    case DType::u16: {
       const std::string w = cpu::detail::wrap_type(d);
       return cat("(", ctype(d), ")((", w, ")", a, " ", op, " (", w, ")", b, ")");
     }

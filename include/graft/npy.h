@@ -4,7 +4,11 @@
 //   graft::Array y = graft::load_npy("y.npy");  // written by np.save
 //
 // DTypes map to NumPy descriptors as
-//   bool_ '|b1'   i32 '<i4'   i64 '<i8'   u32 '<u4'   f32 '<f4'   f64 '<f8'.
+//   bool_ '|b1'   i8 '|i1'   i16 '<i2'   i32 '<i4'   i64 '<i8'
+//   u8 '|u1'   u16 '<u2'   u32 '<u4'   u64 '<u8'
+//   f16 '<f2'   f32 '<f4'   f64 '<f8'   c64 '<c8'   c128 '<c16'
+// and bf16 '|V2': NumPy has no bfloat16, and ml_dtypes' bfloat16 arrays save
+// as 2-byte void records, which load_npy(path, bf16) reads back.
 //
 // load_npy reads format versions 1.0, 2.0 and 3.0. The descriptor's byte order
 // may be '<' (little-endian), '>' (big-endian: the elements are byte-swapped on
@@ -12,9 +16,9 @@
 // multi-byte types treated as native, as NumPy does); it may also be omitted.
 // Bool bytes other than 0 and 1 load as true, as in NumPy. Anything else throws
 // a graft::Error naming the file and the problem:
-//   - DTypeError for descriptors graft has no dtype for (float16 '<f2',
-//     complex '<c8', int8/int16/uint8/uint16/uint64, strings, objects 'O',
-//     structured/record dtypes); convert in NumPy first, e.g. a.astype(np.float32);
+//   - DTypeError for descriptors graft has no dtype for (float128, complex256,
+//     strings, objects 'O', structured/record dtypes, and void records unless
+//     the caller names their dtype); convert in NumPy first, e.g. a.astype(np.float32);
 //   - UnsupportedError for fortran_order True (Fortran order is unsupported;
 //     save np.ascontiguousarray(a) instead);
 //   - ShapeError for negative dimensions, dimensions above 2^40, more than 64
@@ -40,6 +44,8 @@
 namespace graft {
 
 Array load_npy(const std::string& path);
+// Reads 2-byte void records ('<V2', '|V2': ml_dtypes' bfloat16 as NumPy saves it) as records_as, a 2-byte dtype.
+Array load_npy(const std::string& path, DType records_as);
 void save_npy(const std::string& path, const Array& x);
 
 }  // namespace graft

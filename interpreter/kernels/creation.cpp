@@ -1,9 +1,10 @@
 // CPU kernels of iota and constant.
 #include <cstring>
 
+#include "interpreter/kernels/convert.h"
 #include "interpreter/kernels/layout.h"
-#include "ir/attr_access.h"
 #include "interpreter/kernels/loops.h"
+#include "ir/attr_access.h"
 
 namespace graft::interpreter {
 
@@ -11,11 +12,11 @@ void iota_kernel(const KernelCall& call) {
   int64_t dim = ir::attr<int64_t>(call.attrs, "dimension", call.op);
   const Shape& shape = call.outputs[0].type->shape;
   int64_t stride = row_major_strides(shape)[dim], size = shape[dim];
-  visit_dtype(call.outputs[0].type->dtype, [&](auto tag) {
+  visit_stored_dtype(call.outputs[0].type->dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* y = out_ptr<T>(call, 0);
     parallel_ranges(out_elements(call), [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) y[i] = static_cast<T>((i / stride) % size);
+      for (int64_t i = b; i < e; ++i) y[i] = convert_element<T>((i / stride) % size);
     });
   });
 }

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "interpreter/kernels/convert.h"
 #include "interpreter/kernels/float_math.h"
 #include "interpreter/kernels/loops.h"
 #include "interpreter/kernels/scalar_ops.h"
@@ -24,7 +25,7 @@ constexpr bool accepts(ir::DTypeClass c) {
   switch (c) {
     case ir::DTypeClass::floats: return fl;
     case ir::DTypeClass::numbers: return !b;
-    case ir::DTypeClass::signed_numbers: return !b && !std::is_same_v<T, uint32_t>;
+    case ir::DTypeClass::signed_numbers: return !b && (fl || std::is_signed_v<T>);
     case ir::DTypeClass::ints: return !fl && !b;
     case ir::DTypeClass::ints_or_bool: return !fl;
     case ir::DTypeClass::any: return true;
@@ -63,46 +64,53 @@ bool float_arith(const KernelCall& call) {
   return true;
 }
 
+// The storage type of a result computed as R from operands stored as T: a
+// half's float results are rounded back to the half on store.
+template <class T, class R>
+using stored_result = std::conditional_t<ir::is_half_type<T> && std::is_same_v<R, float>, T, R>;
+
 // out[i] = F::apply(x[i], ...), the dtype's loop: the function is a template
-// argument, so the loop inlines it and vectorises.
+// argument, so the loop inlines it and vectorises. Halves compute in float
+// (C), as JAX's CPU backend does, and round once per op.
 template <Op op, class F>
 void elementwise_loop(const KernelCall& call) {
   constexpr ir::OpInfo info = ir::op_info(op);
-  visit_dtype(call.inputs[0].type->dtype, [&](auto tag) {
+  visit_stored_dtype(call.inputs[0].type->dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (!accepts<T>(info.dtypes)) {
+    using C = ir::compute_type<T>;
+    if constexpr (!accepts<C>(info.dtypes)) {
       throw UnsupportedError(std::string(info.name) + ": no kernel for " + dtype_name(call.inputs[0].type->dtype));
     } else {
       const int64_t n = out_elements(call);
       const T* x = in_ptr<T>(call, 0);
       if constexpr (info.arity == 1) {
-        using R = decltype(F::apply(T{}));
+        using R = stored_result<T, decltype(F::apply(C{}))>;
         R* y = out_ptr<R>(call, 0);
         if constexpr (info.kernel == ir::KernelKind::vector_math && std::is_floating_point_v<T>) {
           auto fn = table_fn<T>(op);
           parallel_ranges(n, [&](int64_t b, int64_t e) { fn(x + b, y + b, e - b); });
         } else {
           parallel_ranges(n, [&](int64_t b, int64_t e) {
-            for (int64_t i = b; i < e; ++i) y[i] = F::apply(x[i]);
+            for (int64_t i = b; i < e; ++i) y[i] = R(F::apply(C(x[i])));
           });
         }
       } else if constexpr (info.arity == 2) {
         if constexpr (std::is_floating_point_v<T>)
           if (float_arith<T>(call)) return;
-        using R = decltype(F::apply(T{}, T{}));
+        using R = stored_result<T, decltype(F::apply(C{}, C{}))>;
         const T* x1 = in_ptr<T>(call, 1);
         R* y = out_ptr<R>(call, 0);
         parallel_ranges(n, [&](int64_t b, int64_t e) {
-          for (int64_t i = b; i < e; ++i) y[i] = F::apply(x[i], x1[i]);
+          for (int64_t i = b; i < e; ++i) y[i] = R(F::apply(C(x[i]), C(x1[i])));
         });
       } else {
         static_assert(info.arity == 3);
-        using R = decltype(F::apply(T{}, T{}, T{}));
+        using R = stored_result<T, decltype(F::apply(C{}, C{}, C{}))>;
         const T* x1 = in_ptr<T>(call, 1);
         const T* x2 = in_ptr<T>(call, 2);
         R* y = out_ptr<R>(call, 0);
         parallel_ranges(n, [&](int64_t b, int64_t e) {
-          for (int64_t i = b; i < e; ++i) y[i] = F::apply(x[i], x1[i], x2[i]);
+          for (int64_t i = b; i < e; ++i) y[i] = R(F::apply(C(x[i]), C(x1[i]), C(x2[i])));
         });
       }
     }
@@ -148,7 +156,7 @@ Kernel elementwise_kernel(Op op) {
 void select_kernel(const KernelCall& call) {
   const bool* pred = in_ptr<bool>(call, 0);
   bool scalar_pred = call.inputs[0].type->rank() == 0;
-  visit_dtype(call.inputs[1].type->dtype, [&](auto tag) {
+  ir::visit_element_type(call.inputs[1].type->dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* on_true = in_ptr<T>(call, 1);
     const T* on_false = in_ptr<T>(call, 2);
@@ -160,23 +168,23 @@ void select_kernel(const KernelCall& call) {
 }
 
 void convert_element_type_kernel(const KernelCall& call) {
-  visit_dtype(call.inputs[0].type->dtype, [&](auto from_tag) {
+  ir::visit_element_type(call.inputs[0].type->dtype, [&](auto from_tag) {
     using From = typename decltype(from_tag)::type;
-    visit_dtype(call.outputs[0].type->dtype, [&](auto to_tag) {
+    ir::visit_element_type(call.outputs[0].type->dtype, [&](auto to_tag) {
       using To = typename decltype(to_tag)::type;
       const From* x = in_ptr<From>(call, 0);
       To* y = out_ptr<To>(call, 0);
       parallel_ranges(out_elements(call), [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i) y[i] = gcg_convert_element_type<To, From>(x[i]);
+        for (int64_t i = b; i < e; ++i) y[i] = convert_element<To, From>(x[i]);
       });
     });
   });
 }
 
 void bitcast_convert_type_kernel(const KernelCall& call) {
-  visit_dtype(call.inputs[0].type->dtype, [&](auto from_tag) {
+  ir::visit_element_type(call.inputs[0].type->dtype, [&](auto from_tag) {
     using From = typename decltype(from_tag)::type;
-    visit_dtype(call.outputs[0].type->dtype, [&](auto to_tag) {
+    ir::visit_element_type(call.outputs[0].type->dtype, [&](auto to_tag) {
       using To = typename decltype(to_tag)::type;
       if constexpr (sizeof(To) != sizeof(From)) {
         throw UnsupportedError("bitcast_convert_type: widths differ");  // the shape rule refused it already
@@ -184,7 +192,7 @@ void bitcast_convert_type_kernel(const KernelCall& call) {
         const From* x = in_ptr<From>(call, 0);
         To* y = out_ptr<To>(call, 0);
         parallel_ranges(out_elements(call), [&](int64_t b, int64_t e) {
-          for (int64_t i = b; i < e; ++i) y[i] = gcg_bitcast_convert_type<To, From>(x[i]);
+          for (int64_t i = b; i < e; ++i) std::memcpy(&y[i], &x[i], sizeof(To));
         });
       }
     });

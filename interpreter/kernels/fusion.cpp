@@ -42,6 +42,7 @@
 // overlap is computed into a temporary copied out at the end. So a fusion
 // node may write an output over a dying operand of the same shape.
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -90,8 +91,9 @@ void strided_copy(size_t size, const uint8_t* src, int64_t stride, uint8_t* dst,
   };
   switch (size) {
     case 1: return run(std::type_identity<uint8_t>{});
+    case 2: return run(std::type_identity<uint16_t>{});
     case 4: return run(std::type_identity<uint32_t>{});
-    default: return run(std::type_identity<uint64_t>{});
+    default: return run(std::type_identity<uint64_t>{});  // fused values are at most 8 bytes (transforms/fusion.cpp)
   }
 }
 
@@ -381,8 +383,11 @@ bool Plan::add_step(const ir::Graph& body, const ir::FusedStep& st, const Kernel
   Kernel fn = kernel_for(node.op);
   if (!fn) return false;
   if (uniform(st.out)) {  // computed once, here
-    static const ir::ValueType kScalar[ir::kNumDTypes] = {
-        {DType::bool_, {}}, {DType::i32, {}}, {DType::i64, {}}, {DType::u32, {}}, {DType::f32, {}}, {DType::f64, {}}};
+    static const auto kScalar = [] {  // by DType's value
+      std::array<ir::ValueType, ir::kNumDTypes> t;
+      for (int d = 0; d < ir::kNumDTypes; ++d) t[d] = ir::ValueType{static_cast<DType>(d), {}};
+      return t;
+    }();
     KernelCall c{node.op, node.attrs, {}, {}};
     for (int x : st.in) {
       const ir::FusedValue& xv = fp_.value(x);

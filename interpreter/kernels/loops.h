@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 #include <omp.h>
@@ -11,21 +12,40 @@
 #include "graft/errors.h"
 #include "interpreter/kernel.h"
 #include "ir/dtype.h"
+#include "ir/element_type.h"
 
 namespace graft::interpreter {
 
-// Calls f(std::type_identity<T>{}) with T the C++ type of dtype d.
+// Calls f(std::type_identity<T>{}) with T the C++ type of dtype d's
+// elements (ir/element_type.h), for the dtypes kernels compute in: bool, the
+// integers, f32 and f64. The halves reach the elementwise kernels as they
+// are stored, and the other families' kernels widened to f32 (kernel.cpp);
+// complex arrays have no computing kernels yet.
 template <class F>
 decltype(auto) visit_dtype(DType d, F&& f) {
-  switch (d) {
-    case DType::bool_: return f(std::type_identity<bool>{});
-    case DType::i32: return f(std::type_identity<int32_t>{});
-    case DType::i64: return f(std::type_identity<int64_t>{});
-    case DType::u32: return f(std::type_identity<uint32_t>{});
-    case DType::f32: return f(std::type_identity<float>{});
-    case DType::f64: return f(std::type_identity<double>{});
-  }
-  throw Error("unknown dtype");
+  if (ir::is_complex(d) || ir::is_half(d))
+    throw UnsupportedError(std::string("no interpreter kernel computes on ") + dtype_name(d) + " here");
+  return ir::visit_element_type(d, [&](auto tag) -> decltype(auto) {
+    using T = typename decltype(tag)::type;
+    if constexpr (ir::is_complex_type<T> || ir::is_half_type<T>)
+      return (throw UnsupportedError(dtype_name(d)), f(std::type_identity<float>{}));  // unreachable; f's return type
+    else
+      return f(tag);
+  });
+}
+
+// visit_dtype with the halves too, as float16 and bfloat16.
+template <class F>
+decltype(auto) visit_stored_dtype(DType d, F&& f) {
+  if (ir::is_complex(d))
+    throw UnsupportedError(std::string("no interpreter kernel computes on ") + dtype_name(d) + " yet");
+  return ir::visit_element_type(d, [&](auto tag) -> decltype(auto) {
+    using T = typename decltype(tag)::type;
+    if constexpr (ir::is_complex_type<T>)
+      return (throw UnsupportedError(dtype_name(d)), f(std::type_identity<float>{}));  // unreachable; f's return type
+    else
+      return f(tag);
+  });
 }
 
 // Whether a batch of independent matrix problems is worth OpenMP threads:

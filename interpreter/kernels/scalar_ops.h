@@ -32,7 +32,9 @@
 #endif
 
 // ---- type facts: fl (a float type), the integer limits, u (the unsigned
-// type signed arithmetic wraps through)
+// type of the same width, for bit operations) and w (the unsigned type
+// arithmetic wraps through: at least unsigned int, so that 8- and 16-bit
+// operands are not promoted to a signed int that overflows)
 template <class T>
 struct gcg_t {
   static constexpr bool fl = false;
@@ -41,35 +43,37 @@ template <>
 struct gcg_t<bool> {
   static constexpr bool fl = false;
   typedef bool u;
+  typedef bool w;
 };
 template <>
 struct gcg_t<float> {
   static constexpr bool fl = true;
   typedef float u;
+  typedef float w;
 };
 template <>
 struct gcg_t<double> {
   static constexpr bool fl = true;
   typedef double u;
+  typedef double w;
 };
-template <>
-struct gcg_t<int32_t> {
-  static constexpr bool fl = false;
-  static constexpr int32_t lo = INT32_MIN, hi = INT32_MAX;
-  typedef uint32_t u;
-};
-template <>
-struct gcg_t<int64_t> {
-  static constexpr bool fl = false;
-  static constexpr int64_t lo = INT64_MIN, hi = INT64_MAX;
-  typedef uint64_t u;
-};
-template <>
-struct gcg_t<uint32_t> {
-  static constexpr bool fl = false;
-  static constexpr uint32_t lo = 0, hi = UINT32_MAX;
-  typedef uint32_t u;
-};
+#define GCG_INT_FACTS(T, LO, HI, U, W)   \
+  template <>                            \
+  struct gcg_t<T> {                      \
+    static constexpr bool fl = false;    \
+    static constexpr T lo = LO, hi = HI; \
+    typedef U u;                         \
+    typedef W w;                         \
+  };
+GCG_INT_FACTS(int8_t, INT8_MIN, INT8_MAX, uint8_t, uint32_t)
+GCG_INT_FACTS(int16_t, INT16_MIN, INT16_MAX, uint16_t, uint32_t)
+GCG_INT_FACTS(int32_t, INT32_MIN, INT32_MAX, uint32_t, uint32_t)
+GCG_INT_FACTS(int64_t, INT64_MIN, INT64_MAX, uint64_t, uint64_t)
+GCG_INT_FACTS(uint8_t, 0, UINT8_MAX, uint8_t, uint32_t)
+GCG_INT_FACTS(uint16_t, 0, UINT16_MAX, uint16_t, uint32_t)
+GCG_INT_FACTS(uint32_t, 0, UINT32_MAX, uint32_t, uint32_t)
+GCG_INT_FACTS(uint64_t, 0, UINT64_MAX, uint64_t, uint64_t)
+#undef GCG_INT_FACTS
 template <class A, class B>
 struct gcg_same {
   static constexpr bool value = false;
@@ -241,17 +245,17 @@ GCG_FN T gcg_erf_inv(T x) {
 // go through their unsigned type, where overflow is defined
 template <class T>
 GCG_FN T gcg_wrap_add(T a, T b) {
-  typedef typename gcg_t<T>::u U;
+  typedef typename gcg_t<T>::w U;
   return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
 }
 template <class T>
 GCG_FN T gcg_wrap_sub(T a, T b) {
-  typedef typename gcg_t<T>::u U;
+  typedef typename gcg_t<T>::w U;
   return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
 }
 template <class T>
 GCG_FN T gcg_wrap_mul(T a, T b) {
-  typedef typename gcg_t<T>::u U;
+  typedef typename gcg_t<T>::w U;
   return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
 }
 
@@ -392,7 +396,8 @@ GCG_FN T gcg_shift_right_arithmetic(T x, T amount) {
   const U a = static_cast<U>(amount) >= bits ? bits - U(1) : static_cast<U>(amount);
   const U u = static_cast<U>(x);
   if (!((u >> (bits - U(1))) & U(1))) return static_cast<T>(u >> a);
-  return static_cast<T>(~(~u >> a));  // ones shifted in
+  // Ones shifted in. (Each ~ is cast back to U: 8- and 16-bit values are promoted to int.)
+  return static_cast<T>(static_cast<U>(~static_cast<U>(static_cast<U>(~u) >> a)));
 }
 // The number of set bits (a loop compilers turn into a popcount instruction).
 template <class T>

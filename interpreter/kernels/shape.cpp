@@ -13,14 +13,20 @@ namespace {
 using ir::Ints;
 using ir::Op;
 
+// A c128 element, moved as a whole.
+struct Bytes16 {
+  uint64_t lo, hi;
+};
 
 // Calls f(std::type_identity<U>{}) with U an unsigned type of the dtype's size.
 template <class F>
 void visit_size(DType d, F&& f) {
   switch (ir::dtype_size(d)) {
     case 1: return f(std::type_identity<uint8_t>{});
+    case 2: return f(std::type_identity<uint16_t>{});
     case 4: return f(std::type_identity<uint32_t>{});
-    default: return f(std::type_identity<uint64_t>{});
+    case 8: return f(std::type_identity<uint64_t>{});
+    default: return f(std::type_identity<Bytes16>{});
   }
 }
 

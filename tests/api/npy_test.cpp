@@ -5,6 +5,7 @@
 
 #include <bit>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -285,9 +286,14 @@ with open(d + 'np_v2.npy', 'wb') as f:
 with open(d + 'np_v3.npy', 'wb') as f:
     np.lib.format.write_array(f, (i * 7919 - 50000).astype('<i4'), version=(3, 0))
 np.save(d + 'np_fortran.npy', np.asfortranarray(np.arange(6, dtype='<f4').reshape(2, 3)))
-np.save(d + 'np_f16.npy', np.arange(3, dtype='<f2'))
-np.save(d + 'np_c8.npy', np.arange(3, dtype='<c8'))
-np.save(d + 'np_u8.npy', np.arange(3, dtype=np.uint8))
+np.save(d + 'np_f16.npy', np.array([0.5, -2, 65504, 1e-7], dtype='<f2'))
+np.save(d + 'np_c8.npy', np.array([1 + 2j, -3.5j], dtype='<c8'))
+np.save(d + 'np_c16_be.npy', np.array([1 + 2j, -3.5j], dtype='>c16'))
+np.save(d + 'np_u8.npy', np.arange(3, dtype=np.uint8) * 100)
+np.save(d + 'np_i16_be.npy', np.array([-300, 7], dtype='>i2'))
+np.save(d + 'np_u64.npy', np.array([2**64 - 1, 5], dtype='<u8'))
+np.save(d + 'np_f128.npy', np.arange(3, dtype=np.longdouble))
+np.save(d + 'np_v2_records.npy', np.array([0x3f80, 0xc020], dtype='<u2').view('V2'))
 np.save(d + 'np_object.npy', np.array([1, 'a', None], dtype=object), allow_pickle=True)
 np.save(d + 'np_struct.npy', np.zeros(2, dtype=[('a', '<f4'), ('b', '<i4')]))
 )PY";
@@ -335,9 +341,18 @@ np.save(d + 'np_struct.npy', np.zeros(2, dtype=[('a', '<f4'), ('b', '<i4')]))
 
   // What graft cannot represent fails clearly.
   expect_load_error<UnsupportedError>(tmp_path("np_fortran.npy"), {"Fortran order", "unsupported"});
-  expect_load_error<DTypeError>(tmp_path("np_f16.npy"), {"'<f2'", "float16", "unsupported dtype"});
-  expect_load_error<DTypeError>(tmp_path("np_c8.npy"), {"'<c8'", "complex64"});
-  expect_load_error<DTypeError>(tmp_path("np_u8.npy"), {"'|u1'", "uint8"});
+  expect_load_error<DTypeError>(tmp_path("np_f128.npy"), {"float128", "unsupported dtype"});
+  // 2-byte records (ml_dtypes' bfloat16 as NumPy saves it) load when the caller names their dtype.
+  expect_load_error<DTypeError>(tmp_path("np_v2_records.npy"), {"'|V2'", "bf16"});
+  check_values<float>(load_npy(tmp_path("np_v2_records.npy"), bf16), bf16, {2}, {1.0f, -2.5f});
+
+  // The other dtypes NumPy has.
+  check_values<float>(load_npy(tmp_path("np_f16.npy")), f16, {4}, {0.5f, -2.0f, 65504.0f, float(float16(1e-7f))});
+  check_values<std::complex<float>>(load_npy(tmp_path("np_c8.npy")), c64, {2}, {{1, 2}, {0, -3.5}});
+  check_values<std::complex<double>>(load_npy(tmp_path("np_c16_be.npy")), c128, {2}, {{1, 2}, {0, -3.5}});
+  check_values<uint8_t>(load_npy(tmp_path("np_u8.npy")), u8, {3}, {0, 100, 200});
+  check_values<int16_t>(load_npy(tmp_path("np_i16_be.npy")), i16, {2}, {-300, 7});
+  check_values<uint64_t>(load_npy(tmp_path("np_u64.npy")), u64, {2}, {~uint64_t{0}, 5});
   expect_load_error<DTypeError>(tmp_path("np_object.npy"), {"'|O'", "object"});
   expect_load_error<DTypeError>(tmp_path("np_struct.npy"), {"structured"});
 }
@@ -475,8 +490,8 @@ TEST_CASE("npy: malformed files throw clear errors", "[api][npy]") {
   expect_bad_file<Error>("junk_after", npy_file(dict("<f4", "(3,)") + "xyz", 12), {"unexpected text after"});
 
   // unsupported dtypes and Fortran order
-  expect_bad_file<DTypeError>("c8", npy_file(dict("<c8", "(3,)"), 24), {"unsupported dtype '<c8'", "complex64"});
-  expect_bad_file<DTypeError>("f2", npy_file(dict("<f2", "(3,)"), 6), {"unsupported dtype '<f2'", "float16"});
+  expect_bad_file<DTypeError>("c32", npy_file(dict("<c32", "(3,)"), 96), {"unsupported dtype '<c32'", "complex256"});
+  expect_bad_file<DTypeError>("v2", npy_file(dict("|V2", "(3,)"), 6), {"unsupported dtype '|V2'", "bf16"});
   expect_bad_file<DTypeError>("object", npy_file(dict("|O", "(3,)"), 24), {"'|O'", "object"});
   expect_bad_file<DTypeError>("unicode", npy_file(dict("<U3", "(3,)"), 36), {"'<U3'", "string"});
   expect_bad_file<DTypeError>("structured",

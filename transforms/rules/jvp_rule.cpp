@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "ir/dtype.h"
+#include "ir/element_type.h"
 #include "ir/inline.h"
 
 namespace graft::transforms {
@@ -21,15 +22,11 @@ ValueId emit_full(ir::GraphBuilder& b, double value, const ir::ValueType& type, 
   ir::SourceLoc loc = at ? at->loc : ir::SourceLoc{};
   std::string scope = at ? at->scope : std::string{};
   ir::Literal lit{ir::ValueType{type.dtype, {}}, std::vector<uint8_t>(ir::dtype_size(type.dtype))};
-  auto store = [&](auto v) { std::memcpy(lit.bytes.data(), &v, sizeof v); };
-  switch (type.dtype) {
-    case DType::f32: store(static_cast<float>(value)); break;
-    case DType::f64: store(value); break;
-    case DType::i32: store(static_cast<int32_t>(value)); break;
-    case DType::i64: store(static_cast<int64_t>(value)); break;
-    case DType::u32: store(static_cast<uint32_t>(value)); break;
-    case DType::bool_: lit.bytes[0] = value != 0; break;
-  }
+  ir::visit_element_type(type.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T v = T(static_cast<ir::compute_type<T>>(value));  // small numbers (0, 1, 0.5): exact in every dtype
+    std::memcpy(lit.bytes.data(), &v, sizeof v);
+  });
   ValueId s = b.add1(Op::constant, {}, {{"value", std::make_shared<const ir::Literal>(std::move(lit))}}, loc, scope);
   if (type.rank() == 0) return s;
   return b.add1(Op::broadcast_in_dim, {s}, {{"shape", ir::Ints(type.shape)}, {"broadcast_dimensions", ir::Ints{}}},
