@@ -21,7 +21,7 @@ std::vector<Array> jvp_call(const Graph& graph, const std::vector<Array>& captur
   for (size_t i = 0; i < primals.size(); ++i) {
     const ir::ValueType& p = checked_impl(primals[i], "jvp").type;
     const ir::ValueType& t = checked_impl(tangents[i], "jvp").type;
-    if (!ir::is_floating(p.dtype))
+    if (!ir::is_inexact(p.dtype))
       throw DTypeError("jvp: primal " + std::to_string(i) + " is " + ir::type_str(p) +
                        "; only float arrays can be differentiated (pass integers as static values)");
     if (p != t)
@@ -56,7 +56,7 @@ Graph grad_graph(const Graph& graph, size_t num_captured, const std::vector<Arra
   if (!ir::is_floating(out.dtype))
     throw DTypeError("grad: the function must return a float, it returns " + ir::type_str(out) + made);
   for (size_t i = 0; i < leaves.size(); ++i)
-    if (wrt[i] && !ir::is_floating(checked_impl(leaves[i], "grad").type.dtype))
+    if (wrt[i] && !ir::is_inexact(checked_impl(leaves[i], "grad").type.dtype))
       throw DTypeError("grad: cannot differentiate with respect to " + ir::type_str(leaves[i].impl()->type) +
                        " (argument leaf " + std::to_string(i) + "); only float arrays have gradients");
   std::vector<bool> flags = wrt;
@@ -84,7 +84,7 @@ namespace {
 void check_float_leaves(const char* what, const std::vector<Array>& leaves) {
   for (size_t i = 0; i < leaves.size(); ++i) {
     const ir::ValueType& t = checked_impl(leaves[i], what).type;
-    if (!ir::is_floating(t.dtype))
+    if (!ir::is_inexact(t.dtype))
       throw DTypeError(std::string(what) + ": primal " + std::to_string(i) + " is " + ir::type_str(t) +
                        "; only float arrays can be differentiated (pass integers as static values)");
   }
@@ -148,7 +148,7 @@ std::vector<Array> vjp_call(const Graph& graph, const std::vector<Array>& captur
                        ir::type_str(want));
   }
   std::vector<bool> flags;
-  for (const Array& a : leaves) flags.push_back(ir::is_floating(checked_impl(a, "vjp").type.dtype));
+  for (const Array& a : leaves) flags.push_back(ir::is_inexact(checked_impl(a, "vjp").type.dtype));
   flags.resize(leaves.size() + captured.size(), false);
   ir::GraphPtr vg = transforms::vjp_graph(g, flags);
   std::vector<Array> inputs = leaves;

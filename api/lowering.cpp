@@ -66,7 +66,7 @@ Array convert(const Array& x, DType dtype, const std::source_location& loc) {
 }
 
 Array as_float(const Array& x, const char* name, const std::source_location& loc) {
-  return ir::is_floating(checked_impl(x, name).type.dtype) ? x : convert(x, default_float_dtype(), loc);
+  return ir::is_inexact(checked_impl(x, name).type.dtype) ? x : convert(x, default_float_dtype(), loc);
 }
 
 std::vector<Array> promote_and_broadcast(const char* op, std::vector<Array> args, const std::source_location& loc) {
@@ -96,6 +96,7 @@ DType weak_scalar_dtype(const Array& x, bool is_float, const char* op) {
   // A weak result (a bool array and a number, an int array and a float
   // number) is the default dtype of its kind: 64-bit under GRAFT_ENABLE_X64.
   if (!t.weak) return t.dtype;
+  if (ir::is_complex(t.dtype)) return ir::complex_dtype(default_float_dtype());
   return ir::is_floating(t.dtype) ? default_float_dtype() : default_int_dtype();
 }
 

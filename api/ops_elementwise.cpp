@@ -30,7 +30,7 @@ Array binary(Op op, const char* name, const Array& a, const Array& b, const Loc&
 
 Array binary_float(Op op, const char* name, const Array& a, const Array& b, const Loc& loc) {
   std::vector<Array> args = detail::promote_and_broadcast(name, {a, b}, loc);
-  if (!ir::is_floating(args[0].dtype()))
+  if (!ir::is_inexact(args[0].dtype()))
     for (Array& x : args) x = detail::convert(x, default_float_dtype(), loc);
   return bind1(op, args, {}, loc);
 }
@@ -60,13 +60,44 @@ Op to_op(detail::BinaryOp op) {
 // Ops whose ops.def `dtypes` column takes floats only convert other operands
 // to the default float first, as NumPy's sin(int) does.
 Array elementwise_unary(Op op, const ArrayAt& x) {
-  if (ir::op_info(op).dtypes == ir::DTypeClass::floats) return unary_float(op, x.array, x.loc);
+  const ir::DTypeClass c = ir::op_info(op).dtypes;
+  if (c == ir::DTypeClass::floats || c == ir::DTypeClass::inexact) return unary_float(op, x.array, x.loc);
   return unary(op, x.array, x.loc);
 }
 
 }  // namespace
 
 Array neg(ArrayAt x) { return elementwise_unary(Op::neg, x); }
+
+// ---- complex numbers
+
+Array complex(const Array& re, const Array& im, Loc loc) {
+  std::vector<Array> args = detail::promote_and_broadcast("complex", {re, im}, loc);
+  const DType d = args[0].dtype();
+  if (ir::is_complex(d))
+    throw DTypeError(std::string("complex: needs real parts, got ") + detail::describe(args[0]) + detail::where(loc));
+  const DType part = d == DType::f64 ? DType::f64 : d == DType::f32 ? DType::f32 : default_float_dtype();
+  for (Array& a : args) a = detail::convert(a, part, loc);
+  return bind1(Op::complex, args, {}, loc);
+}
+
+Array real(const Array& x, Loc loc) {
+  return ir::is_complex(detail::checked_impl(x, "real").type.dtype) ? bind1(Op::real, {x}, {}, loc) : x;
+}
+
+Array imag(const Array& x, Loc loc) {
+  if (ir::is_complex(detail::checked_impl(x, "imag").type.dtype)) return bind1(Op::imag, {x}, {}, loc);
+  return zeros_like(x, std::nullopt, loc);
+}
+
+Array conj(const Array& x, Loc loc) {
+  return ir::is_complex(detail::checked_impl(x, "conj").type.dtype) ? bind1(Op::conj, {x}, {}, loc) : x;
+}
+
+Array angle(const Array& x, Loc loc) {
+  const Array z = detail::as_float(x, "angle", loc);
+  return atan2(imag(z, loc), real(z, loc), loc);
+}
 Array abs(ArrayAt x) { return elementwise_unary(Op::abs, x); }
 Array sign(ArrayAt x) { return elementwise_unary(Op::sign, x); }
 Array floor(ArrayAt x) { return elementwise_unary(Op::floor, x); }
@@ -107,7 +138,9 @@ Array stop_gradient(ArrayAt x) { return elementwise_unary(Op::stop_gradient, x);
 Array isfinite(ArrayAt at) {
   const Array& x = at.array;
   const Loc& loc = at.loc;
-  if (!ir::is_floating(detail::checked_impl(x, "isfinite").type.dtype)) return full(x.shape(), 1, DType::bool_, loc);
+  const DType d = detail::checked_impl(x, "isfinite").type.dtype;
+  if (ir::is_complex(d)) return logical_and(isfinite({real(x, loc), loc}), isfinite({imag(x, loc), loc}), loc);
+  if (!ir::is_floating(d)) return full(x.shape(), 1, DType::bool_, loc);
   return bind1(Op::is_finite, {x}, {}, loc);
 }
 
@@ -196,7 +229,7 @@ namespace detail {
 Array binary_with_scalar(BinaryOp op, const Array& x, double value, bool is_float, bool scalar_first,
                          const std::source_location& loc) {
   DType d = weak_scalar_dtype(x, is_float, "operator");
-  if ((op == BinaryOp::div) && !ir::is_floating(d)) d = default_float_dtype();
+  if ((op == BinaryOp::div) && !ir::is_inexact(d)) d = default_float_dtype();
   Array xs = convert(x, d, loc);
   // Eagerly the scalar is made at x's shape at once (one fill, no broadcast op).
   Array s = ir::current_trace() ? scalar(value, d, loc) : full(xs.shape(), value, d, loc);

@@ -81,7 +81,7 @@ Array mean(const Array& x, std::vector<int> axes, bool keepdims, Loc loc) {
   ir::Ints ax = reduction_axes("mean", x, axes, loc);
   int64_t count = 1;
   for (int64_t a : ax) count *= x.shape()[a];
-  Array xf = ir::is_floating(x.dtype()) ? x : detail::convert(x, default_float_dtype(), loc);
+  Array xf = ir::is_inexact(x.dtype()) ? x : detail::convert(x, default_float_dtype(), loc);
   Array s = reduce(Op::reduce_sum, "mean", xf, axes, keepdims, loc);
   return detail::binary_with_scalar(detail::BinaryOp::div, s, static_cast<double>(count), true, false, loc);
 }
@@ -97,9 +97,11 @@ Array variance(const char* name, const Array& x, const std::vector<int>& axes, b
   ir::Ints ax = reduction_axes(name, x, axes, loc);
   int64_t count = 1;
   for (int64_t a : ax) count *= x.shape()[a];
-  Array xf = ir::is_floating(x.dtype()) ? x : detail::convert(x, default_float_dtype(), loc);
+  Array xf = ir::is_inexact(x.dtype()) ? x : detail::convert(x, default_float_dtype(), loc);
   Array centred = ArrayAt(xf, loc) - mean(xf, axes, true, loc);
-  Array s = reduce(Op::reduce_sum, name, square({centred, loc}), axes, keepdims, loc);
+  // |x - mean|^2: real for complex x, as NumPy's and JAX's var.
+  Array sq = ir::is_complex(xf.dtype()) ? real(centred * conj(centred, loc), loc) : square({centred, loc});
+  Array s = reduce(Op::reduce_sum, name, sq, axes, keepdims, loc);
   // N - ddof <= 0 divides by zero (inf or NaN), as NumPy does after its warning.
   double divisor = static_cast<double>(std::max<int64_t>(count - ddof, 0));
   return detail::binary_with_scalar(detail::BinaryOp::div, s, divisor, true, false, loc);

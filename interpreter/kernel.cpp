@@ -77,11 +77,43 @@ void halves_as_f32(const KernelCall& call) {
   }
 }
 
+// The reduce and collective families' linear ops (reduce_sum, cumsum, psum,
+// ...) act on each position of their operand alone: on complex values they
+// are the same ops on the real and imaginary parts, which a trailing axis of
+// 2 holds (std::complex's layout).
+constexpr bool sums_complex_as_parts(ir::Op op) {
+  return (ir::op_info(op).family == ir::OpFamily::reduce || ir::op_info(op).family == ir::OpFamily::collective) &&
+         ir::op_info(op).linear;
+}
+
+// kernel k on a call whose complex operands and results are viewed as real
+// arrays with a trailing axis of 2.
+template <Kernel k>
+void complex_as_parts(const KernelCall& call) {
+  bool any = false;
+  for (const KernelIn& in : call.inputs) any = any || ir::is_complex(in.type->dtype);
+  if (!any) return k(call);
+  std::deque<ir::ValueType> types;  // stable addresses
+  auto parts = [&](const ir::ValueType* t) {
+    if (!ir::is_complex(t->dtype)) return t;
+    ir::ValueType p{ir::real_dtype(t->dtype), t->shape};
+    p.shape.push_back(2);
+    types.push_back(std::move(p));
+    return static_cast<const ir::ValueType*>(&types.back());
+  };
+  KernelCall view{call.op, call.attrs, call.inputs, call.outputs};
+  for (KernelIn& in : view.inputs) in.type = parts(in.type);
+  for (KernelOut& out : view.outputs) out.type = parts(out.type);
+  k(view);
+}
+
 KernelTable build_table() {
   KernelTable t{};
   // Filled from ops.def's `kernel` column: the op's own kernel or the elementwise loop.
-#define GRAFT_KERNEL_OWN(ident) \
-  (computes_halves_in_f32(ir::op_info(Op::ident).family) ? &halves_as_f32<&ident##_kernel> : &ident##_kernel)
+#define GRAFT_KERNEL_OWN(ident)                                                                                 \
+  (sums_complex_as_parts(Op::ident)                        ? &complex_as_parts<&halves_as_f32<&ident##_kernel>> \
+   : computes_halves_in_f32(ir::op_info(Op::ident).family) ? &halves_as_f32<&ident##_kernel>                    \
+                                                           : &ident##_kernel)
 #define GRAFT_KERNEL_SCALAR(ident) elementwise_kernel(Op::ident)
 #define GRAFT_KERNEL_VECTOR_MATH(ident) elementwise_kernel(Op::ident)
 #define GRAFT_OP(ident, name, arity, family, dtypes, shape, jvp, linear, batch, kernel, ...) \

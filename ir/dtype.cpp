@@ -191,14 +191,16 @@ PromotionType promote_types(PromotionType a, PromotionType b) {
 }
 
 bool accepts_dtype(DTypeClass c, DType d) {
-  // Complex arrays compute in no op yet but those that only move elements.
-  if (is_complex(d)) return c == DTypeClass::any;
   switch (c) {
     case DTypeClass::floats: return is_floating(d);
-    case DTypeClass::numbers: return d != DType::bool_;
+    case DTypeClass::inexact: return is_inexact(d);
+    case DTypeClass::numbers: return d != DType::bool_ && !is_complex(d);
+    case DTypeClass::all_numbers: return d != DType::bool_;
     case DTypeClass::signed_numbers: return d != DType::bool_ && !is_unsigned_integer(d);
     case DTypeClass::ints: return is_integer(d);
-    case DTypeClass::ints_or_bool: return !is_floating(d);
+    case DTypeClass::ints_or_bool: return is_integer(d) || d == DType::bool_;
+    case DTypeClass::complex: return is_complex(d);
+    case DTypeClass::real: return !is_complex(d);
     case DTypeClass::any: return true;
   }
   return false;

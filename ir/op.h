@@ -32,7 +32,21 @@ inline constexpr int kVariadic = -1;
 
 // The `dtypes` column: which operand dtypes the op accepts (checked by the
 // standard shape rules; an op's own shape rule may read it too).
-enum class DTypeClass : uint8_t { floats, numbers, signed_numbers, ints, ints_or_bool, any };
+// FLOATS: real floats; INEXACT: and complex; NUMBERS: every real number
+// type; ALL_NUMBERS: and complex; SIGNED: signed ints, floats and complex;
+// INTS; INTS_OR_BOOL; COMPLEX; REAL: any but complex (ordered types); ANY.
+enum class DTypeClass : uint8_t {
+  floats,
+  inexact,
+  numbers,
+  all_numbers,
+  signed_numbers,
+  ints,
+  ints_or_bool,
+  complex,
+  real,
+  any
+};
 
 // The `shape` column: the op's own rule (<ident>_shape) or a standard one.
 enum class ShapeRuleKind : uint8_t {
@@ -122,7 +136,11 @@ constexpr std::string_view no_jvp_reason(JvpSpec s) { return s.kind == JvpKind::
 
 #define VARIADIC kVariadic
 #define FLOATS DTypeClass::floats
+#define INEXACT DTypeClass::inexact
 #define NUMBERS DTypeClass::numbers
+#define ALL_NUMBERS DTypeClass::all_numbers
+#define COMPLEX DTypeClass::complex
+#define REAL DTypeClass::real
 #define SIGNED DTypeClass::signed_numbers
 #define INTS DTypeClass::ints
 #define INTS_OR_BOOL DTypeClass::ints_or_bool

@@ -276,6 +276,10 @@ OPS = {
 
 # Ops of graft's table that no case holds, and why (corpus/README.md lists them).
 NOT_COVERED = {
+    "complex": "takes or makes complex values, which the corpus format (real inputs) has not yet: tests/dtypes/dtypes_test.cpp checks JAX's values and gradients",
+    "real": "takes or makes complex values, which the corpus format (real inputs) has not yet: tests/dtypes/dtypes_test.cpp checks JAX's values and gradients",
+    "imag": "takes or makes complex values, which the corpus format (real inputs) has not yet: tests/dtypes/dtypes_test.cpp checks JAX's values and gradients",
+    "conj": "takes or makes complex values, which the corpus format (real inputs) has not yet: tests/dtypes/dtypes_test.cpp checks JAX's values and gradients",
     "custom_jvp_call": "carries a user's derivative rule as a graph; JAX's custom_jvp has no graph form to compare with",
     "custom_vjp_call": "the same, for a user's VJP rule",
     "custom_lin": "exists only inside graft's linearization of custom_vjp_call",

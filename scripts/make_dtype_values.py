@@ -20,6 +20,7 @@ import jax
 jax.config.update("jax_enable_x64", True)
 import jax.numpy as jnp  # noqa: E402
 import ml_dtypes  # noqa: E402
+import mpmath  # noqa: E402
 import numpy as np  # noqa: E402
 from jax import lax  # noqa: E402
 
@@ -145,11 +146,87 @@ def reductions():
     return out
 
 
+# The unary complex ops in 100-digit arithmetic (mpmath), rounded once: the
+# reference where XLA's own complex functions lose digits (sinh near 0).
+EXACT = {
+    "exp": mpmath.exp, "log": mpmath.log, "log1p": lambda z: mpmath.log(1 + z), "expm1": mpmath.expm1,
+    "sqrt": mpmath.sqrt, "rsqrt": lambda z: 1 / mpmath.sqrt(z), "sin": mpmath.sin, "cos": mpmath.cos,
+    "tan": mpmath.tan, "sinh": mpmath.sinh, "cosh": mpmath.cosh, "tanh": mpmath.tanh, "asin": mpmath.asin,
+    "acos": mpmath.acos, "atan": mpmath.atan, "asinh": mpmath.asinh, "acosh": mpmath.acosh, "atanh": mpmath.atanh,
+    "logistic": lambda z: 1 / (1 + mpmath.exp(-z)), "square": lambda z: z * z, "reciprocal": lambda z: 1 / z,
+    "neg": lambda z: -z, "sign": lambda z: z / abs(z) if z != 0 else z, "abs": abs, "real": lambda z: z.real,
+    "imag": lambda z: z.imag, "conj": mpmath.conj, "angle": mpmath.arg,
+}
+
+
+def complex_cases():
+    mpmath.mp.dps = 100
+    """Complex ops, reductions, products and derivatives, c64 and c128."""
+    rng = np.random.default_rng(13)
+    out = {"unary": [], "binary": [], "reduce": [], "matmul": [], "grad": []}
+    z0 = (rng.standard_normal(20) + 1j * rng.standard_normal(20)) * 1.5
+    z0 = np.concatenate([z0, [0j, 1e-4 + 2e-4j, -3 + 0j, 0.5j, 2 - 1e-3j]])
+    w0 = (rng.standard_normal(len(z0)) + 1j * rng.standard_normal(len(z0)))
+    unary = {"exp": jnp.exp, "log": jnp.log, "log1p": jnp.log1p, "expm1": jnp.expm1, "sqrt": jnp.sqrt,
+             "rsqrt": lax.rsqrt, "sin": jnp.sin, "cos": jnp.cos, "tan": jnp.tan, "sinh": jnp.sinh, "cosh": jnp.cosh,
+             "tanh": jnp.tanh, "asin": jnp.arcsin, "acos": jnp.arccos, "atan": jnp.arctan, "asinh": jnp.arcsinh,
+             "acosh": jnp.arccosh, "atanh": jnp.arctanh, "logistic": jax.nn.sigmoid, "square": jnp.square,
+             "reciprocal": jnp.reciprocal, "neg": jnp.negative, "sign": jnp.sign, "abs": jnp.abs, "real": jnp.real,
+             "imag": jnp.imag, "conj": jnp.conj, "angle": jnp.angle}
+    for d in ["c64", "c128"]:
+        z = jnp.asarray(z0, NAMES[d])
+        w = jnp.asarray(w0, NAMES[d])
+        for op, f in unary.items():
+            if op in ("log", "rsqrt", "reciprocal", "angle", "sign"):
+                x = jnp.where(z == 0, 1 + 1j, z).astype(NAMES[d])
+            else:
+                x = z
+            y = f(x)
+            exact = np.array([complex(EXACT[op](mpmath.mpc(v.real, v.imag))) for v in np.asarray(x, np.complex128)])
+            exact = exact.astype(np.asarray(y).dtype) if np.iscomplexobj(np.asarray(y)) else exact.real.astype(y.dtype)
+            out["unary"].append({"op": op, "dtype": d, "x": enc(x), "y": enc(y), "ydtype": name(y.dtype),
+                                 "exact": enc(exact)})
+        for op, f in {"add": jnp.add, "sub": jnp.subtract, "mul": jnp.multiply, "div": jnp.divide,
+                      "eq": jnp.equal, "ne": jnp.not_equal}.items():
+            y = f(z, w)
+            out["binary"].append({"op": op, "dtype": d, "x": enc(z), "w": enc(w), "y": enc(y), "ydtype": name(y.dtype)})
+        m = jnp.asarray(z0[:20].reshape(4, 5), NAMES[d])
+        out["reduce"].append({"dtype": d, "x": enc(m), "sum": enc(jnp.sum(m, axis=1)), "mean": enc(jnp.mean(m)),
+                              "cumsum": enc(jnp.cumsum(m, axis=0)), "var": enc(jnp.var(m, axis=1)),
+                              "prod": enc(jnp.prod(m, axis=1))})
+        a = jnp.asarray(rng.standard_normal((6, 7)) + 1j * rng.standard_normal((6, 7)), NAMES[d])
+        b = jnp.asarray(rng.standard_normal((7, 5)) + 1j * rng.standard_normal((7, 5)), NAMES[d])
+        out["matmul"].append({"dtype": d, "a": enc(a), "b": enc(b), "y": enc(a @ b)})
+        # grad of real-valued functions of complex inputs, JAX's convention (the conjugate of df/dz, twice).
+        c = jnp.asarray(w0[:6], NAMES[d])
+        zz = jnp.asarray(z0[:6], NAMES[d])
+        fns = {
+            "abs2": lambda z: jnp.sum(jnp.abs(z) ** 2),
+            "abs": lambda z: jnp.sum(jnp.abs(z)),
+            "real_cz": lambda z: jnp.sum(jnp.real(c * z * z)),
+            "imag_exp": lambda z: jnp.sum(jnp.imag(jnp.exp(z) * jnp.conj(z))),
+            "angle": lambda z: jnp.sum(jnp.angle(z)),
+            "log_abs_sin": lambda z: jnp.sum(jnp.log(jnp.abs(jnp.sin(z)))),
+            "mean_matmul": lambda z: jnp.real(jnp.mean(jnp.outer(z, c) @ jnp.conj(z))),
+        }
+        for fname, f in fns.items():
+            out["grad"].append({"f": fname, "dtype": d, "z": enc(zz), "c": enc(c), "value": enc(f(zz)),
+                                "grad": enc(jax.grad(f)(zz))})
+        # complex(x, y) from real parts, differentiated in the parts.
+        xr = jnp.asarray(z0[:6].real, NAMES["f32" if d == "c64" else "f64"])
+        yr = jnp.asarray(z0[:6].imag, NAMES["f32" if d == "c64" else "f64"])
+        g = jax.grad(lambda x, y: jnp.sum(jnp.abs(lax.complex(x, y) * c) ** 2 + jnp.real(jnp.exp(lax.complex(x, y)))),
+                     argnums=(0, 1))(xr, yr)
+        out["grad"].append({"f": "parts", "dtype": d, "z": enc(lax.complex(xr, yr)), "c": enc(c),
+                            "grad": enc(g[0]), "grad_y": enc(g[1])})
+    return out
+
+
 def main():
     path = sys.argv[1] if len(sys.argv) > 1 else "tests/dtypes/jax_dtype_values.json"
     data = {"jax_version": jax.__version__, "ml_dtypes_version": ml_dtypes.__version__,
             "promotion": promotion(), "convert": conversions(), "elementwise": elementwise(),
-            "reductions": reductions()}
+            "reductions": reductions(), "complex": complex_cases()}
     with open(path, "w") as f:
         json.dump(data, f, separators=(",", ":"))
         f.write("\n")

@@ -21,9 +21,9 @@ ir::GraphPtr jvp_graph(const ir::Graph& g, const std::vector<bool>& has_tangent)
   for (size_t i = 0; i < g.inputs().size(); ++i) {
     if (!has_tangent[i]) continue;
     const ir::ValueType& t = g.type(g.inputs()[i]);
-    if (!ir::is_floating(t.dtype))
+    if (!ir::is_inexact(t.dtype))
       throw DTypeError("jvp: input " + std::to_string(i) + " is " + ir::type_str(t) +
-                       "; only float inputs can be differentiated");
+                       "; only float and complex inputs can be differentiated");
     tangent[g.inputs()[i]] = b.input(t);
   }
 
@@ -39,7 +39,7 @@ ir::GraphPtr jvp_graph(const ir::Graph& g, const std::vector<bool>& has_tangent)
     for (size_t k = 0; k < outs.size(); ++k) primal[n.outputs[k]] = outs[k];
 
     bool float_out = false;
-    for (ValueId v : outs) float_out = float_out || ir::is_floating(b.type(v).dtype);
+    for (ValueId v : outs) float_out = float_out || ir::is_inexact(b.type(v).dtype);
     if (!any_tangent || !float_out || is_non_differentiable(n.op)) continue;
     JvpRule rule = jvp_rule(n.op);
     if (!rule)

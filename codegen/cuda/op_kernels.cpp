@@ -2,6 +2,7 @@
 // offset arithmetic and the wrapping steps (op_kernels.h).
 #include "codegen/cuda/op_kernels.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <sstream>
@@ -9,6 +10,7 @@
 #include "codegen/cpu/cpp_text.h"
 #include "codegen/cpu/schedule.h"
 #include "codegen/cuda/prelude.h"
+#include "ir/dtype.h"
 
 namespace graft::codegen::cuda {
 
@@ -21,6 +23,13 @@ bool has_op_kernel(ir::Op op) { return ir::codegen_kind(op) == ir::CodegenKind::
 std::optional<CudaKernel> op_kernel(const OpKernelRequest& r, std::string* why) {
   if (!has_op_kernel(r.op)) {
     if (why) *why = std::string(ir::op_name(r.op)) + " has no CUDA op kernel";
+    return std::nullopt;
+  }
+  // The halves and complex numbers have no device code yet: the host runs those nodes.
+  auto generated = [](const ir::ValueType* t) { return !ir::is_half(t->dtype) && !ir::is_complex(t->dtype); };
+  if (!std::all_of(r.inputs.begin(), r.inputs.end(), generated) ||
+      !std::all_of(r.outputs.begin(), r.outputs.end(), generated)) {
+    if (why) *why = "no CUDA code for f16, bf16 or complex elements yet";
     return std::nullopt;
   }
   std::string reason;

@@ -26,6 +26,12 @@ using Loc = std::source_location;
 Array neg(ArrayAt x);            // -x; integers wrap: neg(INT_MIN) == INT_MIN
 Array abs(ArrayAt x);            // |x|; integers wrap: abs(INT_MIN) == INT_MIN, as XLA
 Array sign(ArrayAt x);           // -1, 0 or 1 in x's dtype; NaN stays NaN, sign(-0.0) == 0
+// ---- complex numbers (c64 from f32 parts, c128 from f64; other reals convert to the default float first)
+Array complex(const Array& re, const Array& im, Loc loc = Loc::current());  // re + i im, as lax.complex
+Array real(const Array& x, Loc loc = Loc::current());   // the real part (a real x itself), as jnp.real
+Array imag(const Array& x, Loc loc = Loc::current());   // the imaginary part (zeros for a real x), as jnp.imag
+Array conj(const Array& x, Loc loc = Loc::current());   // the complex conjugate (a real x itself), as jnp.conj
+Array angle(const Array& x, Loc loc = Loc::current());  // atan2(imag, real), a real array, as jnp.angle
 Array floor(ArrayAt x);          // round toward -inf
 Array ceil(ArrayAt x);           // round toward +inf
 Array round(ArrayAt x);          // round half to even, as np.round

@@ -1,6 +1,7 @@
 // graft's element types and shapes: the vocabulary every other header uses.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <cstring>
 #include <string_view>

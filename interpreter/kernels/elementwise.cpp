@@ -9,6 +9,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "interpreter/kernels/complex_math.h"
 #include "interpreter/kernels/convert.h"
 #include "interpreter/kernels/float_math.h"
 #include "interpreter/kernels/loops.h"
@@ -23,11 +24,15 @@ template <class T>
 constexpr bool accepts(ir::DTypeClass c) {
   constexpr bool fl = std::is_floating_point_v<T>, b = std::is_same_v<T, bool>;
   switch (c) {
-    case ir::DTypeClass::floats: return fl;
-    case ir::DTypeClass::numbers: return !b;
+    case ir::DTypeClass::floats:
+    case ir::DTypeClass::inexact: return fl;
+    case ir::DTypeClass::numbers:
+    case ir::DTypeClass::all_numbers: return !b;
     case ir::DTypeClass::signed_numbers: return !b && (fl || std::is_signed_v<T>);
     case ir::DTypeClass::ints: return !fl && !b;
     case ir::DTypeClass::ints_or_bool: return !fl;
+    case ir::DTypeClass::complex: return false;
+    case ir::DTypeClass::real:
     case ir::DTypeClass::any: return true;
   }
   return false;
@@ -64,6 +69,28 @@ bool float_arith(const KernelCall& call) {
   return true;
 }
 
+// The loop of an op on complex operands (complex_math.h).
+template <Op op, class T>
+void complex_loop(const KernelCall& call) {
+  using M = complex_math<op>;
+  const int64_t n = out_elements(call);
+  const T* x = in_ptr<T>(call, 0);
+  if constexpr (ir::op_info(op).arity == 1) {
+    using R = decltype(M::apply(T{}));
+    R* y = out_ptr<R>(call, 0);
+    parallel_ranges(n, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) y[i] = M::apply(x[i]);
+    });
+  } else {
+    using R = decltype(M::apply(T{}, T{}));
+    const T* x1 = in_ptr<T>(call, 1);
+    R* y = out_ptr<R>(call, 0);
+    parallel_ranges(n, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) y[i] = M::apply(x[i], x1[i]);
+    });
+  }
+}
+
 // The storage type of a result computed as R from operands stored as T: a
 // half's float results are rounded back to the half on store.
 template <class T, class R>
@@ -75,10 +102,15 @@ using stored_result = std::conditional_t<ir::is_half_type<T> && std::is_same_v<R
 template <Op op, class F>
 void elementwise_loop(const KernelCall& call) {
   constexpr ir::OpInfo info = ir::op_info(op);
-  visit_stored_dtype(call.inputs[0].type->dtype, [&](auto tag) {
+  ir::visit_element_type(call.inputs[0].type->dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = ir::compute_type<T>;
-    if constexpr (!accepts<C>(info.dtypes)) {
+    if constexpr (ir::is_complex_type<T>) {
+      if constexpr (complex_math<op>::defined)
+        complex_loop<op, T>(call);
+      else
+        throw UnsupportedError(std::string(info.name) + ": no kernel for " + dtype_name(call.inputs[0].type->dtype));
+    } else if constexpr (!accepts<C>(info.dtypes)) {
       throw UnsupportedError(std::string(info.name) + ": no kernel for " + dtype_name(call.inputs[0].type->dtype));
     } else {
       const int64_t n = out_elements(call);
@@ -197,6 +229,54 @@ void bitcast_convert_type_kernel(const KernelCall& call) {
       }
     });
   });
+}
+
+// ---- complex numbers from and to their parts
+
+void complex_kernel(const KernelCall& call) {
+  auto run = [&](auto part) {
+    using R = decltype(part);
+    const R* re = in_ptr<R>(call, 0);
+    const R* im = in_ptr<R>(call, 1);
+    std::complex<R>* z = out_ptr<std::complex<R>>(call, 0);
+    parallel_ranges(out_elements(call), [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) z[i] = {re[i], im[i]};
+    });
+  };
+  if (call.inputs[0].type->dtype == DType::f64)
+    run(0.0);
+  else
+    run(0.0f);
+}
+
+namespace {
+// y[i] = f(z[i]) over a complex operand, as c64 or c128.
+template <class F>
+void over_complex(const KernelCall& call, F f) {
+  auto run = [&](auto part) {
+    using R = decltype(part);
+    const std::complex<R>* z = in_ptr<std::complex<R>>(call, 0);
+    using Out = decltype(f(std::complex<R>{}));
+    Out* y = out_ptr<Out>(call, 0);
+    parallel_ranges(out_elements(call), [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) y[i] = f(z[i]);
+    });
+  };
+  if (call.inputs[0].type->dtype == DType::c128)
+    run(0.0);
+  else
+    run(0.0f);
+}
+}  // namespace
+
+void real_kernel(const KernelCall& call) {
+  over_complex(call, [](auto z) { return z.real(); });
+}
+void imag_kernel(const KernelCall& call) {
+  over_complex(call, [](auto z) { return z.imag(); });
+}
+void conj_kernel(const KernelCall& call) {
+  over_complex(call, [](auto z) { return std::conj(z); });
 }
 
 }  // namespace graft::interpreter

@@ -16,12 +16,20 @@ using ir::Ints;
 using ir::Op;
 
 int64_t read_index(const KernelIn& in, int64_t i) {
-  switch (in.type->dtype) {
-    case DType::i32: return static_cast<const int32_t*>(in.data)[i];
-    case DType::i64: return static_cast<const int64_t*>(in.data)[i];
-    case DType::u32: return static_cast<const uint32_t*>(in.data)[i];
-    default: throw Error("index operand must be an integer array");
-  }
+  if (!ir::is_integer(in.type->dtype)) throw Error("index operand must be an integer array");
+  return ir::visit_element_type(in.type->dtype, [&](auto tag) -> int64_t {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      const T v = static_cast<const T*>(in.data)[i];
+      // A u64 index past int64's range is out of range all the same (clamped or dropped).
+      if constexpr (std::is_same_v<T, uint64_t>)
+        return v > uint64_t{INT64_MAX} ? INT64_MAX : static_cast<int64_t>(v);
+      else
+        return static_cast<int64_t>(v);
+    } else {
+      return 0;  // not reached: checked above
+    }
+  });
 }
 
 // Clamped start offsets of a window of `sizes` in `shape`, from scalar operands first..first+rank.

@@ -165,6 +165,9 @@ void dot_typed(const KernelCall& call) {
 }  // namespace
 
 void dot_general_kernel(const KernelCall& call) {
+  // Complex products: Eigen's complex GEMM.
+  if (call.inputs[0].type->dtype == DType::c64) return dot_typed<std::complex<float>>(call);
+  if (call.inputs[0].type->dtype == DType::c128) return dot_typed<std::complex<double>>(call);
   visit_dtype(call.inputs[0].type->dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, bool>) throw UnsupportedError("dot_general: bool operands");

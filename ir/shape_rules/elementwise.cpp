@@ -39,6 +39,27 @@ OutTypes select_shape(const RuleCtx& c) {
   return {c.input(1)};
 }
 
+// abs: SAME_TYPE, but the absolute value of a complex number is real.
+OutTypes abs_shape(const RuleCtx& c) {
+  check_accepted_dtype(c, c.input(0).dtype);
+  return {ValueType{real_dtype(c.input(0).dtype), c.input(0).shape}};
+}
+
+// complex(re, im): parts of one shape and of f32 or f64 (as lax.complex), a c64 or c128 result.
+OutTypes complex_shape(const RuleCtx& c) {
+  check_same(c, c.input(0), c.input(1));
+  const DType d = c.input(0).dtype;
+  if (d != DType::f32 && d != DType::f64) c.dtype_error(std::string("needs f32 or f64 parts, got ") + dtype_name(d));
+  return {ValueType{complex_dtype(d), c.input(0).shape}};
+}
+
+// real(z) and imag(z): a part of each complex element, f32 of c64, f64 of c128.
+OutTypes real_shape(const RuleCtx& c) {
+  check_accepted_dtype(c, c.input(0).dtype);
+  return {ValueType{real_dtype(c.input(0).dtype), c.input(0).shape}};
+}
+OutTypes imag_shape(const RuleCtx& c) { return real_shape(c); }
+
 OutTypes convert_element_type_shape(const RuleCtx& c) {
   return {ValueType{c.attr_dtype("new_dtype"), c.input(0).shape}};
 }

@@ -113,8 +113,12 @@ void check_accepted_dtype(const RuleCtx& c, DType d) {
   if (accepts_dtype(op_info(c.op()).dtypes, d)) return;
   const char* want = "";
   switch (op_info(c.op()).dtypes) {
-    case DTypeClass::floats: want = "a float dtype (f32, f64)"; break;
-    case DTypeClass::numbers: want = "a numeric dtype"; break;
+    case DTypeClass::floats: want = "a real float dtype (f16, bf16, f32, f64)"; break;
+    case DTypeClass::inexact: want = "a float dtype (f16, bf16, f32, f64) or a complex one"; break;
+    case DTypeClass::numbers: want = "a real numeric dtype"; break;
+    case DTypeClass::all_numbers: want = "a numeric dtype"; break;
+    case DTypeClass::complex: want = "a complex dtype (c64, c128)"; break;
+    case DTypeClass::real: want = "an ordered (not complex) dtype"; break;
     case DTypeClass::signed_numbers: want = "a signed numeric dtype"; break;
     case DTypeClass::ints: want = "an integer dtype"; break;
     case DTypeClass::ints_or_bool: want = "an integer or bool dtype"; break;

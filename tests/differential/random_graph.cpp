@@ -19,7 +19,11 @@ using ir::Op;
 using ir::ValueId;
 using ir::ValueType;
 
-constexpr DType kDTypes[] = {DType::bool_, DType::i32, DType::i64, DType::u32, DType::f32, DType::f64};
+// Every dtype generated code computes in (the halves and complex numbers run
+// the interpreter's kernels under jit too).
+constexpr DType kDTypes[] = {DType::bool_, DType::i8,  DType::i16, DType::i32, DType::i64, DType::u8,
+                             DType::u16,   DType::u32, DType::u64, DType::f32, DType::f64};
+constexpr int kNumDrawn = static_cast<int>(std::size(kDTypes));
 
 // Ops the generator draws: pure, no axis names (those need a pmap or a
 // transform around them), not jit-internal; of those with subgraphs, the
@@ -39,7 +43,7 @@ class Gen {
   // Drawing a program for derivative checks: f64 values, and i32 ones that
   // only index (from constants and iota, never converted from a float).
   bool differentiable() const { return differentiable_; }
-  DType dtype() { return differentiable_ ? (coin(3) ? DType::i32 : DType::f64) : kDTypes[pick(6)]; }
+  DType dtype() { return differentiable_ ? (coin(3) ? DType::i32 : DType::f64) : kDTypes[pick(kNumDrawn)]; }
 
   int pick(int n) { return n <= 0 ? 0 : static_cast<int>(rng_() % static_cast<uint64_t>(n)); }
   bool coin(int one_in = 2) { return pick(one_in) == 0; }
@@ -197,7 +201,10 @@ Array random_values(Gen& g, const ValueType& t) {
         x = g.differentiable() ? std::uniform_real_distribution<double>(-2.5, 2.5)(g.rng()) : (g.pick(2001) - 1000) / 400.0;
         break;
       case DType::bool_: x = g.pick(2); break;
-      case DType::u32: x = g.pick(20); break;
+      case DType::u8:
+      case DType::u16:
+      case DType::u32:
+      case DType::u64: x = g.pick(20); break;
       default: x = g.pick(21) - 10; break;
     }
   }
@@ -326,7 +333,7 @@ bool add_cond(Scope& s) {
                                           {"strides", Ints(t.shape.size(), 1)}});
     x = s.b.add1(Op::reshape, {x}, {{"new_sizes", Ints{}}});
     // sign of a float jumps at 0: it is listed, so grad is not checked across it
-    if (t.dtype != DType::bool_ && t.dtype != DType::u32) {
+    if (t.dtype != DType::bool_ && !ir::is_unsigned_integer(t.dtype)) {
       x = s.b.add1(Op::sign, {x});
       if (t.dtype == DType::f32 || t.dtype == DType::f64) s.ops.emplace_back("sign");
     }
@@ -453,7 +460,9 @@ RandomGraph random_graph(uint64_t seed, int nodes, bool differentiable) {
   const int n_inputs = 1 + g.pick(3);
   for (int i = 0; i < n_inputs; ++i) {
     // Float inputs most often (what the math ops take), every dtype sometimes.
-    const DType t = differentiable ? DType::f64 : g.coin(2) ? (g.coin() ? DType::f32 : DType::f64) : kDTypes[g.pick(6)];
+    const DType t = differentiable ? DType::f64
+                    : g.coin(2)    ? (g.coin() ? DType::f32 : DType::f64)
+                                   : kDTypes[g.pick(kNumDrawn)];
     const ValueType type{t, g.shape()};
     s.pool.push_back(s.b.input(type));
     out.inputs.push_back(random_values(g, type));

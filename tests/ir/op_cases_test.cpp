@@ -282,6 +282,23 @@ void add_elementwise_cases(Catalogue& c) {
   c.bad_dtype(Op::select, {{bool_, {}}, {f32, {3}}, {f64, {3}}}, {}, "operand dtypes f32 and f64 differ");
   c.bad_shape(Op::select, {{bool_, {}}, {f32, {3}}, {f32, {4}}}, {}, "operand shapes [3] and [4] differ");
 
+  // complex numbers: built from f32/f64 parts, taken apart into them; abs of a complex number is real.
+  c.ok(Op::complex, {{f32, {2}}, {f32, {2}}}, {}, {{c64, {2}}});
+  c.ok(Op::complex, {{f64, {}}, {f64, {}}}, {}, {{c128, {}}});
+  c.bad_dtype(Op::complex, {{bf16, {2}}, {bf16, {2}}}, {}, "needs f32 or f64 parts, got bf16");
+  c.bad_dtype(Op::complex, {{f32, {2}}, {f64, {2}}}, {}, "operand dtypes f32 and f64 differ");
+  for (Op op : {Op::real, Op::imag}) {
+    c.ok(op, {{c64, {3}}}, {}, {{f32, {3}}});
+    c.ok(op, {{c128, {2, 2}}}, {}, {{f64, {2, 2}}});
+    c.bad_dtype(op, {{f32, {3}}}, {}, "needs a complex dtype (c64, c128), got f32");
+  }
+  c.ok(Op::conj, {{c128, {3}}}, {}, {{c128, {3}}});
+  c.bad_dtype(Op::conj, {{f64, {3}}}, {}, "needs a complex dtype (c64, c128), got f64");
+  c.ok(Op::abs, {{c64, {3}}}, {}, {{f32, {3}}});
+  c.ok(Op::exp, {{c128, {3}}}, {}, {{c128, {3}}});
+  c.bad_dtype(Op::floor, {{c64, {3}}}, {}, "needs a real float dtype (f16, bf16, f32, f64), got c64");
+  c.bad_dtype(Op::lt, {{c64, {3}}, {c64, {3}}}, {}, "needs an ordered (not complex) dtype, got c64");
+
   c.ok(Op::convert_element_type, {{f32, {2, 3}}}, {{"new_dtype", DType::i32}}, {{i32, {2, 3}}});
   c.ok(Op::convert_element_type, {{bool_, {}}}, {{"new_dtype", DType::f64}}, {{f64, {}}});
   c.ok(Op::convert_element_type, {{u32, {4}}}, {{"new_dtype", DType::u32}}, {{u32, {4}}});

@@ -45,7 +45,7 @@ std::vector<bool> tangent_reaches(const ir::Graph& g, const std::vector<bool>& f
     bool any = false;
     for (ValueId v : n.inputs) any = any || reached[v];
     if (!any || is_non_differentiable(n.op)) continue;
-    for (ValueId v : n.outputs) reached[v] = ir::is_floating(g.type(v).dtype);
+    for (ValueId v : n.outputs) reached[v] = ir::is_inexact(g.type(v).dtype);
   }
   std::vector<bool> out;
   for (ValueId v : g.outputs()) out.push_back(reached[v]);

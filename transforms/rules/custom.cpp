@@ -50,7 +50,7 @@ ir::IdList remat_jvp(JvpCtx& c) {
   std::vector<bool> has_tangent;
   std::vector<ValueId> args = c.primals;
   for (size_t i = 0; i < c.primals.size(); ++i) {
-    bool is_float = ir::is_floating(c.type(c.primals[i]).dtype);
+    bool is_float = ir::is_inexact(c.type(c.primals[i]).dtype);
     has_tangent.push_back(is_float);
     if (is_float) args.push_back(c.instantiate(c.tangents[i], c.primals[i]));
   }

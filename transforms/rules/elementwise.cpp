@@ -157,11 +157,57 @@ ir::IdList select_transpose(TransposeCtx& c) {
           c.unknown[2] ? c.add(Op::select, {p, zero, ct}) : kZero};
 }
 
+// ---- complex numbers. The transposes are JAX's: plain transposes of the
+// real-linear maps, no conjugation, so that grad of a real-valued function
+// of a complex z gives JAX's answer, the conjugate of df/dz-bar's double.
+
+// complex(x, y) = x + iy: ct -> (real(ct), imag(-ct)).
+ir::IdList complex_transpose(TransposeCtx& c) {
+  ValueId ct = c.cotangents[0];
+  if (ct == kZero) return {kZero, kZero};
+  return {c.unknown[0] ? c.add(Op::real, {ct}) : kZero, c.unknown[1] ? c.add(Op::imag, {c.add(Op::neg, {ct})}) : kZero};
+}
+
+// real(z): ct -> complex(ct, 0).
+ir::IdList real_transpose(TransposeCtx& c) {
+  ValueId ct = c.cotangents[0];
+  if (ct == kZero) return {kZero};
+  const ir::ValueType part{ir::real_dtype(c.operand_types[0].dtype), c.operand_types[0].shape};
+  return {c.add(Op::complex, {ct, c.zeros(part)})};
+}
+
+// imag(z): ct -> complex(0, -ct).
+ir::IdList imag_transpose(TransposeCtx& c) {
+  ValueId ct = c.cotangents[0];
+  if (ct == kZero) return {kZero};
+  const ir::ValueType part{ir::real_dtype(c.operand_types[0].dtype), c.operand_types[0].shape};
+  return {c.add(Op::complex, {c.zeros(part), c.add(Op::neg, {ct})})};
+}
+
+ir::IdList conj_transpose(TransposeCtx& c) {
+  ValueId ct = c.cotangents[0];
+  return {ct == kZero ? kZero : c.add(Op::conj, {ct})};
+}
+
+// ---- abs: sign(x) * t for real x; real(t * conj(x) / |x|) for complex x
+// (JAX's rule; at 0 the divisor is taken as 1, so the tangent is 0 there).
+
+ir::IdList abs_jvp(JvpCtx& c) {
+  const ValueId x = c.primals[0], t = c.tangents[0];
+  const DType d = c.type(x).dtype;
+  if (!ir::is_complex(d)) return {c.tmul(t, c.add(Op::sign, {x}))};
+  const ValueId y = c.outputs[0];
+  const ValueId zero = c.scalar_like(0, y), one = c.scalar_like(1, y);
+  const ValueId safe = c.add(Op::select, {c.add(Op::eq, {y, zero}), one, y});
+  const ValueId unit = c.add(Op::div, {c.add(Op::conj, {x}), c.add(Op::complex, {safe, c.scalar_like(0, y)})});
+  return {c.add(Op::real, {c.tmul(t, unit)})};
+}
+
 // ---- convert_element_type
 
 ir::IdList convert_element_type_jvp(JvpCtx& c) {
-  bool float_in = ir::is_floating(c.type(c.primals[0]).dtype);
-  bool float_out = ir::is_floating(c.type(c.outputs[0]).dtype);
+  bool float_in = ir::is_inexact(c.type(c.primals[0]).dtype);
+  bool float_out = ir::is_inexact(c.type(c.outputs[0]).dtype);
   if (!float_in || !float_out) return {kZero};
   return {c.linear({0})};
 }

@@ -51,7 +51,7 @@ ir::IdList pmap_jvp(JvpCtx& c) {
   std::vector<ValueId> args = c.primals;
   ir::Ints dims = in_dims;
   for (size_t i = 0; i < c.primals.size(); ++i) {
-    const bool is_float = ir::is_floating(c.type(c.primals[i]).dtype);
+    const bool is_float = ir::is_inexact(c.type(c.primals[i]).dtype);
     has_tangent.push_back(is_float);
     if (!is_float) continue;
     args.push_back(c.instantiate(c.tangents[i], c.primals[i]));
