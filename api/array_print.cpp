@@ -2,6 +2,7 @@
 // values, then the dtype and shape; large arrays show the first and last
 // three entries along each axis.
 #include <cmath>
+#include <complex>
 #include <cstdio>
 #include <ostream>
 #include <sstream>
@@ -85,6 +86,17 @@ std::ostream& operator<<(std::ostream& os, const Array& x) {
   } else if (ir::is_floating(impl.type.dtype)) {
     std::vector<double> v = x.to_vector<double>();
     for (int64_t i = 0; i < n; ++i) text[static_cast<size_t>(i)] = format_float(v[static_cast<size_t>(i)]);
+  } else if (ir::is_complex(impl.type.dtype)) {  // as NumPy: 1.5-2.j
+    std::vector<std::complex<double>> v = x.to_vector<std::complex<double>>();
+    for (int64_t i = 0; i < n; ++i) {
+      const std::complex<double> z = v[static_cast<size_t>(i)];
+      const bool minus = std::signbit(z.imag()) && !std::isnan(z.imag());
+      text[static_cast<size_t>(i)] =
+          format_float(z.real()) + (minus ? "-" : "+") + format_float(std::fabs(z.imag())) + "j";
+    }
+  } else if (ir::is_unsigned_integer(impl.type.dtype)) {
+    std::vector<uint64_t> v = x.to_vector<uint64_t>();
+    for (int64_t i = 0; i < n; ++i) text[static_cast<size_t>(i)] = std::to_string(v[static_cast<size_t>(i)]);
   } else {
     std::vector<int64_t> v = x.to_vector<int64_t>();
     for (int64_t i = 0; i < n; ++i) text[static_cast<size_t>(i)] = std::to_string(v[static_cast<size_t>(i)]);

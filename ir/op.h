@@ -11,9 +11,22 @@
 namespace graft::ir {
 
 enum class OpFamily : uint8_t {
-  elementwise, reduce, shape, indexing, sort, creation, linalg, random, control, custom, collective, pmap, fusion
+  elementwise,
+  reduce,
+  shape,
+  indexing,
+  sort,
+  creation,
+  linalg,
+  random,
+  control,
+  custom,
+  collective,
+  pmap,
+  fusion,
+  fft
 };
-inline constexpr int kNumFamilies = 13;
+inline constexpr int kNumFamilies = 14;
 
 enum class Op : uint16_t {
 #define GRAFT_OP(ident, ...) ident,

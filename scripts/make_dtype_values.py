@@ -222,11 +222,65 @@ def complex_cases():
     return out
 
 
+def fft_cases():
+    """jnp.fft's functions and their gradients (f32/c64 and f64/c128)."""
+    rng = np.random.default_rng(17)
+    out = []
+    for real_name, cplx_name in [("f32", "c64"), ("f64", "c128")]:
+        R, C = NAMES[real_name], NAMES[cplx_name]
+
+        def add(fn_name, fn, x, **kw):
+            y = fn(x)
+            out.append({"fn": fn_name, "dtype": name_of(x), "shape": list(x.shape), "x": enc(x), "y": enc(y),
+                        "yshape": list(y.shape), "ydtype": name(y.dtype), **kw})
+
+        def name_of(x):
+            return name(x.dtype)
+
+        for n in [8, 12, 7]:
+            z = jnp.asarray(rng.standard_normal(n) + 1j * rng.standard_normal(n), C)
+            add("fft", jnp.fft.fft, z)
+            add("ifft", jnp.fft.ifft, z)
+        for n in [16, 15]:
+            r = jnp.asarray(rng.standard_normal(n), R)
+            add("rfft", jnp.fft.rfft, r)
+            h = jnp.fft.rfft(r)
+            add("irfft", lambda v, n=n: jnp.fft.irfft(v, n), h, n=n)
+        m = jnp.asarray(rng.standard_normal((4, 6)), R)
+        add("fft2", jnp.fft.fft2, m)
+        add("rfft2", jnp.fft.rfft2, m)
+        add("irfft2", lambda v: jnp.fft.irfft2(v, (4, 6)), jnp.fft.rfft2(m))
+        t = jnp.asarray(rng.standard_normal((2, 3, 5)) + 1j * rng.standard_normal((2, 3, 5)), C)
+        add("fftn", jnp.fft.fftn, t)
+        add("ifftn_ortho", lambda v: jnp.fft.ifftn(v, norm="ortho"), t)
+        add("fft_forward_n10", lambda v: jnp.fft.fft(v, n=10, axis=1, norm="forward"), t)
+        add("rfftn_axes02", lambda v: jnp.fft.rfftn(v, axes=(0, 2)), jnp.real(t).astype(R))
+        # gradients
+        x = jnp.asarray(rng.standard_normal(10), R)
+        z = jnp.asarray(rng.standard_normal(6) + 1j * rng.standard_normal(6), C)
+        c = jnp.asarray(rng.standard_normal(6) + 1j * rng.standard_normal(6), C)
+        grads = {
+            "rfft_power": (lambda a: jnp.sum(jnp.abs(jnp.fft.rfft(a)) ** 2), x),
+            "fft_real": (lambda a: jnp.sum(jnp.real(jnp.fft.fft(a) * c)), z),
+            "ifft_abs": (lambda a: jnp.sum(jnp.abs(jnp.fft.ifft(a))), z),
+            "irfft_weighted": (lambda a: jnp.sum(jnp.fft.irfft(a, 10) * jnp.arange(10.0, dtype=R)), z),
+            "irfft_odd": (lambda a: jnp.sum(jnp.sin(jnp.fft.irfft(a, 11))), z),
+            "rfft2_energy": (lambda a: jnp.sum(jnp.abs(jnp.fft.rfft2(a.reshape(2, 5))) ** 3), x),
+        }
+        for gname, (f, a) in grads.items():
+            out.append({"fn": "grad_" + gname, "dtype": name(a.dtype), "shape": list(a.shape), "x": enc(a),
+                        "c": enc(c), "y": enc(jax.grad(f)(a)), "value": enc(f(a))})
+    out.append({"fn": "fftfreq", "y": enc(jnp.fft.fftfreq(7, 0.5)), "y8": enc(jnp.fft.fftfreq(8)),
+                "rfft7": enc(jnp.fft.rfftfreq(7, 0.5)), "shift": enc(jnp.fft.fftshift(jnp.arange(7.0))),
+                "ishift": enc(jnp.fft.ifftshift(jnp.arange(6.0)))})
+    return out
+
+
 def main():
     path = sys.argv[1] if len(sys.argv) > 1 else "tests/dtypes/jax_dtype_values.json"
     data = {"jax_version": jax.__version__, "ml_dtypes_version": ml_dtypes.__version__,
             "promotion": promotion(), "convert": conversions(), "elementwise": elementwise(),
-            "reductions": reductions(), "complex": complex_cases()}
+            "reductions": reductions(), "complex": complex_cases(), "fft": fft_cases()}
     with open(path, "w") as f:
         json.dump(data, f, separators=(",", ":"))
         f.write("\n")

@@ -8,6 +8,7 @@
 #include "graft/device.h"
 #include "graft/distributed.h"
 #include "graft/errors.h"
+#include "graft/fft.h"
 #include "graft/graph.h"
 #include "graft/initializers.h"
 #include "graft/jacobian.h"

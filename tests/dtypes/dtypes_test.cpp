@@ -443,3 +443,112 @@ TEST_CASE("dtypes: complex values are refused where JAX refuses them", "[dtypes]
   CHECK((z * 2.0).dtype() == c64);            // a weak float keeps the complex dtype
   CHECK(isfinite(z).to_vector<bool>() == std::vector<bool>{true, true});
 }
+
+// ---- the FFT (jnp.fft) against JAX's values
+
+namespace {
+
+Array decode_shaped(const json& c, const char* values, const char* dtype_key, const char* shape_key) {
+  const DType d = dtype_named(c[dtype_key]);
+  const Shape shape = c[shape_key].get<Shape>();
+  return reshape(decode_any(c[values], d), shape);
+}
+
+// The largest |got - want| relative to JAX's largest magnitude, in epsilons: an FFT's error
+// grows as eps log n relative to the signal's norm, not to each (possibly tiny) coefficient.
+double fft_error(const Array& got, const Array& want) {
+  double scale = 0;
+  for (const auto& w : values_of(want)) scale = std::max(scale, std::abs(w));
+  return worst_error(reshape(got, {got.size()}), reshape(want, {want.size()}), scale);
+}
+
+std::function<Array(const Array&)> fft_fn(const std::string& fn, const json& c) {
+  if (fn == "fft") return [](const Array& x) { return fft::fft(x); };
+  if (fn == "ifft") return [](const Array& x) { return fft::ifft(x); };
+  if (fn == "rfft") return [](const Array& x) { return fft::rfft(x); };
+  if (fn == "irfft") return [n = c["n"].get<int64_t>()](const Array& x) { return fft::irfft(x, n); };
+  if (fn == "fft2") return [](const Array& x) { return fft::fft2(x); };
+  if (fn == "rfft2") return [](const Array& x) { return fft::rfft2(x); };
+  if (fn == "irfft2") return [](const Array& x) { return fft::irfft2(x, {4, 6}); };
+  if (fn == "fftn") return [](const Array& x) { return fft::fftn(x); };
+  if (fn == "ifftn_ortho") return [](const Array& x) { return fft::ifftn(x, {}, {}, "ortho"); };
+  if (fn == "fft_forward_n10") return [](const Array& x) { return fft::fft(x, 10, 1, "forward"); };
+  if (fn == "rfftn_axes02") return [](const Array& x) { return fft::rfftn(real(x), {}, {0, 2}); };
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("fft: jnp.fft's transforms match JAX, eagerly, under jit and vmap", "[dtypes][fft]") {
+  int cases = 0;
+  for (const json& c : values()["fft"]) {
+    const std::string fn = c["fn"];
+    if (fn.rfind("grad_", 0) == 0 || fn == "fftfreq") continue;
+    INFO(fn << " of " << c["dtype"].get<std::string>() << Catch::Detail::stringify(c["shape"].get<Shape>()));
+    const Array x = decode_shaped(c, "x", "dtype", "shape");
+    const Array want = decode_shaped(c, "y", "ydtype", "yshape");
+    const auto f = fft_fn(fn, c);
+    REQUIRE(f);
+    const Array got = f(x);
+    CHECK(got.dtype() == want.dtype());
+    CHECK(got.shape() == want.shape());
+    CHECK(fft_error(got, want) <= 16);
+    CHECK(fft_error(jit(f)(x), want) <= 16);
+    // vmap over a stack of two equals the transform of each.
+    const Array both = vmap(f)(stack({x, x * 2.0}));
+    CHECK(fft_error(take(both, array({1}), 0), want * 2.0) <= 16);
+    ++cases;
+  }
+  CHECK(cases == 34);
+}
+
+TEST_CASE("fft: gradients through the transforms match JAX's", "[dtypes][fft][autodiff]") {
+  int cases = 0;
+  for (const json& c : values()["fft"]) {
+    const std::string fn = c["fn"];
+    if (fn.rfind("grad_", 0) != 0) continue;
+    const DType d = dtype_named(c["dtype"]);
+    const DType cd = ir::complex_dtype(d);
+    INFO(fn << " in " << dtype_name(d));
+    const Array x = decode_shaped(c, "x", "dtype", "shape");
+    const Array cc = decode_complex(c["c"], cd);
+    const DType rd = ir::real_dtype(d);
+    std::function<Array(const Array&)> f;
+    if (fn == "grad_rfft_power") f = [](const Array& a) { return sum(square(abs(fft::rfft(a)))); };
+    if (fn == "grad_fft_real") f = [cc](const Array& a) { return sum(real(fft::fft(a) * cc)); };
+    if (fn == "grad_ifft_abs") f = [](const Array& a) { return sum(abs(fft::ifft(a))); };
+    if (fn == "grad_irfft_weighted") f = [rd](const Array& a) { return sum(fft::irfft(a, 10) * arange(10, rd)); };
+    if (fn == "grad_irfft_odd") f = [](const Array& a) { return sum(sin(fft::irfft(a, 11))); };
+    if (fn == "grad_rfft2_energy")
+      f = [](const Array& a) { return sum(pow(abs(fft::rfft2(reshape(a, {2, 5}))), 3.0)); };
+    REQUIRE(f);
+    // The value sums terms of up to ~100 (arange weights): its error is relative to them, not to the sum.
+    CHECK(worst_error(f(x), decode(c["value"], rd), 100.0) <= 16);
+    const Array want = reshape(decode_any(c["y"], d), x.shape());
+    CHECK(fft_error(grad(f)(x), want) <= 64);
+    CHECK(fft_error(jit(grad(f))(x), want) <= 64);
+    ++cases;
+  }
+  CHECK(cases == 12);
+}
+
+TEST_CASE("fft: frequencies, shifts and bad arguments", "[dtypes][fft]") {
+  const json* fq = nullptr;
+  for (const json& c : values()["fft"])
+    if (c["fn"] == "fftfreq") fq = &c;
+  REQUIRE(fq);
+  // JAX computes these in f32 (no x64 for its defaults); graft's f32 values round the exact ones.
+  CHECK(fft_error(fft::fftfreq(7, 0.5, f64), decode((*fq)["y"], f64)) <= 4);
+  CHECK(fft_error(fft::fftfreq(8, 1.0, f64), decode((*fq)["y8"], f64)) <= 4);
+  CHECK(fft_error(fft::rfftfreq(7, 0.5, f64), decode((*fq)["rfft7"], f64)) <= 4);
+  CHECK(fft_error(fft::fftshift(arange(7, f64)), decode((*fq)["shift"], f64)) == 0);
+  CHECK(fft_error(fft::ifftshift(arange(6, f64)), decode((*fq)["ishift"], f64)) == 0);
+  // Round trips.
+  const Array x = astype(arange(10, f64), f64) * 0.25;
+  CHECK(fft_error(fft::irfft(fft::rfft(x), 10), x) <= 8);
+  CHECK(fft_error(real(fft::ifft(fft::fft(x))), x) <= 8);
+  CHECK_THROWS_AS(fft::rfft(complex(x, x)), DTypeError);
+  CHECK_THROWS_AS(fft::fft(x, 0), ShapeError);
+  CHECK_THROWS_AS(fft::fft2(x), ShapeError);
+  CHECK_THROWS_AS(fft::fft(x, -1, -1, "sideways"), Error);
+}

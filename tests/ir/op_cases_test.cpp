@@ -293,6 +293,18 @@ void add_elementwise_cases(Catalogue& c) {
     c.bad_dtype(op, {{f32, {3}}}, {}, "needs a complex dtype (c64, c128), got f32");
   }
   c.ok(Op::conj, {{c128, {3}}}, {}, {{c128, {3}}});
+  // fft over the trailing axes: rfft halves the last, irfft restores it from fft_lengths.
+  auto fft_attrs = [](const char* type, Ints lengths) {
+    return ir::Attrs{{"fft_type", std::string(type)}, {"fft_lengths", lengths}};
+  };
+  c.ok(Op::fft, {{c64, {2, 8}}}, fft_attrs("fft", {8}), {{c64, {2, 8}}});
+  c.ok(Op::fft, {{c128, {3, 4}}}, fft_attrs("ifft", {3, 4}), {{c128, {3, 4}}});
+  c.ok(Op::fft, {{f32, {5, 9}}}, fft_attrs("rfft", {5, 9}), {{c64, {5, 5}}});
+  c.ok(Op::fft, {{c128, {5}}}, fft_attrs("irfft", {8}), {{f64, {8}}});
+  c.bad_dtype(Op::fft, {{f32, {8}}}, fft_attrs("fft", {8}), "fft needs a complex operand, got f32");
+  c.bad_shape(Op::fft, {{c64, {8}}}, fft_attrs("fft", {4}), "the trailing axes [8] must be [4]");
+  c.bad_shape(Op::fft, {{c64, {2, 2, 2, 2}}}, fft_attrs("fft", {2, 2, 2, 2}), "fft_lengths must name 1 to 3 axes");
+  c.bad_format(Op::fft, {{c64, {8}}}, fft_attrs("dft", {8}), "fft_type must be fft, ifft, rfft or irfft");
   c.bad_dtype(Op::conj, {{f64, {3}}}, {}, "needs a complex dtype (c64, c128), got f64");
   c.ok(Op::abs, {{c64, {3}}}, {}, {{f32, {3}}});
   c.ok(Op::exp, {{c128, {3}}}, {}, {{c128, {3}}});
