@@ -38,7 +38,7 @@ std::vector<Array> jvp_call(const Graph& graph, const std::vector<Array>& captur
 }
 
 Graph grad_graph(const Graph& graph, size_t num_captured, const std::vector<Array>& leaves,
-                 const std::vector<bool>& wrt, bool with_aux) {
+                 const std::vector<bool>& wrt, bool with_aux, bool holomorphic) {
   const ir::Graph& g = graph.ir();
   if (g.outputs().empty() || (!with_aux && g.outputs().size() != 1))
     throw ShapeError("grad: the function must return one scalar float Array, it returns " +
@@ -53,12 +53,22 @@ Graph grad_graph(const Graph& graph, size_t num_captured, const std::vector<Arra
   if (out.rank() != 0)
     throw ShapeError("grad: the function must return a scalar, it returns " + ir::type_str(out) + made +
                      "; sum it, or use vjp or jacrev for non-scalar outputs");
-  if (!ir::is_floating(out.dtype))
-    throw DTypeError("grad: the function must return a float, it returns " + ir::type_str(out) + made);
-  for (size_t i = 0; i < leaves.size(); ++i)
-    if (wrt[i] && !ir::is_inexact(checked_impl(leaves[i], "grad").type.dtype))
+  if (holomorphic) {
+    if (!ir::is_complex(out.dtype))
+      throw DTypeError("grad(holomorphic): the function must return a complex scalar, it returns " + ir::type_str(out) +
+                       made);
+  } else if (!ir::is_floating(out.dtype)) {
+    throw DTypeError("grad: the function must return a real float, it returns " + ir::type_str(out) + made +
+                     (ir::is_complex(out.dtype) ? " (for a holomorphic function, use grad(f, holomorphic))" : ""));
+  }
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    const DType d = checked_impl(leaves[i], "grad").type.dtype;
+    if (wrt[i] && !(holomorphic ? ir::is_complex(d) : ir::is_inexact(d)))
       throw DTypeError("grad: cannot differentiate with respect to " + ir::type_str(leaves[i].impl()->type) +
-                       " (argument leaf " + std::to_string(i) + "); only float arrays have gradients");
+                       " (argument leaf " + std::to_string(i) + "); " +
+                       (holomorphic ? "holomorphic gradients are taken of complex arrays only"
+                                    : "only float and complex arrays have gradients"));
+  }
   std::vector<bool> flags = wrt;
   flags.resize(leaves.size() + num_captured, false);  // closed-over values are constants
   return Graph(transforms::vjp_graph(g, flags));

@@ -102,7 +102,7 @@ auto value_and_grad(F f, std::source_location site = std::source_location::curre
     if constexpr (!detail::argnums_ok<sizeof...(args), Is...>)
       static_assert(detail::argnums_ok<sizeof...(args), Is...>, GRAFT_ARGNUMS_MESSAGE);
     else if constexpr (detail::differentiable_arguments<std::tuple<std::decay_t<decltype(args)>...>, Is...>())
-      return detail::value_and_grad_impl<false, Is...>(f, *cache, site, args...);
+      return detail::value_and_grad_impl<false, false, Is...>(f, *cache, site, args...);
   };
 }
 
@@ -126,7 +126,7 @@ auto value_and_grad(F f, HasAux, std::source_location site = std::source_locatio
     if constexpr (!detail::argnums_ok<sizeof...(args), Is...>)
       static_assert(detail::argnums_ok<sizeof...(args), Is...>, GRAFT_ARGNUMS_MESSAGE);
     else if constexpr (detail::differentiable_arguments<std::tuple<std::decay_t<decltype(args)>...>, Is...>())
-      return detail::value_and_grad_impl<true, Is...>(f, *cache, site, args...);
+      return detail::value_and_grad_impl<true, false, Is...>(f, *cache, site, args...);
   };
 }
 
@@ -135,6 +135,29 @@ auto grad(F f, HasAux, std::source_location site = std::source_location::current
   return [vg = value_and_grad<Is...>(f, has_aux, site)](const auto&... args) {
     auto [value, grads] = vg(args...);
     return std::make_pair(grads, value.second);
+  };
+}
+
+// The holomorphic tag: f maps complex arguments to a complex scalar and is
+// complex-differentiable; grad(f, holomorphic) gives df/dz (JAX's
+// holomorphic=True). Without it, grad takes real-valued functions only.
+struct Holomorphic {};
+inline constexpr Holomorphic holomorphic{};
+
+template <size_t... Is, class F>
+auto value_and_grad(F f, Holomorphic, std::source_location site = std::source_location::current()) {
+  return [f, site, cache = std::make_shared<detail::GraphCache>()](const auto&... args) {
+    if constexpr (!detail::argnums_ok<sizeof...(args), Is...>)
+      static_assert(detail::argnums_ok<sizeof...(args), Is...>, GRAFT_ARGNUMS_MESSAGE);
+    else if constexpr (detail::differentiable_arguments<std::tuple<std::decay_t<decltype(args)>...>, Is...>())
+      return detail::value_and_grad_impl<false, true, Is...>(f, *cache, site, args...);
+  };
+}
+
+template <size_t... Is, class F>
+auto grad(F f, Holomorphic, std::source_location site = std::source_location::current()) {
+  return [vg = value_and_grad<Is...>(f, holomorphic, site)](const auto&... args) {
+    if constexpr (!std::is_void_v<decltype(vg(args...))>) return vg(args...).second;
   };
 }
 

@@ -552,3 +552,20 @@ TEST_CASE("fft: frequencies, shifts and bad arguments", "[dtypes][fft]") {
   CHECK_THROWS_AS(fft::fft2(x), ShapeError);
   CHECK_THROWS_AS(fft::fft(x, -1, -1, "sideways"), Error);
 }
+
+TEST_CASE("dtypes: grad(f, holomorphic) gives df/dz of a complex-differentiable f", "[dtypes][complex][autodiff]") {
+  const Array z = complex(array({0.3, -1.2, 2.0}), array({0.7, 0.4, -0.5}));
+  const Array c = complex(array({1.5, -0.5, 0.25}), array({-2.0, 1.0, 0.0}));
+  // f(z) = sum(c z^2 + exp(z)): df/dz = 2 c z + exp(z), no conjugation (JAX's holomorphic=True).
+  auto f = [c](const Array& w) { return sum(c * w * w + exp(w)); };
+  const Array want = 2.0 * c * z + exp(z);
+  CHECK(worst_error(grad(f, holomorphic)(z), want, 1.0) <= 8);
+  CHECK(worst_error(jit(grad(f, holomorphic))(z), want, 1.0) <= 8);
+  const auto [value, g] = value_and_grad(f, holomorphic)(z);
+  CHECK(worst_error(value, f(z), 1.0) <= 2);
+  CHECK(worst_error(g, want, 1.0) <= 8);
+  // What JAX refuses: a complex output without the tag, the tag on real inputs or a real output.
+  CHECK_THROWS_WITH(grad(f)(z), Catch::Contains("use grad(f, holomorphic)"));
+  CHECK_THROWS_AS(grad([](const Array& w) { return sum(w); }, holomorphic)(array({1.0, 2.0})), DTypeError);
+  CHECK_THROWS_AS(grad([](const Array& w) { return sum(abs(w)); }, holomorphic)(z), DTypeError);
+}

@@ -49,8 +49,9 @@ std::vector<Array> jvp_call(const Graph& graph, const std::vector<Array>& captur
 // The VJP graph of a traced scalar function (checked to be one) w.r.t. the
 // leaves flagged in wrt. Its inputs: the leaves, the captured values, then
 // the output cotangents; its outputs: f's outputs, then the gradients.
+// With `holomorphic`, the value and the flagged leaves must be complex (JAX's holomorphic=True).
 Graph grad_graph(const Graph& graph, size_t num_captured, const std::vector<Array>& leaves,
-                 const std::vector<bool>& wrt, bool with_aux);
+                 const std::vector<bool>& wrt, bool with_aux, bool holomorphic = false);
 // Runs a grad_graph with cotangent 1 for the value (zeros for auxiliary
 // outputs): returns every output, then the gradient of each flagged leaf.
 std::vector<Array> run_grad_graph(const Graph& vjp, const std::vector<Array>& leaves,
@@ -202,7 +203,7 @@ namespace detail {
 // returned them, then the gradients of the arguments Is (argument 0 if none).
 // f is traced at every call, so arrays it closes over are read now; the VJP
 // graph is reused from `cache` when this signature traced to the same graph.
-template <bool WithAux, size_t... Is, class F, class... Args>
+template <bool WithAux, bool Holomorphic, size_t... Is, class F, class... Args>
 auto value_and_grad_impl(F& f, GraphCache& cache, const std::source_location& site, const Args&... args) {
   using Out = std::decay_t<decltype(f(args...))>;
   struct Entry {
@@ -211,7 +212,10 @@ auto value_and_grad_impl(F& f, GraphCache& cache, const std::source_location& si
   };
   constexpr bool default_arg = sizeof...(Is) == 0;
   auto [leaves, wrt] = default_arg ? leaves_with_flags<0>(args...) : leaves_with_flags<Is...>(args...);
-  std::string key = signature_key(WithAux ? "value_and_grad+aux" : "value_and_grad", args...);
+  std::string key = signature_key(WithAux       ? "value_and_grad+aux"
+                                  : Holomorphic ? "value_and_grad+holomorphic"
+                                                : "value_and_grad",
+                                  args...);
   auto traced = trace_function(f, args...);
   std::vector<Array> captured = traced.captured;
   std::shared_ptr<const Entry> entry;
@@ -220,9 +224,9 @@ auto value_and_grad_impl(F& f, GraphCache& cache, const std::source_location& si
     cache.count_trace();
     Graph vjp;
     try {
-      vjp = grad_graph(traced.graph, captured.size(), leaves, wrt, WithAux);
+      vjp = grad_graph(traced.graph, captured.size(), leaves, wrt, WithAux, Holomorphic);
     } catch (const Error&) {
-      rethrow_with_site(WithAux ? "value_and_grad(has_aux)" : "grad", site);
+      rethrow_with_site(WithAux ? "value_and_grad(has_aux)" : Holomorphic ? "grad(holomorphic)" : "grad", site);
     }
     entry = std::make_shared<const Entry>(Entry{std::move(vjp), traced.out});
     if (!key.empty()) cache.insert(key, traced.graph, entry);
