@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <numbers>
 #include <sstream>
 
 #include "graft/graft.h"
@@ -568,4 +569,38 @@ TEST_CASE("dtypes: grad(f, holomorphic) gives df/dz of a complex-differentiable 
   CHECK_THROWS_WITH(grad(f)(z), Catch::Contains("use grad(f, holomorphic)"));
   CHECK_THROWS_AS(grad([](const Array& w) { return sum(w); }, holomorphic)(array({1.0, 2.0})), DTypeError);
   CHECK_THROWS_AS(grad([](const Array& w) { return sum(abs(w)); }, holomorphic)(z), DTypeError);
+}
+
+TEST_CASE("fft: long transforms (four steps) agree with the DFT's definition", "[dtypes][fft]") {
+  // Lengths past the four-step threshold (2^14), one line and a few: sampled bins against the
+  // DFT summed in long double, and round trips; n = 3 * 2^14 is not a power of two.
+  for (int64_t n : {int64_t{1} << 16, int64_t{3} << 14}) {
+    INFO("n = " << n);
+    const Array x = random::normal(random::key(static_cast<uint64_t>(n)), {2, n}, f64);
+    const Array spectrum = fft::rfft(x);
+    const Array full = fft::fft(complex(x, zeros_like(x)));
+    const std::vector<double> xv = x.to_vector<double>();
+    const std::vector<std::complex<double>> sv = spectrum.to_vector<std::complex<double>>();
+    const std::vector<std::complex<double>> fv = full.to_vector<std::complex<double>>();
+    const int64_t m = n / 2 + 1;
+    double worst = 0;
+    for (int64_t k : {int64_t{0}, int64_t{1}, int64_t{7}, n / 4 + 3, n / 2 - 1, n / 2}) {
+      for (int64_t row = 0; row < 2; ++row) {
+        std::complex<long double> acc = 0;
+        for (int64_t j = 0; j < n; ++j) {
+          const long double angle = -2.0L * std::numbers::pi_v<long double> * static_cast<long double>((j * k) % n) / n;
+          acc += static_cast<long double>(xv[static_cast<size_t>(row * n + j)]) *
+                 std::complex<long double>(std::cos(angle), std::sin(angle));
+        }
+        const std::complex<double> want(static_cast<double>(acc.real()), static_cast<double>(acc.imag()));
+        worst = std::max(worst, std::abs(sv[static_cast<size_t>(row * m + k)] - want));
+        worst = std::max(worst, std::abs(fv[static_cast<size_t>(row * n + k)] - want));
+      }
+    }
+    // Relative to the spectrum's scale, sqrt(n) for unit normal samples: O(eps log n).
+    CHECK(worst / std::sqrt(static_cast<double>(n)) <= 64 * 0x1p-52);
+    CHECK(fft_error(fft::irfft(spectrum, n), x) <= 64);
+    CHECK(fft_error(real(fft::ifft(full)), x) <= 64);
+    CHECK(fft_error(jit([](const Array& a) { return fft::rfft(a); })(x), spectrum) <= 4);
+  }
 }
