@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <string>
 #include <vector>
 
 #include "graft/errors.h"
@@ -146,7 +147,14 @@ void run_kernel(const KernelCall& call) {
     all_empty = all_empty && std::find(s.begin(), s.end(), int64_t{0}) != s.end();
   }
   if (all_empty) return;
-  k(call);
+  try {
+    k(call);
+  } catch (const UnsupportedError& e) {  // a kernel's refusal names its op
+    const std::string_view name = ir::op_name(call.op);
+    const std::string what = e.what();
+    if (what.rfind(std::string(name), 0) == 0) throw;
+    throw UnsupportedError(std::string(name) + ": " + what);
+  }
 }
 
 }  // namespace graft::interpreter

@@ -75,7 +75,12 @@ void scatter_add_typed(const KernelCall& call) {
       if (v < 0 || v >= g.axis_size) continue;
       T* dst = y + (o * g.axis_size + v) * g.inner;
       const T* src = u + (o * g.middle + m) * g.inner;
-      for (int64_t i = 0; i < g.inner; ++i) dst[i] = gcg_wrap_add<T>(dst[i], src[i]);
+      for (int64_t i = 0; i < g.inner; ++i) {
+        if constexpr (ir::is_complex_type<T>)
+          dst[i] += src[i];
+        else
+          dst[i] = gcg_wrap_add<T>(dst[i], src[i]);
+      }
     }
 }
 
@@ -135,6 +140,9 @@ void gather_kernel(const KernelCall& call) {
 }
 
 void scatter_add_kernel(const KernelCall& call) {
+  // Complex values add as themselves (the transpose of gather, e.g. in sort's JVP, carries them).
+  if (call.inputs[0].type->dtype == DType::c64) return scatter_add_typed<std::complex<float>>(call);
+  if (call.inputs[0].type->dtype == DType::c128) return scatter_add_typed<std::complex<double>>(call);
   visit_dtype(call.inputs[0].type->dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, bool>) throw UnsupportedError("scatter_add: bool operand");

@@ -16,6 +16,7 @@ OutTypes sort_shape(const RuleCtx& c) {
   int64_t keys = c.attr_int("num_keys");
   if (keys < 1 || keys > static_cast<int64_t>(c.num_inputs()))
     c.shape_error("num_keys " + std::to_string(keys) + " must be in [1, " + std::to_string(c.num_inputs()) + "]");
+  for (int64_t k = 0; k < keys; ++k) check_accepted_dtype(c, c.input(static_cast<size_t>(k)).dtype);  // ordered keys
   c.attr_bool("is_stable");
   return c.inputs();
 }

@@ -19,10 +19,10 @@ using ir::Op;
 using ir::ValueId;
 using ir::ValueType;
 
-// Every dtype generated code computes in (the halves and complex numbers run
-// the interpreter's kernels under jit too).
-constexpr DType kDTypes[] = {DType::bool_, DType::i8,  DType::i16, DType::i32, DType::i64, DType::u8,
-                             DType::u16,   DType::u32, DType::u64, DType::f32, DType::f64};
+// Every dtype but complex (the halves run the interpreter's kernels under
+// jit too, so they check the graph passes around them).
+constexpr DType kDTypes[] = {DType::bool_, DType::i8,  DType::i16, DType::i32,  DType::i64, DType::u8, DType::u16,
+                             DType::u32,   DType::u64, DType::f16, DType::bf16, DType::f32, DType::f64};
 constexpr int kNumDrawn = static_cast<int>(std::size(kDTypes));
 
 // Ops the generator draws: pure, no axis names (those need a pmap or a
@@ -197,7 +197,10 @@ Array random_values(Gen& g, const ValueType& t) {
       // Floats on a grid of 1/400 (so that ties and exact zeros occur), or, in a program for
       // derivative checks, anywhere (a tie of two unrelated values is a kink, where finite
       // differences give the mean of the slopes on its two sides and a derivative rule one of them).
-      case DType::f32: case DType::f64:
+      case DType::f16:
+      case DType::bf16:
+      case DType::f32:
+      case DType::f64:
         x = g.differentiable() ? std::uniform_real_distribution<double>(-2.5, 2.5)(g.rng()) : (g.pick(2001) - 1000) / 400.0;
         break;
       case DType::bool_: x = g.pick(2); break;

@@ -310,6 +310,11 @@ void add_elementwise_cases(Catalogue& c) {
   c.ok(Op::exp, {{c128, {3}}}, {}, {{c128, {3}}});
   c.bad_dtype(Op::floor, {{c64, {3}}}, {}, "needs a real float dtype (f16, bf16, f32, f64), got c64");
   c.bad_dtype(Op::lt, {{c64, {3}}, {c64, {3}}}, {}, "needs an ordered (not complex) dtype, got c64");
+  c.bad_dtype(Op::sort, {{c64, {3}}, {f32, {3}}},
+              {{"dimension", int64_t{0}}, {"num_keys", int64_t{1}}, {"is_stable", int64_t{1}}},
+              "needs an ordered (not complex) dtype, got c64");
+  c.ok(Op::sort, {{f32, {3}}, {c64, {3}}},
+       {{"dimension", int64_t{0}}, {"num_keys", int64_t{1}}, {"is_stable", int64_t{1}}}, {{f32, {3}}, {c64, {3}}});
 
   c.ok(Op::convert_element_type, {{f32, {2, 3}}}, {{"new_dtype", DType::i32}}, {{i32, {2, 3}}});
   c.ok(Op::convert_element_type, {{bool_, {}}}, {{"new_dtype", DType::f64}}, {{f64, {}}});
