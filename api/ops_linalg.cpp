@@ -213,4 +213,42 @@ Array einsum(const std::string& spec, const std::vector<Array>& operands, Loc lo
   return transpose(acc.value, perm, loc);
 }
 
+// ---- DotOptions: the product in the wider of the operands' dtype and the
+// preferred one, converted to the preferred one.
+
+namespace {
+
+template <class Product>
+Array with_options(const Array& a, const Array& b, const DotOptions& options, const Loc& loc, Product product) {
+  if (!options.preferred_element_type) return product(a, b);
+  const DType preferred = *options.preferred_element_type;
+  const DType d = ir::promote_types(a.dtype(), b.dtype());
+  const DType compute = ir::promote_types(d, preferred) == preferred ? preferred : d;
+  const Array r = product(detail::convert(a, compute, loc), detail::convert(b, compute, loc));
+  return detail::convert(r, preferred, loc);
+}
+
+}  // namespace
+
+Array matmul(const Array& a, const Array& b, DotOptions options, Loc loc) {
+  return with_options(a, b, options, loc, [&](const Array& x, const Array& y) { return matmul(x, y, loc); });
+}
+
+Array dot_general(const Array& a, const Array& b, std::pair<std::vector<int>, std::vector<int>> contracting,
+                  std::pair<std::vector<int>, std::vector<int>> batch, DotOptions options, Loc loc) {
+  return with_options(a, b, options, loc,
+                      [&](const Array& x, const Array& y) { return dot_general(x, y, contracting, batch, loc); });
+}
+
+Array einsum(const std::string& spec, const std::vector<Array>& operands, DotOptions options, Loc loc) {
+  if (!options.preferred_element_type || operands.empty()) return einsum(spec, operands, loc);
+  const DType preferred = *options.preferred_element_type;
+  DType d = operands[0].dtype();
+  for (const Array& x : operands) d = ir::promote_types(d, x.dtype());
+  const DType compute = ir::promote_types(d, preferred) == preferred ? preferred : d;
+  std::vector<Array> converted;
+  for (const Array& x : operands) converted.push_back(detail::convert(x, compute, loc));
+  return detail::convert(einsum(spec, converted, loc), preferred, loc);
+}
+
 }  // namespace graft

@@ -281,14 +281,27 @@ Array diagonal(const Array& x, int offset = 0, int axis1 = 0, int axis2 = 1, Loc
 Array trace(const Array& x, int offset = 0, int axis1 = 0, int axis2 = 1, Loc loc = Loc::current());
 
 // ---- linear algebra
+// How a product computes, as jax.lax's precision and preferred_element_type: the result's dtype (the
+// operands' promoted dtype when unset). A wider preferred type computes in it (bf16 operands with
+// preferred f32 give the f32 product of their exact values; i8 with i32 does not wrap); a narrower
+// one rounds the finished product. On the CPU every precision is full f32/f64 arithmetic.
+enum class Precision { default_, high, highest };
+struct DotOptions {
+  Precision precision = Precision::default_;
+  std::optional<DType> preferred_element_type;
+};
 Array matmul(const Array& a, const Array& b, Loc loc = Loc::current());
+Array matmul(const Array& a, const Array& b, DotOptions options, Loc loc = Loc::current());
 Array dot(const Array& a, const Array& b, Loc loc = Loc::current());  // NumPy's dot
 // Explicit-output einsum over letters, e.g. "bij,bjk->bik"; implicit output (no "->")
 // sorts the letters that appear once, as NumPy. A letter repeated within one operand takes
 // that operand's diagonal ("ii->i"), summed when the output lacks it ("ii->" is the trace).
 Array einsum(const std::string& spec, const std::vector<Array>& operands, Loc loc = Loc::current());
+Array einsum(const std::string& spec, const std::vector<Array>& operands, DotOptions options, Loc loc = Loc::current());
 Array dot_general(const Array& a, const Array& b, std::pair<std::vector<int>, std::vector<int>> contracting,
                   std::pair<std::vector<int>, std::vector<int>> batch = {}, Loc loc = Loc::current());
+Array dot_general(const Array& a, const Array& b, std::pair<std::vector<int>, std::vector<int>> contracting,
+                  std::pair<std::vector<int>, std::vector<int>> batch, DotOptions options, Loc loc = Loc::current());
 
 }  // namespace graft
 

@@ -604,3 +604,25 @@ TEST_CASE("fft: long transforms (four steps) agree with the DFT's definition", "
     CHECK(fft_error(jit([](const Array& a) { return fft::rfft(a); })(x), spectrum) <= 4);
   }
 }
+
+TEST_CASE("dtypes: DotOptions' preferred_element_type", "[dtypes][matmul]") {
+  const Array a = astype(reshape(arange(12, f32), {3, 4}) * 0.37, bf16),
+              b = astype(reshape(arange(8, f32), {4, 2}) * 1.3, bf16);
+  // bf16 operands, an f32 result: the f32 product of their exact values, not rounded to bf16.
+  const Array wide = matmul(a, b, DotOptions{.preferred_element_type = f32});
+  CHECK(wide.dtype() == f32);
+  CHECK(encode(wide) == encode(matmul(astype(a, f32), astype(b, f32))));
+  CHECK(matmul(a, b).dtype() == bf16);
+  CHECK(encode(matmul(a, b)) == encode(astype(wide, bf16)));
+  // i8 operands accumulate in i32 without wrapping.
+  const Array i = full({2, 3}, 100, i8), j = full({3, 2}, 100, i8);
+  CHECK(dot_general(i, j, {{1}, {0}}, {}, DotOptions{.preferred_element_type = i32}).to_vector<int32_t>() ==
+        std::vector<int32_t>(4, 30000));
+  CHECK(einsum("ij,jk->ik", {i, j}, DotOptions{.preferred_element_type = i32}).dtype() == i32);
+  // Gradients come back in the operands' dtypes.
+  const auto g = grad<0, 1>([](const Array& x, const Array& y) {
+    return sum(matmul(x, y, DotOptions{.preferred_element_type = f32}));
+  })(a, b);
+  CHECK(std::get<0>(g).dtype() == bf16);
+  CHECK(std::get<1>(g).dtype() == bf16);
+}
