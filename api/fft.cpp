@@ -71,13 +71,13 @@ Array transform(const char* fn, FftType type, const Array& input, Shape s, std::
   // The operand's dtype: complex for fft, ifft and irfft; a real float for rfft.
   Array x = input;
   const DType d = x.dtype();
+  const DType part = d == DType::f64 ? DType::f64 : default_float_dtype();  // a real operand's precision
   if (type == FftType::rfft) {
     if (ir::is_complex(d))
       throw DTypeError(std::string(fn) + ": needs a real array, got " + detail::describe(x) + detail::where(loc));
-    x = detail::convert(x, d == DType::f64 ? DType::f64 : default_float_dtype(), loc);
-    if (x.dtype() != DType::f64) x = detail::convert(x, DType::f32, loc);
+    x = detail::convert(x, part, loc);
   } else if (!ir::is_complex(d)) {
-    x = detail::convert(x, ir::complex_dtype(d == DType::f64 ? DType::f64 : default_float_dtype()), loc);
+    x = detail::convert(x, ir::complex_dtype(part), loc);
   }
   // Signal sizes: given, else the axes' sizes (irfft's last: 2 (m - 1)).
   if (s.empty())
