@@ -11,7 +11,7 @@ using ir::Op;
 
 namespace {
 
-void check_integer(const char* name, const Array& a, const Loc& loc) {
+void check_integer_starts(const char* name, const Array& a, const Loc& loc) {
   if (!ir::is_integer(detail::checked_impl(a, name).type.dtype))
     throw DTypeError(std::string(name) + ": indices must be integers, got " + detail::describe(a) + detail::where(loc));
 }
@@ -21,7 +21,7 @@ std::vector<Array> scalar_starts(const char* name, const Array& x, std::vector<A
     throw ShapeError(std::string(name) + ": needs " + std::to_string(x.ndim()) + " start indices for " +
                      detail::describe(x) + ", got " + std::to_string(start.size()) + detail::where(loc));
   for (Array& s : start) {
-    check_integer(name, s, loc);
+    check_integer_starts(name, s, loc);
     if (s.ndim() != 0) throw ShapeError(std::string(name) + ": start indices must be scalars" + detail::where(loc));
     s = detail::convert(s, DType::i32, loc);
   }
@@ -52,14 +52,14 @@ Array dynamic_update_slice(const Array& x, const Array& update, std::vector<Arra
 }
 
 Array take(const Array& x, const Array& indices, int axis, Loc loc) {
-  check_integer("take", indices, loc);
+  check_integer_starts("take", indices, loc);
   int a = detail::normalize_axis("take", axis, x.ndim(), loc);
   Array idx = wrap_negative(indices, x.shape()[a], loc);
   return detail::bind1(Op::gather, {x, idx}, {{"axis", int64_t{a}}, {"batch_dims", int64_t{0}}}, loc);
 }
 
 Array scatter_add(const Array& x, const Array& indices, const Array& updates, int axis, Loc loc) {
-  check_integer("scatter_add", indices, loc);
+  check_integer_starts("scatter_add", indices, loc);
   int a = detail::normalize_axis("scatter_add", axis, x.ndim(), loc);
   Array idx = wrap_negative(indices, x.shape()[a], loc);
   Shape want(x.shape().begin(), x.shape().begin() + a);
@@ -129,7 +129,7 @@ Array searchsorted(const Array& sorted, const Array& v, const std::string& side,
 }
 
 Array one_hot(const Array& labels, int64_t n, DType dtype, Loc loc) {
-  check_integer("one_hot", labels, loc);
+  check_integer_starts("one_hot", labels, loc);
   if (n < 0 || n > ir::kMaxDim) throw ShapeError("one_hot: invalid number of classes " + std::to_string(n) + detail::where(loc));
   Shape shape = labels.shape();
   shape.push_back(n);

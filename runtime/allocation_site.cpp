@@ -44,7 +44,7 @@ bool same(const AllocationSite& s, std::string_view op, std::string_view scope, 
   return s.line == line && s.op == op && s.file == file && s.function == function && s.scope == scope;
 }
 
-thread_local const AllocationSite* t_current = nullptr;
+thread_local const AllocationSite* t_current_site = nullptr;
 
 }  // namespace
 
@@ -83,9 +83,9 @@ const AllocationSite* unknown_site() {
   return site;
 }
 
-const AllocationSite* current_site() { return t_current ? t_current : unknown_site(); }
+const AllocationSite* current_site() { return t_current_site ? t_current_site : unknown_site(); }
 
-SiteScope::SiteScope(const AllocationSite* site) : saved_(t_current) { t_current = site; }
-SiteScope::~SiteScope() { t_current = saved_; }
+SiteScope::SiteScope(const AllocationSite* site) : saved_(t_current_site) { t_current_site = site; }
+SiteScope::~SiteScope() { t_current_site = saved_; }
 
 }  // namespace graft::runtime

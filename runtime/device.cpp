@@ -44,7 +44,7 @@ std::unique_ptr<Allocator> make_allocator(const DeviceSettings& s) {
   return std::make_unique<BfcAllocator>(limit, s.preallocate);
 }
 
-thread_local Device* t_current = nullptr;
+thread_local Device* t_current_device = nullptr;
 
 }  // namespace
 
@@ -219,10 +219,10 @@ void copy_bytes(Device& dst_device, void* dst, Device& src_device, const void* s
   }
 }
 
-Device& current_device() { return t_current ? *t_current : *devices()[0]; }
-Device* scoped_device() { return t_current; }
+Device& current_device() { return t_current_device ? *t_current_device : *devices()[0]; }
+Device* scoped_device() { return t_current_device; }
 
-DeviceScope::DeviceScope(Device& device) : saved_(t_current) { t_current = &device; }
-DeviceScope::~DeviceScope() { t_current = saved_; }
+DeviceScope::DeviceScope(Device& device) : saved_(t_current_device) { t_current_device = &device; }
+DeviceScope::~DeviceScope() { t_current_device = saved_; }
 
 }  // namespace graft::runtime

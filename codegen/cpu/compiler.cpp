@@ -23,6 +23,7 @@
 #include <unordered_map>
 
 #include "codegen/cache_files.h"
+#include "codegen/cpu/cpp_text.h"
 #include "codegen/cpu/math.h"
 #include "graft/errors.h"
 
@@ -33,12 +34,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-template <class... A>
-std::string cat(const A&... parts) {
-  std::string out;
-  ((out += parts), ...);
-  return out;
-}
+using detail::cat;
 
 std::string env(const char* name) {
   const char* v = std::getenv(name);

@@ -13,7 +13,7 @@ namespace {
 // cuBLAS's C ABI, as cublas_api.h declares it.
 using Status = int;
 using Handle = void*;
-constexpr Status kStatusSuccess = 0;
+constexpr Status kCublasSuccess = 0;
 constexpr int kOpN = 0, kOpT = 1;
 
 struct CublasApi {
@@ -43,7 +43,7 @@ bool open_cublas(CublasApi& api, std::string* why) {
   return why->empty();
 }
 
-int checked_int(int64_t v, const char* what) {
+int cublas_int(int64_t v, const char* what) {
   if (v < 0 || v > 0x7fffffff) throw Error(std::string("cuda gemm: ") + what + " " + std::to_string(v) + " exceeds cuBLAS's int range");
   return static_cast<int>(v);
 }
@@ -56,9 +56,9 @@ class LoadedCublas final : public Cublas {
     Handle h = handle_for(device);
     check(api_.SetStream(h, stream), "cublasSetStream");
     const int ta = c.trans_a ? kOpT : kOpN, tb = c.trans_b ? kOpT : kOpN;
-    const int m = checked_int(c.m, "m"), n = checked_int(c.n, "n"), k = checked_int(c.k, "k");
-    const int lda = checked_int(c.lda, "lda"), ldb = checked_int(c.ldb, "ldb"), ldc = checked_int(c.ldc, "ldc");
-    const int batch = checked_int(c.batch, "batch");
+    const int m = cublas_int(c.m, "m"), n = cublas_int(c.n, "n"), k = cublas_int(c.k, "k");
+    const int lda = cublas_int(c.lda, "lda"), ldb = cublas_int(c.ldb, "ldb"), ldc = cublas_int(c.ldc, "ldc");
+    const int batch = cublas_int(c.batch, "batch");
     if (c.f64) {
       const double one = 1, zero = 0;
       check(api_.Dgemm(h, ta, tb, m, n, k, &one, static_cast<const double*>(c.a), lda, c.stride_a,
@@ -78,8 +78,8 @@ class LoadedCublas final : public Cublas {
     Handle h = handle_for(device);
     check(api_.SetStream(h, stream), "cublasSetStream");
     const int side = c.left ? 0 : 1, uplo = c.upper ? 1 : 0, op = c.trans ? kOpT : kOpN, diag = c.unit ? 1 : 0;
-    const int m = checked_int(c.m, "m"), n = checked_int(c.n, "n");
-    const int lda = checked_int(c.lda, "lda"), ldb = checked_int(c.ldb, "ldb");
+    const int m = cublas_int(c.m, "m"), n = cublas_int(c.n, "n");
+    const int lda = cublas_int(c.lda, "lda"), ldb = cublas_int(c.ldb, "ldb");
     for (int64_t e = 0; e < c.batch; ++e) {
       if (c.f64) {
         const double one = 1;
@@ -104,7 +104,7 @@ class LoadedCublas final : public Cublas {
     return h;
   }
   static void check(Status s, const char* what) {
-    if (s != kStatusSuccess) throw Error(std::string("cuda: ") + what + " failed: cublasStatus_t " + std::to_string(s));
+    if (s != kCublasSuccess) throw Error(std::string("cuda: ") + what + " failed: cublasStatus_t " + std::to_string(s));
   }
 
   CublasApi api_;

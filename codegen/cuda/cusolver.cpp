@@ -15,7 +15,7 @@ namespace {
 // cuSOLVER's C ABI, as cusolverDn.h declares it.
 using Status = int;
 using Handle = void*;
-constexpr Status kStatusSuccess = 0;
+constexpr Status kCusolverSuccess = 0;
 constexpr int kFillLower = 0, kFillUpper = 1;  // cublasFillMode_t
 constexpr int kEigModeVector = 1;              // cusolverEigMode_t
 
@@ -70,7 +70,7 @@ bool open_cusolver(CusolverApi& api, std::string* why) {
   return why->empty();
 }
 
-int checked_int(int64_t v, const char* what) {
+int cusolver_int(int64_t v, const char* what) {
   if (v < 0 || v > 0x7fffffff)
     throw Error(std::string("cuda solver: ") + what + " " + std::to_string(v) + " exceeds cuSOLVER's int range");
   return static_cast<int>(v);
@@ -93,8 +93,8 @@ class LoadedCusolver final : public Cusolver {
   template <class T>
   void run_typed(Handle h, const SolverCall& c, const Routines<T>& r, const std::function<void*(size_t)>& workspace) {
     using R = SolverCall::Routine;
-    const int m = checked_int(c.m, "m"), n = checked_int(c.n, "n"), k = checked_int(c.k, "k");
-    const int lda = checked_int(c.lda, "lda"), ldu = checked_int(c.ldu, "ldu"), ldvt = checked_int(c.ldvt, "ldvt");
+    const int m = cusolver_int(c.m, "m"), n = cusolver_int(c.n, "n"), k = cusolver_int(c.k, "k");
+    const int lda = cusolver_int(c.lda, "lda"), ldu = cusolver_int(c.ldu, "ldu"), ldvt = cusolver_int(c.ldvt, "ldvt");
     const int uplo = c.upper ? kFillUpper : kFillLower;
     T* a = static_cast<T*>(c.a);
     T* b = static_cast<T*>(c.b);
@@ -149,7 +149,7 @@ class LoadedCusolver final : public Cusolver {
     return h;
   }
   static void check(Status s, const char* what) {
-    if (s != kStatusSuccess)
+    if (s != kCusolverSuccess)
       throw Error(std::string("cuda: ") + what + " failed: cusolverStatus_t " + std::to_string(s));
   }
 

@@ -224,7 +224,7 @@ void bitcast_convert_type_kernel(const KernelCall& call) {
         const From* x = in_ptr<From>(call, 0);
         To* y = out_ptr<To>(call, 0);
         parallel_ranges(out_elements(call), [&](int64_t b, int64_t e) {
-          for (int64_t i = b; i < e; ++i) std::memcpy(&y[i], &x[i], sizeof(To));
+          for (int64_t i = b; i < e; ++i) std::memcpy(static_cast<void*>(&y[i]), &x[i], sizeof(To));
         });
       }
     });

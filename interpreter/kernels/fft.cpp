@@ -185,7 +185,7 @@ void fft_typed(const KernelCall& call, FftType type, const ir::Ints& lengths) {
         const std::vector<C>& w = twiddles<R>(n);
         std::vector<C> z(static_cast<size_t>(h));
         for (int64_t l = 0; l < lines; ++l) {
-          std::memcpy(z.data(), x + l * n, static_cast<size_t>(n) * sizeof(R));
+          std::memcpy(static_cast<void*>(z.data()), x + l * n, static_cast<size_t>(n) * sizeof(R));
           four_step(z.data(), h, middle_divisor(h), false);
           C* out = y + l * m;
           parallel_ranges(m, [&](int64_t lo, int64_t hi) {

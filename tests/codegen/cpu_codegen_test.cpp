@@ -1,8 +1,9 @@
 // The CPU code generator: generated kernels against the interpreter, op by
 // op and on fused bodies (broadcasts, constants, reductions), and the
 // compiler driver's caches.
-#include <catch2/catch.hpp>
 #include <unistd.h>
+#include <catch2/catch.hpp>
+#include <stdexcept>
 
 #include <chrono>
 #include <cmath>
@@ -114,6 +115,7 @@ Array input_array(DType dt, const Shape& shape, uint64_t salt, double lo = -4, d
       for (auto& x : b) x = static_cast<uint8_t>(lcg(s) % 2);
       return raw_array(dt, shape, b.data());
     }
+    default: throw std::logic_error("no case for this dtype here");
   }
   return {};
 }
@@ -194,6 +196,7 @@ double element(DType dt, const void* p, int64_t i) {
     case DType::u32: return as_double<uint32_t>(p, i);
     case DType::f32: return as_double<float>(p, i);
     case DType::f64: return as_double<double>(p, i);
+    default: throw std::logic_error("no case for this dtype here");
   }
   return 0;
 }

@@ -4,6 +4,7 @@
 // and match the interpreter; the emulator catches a divergent barrier; the
 // toolkit's stub libcuda gives the clean "no GPU driver" error.
 #include <catch2/catch.hpp>
+#include <stdexcept>
 
 #include <cmath>
 #include <cstdio>
@@ -307,6 +308,7 @@ Array test_input(const ir::ValueType& t, uint64_t salt) {
         break;
       }
       case DType::bool_: put(static_cast<uint8_t>(u < 0.5)); break;
+      default: throw std::logic_error("no case for this dtype here");
     }
   }
   auto impl = detail::allocate_concrete(t);
@@ -322,6 +324,7 @@ double element(DType dt, const void* p, int64_t i) {
     case DType::u32: return static_cast<const uint32_t*>(p)[i];
     case DType::f32: return static_cast<const float*>(p)[i];
     case DType::f64: return static_cast<const double*>(p)[i];
+    default: throw std::logic_error("no case for this dtype here");
   }
   return 0;
 }

@@ -4,6 +4,7 @@
 // GRAFT_CUDA_DRIVER=emulated (two emulated devices); scripts/gpu_check.sh
 // runs them on a real GPU.
 #include <catch2/catch.hpp>
+#include <stdexcept>
 
 #include <cmath>
 #include <cstdlib>
@@ -193,6 +194,7 @@ void check_same_bits(const Array& got, const Array& want) {
     case DType::u32: CHECK(got.to_vector<uint32_t>() == want.to_vector<uint32_t>()); break;
     case DType::f32: same_float_bits<float>(got, want); break;
     case DType::f64: same_float_bits<double>(got, want); break;
+    default: throw std::logic_error("no case for this dtype here");
   }
 }
 

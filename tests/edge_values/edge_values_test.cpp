@@ -7,8 +7,8 @@
 // (docs/FLOAT_MATH.md) plus one for the reference's own rounding. Cases with
 // a "rule" are graft's documented choices where NumPy differs
 // (docs/EDGE_VALUES.md); their expected values follow graft's rule.
-#include <catch2/catch.hpp>
 #include <bit>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
 #include <fstream>
@@ -16,6 +16,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 #include "graft/graft.h"
@@ -52,6 +53,7 @@ Array decode(const json& values, DType t, const Shape& shape) {
       for (const json& b : values) v.push_back(b.get<bool>() ? 1 : 0);
       return astype(array(v, shape), DType::bool_);
     }
+    default: throw std::logic_error("no case for this dtype here");
   }
   return {};
 }
@@ -201,6 +203,7 @@ TEST_CASE("elementwise ops and reductions on edge values agree with NumPy", "[ed
       case DType::i64: bad = mismatch_exact(got.to_vector<int64_t>(), want.to_vector<int64_t>()); break;
       case DType::u32: bad = mismatch_exact(got.to_vector<uint32_t>(), want.to_vector<uint32_t>()); break;
       case DType::bool_: bad = mismatch_exact(got.to_vector<int32_t>(), want.to_vector<int32_t>()); break;
+      default: throw std::logic_error("no case for this dtype here");
     }
     CHECK(bad == "");
     ++checked;

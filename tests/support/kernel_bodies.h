@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
 #include "ir/builder.h"
@@ -32,6 +33,7 @@ inline ir::ValueId constant(ir::GraphBuilder& b, DType dt, double v) {
     case DType::i64: put(static_cast<int64_t>(v)); break;
     case DType::u32: put(static_cast<uint32_t>(v)); break;
     case DType::bool_: put(static_cast<uint8_t>(v != 0)); break;
+    default: throw std::logic_error("no case for this dtype here");
   }
   return b.add1(ir::Op::constant, {}, ir::Attrs{{"value", std::make_shared<const ir::Literal>(std::move(lit))}});
 }
