@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "graft/errors.h"
 #include "interpreter/kernels/convert.h"
+#include "interpreter/kernels/loops.h"
 #include "ir/dtype.h"
 
 namespace graft::interpreter {
@@ -25,6 +27,28 @@ constexpr bool computes_halves_in_f32(ir::OpFamily family) {
          family == ir::OpFamily::linalg || family == ir::OpFamily::collective;
 }
 
+// f32 buffers for halves_as_f32, kept per thread from call to call: a fresh
+// zeroed std::vector per operand cost a bf16 1024^3 product more time in
+// memset and page faults (7 ms) than its conversions. Each widened value
+// takes the next slot; a kernel that runs another kernel (a collective's
+// reduction) takes slots after its caller's.
+thread_local size_t t_scratch_slots_in_use = 0;
+float* f32_scratch(size_t slot, int64_t n) {
+  struct Buffer {
+    std::unique_ptr<float[]> data;
+    int64_t size = 0;
+  };
+  thread_local std::vector<Buffer> buffers;
+  if (buffers.size() <= slot) buffers.resize(slot + 1);
+  Buffer& b = buffers[slot];
+  if (b.size < n) {
+    b.data.reset();  // the old one first: peak memory is one buffer, not two
+    b.data.reset(new float[static_cast<size_t>(n)]);
+    b.size = n;
+  }
+  return b.data.get();
+}
+
 // kernel k on a call whose half operands are widened to f32 and whose half
 // results are computed in f32 and rounded to nearest even.
 template <Kernel k>
@@ -34,34 +58,41 @@ void halves_as_f32(const KernelCall& call) {
   for (const KernelOut& out : call.outputs) any = any || ir::is_half(out.type->dtype);
   if (!any) return k(call);
   std::deque<ir::ValueType> types;  // stable addresses
-  std::vector<std::vector<float>> buffers;
-  buffers.reserve(call.inputs.size() + call.outputs.size());
   KernelCall wide{call.op, call.attrs, call.inputs, call.outputs};
+  struct SlotsTaken {  // given back however the kernel exits
+    size_t base = t_scratch_slots_in_use;
+    ~SlotsTaken() { t_scratch_slots_in_use = base; }
+  } taken;
+  size_t slots = taken.base;
+  float* buffer = nullptr;  // the last widened value's
   auto widen = [&](const ir::ValueType& t) {
     types.push_back(ir::ValueType{DType::f32, t.shape});
-    buffers.emplace_back(static_cast<size_t>(t.num_elements()));
+    buffer = f32_scratch(slots++, t.num_elements());
+    t_scratch_slots_in_use = slots;
     return &types.back();
   };
   for (KernelIn& in : wide.inputs) {
     if (!ir::is_half(in.type->dtype)) continue;
     const DType d = in.type->dtype;
     in.type = widen(*in.type);
-    std::vector<float>& f = buffers.back();
+    float* w = buffer;
     ir::visit_element_type(d, [&](auto tag) {
       using H = typename decltype(tag)::type;
       if constexpr (ir::is_half_type<H>) {
         const H* h = static_cast<const H*>(in.data);
-        for (size_t i = 0; i < f.size(); ++i) f[i] = static_cast<float>(h[i]);
+        parallel_ranges(in.type->num_elements(), [&](int64_t b, int64_t e) {
+          for (int64_t i = b; i < e; ++i) w[i] = static_cast<float>(h[i]);
+        });
       }
     });
-    in.data = f.data();
+    in.data = w;
   }
   std::vector<size_t> rounded;  // the outputs to round back
   for (size_t o = 0; o < wide.outputs.size(); ++o) {
     KernelOut& out = wide.outputs[o];
     if (!ir::is_half(out.type->dtype)) continue;
     out.type = widen(*out.type);
-    out.data = buffers.back().data();
+    out.data = buffer;
     rounded.push_back(o);
   }
   k(wide);
@@ -72,7 +103,9 @@ void halves_as_f32(const KernelCall& call) {
       using H = typename decltype(tag)::type;
       if constexpr (ir::is_half_type<H>) {
         H* h = static_cast<H*>(call.outputs[o].data);
-        for (int64_t i = 0; i < n; ++i) h[i] = H(f[i]);
+        parallel_ranges(n, [&](int64_t b, int64_t e) {
+          for (int64_t i = b; i < e; ++i) h[i] = H(f[i]);
+        });
       }
     });
   }

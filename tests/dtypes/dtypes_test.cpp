@@ -626,3 +626,18 @@ TEST_CASE("dtypes: DotOptions' preferred_element_type", "[dtypes][matmul]") {
   CHECK(std::get<0>(g).dtype() == bf16);
   CHECK(std::get<1>(g).dtype() == bf16);
 }
+
+TEST_CASE("dtypes: a bf16 product is the f32 product of its operands, rounded", "[dtypes][matmul]") {
+  // Big enough for the BLAS path and the parallel conversions; each size
+  // twice and larger after smaller, so reused conversion buffers are checked.
+  for (const int64_t n : {64, 300, 96, 300}) {
+    INFO("n = " << n);
+    const Array a = astype(random::normal(random::key(n), {n, n + 3}), bf16);
+    const Array b = astype(random::normal(random::key(n + 1), {n + 3, n - 5}), bf16);
+    const Array want = astype(matmul(astype(a, f32), astype(b, f32)), bf16);
+    CHECK(encode(matmul(a, b)) == encode(want));
+    CHECK(encode(jit([](const Array& x, const Array& y) { return matmul(x, y); })(a, b)) == encode(want));
+    const Array h = astype(a, f16);
+    CHECK(encode(sum(h, {1})) == encode(astype(sum(astype(h, f32), {1}), f16)));
+  }
+}
