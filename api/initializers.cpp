@@ -21,12 +21,12 @@ namespace {
 
 using Loc = std::source_location;
 
-// v rounded to dtype (f32 or f64).
-double in_dtype(double v, DType dtype) { return dtype == DType::f32 ? static_cast<double>(static_cast<float>(v)) : v; }
+double in_dtype(double v, DType dtype) { return detail::round_to_float_dtype(v, dtype); }
 
 void check_float(const char* fn, DType dtype, const Loc& loc) {
-  if (dtype != DType::f32 && dtype != DType::f64)
-    throw DTypeError(std::string(fn) + ": dtype must be f32 or f64, got " + dtype_name(dtype) + detail::where(loc));
+  if (!ir::is_floating(dtype))
+    throw DTypeError(std::string(fn) + ": dtype must be a float dtype (f16, bf16, f32, f64), got " + dtype_name(dtype) +
+                     detail::where(loc));
 }
 
 // JAX's _compute_fans: the in and out axes' sizes times the receptive field (every other axis).

@@ -22,8 +22,19 @@ Array convert(const Array& x, DType dtype, const std::source_location& loc);
 // x where it is a float array, else x converted to the default float dtype
 // (NumPy's sin(int)); name is the op an empty handle is reported for.
 Array as_float(const Array& x, const char* name, const std::source_location& loc);
+// v rounded to the float dtype (to nearest even; the halves through f32, as XLA), as a double.
+inline double round_to_float_dtype(double v, DType dtype) {
+  switch (dtype) {
+    case DType::f16: return static_cast<float>(float16(static_cast<float>(v)));
+    case DType::bf16: return static_cast<float>(bfloat16(static_cast<float>(v)));
+    case DType::f32: return static_cast<float>(v);
+    default: return v;
+  }
+}
 // The ulp of 1 in a float dtype (numpy.finfo(dtype).eps).
-inline double eps_of(DType dtype) { return dtype == DType::f32 ? 0x1p-23 : 0x1p-52; }
+inline double eps_of(DType dtype) {
+  return dtype == DType::f16 ? 0x1p-10 : dtype == DType::bf16 ? 0x1p-7 : dtype == DType::f32 ? 0x1p-23 : 0x1p-52;
+}
 // The dtype x and a C++ number of the given kind compute in: the number is
 // weakly typed, so it takes x's dtype unless its kind is higher (JAX's rule).
 DType weak_scalar_dtype(const Array& x, bool is_float, const char* op);

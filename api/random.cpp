@@ -7,14 +7,19 @@
 //           row-major index i of S (interpreter/kernels/random.cpp): JAX's
 //           counters, iota_2x32_shape(S).
 //   split(k, n)[i] = threefry2x32(k, (0, i)); fold_in(k, d) = threefry2x32(k, (0, d)).
-//   bits: the two words of each row xor-ed, as JAX's 32-bit random bits.
+//   bits: 32-bit: the two words of each row xor-ed; 8- and 16-bit: the low
+//           bits of that xor; 64-bit: w0 << 32 | w1, as JAX's random bits.
 //   uniform f32: (bits >> 9) * 2^-23; f64: the 64 bits (w0 << 32 | w1) >> 12
-//           times 2^-52; then u * (hi - lo) + lo in the dtype and max(lo, .),
-//           as JAX (so hi itself can come out where the product rounds up).
+//           times 2^-52; f16: 16-bit bits >> 6 times 2^-10; bf16: 8-bit bits
+//           >> 1 times 2^-7 (JAX draws at least 8 bits); then u * (hi - lo)
+//           + lo in the dtype and max(lo, .), as JAX (so hi itself can come
+//           out where the product rounds up). The halves' ops round each
+//           result, as XLA's CPU code does: JAX's draws exactly.
 //   normal: sqrt(2) * erf_inv(u), u uniform in (-1, 1) (nextafter(-1, 0), 1).
 //   bernoulli(p): uniform < p in the default float dtype.
-//   randint[lo, hi): two 32-bit draws from split(k), combined modulo the span
-//           by JAX's formula (the multiplier 2^32 mod span).
+//   randint[lo, hi): two draws of the dtype's width (at least 32 bits) from
+//           split(k), combined modulo the span by JAX's formula (the
+//           multiplier 2^n mod span).
 #include "graft/random.h"
 
 #include <algorithm>
@@ -56,7 +61,8 @@ void check_shape(const char* fn, const Shape& shape, const Loc& loc) {
 
 void check_float(const char* fn, DType dtype, const Loc& loc) {
   if (!ir::is_floating(dtype))
-    throw DTypeError(std::string(fn) + ": dtype must be f32 or f64, got " + dtype_name(dtype) + where(loc));
+    throw DTypeError(std::string(fn) + ": dtype must be a float dtype (f16, bf16, f32, f64), got " + dtype_name(dtype) +
+                     where(loc));
 }
 
 Shape with(Shape shape, int64_t last) {
@@ -94,8 +100,26 @@ Array bits32(const Array& key, const Shape& shape, const Loc& loc) {
   return bind1(Op::bitwise_xor, {take_last(pairs, 0, loc), take_last(pairs, 1, loc)}, {}, loc);
 }
 
+// JAX's random bits of an unsigned dtype (u8, u16, u32 or u64).
+Array bits_of(const Array& key, const Shape& shape, DType dtype, const Loc& loc) {
+  if (dtype == DType::u32) return bits32(key, shape, loc);
+  if (dtype != DType::u64) return detail::convert(bits32(key, shape, loc), dtype, loc);  // the low bits
+  Array pairs = raw_bits(key, with(shape, 2), loc);
+  Array hi = detail::convert(take_last(pairs, 0, loc), DType::u64, loc);
+  Array lo = detail::convert(take_last(pairs, 1, loc), DType::u64, loc);
+  return bind1(Op::bitwise_or, {binop(Op::shift_left, hi, 32, loc), lo}, {}, loc);
+}
+
 // Uniform [0, 1) from JAX's random bits: exact, see the top of the file.
 Array unit(const Array& key, const Shape& shape, DType dtype, const Loc& loc) {
+  if (ir::is_half(dtype)) {
+    // A mantissa of nmant random bits: the top bits of an at least 8-bit draw.
+    const bool f16 = dtype == DType::f16;
+    const int nmant = f16 ? 10 : 7, rng_bits = f16 ? 16 : 8;
+    Array b = bits_of(key, shape, f16 ? DType::u16 : DType::u8, loc);
+    Array m = detail::convert(binop(Op::shift_right_logical, b, rng_bits - nmant, loc), dtype, loc);
+    return binop(Op::mul, m, std::ldexp(1.0, -nmant), loc);  // exact
+  }
   if (dtype == DType::f32) {
     Array m = detail::convert(binop(Op::div, bits32(key, shape, loc), 512, loc), DType::f32, loc);  // bits >> 9
     return binop(Op::mul, m, 0x1p-23, loc);
@@ -106,8 +130,17 @@ Array unit(const Array& key, const Shape& shape, DType dtype, const Loc& loc) {
   return bind1(Op::add, {binop(Op::mul, hi, 0x1p-32, loc), binop(Op::mul, lo, 0x1p-52, loc)}, {}, loc);
 }
 
-// v rounded to dtype (f32 or f64), as a double.
-double in_dtype(double v, DType dtype) { return dtype == DType::f32 ? static_cast<double>(static_cast<float>(v)) : v; }
+double in_dtype(double v, DType dtype) { return detail::round_to_float_dtype(v, dtype); }
+
+// The float after -1 in dtype: nextafter(-1, 0).
+double above_minus_one(DType dtype) {
+  switch (dtype) {
+    case DType::f16: return -1 + 0x1p-11;
+    case DType::bf16: return -1 + 0x1p-8;
+    case DType::f32: return -1 + 0x1p-24;
+    default: return std::nextafter(-1.0, 0.0);
+  }
+}
 
 // JAX's uniform on [lo, hi) with lo and hi already in the dtype. XLA's CPU
 // code fuses u * span + lo into one multiply-add; in f32 the product is
@@ -184,10 +217,10 @@ Array key(uint64_t seed, Loc loc) {
 Array bits(const Array& key, Shape shape, DType dtype, Loc loc) {
   check_key("random::bits", key, loc);
   check_shape("random::bits", shape, loc);
-  if (dtype != DType::u32)
-    throw DTypeError(std::string("random::bits: dtype must be u32 (8-, 16- and 64-bit draws need those dtypes), got ") +
-                     dtype_name(dtype) + where(loc));
-  return bits32(key, shape, loc);
+  if (!ir::is_unsigned_integer(dtype))
+    throw DTypeError(std::string("random::bits: dtype must be u8, u16, u32 or u64, got ") + dtype_name(dtype) +
+                     where(loc));
+  return bits_of(key, shape, dtype, loc);
 }
 
 std::vector<Array> split(const Array& key, int n, Loc loc) {
@@ -251,8 +284,7 @@ Array normal(const Array& key, Shape shape, DType dtype, Loc loc) {
   check_key(fn, key, loc);
   check_shape(fn, shape, loc);
   check_float(fn, dtype, loc);
-  const double lo = dtype == DType::f32 ? static_cast<double>(std::nextafter(-1.0f, 0.0f)) : std::nextafter(-1.0, 0.0);
-  Array u = uniform_in(key, shape, lo, 1.0, dtype, loc);
+  Array u = uniform_in(key, shape, above_minus_one(dtype), 1.0, dtype, loc);
   return binop(Op::mul, graft::erf_inv({u, loc}), in_dtype(std::numbers::sqrt2, dtype), loc);
 }
 
@@ -278,70 +310,133 @@ Array bernoulli(const Array& key, const Array& p, Shape shape, Loc loc) {
   return unit(key, shape, dtype, loc) < detail::random_param(p, dtype, shape, loc);
 }
 
+namespace {
+
+// The range of an integer dtype, as int64 (u64's top is clipped to int64's).
+std::pair<int64_t, int64_t> int_range(DType dtype) {
+  const int bits = static_cast<int>(ir::dtype_size(dtype)) * 8;
+  if (ir::is_unsigned_integer(dtype))
+    return {0, bits == 64 ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>((uint64_t{1} << bits) - 1)};
+  return {bits == 64 ? std::numeric_limits<int64_t>::min() : -(int64_t{1} << (bits - 1)),
+          bits == 64 ? std::numeric_limits<int64_t>::max() : (int64_t{1} << (bits - 1)) - 1};
+}
+
+DType unsigned_of(DType dtype) {
+  switch (ir::dtype_size(dtype)) {
+    case 1: return DType::u8;
+    case 2: return DType::u16;
+    case 4: return DType::u32;
+    default: return DType::u64;
+  }
+}
+
+void check_int_dtype(const char* fn, DType dtype, const Loc& loc) {
+  if (!ir::is_integer(dtype))
+    throw DTypeError(std::string(fn) + ": dtype must be an integer dtype, got " + dtype_name(dtype) + where(loc));
+}
+
+// jax.random.randint's draws in an integer dtype of n bits, its i64 bounds
+// broadcast to shape: the bounds clipped to the dtype, a span of 1 where
+// hi <= lo (lo is drawn), one more where hi is past the dtype's range (2^n
+// wraps to 0, and x % 0 leaves x); two n-bit draws from split(key) combined
+// modulo the span with the multiplier 2^n mod span, computed as JAX does:
+// ((2^(n/2) mod span)^2) mod span, wrapping in n bits.
+Array randint_between(const Array& key, const Shape& shape, const Array& lo64, const Array& hi64, DType dtype,
+                      const Loc& loc) {
+  const auto [kMin, kMax] = int_range(dtype);
+  if (ir::dtype_size(dtype) < 4) {
+    // As JAX: 8- and 16-bit integers are drawn as i32 between the bounds
+    // clipped to [min, max + 1] (less biased), then converted.
+    auto clip = [&](const Array& b, int64_t top) { return clamp(kMin, b, top, loc); };
+    return detail::convert(randint_between(key, shape, clip(lo64, kMax), clip(hi64, kMax + 1), DType::i32, loc), dtype,
+                           loc);
+  }
+  const DType udtype = unsigned_of(dtype);
+  const int bits = static_cast<int>(ir::dtype_size(dtype)) * 8;
+  auto clip = [&](const Array& b) { return detail::convert(clamp(kMin, b, kMax, loc), dtype, loc); };
+  const Array a = clip(lo64), b = clip(hi64);
+  Array span = detail::convert(b - a, udtype, loc);  // wraps in the dtype: the unsigned distance
+  const Array one = full_like(span, 1);
+  span = graft::where(b <= a, one, span, loc);
+  if (kMax < std::numeric_limits<int64_t>::max()) {
+    const Array hi_out_of_range = hi64 > kMax;  // an integer constant: a float one would compare in f32
+    span = graft::where(logical_and(hi_out_of_range, b > a), span + one, span, loc);
+  }
+  auto rem = [&](const Array& x, const Array& y) { return bind1(Op::rem, {x, y}, {}, loc); };  // x % 0 = x
+  Array multiplier = rem(full_like(span, std::ldexp(1.0, bits / 2)), span);
+  multiplier = rem(multiplier * multiplier, span);
+  std::vector<Array> keys = split(key, 2, loc);
+  const Array higher = bits_of(keys[0], shape, udtype, loc), lower = bits_of(keys[1], shape, udtype, loc);
+  const Array offset = rem(rem(higher, span) * multiplier + rem(lower, span), span);
+  return a + detail::convert(offset, dtype, loc);
+}
+
+// A scalar i64 constant broadcast to shape (exact: no trip through a double).
+Array i64_full(int64_t v, const Shape& shape, const Loc& loc) {
+  return detail::broadcast_to_shape(array(std::vector<int64_t>{v}, Shape{}, loc), shape, loc);
+}
+
+}  // namespace
+
 Array randint(const Array& key, Shape shape, int64_t lo, int64_t hi, DType dtype, Loc loc) {
   const char* fn = "random::randint";
   check_key(fn, key, loc);
   check_shape(fn, shape, loc);
-  if (dtype != DType::i32)
-    throw DTypeError(std::string(fn) + ": dtype must be i32 (64-bit draws need u64), got " + dtype_name(dtype) +
-                     where(loc));
-  constexpr int64_t kMin = std::numeric_limits<int32_t>::min(), kMax = std::numeric_limits<int32_t>::max();
-  if (!(lo < hi) || lo < kMin || hi > kMax + int64_t{1})
-    throw Error(std::string(fn) + ": need lo < hi within the i32 range (hi exclusive, at most 2^31), got [" +
-                std::to_string(lo) + ", " + std::to_string(hi) + ")" + where(loc));
-  // JAX's span in u32: hi - lo, one more where hi is past the dtype's range
-  // (2^32 wraps to 0, and x % 0 leaves x: every value equally likely).
-  const uint64_t span64 = static_cast<uint64_t>(std::min(hi, kMax) - lo) + (hi > kMax ? 1 : 0);
-  const uint32_t span = static_cast<uint32_t>(span64);
-  // 2^32 mod span, as JAX computes it: ((2^16 mod span)^2) mod span in u32.
-  uint32_t multiplier = span ? static_cast<uint32_t>(65536u % span) : 65536u;
-  multiplier = span ? static_cast<uint32_t>(multiplier * multiplier % span) : multiplier * multiplier;
-  std::vector<Array> keys = split(key, 2, loc);
-  Array higher = bits32(keys[0], shape, loc), lower = bits32(keys[1], shape, loc);
-  auto mod = [&](const Array& x) { return span ? binop(Op::rem, x, span, loc) : x; };
-  Array offset = mod(bind1(Op::add, {binop(Op::mul, mod(higher), multiplier, loc), mod(lower)}, {}, loc));
-  return binop(Op::add, detail::convert(offset, DType::i32, loc), static_cast<double>(lo), loc);
+  check_int_dtype(fn, dtype, loc);
+  const auto [kMin, kMax] = int_range(dtype);
+  if (!(lo < hi) || lo < kMin || (kMax < std::numeric_limits<int64_t>::max() && hi > kMax + 1))
+    throw Error(std::string(fn) + ": need lo < hi within the " + dtype_name(dtype) + " range (hi exclusive, at most " +
+                std::to_string(kMax) + " + 1), got [" + std::to_string(lo) + ", " + std::to_string(hi) + ")" +
+                where(loc));
+  return randint_between(key, shape, i64_full(lo, shape, loc), i64_full(hi, shape, loc), dtype, loc);
 }
 
-// As jax.random.randint with array bounds: the bounds clipped to i32, a span
-// of 1 where hi <= lo (lo is drawn), one more where hi is past the i32 range
-// (2^32 wraps to 0, and x % 0 leaves x), then the scalar overload's draws.
+// As jax.random.randint with array bounds (integers, or floats truncated),
+// clipped to the dtype's range; where hi <= lo the draw is lo.
 Array randint(const Array& key, Shape shape, const Array& lo, const Array& hi, DType dtype, Loc loc) {
   const char* fn = "random::randint";
   check_key(fn, key, loc);
-  if (dtype != DType::i32)
-    throw DTypeError(std::string(fn) + ": dtype must be i32 (64-bit draws need u64), got " + dtype_name(dtype) +
-                     where(loc));
+  check_int_dtype(fn, dtype, loc);
   for (const Array* b : {&lo, &hi})
     if (!ir::is_integer(b->dtype()) && !ir::is_floating(b->dtype()))
       throw DTypeError(std::string(fn) + ": bounds must be numbers, got " + detail::describe(*b) + where(loc));
   shape = detail::random_draw_shape(fn, {lo.shape(), hi.shape()}, shape, loc);
   check_shape(fn, shape, loc);
-  // Bounds in i64 (floats truncated, as JAX's astype(int)), then clipped.
-  auto as_i64 = [&](const Array& b) { return detail::random_param(b, DType::i64, shape, loc); };
-  const Array lo64 = as_i64(lo), hi64 = as_i64(hi);
-  constexpr int64_t kMin = std::numeric_limits<int32_t>::min(), kMax = std::numeric_limits<int32_t>::max();
-  auto clip = [&](const Array& b) { return detail::convert(clamp(kMin, b, kMax, loc), DType::i32, loc); };
-  const Array a = clip(lo64), b = clip(hi64);
-  const Array hi_out_of_range = hi64 > kMax;  // an integer constant: a float one would compare in f32
-  Array span = detail::convert(b - a, DType::u32, loc);
-  const Array one = full_like(span, 1);
-  span = graft::where(b <= a, one, span, loc);
-  span = graft::where(logical_and(hi_out_of_range, b > a), span + one, span, loc);
-  auto rem = [&](const Array& x, const Array& y) { return bind1(Op::rem, {x, y}, {}, loc); };  // x % 0 = x
-  Array multiplier = rem(full_like(span, 65536), span);
-  multiplier = rem(multiplier * multiplier, span);
-  std::vector<Array> keys = split(key, 2, loc);
-  const Array higher = bits32(keys[0], shape, loc), lower = bits32(keys[1], shape, loc);
-  const Array offset = rem(rem(higher, span) * multiplier + rem(lower, span), span);
-  return a + detail::convert(offset, DType::i32, loc);
+  // Bounds in i64 (floats truncated, as JAX's astype(int); u64 ones past int64 clipped first).
+  auto as_i64 = [&](Array b) {
+    if (b.dtype() == DType::u64)
+      b = minimum(b, array(std::vector<uint64_t>{uint64_t{std::numeric_limits<int64_t>::max()}}, Shape{}, loc), loc);
+    return detail::random_param(b, DType::i64, shape, loc);
+  };
+  return randint_between(key, shape, as_i64(lo), as_i64(hi), dtype, loc);
 }
 
 namespace {
 
 // The float dtype's facts JAX's samplers use (numpy.finfo).
-double tiny_of(DType dtype) { return dtype == DType::f32 ? 0x1p-126 : 0x1p-1022; }  // smallest normal
-double epsneg_of(DType dtype) { return dtype == DType::f32 ? 0x1p-24 : 0x1p-53; }   // 1's ulp below
+double tiny_of(DType dtype) {  // the smallest normal
+  return dtype == DType::f16 ? 0x1p-14 : dtype == DType::bf16 || dtype == DType::f32 ? 0x1p-126 : 0x1p-1022;
+}
+double epsneg_of(DType dtype) { return detail::eps_of(dtype) / 2; }  // 1's ulp below
+
+// The next number after v toward `toward` in the float dtype (v in the dtype).
+double next_in(double v, double toward, DType dtype) {
+  if (dtype == DType::f64) return std::nextafter(v, toward);
+  if (dtype == DType::f32) return std::nextafter(static_cast<float>(v), static_cast<float>(toward));
+  auto step = [&](auto h) {  // a half: step its bit pattern
+    using H = decltype(h);
+    if (!(v != toward) || std::isnan(v)) return v;
+    uint16_t b = h.bits;
+    if (v == 0)
+      b = toward > 0 ? 1 : 0x8001;
+    else if ((v < toward) == (v > 0))
+      ++b;
+    else
+      --b;
+    return static_cast<double>(static_cast<float>(H::from_bits(b)));
+  };
+  return dtype == DType::f16 ? step(float16(static_cast<float>(v))) : step(bfloat16(static_cast<float>(v)));
+}
 
 // The checks every float sampler makes.
 void check_sampler(const char* fn, const Array& key, const Shape& shape, DType dtype, const Loc& loc) {
@@ -352,7 +447,7 @@ void check_sampler(const char* fn, const Array& key, const Shape& shape, DType d
 
 // erf(v) of a host number as the backends compute it per element (the C library's, in the dtype).
 double erf_in(double v, DType dtype) {
-  return dtype == DType::f32 ? static_cast<double>(std::erf(static_cast<float>(v))) : std::erf(v);
+  return dtype == DType::f64 ? std::erf(v) : in_dtype(std::erf(static_cast<float>(v)), dtype);  // halves: in f32
 }
 
 }  // namespace
@@ -368,10 +463,7 @@ Array truncated_normal(const Array& key, double lower, double upper, Shape shape
   const double a = erf_in(in_dtype(lo / sqrt2, dtype), dtype), b = erf_in(in_dtype(hi / sqrt2, dtype), dtype);
   Array out = binop(Op::mul, graft::erf_inv({uniform_in(key, shape, a, b, dtype, loc), loc}), sqrt2, loc);
   const double inf = std::numeric_limits<double>::infinity();
-  const double above = dtype == DType::f32 ? static_cast<double>(std::nextafter(static_cast<float>(lo), INFINITY))
-                                           : std::nextafter(lo, inf);
-  const double below = dtype == DType::f32 ? static_cast<double>(std::nextafter(static_cast<float>(hi), -INFINITY))
-                                           : std::nextafter(hi, -inf);
+  const double above = next_in(lo, inf, dtype), below = next_in(hi, -inf, dtype);
   Array floor = bind1(Op::max, {out, const_like(out, above, dtype, loc)}, {}, loc);
   return bind1(Op::min, {floor, const_like(out, below, dtype, loc)}, {}, loc);
 }

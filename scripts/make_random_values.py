@@ -22,7 +22,7 @@ from jax import lax  # noqa: E402
 
 def hexes(a):
     a = np.asarray(a)
-    width = {np.float32: np.uint32, np.float64: np.uint64}[a.dtype.type]
+    width = {2: np.uint16, 4: np.uint32, 8: np.uint64}[a.dtype.itemsize]
     return [format(int(v), "x") for v in a.view(width).ravel()]
 
 
@@ -79,6 +79,22 @@ def main():
         c["permutation_rows"] = hexes(jax.random.permutation(k, jnp.arange(12, dtype=jnp.float32).reshape(4, 3), axis=0))
         c["permutation_cols"] = hexes(jax.random.permutation(k, jnp.arange(12, dtype=jnp.float32).reshape(4, 3), axis=1))
         c["permutation_vector"] = hexes(jax.random.permutation(k, jnp.arange(7, dtype=jnp.float32) * 1.5))
+        # Every dtype: 8-, 16- and 64-bit bits, the halves' 16-bit uniforms and what is built on
+        # them, randint in each integer width (its bits are that width's).
+        for t in [jnp.uint8, jnp.uint16, jnp.uint64]:
+            c["bits_" + jnp.dtype(t).name] = ints(jax.random.bits(k, (7,), t))
+        for name, t in [("f16", jnp.float16), ("bf16", jnp.bfloat16)]:
+            c["uniform_" + name] = hexes(jax.random.uniform(k, (200,), t))
+            c["uniform_m3_5_" + name] = hexes(jax.random.uniform(k, (200,), t, -3.0, 5.0))
+            c["normal_" + name] = hexes(jax.random.normal(k, (200,), t))
+            c["truncated_normal_" + name] = hexes(jax.random.truncated_normal(k, -2.0, 2.0, (200,), t))
+            for dist in ["exponential", "gumbel", "laplace", "logistic", "cauchy"]:
+                c[dist + "_" + name] = hexes(getattr(jax.random, dist)(k, (50,), t))
+            c["lecun_normal_8x5_" + name] = hexes(jax.nn.initializers.lecun_normal()(k, (8, 5), t))
+        for t, lo, hi in [(jnp.int8, -5, 17), (jnp.int8, -128, 128), (jnp.uint8, 3, 250), (jnp.int16, -300, 30000),
+                          (jnp.uint16, 0, 65536), (jnp.int64, -2**40, 2**40 + 3), (jnp.int64, -2**63, 2**63 - 1),
+                          (jnp.uint32, 7, 2**32 - 5), (jnp.uint64, 0, 2**62 + 11)]:
+            c["randint_%s_%d_%d" % (jnp.dtype(t).name, lo, hi)] = ints(jax.random.randint(k, (20,), lo, hi, t))
         inits = jax.nn.initializers
         c["lecun_normal_4x3"] = hexes(inits.lecun_normal()(k, (4, 3), jnp.float32))
         c["glorot_uniform_3x5"] = hexes(inits.glorot_uniform()(k, (3, 5), jnp.float32))

@@ -5,7 +5,9 @@
 // key, split, fold_in and bits give jax.random's values exactly, and
 // uniform, bernoulli, randint and f64 normal JAX's values on the CPU; f32
 // normal equals JAX's in 99.55 % of draws, the rest within 3 ulps (XLA's own
-// f32 log). Earlier versions of graft drew other numbers.
+// f32 log). In f16 and bf16, uniform and normal equal JAX's bit for bit;
+// randint is JAX's in every integer dtype. Earlier versions of graft drew
+// other numbers.
 //
 // Keys may also be batched, u32[..., 2]: each function then returns
 // key.shape[:-1] + shape, one independent draw per key (as jax.vmap over keys).
@@ -33,11 +35,11 @@ std::vector<Array> split(const Array& key, int n = 2, std::source_location loc =
 // A new key derived from key and data; different data give independent keys.
 Array fold_in(const Array& key, uint32_t data, std::source_location loc = std::source_location::current());
 
-// Random bits, as jax.random.bits: u32[shape] (the only dtype until u8, u16 and u64 exist).
+// Random bits, as jax.random.bits, of an unsigned dtype (u8, u16, u32, u64).
 Array bits(const Array& key, Shape shape, DType dtype = DType::u32,
            std::source_location loc = std::source_location::current());
 
-// Uniform floats in [lo, hi) (lo < hi; dtype f32 or f64); as JAX, u * (hi - lo) + lo may round up to hi.
+// Uniform floats in [lo, hi) (lo < hi; dtype f16, bf16, f32 or f64); as JAX, u * (hi - lo) + lo may round up to hi.
 Array uniform(const Array& key, Shape shape, double lo = 0, double hi = 1, DType dtype = default_float_dtype(),
               std::source_location loc = std::source_location::current());
 
@@ -45,7 +47,7 @@ Array uniform(const Array& key, Shape shape, double lo = 0, double hi = 1, DType
 Array uniform(const Array& key, Shape shape, const Array& lo, const Array& hi, DType dtype = default_float_dtype(),
               std::source_location loc = std::source_location::current());
 
-// Standard normal floats (dtype f32 or f64): sqrt(2) erf_inv(u), u uniform in (-1, 1), as JAX.
+// Standard normal floats (a float dtype): sqrt(2) erf_inv(u), u uniform in (-1, 1), as JAX.
 Array normal(const Array& key, Shape shape, DType dtype = default_float_dtype(),
              std::source_location loc = std::source_location::current());
 
@@ -56,12 +58,12 @@ Array bernoulli(const Array& key, double p, Shape shape, std::source_location lo
 Array bernoulli(const Array& key, const Array& p, Shape shape = {},
                 std::source_location loc = std::source_location::current());
 
-// Integers in [lo, hi) (lo < hi, within the i32 range; hi may be 2^31), JAX's draws; dtype i32.
+// Integers in [lo, hi) (lo < hi, within the dtype's range; hi may be its max + 1), JAX's draws; any integer dtype.
 Array randint(const Array& key, Shape shape, int64_t lo, int64_t hi, DType dtype = DType::i32,
               std::source_location loc = std::source_location::current());
 
 // The same with Array bounds (integers, or floats truncated) broadcast against shape (shape {}: their
-// broadcast shape), clipped to i32 as JAX; where hi <= lo the draw is lo.
+// broadcast shape), clipped to the dtype as JAX; where hi <= lo the draw is lo.
 Array randint(const Array& key, Shape shape, const Array& lo, const Array& hi, DType dtype = DType::i32,
               std::source_location loc = std::source_location::current());
 

@@ -563,3 +563,92 @@ TEST_CASE("random: multivariate_normal draws JAX's numbers", "[random]") {
   const std::vector<double> got = sample_cov.to_vector<double>();
   for (size_t i = 0; i < cov.size(); ++i) CHECK(got[i] == Approx(cov[i]).margin(0.02));
 }
+
+namespace {
+
+// The largest distance in ulps of the half dtype between graft's draw and
+// JAX's (hex bit patterns), as the order of the 16-bit patterns.
+int64_t half_ulps(const Array& got, const json& hex) {
+  REQUIRE((got.dtype() == f16 || got.dtype() == bf16));
+  const std::vector<uint16_t> g = bitcast(got, u16).to_vector<uint16_t>();
+  REQUIRE(g.size() == hex.size());
+  auto ordered = [](uint16_t b) { return b & 0x8000 ? -int64_t{b & 0x7fff} : int64_t{b}; };
+  int64_t worst = 0;
+  for (size_t i = 0; i < g.size(); ++i) {
+    const auto w = static_cast<uint16_t>(std::stoul(hex[i].get<std::string>(), nullptr, 16));
+    worst = std::max(worst, std::abs(ordered(g[i]) - ordered(w)));
+  }
+  return worst;
+}
+
+}  // namespace
+
+TEST_CASE("random: bits, uniform, normal and randint in every dtype are JAX's", "[random][dtypes]") {
+  for (const json& c : values()["keys"]) {
+    INFO("seed " << seed_of(c));
+    const Array k = random::key(seed_of(c));
+    for (const Mode& m : modes()) {
+      INFO(m.name);
+      auto draw = [&](const std::function<Array(const Array&)>& f) { return m.run(f, k); };
+      // 8- and 16-bit bits are the low bits of the 32-bit draw; 64-bit ones both words.
+      CHECK(draw([](const Array& key) { return random::bits(key, {7}, u8); }).to_vector<uint8_t>() ==
+            c["bits_uint8"].get<std::vector<uint8_t>>());
+      CHECK(draw([](const Array& key) { return random::bits(key, {7}, u16); }).to_vector<uint16_t>() ==
+            c["bits_uint16"].get<std::vector<uint16_t>>());
+      CHECK(draw([](const Array& key) { return random::bits(key, {7}, u64); }).to_vector<uint64_t>() ==
+            c["bits_uint64"].get<std::vector<uint64_t>>());
+      for (const DType dt : {f16, bf16}) {
+        const std::string s = std::string("_") + dtype_name(dt);
+        INFO(dtype_name(dt));
+        // The halves' ops round each result as XLA's CPU code does: JAX's draws bit for bit.
+        CHECK(half_ulps(draw([dt](const Array& key) { return random::uniform(key, {200}, 0, 1, dt); }),
+                        c["uniform" + s]) == 0);
+        CHECK(half_ulps(draw([dt](const Array& key) { return random::uniform(key, {200}, -3, 5, dt); }),
+                        c["uniform_m3_5" + s]) == 0);
+        CHECK(half_ulps(draw([dt](const Array& key) { return random::normal(key, {200}, dt); }), c["normal" + s]) == 0);
+      }
+    }
+    // randint in each integer width: the multiplier wraps in the dtype's unsigned width, as JAX's.
+    for (const auto& [name, dt, lo, hi] : std::vector<std::tuple<const char*, DType, int64_t, int64_t>>{
+             {"randint_int8_-5_17", i8, -5, 17},
+             {"randint_int8_-128_128", i8, -128, 128},
+             {"randint_uint8_3_250", u8, 3, 250},
+             {"randint_int16_-300_30000", i16, -300, 30000},
+             {"randint_uint16_0_65536", u16, 0, 65536},
+             {"randint_int64_-1099511627776_1099511627779", i64, -(int64_t{1} << 40), (int64_t{1} << 40) + 3},
+             {"randint_int64_-9223372036854775808_9223372036854775807", i64, INT64_MIN, INT64_MAX},
+             {"randint_uint32_7_4294967291", u32, 7, 4294967291},
+             {"randint_uint64_0_4611686018427387915", u64, 0, (int64_t{1} << 62) + 11}}) {
+      INFO(name);
+      const Array x = random::randint(k, {20}, lo, hi, dt);
+      CHECK(x.dtype() == dt);
+      CHECK(astype(x, i64).to_vector<int64_t>() == c[name].get<std::vector<int64_t>>());
+    }
+  }
+}
+
+TEST_CASE("random: the samplers and initializers in the halves are JAX's within an ulp", "[random][dtypes]") {
+  namespace init = nn::initializers;
+  for (const json& c : values()["keys"]) {
+    INFO("seed " << seed_of(c));
+    const Array k = random::key(seed_of(c));
+    for (const DType dt : {f16, bf16}) {
+      const std::string s = std::string("_") + dtype_name(dt);
+      INFO(dtype_name(dt));
+      CHECK(half_ulps(random::truncated_normal(k, -2, 2, {200}, dt), c["truncated_normal" + s]) <= 1);
+      CHECK(half_ulps(random::exponential(k, {50}, dt), c["exponential" + s]) <= 1);
+      // log(-log(u)) and log(u) - log1p(-u): near u = 1/e and 1/2 XLA's own f32 log (not the C
+      // library's) moves a few results by 2 to 3 ulps of the half, as in f32 (docs/API.md).
+      CHECK(half_ulps(random::gumbel(k, {50}, dt), c["gumbel" + s]) <= 4);
+      CHECK(half_ulps(random::laplace(k, {50}, dt), c["laplace" + s]) <= 1);
+      CHECK(half_ulps(random::logistic(k, {50}, dt), c["logistic" + s]) <= 4);
+      CHECK(half_ulps(random::cauchy(k, {50}, dt), c["cauchy" + s]) <= 1);
+      CHECK(half_ulps(init::lecun_normal()(k, {8, 5}, dt), c["lecun_normal_8x5" + s]) <= 1);
+    }
+  }
+  CHECK_THROWS_AS(random::bits(random::key(0), {3}, i32), DTypeError);
+  CHECK_THROWS_AS(random::uniform(random::key(0), {3}, 0, 1, i8), DTypeError);
+  CHECK_THROWS_AS(random::randint(random::key(0), {3}, 0, 300, u8), Error);  // past u8's range
+  CHECK_THROWS_AS(random::randint(random::key(0), {3}, -1, 3, u16), Error);
+  CHECK_THROWS_AS(random::randint(random::key(0), {3}, 0, 3, f16), DTypeError);
+}
