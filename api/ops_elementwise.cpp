@@ -200,9 +200,58 @@ Array clip(const Array& x, double lo, double hi, Loc loc) {
 
 Array astype(const Array& x, DType dtype, Loc loc) { return detail::convert(x, dtype, loc); }
 
+namespace {
+
+DType unsigned_of_size(size_t bytes) {
+  return bytes == 1 ? DType::u8 : bytes == 2 ? DType::u16 : bytes == 4 ? DType::u32 : DType::u64;
+}
+
+}  // namespace
+
+// NumPy's x.view(dtype), which JAX's arrays share: bitcast_convert_type
+// where the width stays; across widths the last axis holds the same bytes
+// as more narrow or fewer wide elements, low bytes first (a little-endian
+// machine), written with shifts of the unsigned bits.
 Array bitcast(const Array& x, DType dtype, Loc loc) {
-  if (x.dtype() == dtype) return x;
-  return bind1(Op::bitcast_convert_type, {x}, {{"new_dtype", dtype}}, loc);
+  const DType from = detail::checked_impl(x, "bitcast").type.dtype;
+  if (from == dtype) return x;
+  const size_t a = ir::dtype_size(from), b = ir::dtype_size(dtype);
+  if (a == b || from == DType::bool_ || dtype == DType::bool_)
+    return bind1(Op::bitcast_convert_type, {x}, {{"new_dtype", dtype}}, loc);  // the shape rule names bool
+  if (ir::is_complex(from) || ir::is_complex(dtype))
+    throw DTypeError(std::string("bitcast: cannot view ") + detail::describe(x) + " as " + dtype_name(dtype) +
+                     ": complex values keep their width" + detail::where(loc));
+  const size_t ratio = a > b ? a / b : b / a;
+  const int64_t n = x.ndim() == 0 ? 0 : x.shape().back();
+  if (x.ndim() == 0 || (b > a && n % static_cast<int64_t>(ratio) != 0))
+    throw ShapeError(std::string("bitcast: cannot view ") + detail::describe(x) + " as " + dtype_name(dtype) +
+                     (x.ndim() == 0 ? std::string(": a scalar cannot change width")
+                                    : ": the last axis must be a multiple of " + std::to_string(ratio)) +
+                     detail::where(loc));
+  Shape out = x.shape();
+  out.back() = b > a ? n / static_cast<int64_t>(ratio) : n * static_cast<int64_t>(ratio);
+  const Array bits = bitcast(x, unsigned_of_size(a), loc);
+  if (a > b) {  // each element splits into `ratio` narrow ones
+    std::vector<Array> parts;
+    for (size_t k = 0; k < ratio; ++k)
+      parts.push_back(
+          expand_dims(astype(right_shift(bits, static_cast<int>(8 * b * k), loc), unsigned_of_size(b), loc), -1, loc));
+    return bitcast(reshape(concatenate(parts, -1, loc), out, loc), dtype, loc);
+  }
+  Shape grouped = out;  // each group of `ratio` elements joins into one
+  grouped.push_back(static_cast<int64_t>(ratio));
+  const Array groups = reshape(bits, grouped, loc);
+  const int last = static_cast<int>(grouped.size()) - 1;
+  Array joined;
+  for (size_t k = 0; k < ratio; ++k) {
+    Shape start(grouped.size(), 0), stop = grouped;
+    start[last] = static_cast<int64_t>(k);
+    stop[last] = static_cast<int64_t>(k) + 1;
+    const Array part = astype(squeeze(slice(groups, start, stop, {}, loc), {last}, loc), unsigned_of_size(b), loc);
+    const Array shifted = k == 0 ? part : left_shift(part, static_cast<int>(8 * a * k), loc);
+    joined = k == 0 ? shifted : bitwise_or(joined, shifted, loc);
+  }
+  return bitcast(joined, dtype, loc);
 }
 
 // ---- operators

@@ -86,8 +86,9 @@ Array clip(const Array& x, double lo, double hi, Loc loc = Loc::current());
 Array remainder(const Array& x, const Array& y, Loc loc = Loc::current());
 Array floor_divide(const Array& x, const Array& y, Loc loc = Loc::current());
 Array astype(const Array& x, DType dtype, Loc loc = Loc::current());
-// x's bits read as dtype (JAX's x.view(dtype), lax.bitcast_convert_type): f32 <-> i32 <-> u32, f64 <-> i64;
-// dtypes of another width are refused for now.
+// x's bits read as dtype (NumPy's and JAX's x.view(dtype)): of one width, the same shape; across
+// widths the last axis holds the same bytes as more or fewer elements (f32[3] as u8 is u8[12],
+// low bytes first; u8[..., 4k] as f32 is f32[..., k]). bool and complex keep their widths.
 Array bitcast(const Array& x, DType dtype, Loc loc = Loc::current());
 // The next float after x toward y (x itself when equal), as np.nextafter.
 Array nextafter(const Array& x, const Array& y, Loc loc = Loc::current());

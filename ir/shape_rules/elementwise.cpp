@@ -65,8 +65,8 @@ OutTypes convert_element_type_shape(const RuleCtx& c) {
 }
 
 // The bits of each element read as new_dtype (lax.bitcast_convert_type): a
-// dtype of the same width, so the shape stays. Widths that differ reshape in
-// JAX; graft refuses them until its 1-, 2- and 8-byte integer dtypes exist.
+// dtype of the same width, so the op stays elementwise. graft::bitcast
+// views across widths with this op, shifts and a reshape (api/ops_elementwise.cpp).
 OutTypes bitcast_convert_type_shape(const RuleCtx& c) {
   const DType from = c.input(0).dtype, to = c.attr_dtype("new_dtype");
   if (from == DType::bool_ || to == DType::bool_)
@@ -75,7 +75,7 @@ OutTypes bitcast_convert_type_shape(const RuleCtx& c) {
   if (dtype_size(from) != dtype_size(to))
     c.dtype_error(std::string("cannot reinterpret ") + dtype_name(from) + " (" + std::to_string(dtype_size(from)) +
                   " bytes) as " + dtype_name(to) + " (" + std::to_string(dtype_size(to)) +
-                  " bytes): only dtypes of one width, for now");
+                  " bytes): only dtypes of one width (graft::bitcast views across widths)");
   return {ValueType{to, c.input(0).shape}};
 }
 

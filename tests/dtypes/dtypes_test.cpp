@@ -641,3 +641,49 @@ TEST_CASE("dtypes: a bf16 product is the f32 product of its operands, rounded", 
     CHECK(encode(sum(h, {1})) == encode(astype(sum(astype(h, f32), {1}), f16)));
   }
 }
+
+namespace {
+
+// The bytes of x's elements (row-major), as NumPy's view reads them.
+std::vector<uint8_t> bytes_of(const Array& x) {
+  const std::vector<uint8_t> b = bitcast(x.size() == 0 ? x : reshape(x, {-1}), u8).to_vector<uint8_t>();
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("dtypes: bitcast across widths is NumPy's view, low bytes first", "[dtypes][bitcast]") {
+  // The reference: the elements' bytes copied into the other type (this machine is little-endian).
+  const std::vector<float> f = {1.0f, -2.5f, std::numeric_limits<float>::quiet_NaN(), 3.0e-39f, -0.0f, 65504.0f};
+  std::vector<uint8_t> raw(f.size() * 4);
+  std::memcpy(raw.data(), f.data(), raw.size());
+  std::vector<uint16_t> halves(raw.size() / 2);
+  std::memcpy(halves.data(), raw.data(), raw.size());
+  std::vector<uint64_t> wide(raw.size() / 8);
+  std::memcpy(wide.data(), raw.data(), raw.size());
+  const Array x = array(f, {2, 3});
+  for (const bool jitted : {false, true}) {
+    INFO("jit " << jitted);
+    auto run = [&](DType d, const Array& a) {
+      return jitted ? jit([d](const Array& v) { return bitcast(v, d); })(a) : bitcast(a, d);
+    };
+    const Array b = run(u8, x);
+    CHECK(b.shape() == Shape{2, 12});
+    CHECK(b.to_vector<uint8_t>() == raw);
+    CHECK(run(u16, x).to_vector<uint16_t>() == halves);
+    CHECK(bitcast(run(f32, b), u32).to_vector<uint32_t>() == bitcast(x, u32).to_vector<uint32_t>());  // and back
+    CHECK(run(bf16, x).shape() == Shape{2, 6});
+    CHECK(bitcast(run(bf16, x), u16).to_vector<uint16_t>() == halves);
+    const Array w = run(u64, reshape(x, {3, 2}));
+    CHECK(w.shape() == Shape{3, 1});
+    CHECK(w.to_vector<uint64_t>() == wide);
+    CHECK(bytes_of(run(f16, w)) == raw);
+    CHECK(bytes_of(run(i8, run(f64, reshape(x, {3, 2})))) == raw);
+  }
+  // Per example under vmap: each row viewed alone.
+  const Array rows = vmap([](const Array& r) { return bitcast(r, u8); })(x);
+  CHECK(rows.to_vector<uint8_t>() == raw);
+  CHECK_THROWS_AS(bitcast(array(std::vector<float>{1, 2, 3}, {3}), f64), ShapeError);  // 3 is not a multiple of 2
+  CHECK_THROWS_AS(bitcast(scalar(1.0, f32), u8), ShapeError);                          // a scalar keeps its width
+  CHECK_THROWS_AS(bitcast(array(std::vector<float>{1, 2}, {2}), c64), DTypeError);
+}
