@@ -3,6 +3,7 @@
 // the number of threads; float sums in sum_order.h's order (ordered_sum.h).
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <limits>
 
 #include "interpreter/kernels/layout.h"
@@ -147,7 +148,57 @@ void reduce_typed(const KernelCall& call) {
   });
 }
 
+// reduce_prod and cumprod of complex numbers (the linear reductions see
+// them as pairs of reals, kernel.cpp; max and min refuse them), in the
+// order of the real kernels: row-major over the reduced axes.
+template <class C>
+void complex_prod_typed(const KernelCall& call) {
+  const std::vector<bool> reduced = reduced_axes(call, ir::attr<ir::Ints>(call.attrs, "axes", call.op));
+  const C* x = in_ptr<C>(call, 0);
+  C* y = out_ptr<C>(call, 0);
+  ReductionPlan p = plan(call.inputs[0].type->shape, reduced);
+  for_each_output(p, out_elements(call), [&](StridedWalk& red, int64_t o) {
+    C acc(1);
+    for (int64_t r = 0; r < p.reduced_size; ++r, red.next()) acc *= x[red.offset()];
+    y[o] = acc;
+  });
+}
+
+template <class C>
+void complex_cumprod_typed(const KernelCall& call) {
+  const int64_t axis = ir::attr<int64_t>(call.attrs, "axis", call.op);
+  const bool reverse = ir::attr<int64_t>(call.attrs, "reverse", call.op) != 0;
+  const Shape& shape = call.inputs[0].type->shape;
+  std::vector<bool> r(shape.size(), false);
+  r[axis] = true;
+  ReductionPlan p = plan(shape, r);
+  const C* x = in_ptr<C>(call, 0);
+  C* y = out_ptr<C>(call, 0);
+  const int64_t n = shape[axis], stride = p.reduced_strides[0];
+  const int64_t lines = p.reduced_size ? out_elements(call) / p.reduced_size : 0;
+  for_each_output(p, lines, [&](StridedWalk& red, int64_t) {
+    const int64_t base = red.offset();
+    C acc(1);
+    for (int64_t k = 0; k < n; ++k) {
+      const int64_t i = base + (reverse ? n - 1 - k : k) * stride;
+      acc = k == 0 ? x[i] : acc * x[i];
+      y[i] = acc;
+    }
+  });
+}
+
+// f(tag) for a complex dtype's std::complex type; false for other dtypes.
+template <class F>
+bool visit_complex(DType d, F&& f) {
+  if (d == DType::c64) return f(std::type_identity<std::complex<float>>{}), true;
+  if (d == DType::c128) return f(std::type_identity<std::complex<double>>{}), true;
+  return false;
+}
+
 void reduce_kernel(const KernelCall& call) {
+  if (visit_complex(call.inputs[0].type->dtype,
+                    [&](auto tag) { complex_prod_typed<typename decltype(tag)::type>(call); }))
+    return;
   visit_dtype(call.inputs[0].type->dtype, [&](auto tag) { reduce_typed<typename decltype(tag)::type>(call); });
 }
 
@@ -219,6 +270,9 @@ void cumulative_typed(const KernelCall& call) {
 }
 
 void cumulative_kernel(const KernelCall& call) {
+  if (visit_complex(call.inputs[0].type->dtype,
+                    [&](auto tag) { complex_cumprod_typed<typename decltype(tag)::type>(call); }))
+    return;
   visit_dtype(call.inputs[0].type->dtype, [&](auto tag) { cumulative_typed<typename decltype(tag)::type>(call); });
 }
 

@@ -1,9 +1,11 @@
 // CPU kernels of sort (each line along `dimension` ordered by the first
-// num_keys operands lexicographically, NaN after every number, as NumPy, and
+// num_keys operands lexicographically, NaN after every number, as NumPy,
+// complex numbers by real then imaginary part, and
 // every operand permuted alike; always stable, which also satisfies
 // is_stable = 0) and top_k (a partial selection of each last-axis line).
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <functional>
 #include <numeric>
@@ -19,18 +21,32 @@ namespace {
 // -1, 0, 1 comparing elements at two offsets of one operand.
 using Compare = std::function<int(int64_t, int64_t)>;
 
+// Floats: NaN after every number (equal to another NaN).
+template <class T>
+int compare_values(T u, T v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    const bool un = std::isnan(u), vn = std::isnan(v);
+    if (un || vn) return un == vn ? 0 : (un ? 1 : -1);
+  }
+  return u < v ? -1 : (v < u ? 1 : 0);
+}
+
 Compare make_compare(const KernelIn& in) {
+  // Complex keys order by the real part, then the imaginary part, as lax.sort.
+  if (ir::is_complex(in.type->dtype)) {
+    auto by_parts = [&](auto* x) -> Compare {
+      return [x](int64_t a, int64_t b) {
+        const int r = compare_values(x[a].real(), x[b].real());
+        return r ? r : compare_values(x[a].imag(), x[b].imag());
+      };
+    };
+    if (in.type->dtype == DType::c64) return by_parts(static_cast<const std::complex<float>*>(in.data));
+    return by_parts(static_cast<const std::complex<double>*>(in.data));
+  }
   return visit_dtype(in.type->dtype, [&](auto tag) -> Compare {
     using T = typename decltype(tag)::type;
     const T* x = static_cast<const T*>(in.data);
-    return [x](int64_t a, int64_t b) {
-      T u = x[a], v = x[b];
-      if constexpr (std::is_floating_point_v<T>) {
-        bool un = std::isnan(u), vn = std::isnan(v);
-        if (un || vn) return un == vn ? 0 : (un ? 1 : -1);
-      }
-      return u < v ? -1 : (v < u ? 1 : 0);
-    };
+    return [x](int64_t a, int64_t b) { return compare_values(x[a], x[b]); };
   });
 }
 

@@ -687,3 +687,43 @@ TEST_CASE("dtypes: bitcast across widths is NumPy's view, low bytes first", "[dt
   CHECK_THROWS_AS(bitcast(scalar(1.0, f32), u8), ShapeError);                          // a scalar keeps its width
   CHECK_THROWS_AS(bitcast(array(std::vector<float>{1, 2}, {2}), c64), DTypeError);
 }
+
+TEST_CASE("dtypes: complex sort, prod and cumprod, and their derivatives", "[dtypes][complex]") {
+  const std::vector<std::complex<double>> v = {{1, 2}, {-1, 5}, {1, -3}, {0.5, 0}, {-1, -2}, {1, 2}};
+  auto carray = [](const std::vector<std::complex<double>>& c) {
+    std::vector<double> re, im;
+    for (const auto& x : c) re.push_back(x.real()), im.push_back(x.imag());
+    const Shape n{static_cast<int64_t>(c.size())};
+    return complex(array(re, n), array(im, n));
+  };
+  const Array z = carray(v);
+  // lax.sort orders complex keys by real part, then imaginary part (argsort keeps ties stable).
+  std::vector<std::complex<double>> want = v;
+  std::stable_sort(want.begin(), want.end(),
+                   [](auto a, auto b) { return a.real() < b.real() || (a.real() == b.real() && a.imag() < b.imag()); });
+  CHECK(sort(z).to_vector<std::complex<double>>() == want);
+  CHECK(argsort(z).to_vector<int32_t>() == std::vector<int32_t>{4, 1, 3, 2, 0, 5});
+  CHECK(jit([](const Array& x) { return sort(x); })(astype(z, c64)).to_vector<std::complex<float>>()[1] ==
+        std::complex<float>(-1, 5));
+  // Products in the real kernels' order: left to right.
+  std::complex<double> p = 1;
+  std::vector<std::complex<double>> running;
+  for (const auto& x : v) running.push_back(p *= x);
+  CHECK(prod(z).item<std::complex<double>>() == p);
+  CHECK(cumprod(z, 0).to_vector<std::complex<double>>() == running);
+  const Array m = reshape(z, {2, 3});
+  CHECK(prod(m, {1}).to_vector<std::complex<double>>() ==
+        std::vector<std::complex<double>>{v[0] * v[1] * v[2], v[3] * v[4] * v[5]});
+  // d prod / d z_i = prod / z_i (complex-differentiable: holomorphic grad).
+  const std::vector<std::complex<double>> w = {{1, 2}, {-1, 0.5}, {0.25, -3}};
+  const Array zw = carray(w);
+  const std::complex<double> pw = w[0] * w[1] * w[2];
+  const auto g = grad([](const Array& x) { return prod(x); }, holomorphic)(zw).to_vector<std::complex<double>>();
+  for (size_t i = 0; i < w.size(); ++i) CHECK(std::abs(g[i] - pw / w[i]) < 1e-14);
+  // d sum(cumprod) / d z_i = sum over j >= i of prod_{k <= j} / z_i.
+  const auto gc =
+      grad([](const Array& x) { return sum(cumprod(x, 0)); }, holomorphic)(zw).to_vector<std::complex<double>>();
+  const std::complex<double> c0 = w[0], c1 = w[0] * w[1], c2 = c1 * w[2];
+  const std::vector<std::complex<double>> want_c = {(c0 + c1 + c2) / w[0], (c1 + c2) / w[1], c2 / w[2]};
+  for (size_t i = 0; i < w.size(); ++i) CHECK(std::abs(gc[i] - want_c[i]) < 1e-14);
+}

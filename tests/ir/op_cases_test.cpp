@@ -310,9 +310,9 @@ void add_elementwise_cases(Catalogue& c) {
   c.ok(Op::exp, {{c128, {3}}}, {}, {{c128, {3}}});
   c.bad_dtype(Op::floor, {{c64, {3}}}, {}, "needs a real float dtype (f16, bf16, f32, f64), got c64");
   c.bad_dtype(Op::lt, {{c64, {3}}, {c64, {3}}}, {}, "needs an ordered (not complex) dtype, got c64");
-  c.bad_dtype(Op::sort, {{c64, {3}}, {f32, {3}}},
-              {{"dimension", int64_t{0}}, {"num_keys", int64_t{1}}, {"is_stable", int64_t{1}}},
-              "needs an ordered (not complex) dtype, got c64");
+  c.ok(Op::sort, {{c64, {3}}, {f32, {3}}},  // complex keys: real part, then imaginary, as lax.sort
+       {{"dimension", int64_t{0}}, {"num_keys", int64_t{1}}, {"is_stable", int64_t{1}}}, {{c64, {3}}, {f32, {3}}});
+  c.bad_dtype(Op::cummax, {{c64, {3}}}, {{"axis", int64_t{0}}, {"reverse", int64_t{0}}}, "needs a real numeric dtype");
   c.ok(Op::sort, {{f32, {3}}, {c64, {3}}},
        {{"dimension", int64_t{0}}, {"num_keys", int64_t{1}}, {"is_stable", int64_t{1}}}, {{f32, {3}}, {c64, {3}}});
 
