@@ -1,4 +1,5 @@
 #include "codegen/cuda/cublas.h"
+#include "codegen/cuda/cufft.h"
 #include "codegen/cuda/cusolver.h"
 #include "codegen/cuda/driver.h"
 #include "codegen/cuda/nvrtc.h"
@@ -29,7 +30,7 @@ std::string build_info() {
     s += "no device (" + why + ")";
   }
   s += "; " + codegen::cuda::nvrtc_description() + "; " + codegen::cuda::cublas_description() + "; " +
-       codegen::cuda::cusolver_description();
+       codegen::cuda::cusolver_description() + "; " + codegen::cuda::cufft_description();
   return s;
 }
 

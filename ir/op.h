@@ -108,6 +108,7 @@ enum class CodegenKind : uint8_t {
   device_bodies,  // cuda: its subgraphs' kernels, stepped from the host
   cublas,         // cuda: cuBLAS
   cusolver,       // cuda: cuSOLVER or cuBLAS's trsm, with kernels of its own (codegen/cuda/linalg.h)
+  cufft,          // cuda: cuFFT, with a scaling kernel of its own (codegen/cuda/fft.h)
   upload,         // cuda: copied to the device once
   host,           // cuda: runs on the host, for the reason given
 };
@@ -179,6 +180,7 @@ constexpr std::string_view no_jvp_reason(JvpSpec s) { return s.kind == JvpKind::
 #define DEVICE_BODIES codegen_spec(CodegenKind::device_bodies)
 #define CUBLAS codegen_spec(CodegenKind::cublas)
 #define CUSOLVER codegen_spec(CodegenKind::cusolver)
+#define CUFFT codegen_spec(CodegenKind::cufft)
 #define UPLOAD codegen_spec(CodegenKind::upload)
 #define HOST(why) codegen_spec(CodegenKind::host, why)
 #define LINEAR true
@@ -224,6 +226,8 @@ inline constexpr std::array<OpInfo, kNumOps> kOpTable = {{
 #undef OP_KERNEL
 #undef DEVICE_BODIES
 #undef CUBLAS
+#undef CUSOLVER
+#undef CUFFT
 #undef UPLOAD
 #undef HOST
 #undef LINEAR

@@ -74,4 +74,11 @@ bool real_gpu_present() {
   return present;
 }
 
+runtime::Device& cuda_device_here(const char* what) {
+  runtime::Device& d = runtime::current_device();
+  if (d.host_addressable())
+    throw Error(std::string("cuda: ") + what + " ran with " + d.name() + " as the current device, not a CUDA device");
+  return d;
+}
+
 }  // namespace graft::codegen::cuda

@@ -22,6 +22,10 @@ const std::vector<runtime::Device*>& cuda_devices();
 // Whether `d` is a CUDA device (its id is then the driver's device ordinal).
 inline bool is_cuda_device(const runtime::Device& d) { return d.kind() == "cuda"; }
 
+// The current device, which a node kernel's `what` needs to be a CUDA one;
+// throws Error naming `what` otherwise.
+runtime::Device& cuda_device_here(const char* what);
+
 // Whether a real (not emulated) GPU is present: then graft's default device
 // and Backend::automatic are CUDA, as in JAX. Never throws.
 bool real_gpu_present();

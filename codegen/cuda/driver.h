@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "codegen/cuda/emit.h"
+#include "ir/fft_type.h"
 
 namespace graft::codegen::cuda {
 
@@ -83,6 +84,23 @@ struct SolverCall {
   int32_t* info = nullptr;
 };
 
+// `batch` FFTs over the trailing `rank` (1 to 3) axes of contiguous data, in
+// lax.fft's terms: `lengths` are the transform's sizes (irfft: its real
+// output's, the input's last axis lengths[rank-1] / 2 + 1), and inverse
+// transforms are scaled by 1 / (lengths' product). cuFFT does not scale:
+// `scale` (parameters: out, out) is the kernel a GPU driver runs after an
+// inverse one. irfft's input may be overwritten (cuFFT's C2R does).
+struct FftCall {
+  ir::FftType type = ir::FftType::fft;
+  bool f64 = false;  // double parts, else float
+  int rank = 1;
+  int64_t lengths[3] = {1, 1, 1};
+  int64_t batch = 1;
+  void* in = nullptr;
+  void* out = nullptr;
+  const CudaKernel* scale = nullptr;
+};
+
 class CudaDriver {
  public:
   virtual ~CudaDriver() = default;
@@ -111,6 +129,10 @@ class CudaDriver {
   // the emulated driver. Throws UnsupportedError when the library cannot be
   // loaded.
   virtual void solver(int device, const SolverCall& call) = 0;
+  // An FFT (FftCall) on the device's stream: cuFFT (loaded with dlopen at
+  // first use) on a GPU, the host's FFT kernel on the emulated driver.
+  // Throws UnsupportedError when cuFFT cannot be loaded.
+  virtual void fft(int device, const FftCall& call) = 0;
   // Waits for everything queued on the device's stream.
   virtual void synchronize(int device) = 0;
 };

@@ -18,6 +18,7 @@
 #include "codegen/cuda/emulator/shim.h"
 #include "codegen/cuda/prelude.h"
 #include "graft/errors.h"
+#include "interpreter/kernel.h"
 #include "interpreter/lapack_host.h"
 
 namespace graft::codegen::cuda {
@@ -136,6 +137,24 @@ class EmulatedDriver final : public CudaDriver {
       host_solver(c, static_cast<double*>(c.a), static_cast<double*>(c.b));
     else
       host_solver(c, static_cast<float*>(c.a), static_cast<float*>(c.b));
+  }
+  // cuFFT served by the host's FFT kernel (which scales inverse transforms itself).
+  void fft(int device, const FftCall& c) override {
+    check(device);
+    require_device_memory(c.in, 0, "the FFT's input");
+    require_device_memory(c.out, 0, "the FFT's output");
+    const bool real_in = c.type == ir::FftType::rfft, real_out = c.type == ir::FftType::irfft;
+    const DType part = c.f64 ? DType::f64 : DType::f32, whole = c.f64 ? DType::c128 : DType::c64;
+    ir::ValueType in{real_in ? part : whole, {c.batch}}, out{real_out ? part : whole, {c.batch}};
+    ir::Ints lengths;
+    for (int i = 0; i < c.rank; ++i) {
+      lengths.push_back(c.lengths[i]);
+      const bool last = i == c.rank - 1;
+      in.shape.push_back(last && real_out ? c.lengths[i] / 2 + 1 : c.lengths[i]);
+      out.shape.push_back(last && real_in ? c.lengths[i] / 2 + 1 : c.lengths[i]);
+    }
+    const ir::Attrs attrs{{"fft_type", std::string(ir::fft_type_name(c.type))}, {"fft_lengths", lengths}};
+    interpreter::run_kernel(interpreter::KernelCall{ir::Op::fft, attrs, {{&in, c.in}}, {{&out, c.out}}});
   }
   void synchronize(int device) override { check(device); }
 

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "codegen/cpu/cpp_text.h"
+#include "codegen/cuda/cuda_devices.h"
 #include "codegen/cuda/driver.h"
 #include "graft/errors.h"
 #include "ir/attr_access.h"
@@ -18,13 +19,6 @@ using cpu::detail::cat;
 using cpu::detail::ctype;
 using cpu::detail::num;
 using interpreter::KernelCall;
-
-runtime::Device& cuda_device_here(const char* what) {
-  runtime::Device& d = runtime::current_device();
-  if (d.host_addressable())
-    throw Error(std::string("cuda: ") + what + " ran with " + d.name() + " as the current device, not a CUDA device");
-  return d;
-}
 
 // The number of matrices in a batch of [..., rows, cols] arrays.
 int64_t matrices_of(const ir::ValueType& t) {

@@ -11,8 +11,10 @@
 
 #include "codegen/cpu/schedule.h"
 #include "codegen/cuda/control_flow.h"
+#include "codegen/cuda/cuda_devices.h"
 #include "codegen/cuda/dot_general.h"
 #include "codegen/cuda/driver.h"
+#include "codegen/cuda/fft.h"
 #include "codegen/cuda/linalg.h"
 #include "codegen/cuda/movement.h"
 #include "codegen/cuda/op_kernels.h"
@@ -31,13 +33,6 @@ using interpreter::KernelCall;
 using interpreter::NodeKernel;
 
 std::atomic<int64_t> g_launches{0}, g_host_runs{0};
-
-runtime::Device& cuda_device_here(const char* what) {
-  runtime::Device& d = runtime::current_device();
-  if (d.host_addressable())
-    throw Error(std::string("cuda: ") + what + " ran with " + d.name() + " as the current device, not a CUDA device");
-  return d;
-}
 
 // The kernel of a body, its symbol named after its source so that equal
 // kernels (constants are parameters) share one module in every cache.
@@ -212,6 +207,16 @@ CudaGraphKernels cuda_graph_kernels(const ir::Graph& graph, const std::vector<No
         continue;
       }
       why = "not a cuSOLVER call: " + why;
+    } else if (kind == ir::CodegenKind::cufft) {
+      OpKernelRequest request{n.op, types, {}, n.attrs};
+      for (ir::ValueId v : n.outputs) request.outputs.push_back(&graph.type(v));
+      if (std::optional<SolverKernel> k = fft_kernel(request, &why)) {
+        for (const CudaKernel& kernel : k->kernels) add_source(kernel.source, 1, sources, &out);
+        out.node_kernels[i] = std::move(k->run);
+        ++out.generated;
+        continue;
+      }
+      why = "not a cuFFT call: " + why;
     } else if (kind == ir::CodegenKind::upload) {
       out.node_kernels[i] = constant_runner(n.attrs);
       ++out.generated;
@@ -288,8 +293,8 @@ void run_eager_op(const KernelCall& call) {
       return movement_runner(std::move(*copies), call.outputs[0].type->dtype)(call);
     return run_on_host(call, {});
   }
-  if (!emittable_alone(call.op) && !has_op_kernel(call.op) && !runs_bodies_on_device(call.op) &&
-      !has_solver_kernel(call.op))
+  const bool library = has_solver_kernel(call.op) || call.op == ir::Op::fft;  // cuSOLVER, cuBLAS's trsm, cuFFT
+  if (!emittable_alone(call.op) && !has_op_kernel(call.op) && !runs_bodies_on_device(call.op) && !library)
     return run_on_host(call, {});
   ir::GraphPtr body = one_node_body(call.op, types, call.attrs);
   std::string key = ir::to_text(*body);
@@ -307,10 +312,12 @@ void run_eager_op(const KernelCall& call) {
       for (ir::GraphPtr g : device_bodies(node))
         bodies.push_back({g, std::make_shared<const CudaGraphKernels>(cuda_graph_kernels(*g))});
       made = control_flow_runner(node, std::move(bodies));
-    } else if (has_solver_kernel(call.op)) {
+    } else if (library) {
       OpKernelRequest request{call.op, types, {}, call.attrs};
       for (const interpreter::KernelOut& out : call.outputs) request.outputs.push_back(out.type);
-      std::optional<SolverKernel> k = solver_kernel(request, nullptr);
+      std::string why;
+      std::optional<SolverKernel> k =
+          call.op == ir::Op::fft ? fft_kernel(request, &why) : solver_kernel(request, nullptr);
       made = k ? std::move(k->run) : host_runner({});
     } else if (has_op_kernel(call.op)) {
       OpKernelRequest request{call.op, types, {}, call.attrs};

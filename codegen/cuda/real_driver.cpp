@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "codegen/cuda/cublas.h"
+#include "codegen/cuda/cufft.h"
 #include "codegen/cuda/cusolver.h"
 #include "codegen/cuda/driver.h"
 #include "codegen/cuda/module_cache.h"
@@ -205,6 +206,21 @@ class RealDriver final : public CudaDriver {
     }
     solver->run(device, at(device).stream, call, [this, device](size_t bytes) { return workspace(device, bytes); });
   }
+  void fft(int device, const FftCall& call) override {
+    use(device);
+    Cufft* fft = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!cufft_) cufft_ = load_cufft();
+      fft = cufft_.get();
+    }
+    fft->run(device, at(device).stream, call);
+    const bool inverse = call.type == ir::FftType::ifft || call.type == ir::FftType::irfft;
+    if (inverse) {  // cuFFT leaves inverse transforms unscaled; lax.fft scales them
+      if (!call.scale) throw Error("cuda: an inverse FFT needs its scaling kernel");
+      launch(device, *call.scale, {reinterpret_cast<uint64_t>(call.out), reinterpret_cast<uint64_t>(call.out)});
+    }
+  }
   void synchronize(int device) override {
     use(device);
     check(api_.StreamSynchronize(at(device).stream), "cuStreamSynchronize");
@@ -291,6 +307,7 @@ class RealDriver final : public CudaDriver {
   std::unordered_map<size_t, std::vector<Loaded>> functions_;  // by source hash; modules stay loaded for the process
   std::unique_ptr<Cublas> cublas_;                             // loaded at the first GEMM or trsm
   std::unique_ptr<Cusolver> cusolver_;                         // loaded at the first factorization
+  std::unique_ptr<Cufft> cufft_;                               // loaded at the first FFT
   struct Workspace {
     void* ptr = nullptr;
     size_t bytes = 0;

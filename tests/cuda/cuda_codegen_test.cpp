@@ -20,6 +20,7 @@
 #include "api/dispatch.h"
 #include "codegen/cuda/driver.h"
 #include "codegen/cuda/emit.h"
+#include "codegen/cuda/fft.h"
 #include "codegen/cuda/module_cache.h"
 #include "codegen/cuda/movement.h"
 #include "codegen/cuda/nvrtc.h"
@@ -490,4 +491,27 @@ TEST_CASE("cuda: build_info names the driver, or why there is none, NVRTC and cu
   else CHECK_THAT(info, Catch::Contains("CUDA: no device (" + why + ")"));
   CHECK_THAT(info, Catch::Contains(cu::nvrtc_description()));
   if (cu::nvrtc_available()) CHECK_THAT(info, Catch::Contains("cuBLAS (libcublas.so.1"));  // the toolkit installs both
+}
+
+TEST_CASE("cuda: the inverse FFT's scaling kernel compiles with NVRTC", "[cuda]") {
+  if (!have_nvrtc()) return;
+  // cuFFT's inverse transforms are unscaled; a GPU driver runs this kernel after them.
+  for (const char* type : {"ifft", "irfft"})
+    for (DType part : {f32, f64}) {
+      const bool real_out = std::string(type) == "irfft";
+      const ir::ValueType in{ir::complex_dtype(part), {3, real_out ? 5 : 8}}, out{real_out ? part : in.dtype, {3, 8}};
+      const ir::Attrs attrs{{"fft_type", std::string(type)}, {"fft_lengths", ir::Ints{8}}};
+      std::string why;
+      const auto k = cu::fft_kernel(cu::OpKernelRequest{ir::Op::fft, {&in}, {&out}, attrs}, &why);
+      INFO(type << " " << dtype_name(part) << ": " << why);
+      REQUIRE(k);
+      REQUIRE(k->kernels.size() == 1);
+      CHECK(k->kernels[0].source.find("0x1p-3") != std::string::npos);  // 1/8
+      check_compiles_for_every_arch(k->kernels[0].source, k->kernels[0].symbol);
+    }
+  const ir::ValueType c{c64, {4, 8}};
+  const ir::Attrs forward{{"fft_type", std::string("fft")}, {"fft_lengths", ir::Ints{8}}};
+  const auto k = cu::fft_kernel(cu::OpKernelRequest{ir::Op::fft, {&c}, {&c}, forward}, nullptr);
+  REQUIRE(k);
+  CHECK(k->kernels.empty());  // forward transforms are not scaled
 }
