@@ -31,13 +31,18 @@ StridedCopy whole(const ir::ValueType& t) {
   return c;
 }
 
-// The module for one element size: `T` is an unsigned integer of that size.
+// The module for one element size: `T` is an unsigned integer of that size,
+// or for 16 bytes (c128) a pair of them.
 std::string movement_source(size_t bytes) {
-  const char* type = bytes == 1 ? "unsigned char" : bytes == 2 ? "unsigned short" : bytes == 4 ? "unsigned int"
-                                                                                              : "unsigned long long";
+  const char* type = bytes == 1   ? "unsigned char"
+                     : bytes == 2 ? "unsigned short"
+                     : bytes == 4 ? "unsigned int"
+                     : bytes == 8 ? "unsigned long long"
+                                  : "gk_move16_element";
   const std::string sym = "gk_move" + std::to_string(bytes);
   std::string k = R"(
 // ---- kernel SYM: strided copies of TYPE elements (codegen/cuda/movement.h)
+ELEMENT_STRUCT
 struct SYM_params {
   const TYPE* src;
   TYPE* dst;
@@ -69,6 +74,8 @@ extern "C" __global__ void __launch_bounds__(GCG_THREADS) SYM(const SYM_params p
 GCG_EXPORT void SYM_emulated(const void* p) { SYM(*static_cast<const SYM_params*>(p)); }
 #endif
 )";
+  replace_all(k, "ELEMENT_STRUCT",
+              bytes == 16 ? "struct alignas(16) gk_move16_element { unsigned long long lo, hi; };" : "");
   replace_all(k, "SYM", sym);
   replace_all(k, "TYPE", type);
   return prelude_text() + k;
@@ -89,7 +96,7 @@ std::optional<std::vector<StridedCopy>> plan_movement(Op op, const std::vector<c
     if (why) *why = "rank " + std::to_string(out.shape.size()) + " is above " + std::to_string(kMaxMoveRank);
     return std::nullopt;
   }
-  if (ir::dtype_size(out.dtype) > 8) {
+  if (ir::dtype_size(out.dtype) > 16) {
     if (why) *why = std::string("no strided-copy kernel moves ") + dtype_name(out.dtype) + " elements yet";
     return std::nullopt;
   }
@@ -156,7 +163,7 @@ std::optional<std::vector<StridedCopy>> plan_movement(Op op, const std::vector<c
 }
 
 const CudaKernel& movement_kernel(size_t bytes, int64_t count) {
-  if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8)
+  if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8 && bytes != 16)
     throw Error("cuda: no movement kernel for " + std::to_string(bytes) + "-byte elements");
   // One entry per (element size, power of two at or above count): the grid
   // grows with the copy, the source (and so the module) is per size.

@@ -170,7 +170,7 @@ TEST_CASE("cuda emitter: every kernel shape compiles with NVRTC for sm_75, sm_80
 
 TEST_CASE("cuda movement kernels compile with NVRTC for sm_75, sm_80 and sm_90", "[cuda]") {
   if (!have_nvrtc()) return;
-  for (size_t bytes : {1, 2, 4, 8}) {
+  for (size_t bytes : {1, 2, 4, 8, 16}) {
     const cu::CudaKernel& k = cu::movement_kernel(bytes, 1000);
     CHECK(k.source.find(k.symbol + "(const " + k.symbol + "_params p)") != std::string::npos);
     check_compiles_for_every_arch(k.source, k.symbol);

@@ -694,9 +694,8 @@ TEST_CASE("cuda devices: the FFT runs as one cuFFT call and a scaling kernel", "
     INFO("dtype " << dtype_name(dt));
     // The emulated driver serves cuFFT with the host's kernel (which scales
     // inverse transforms itself): the device's results are the host's, and
-    // nothing falls back to running the node on the host. (Transforms over
-    // axes that are not trailing transpose their operand first, and the host
-    // moves c128 elements on CUDA devices: no such case here.)
+    // nothing falls back to running the node on the host (irfft2's first
+    // transform is over a non-trailing axis: transposes of c64 and c128).
     const Array x = astype(randn({3, 4, 16}, 31), dt);
     const Array z = complex(x, astype(randn({3, 4, 16}, 32), dt));  // made on the host: complex() is a host op there
     const codegen::cuda::CudaRunCounts at_start = codegen::cuda::run_counts();
@@ -704,7 +703,11 @@ TEST_CASE("cuda devices: the FFT runs as one cuFFT call and a scaling kernel", "
         {"rfft", [](const Array& a) { return fft::rfft(a); }, x},
         {"fft2", [](const Array& a) { return fft::fft2(a); }, z},
         {"ifftn", [](const Array& a) { return fft::ifftn(a); }, z},
-        {"irfft of rfft", [](const Array& a) { return fft::irfft(fft::rfft(a), 16); }, x}};
+        {"irfft2 of rfft2",
+         [](const Array& a) {
+           return fft::irfft2(fft::rfft2(a), {4, 16});
+         },
+         x}};
     for (const auto& [name, f, in] : cases) {
       INFO(name);
       const Array want = f(in), got = f(device_put(in, g[0]));
