@@ -132,14 +132,23 @@ Array unit(const Array& key, const Shape& shape, DType dtype, const Loc& loc) {
 
 double in_dtype(double v, DType dtype) { return detail::round_to_float_dtype(v, dtype); }
 
-// The float after -1 in dtype: nextafter(-1, 0).
-double above_minus_one(DType dtype) {
-  switch (dtype) {
-    case DType::f16: return -1 + 0x1p-11;
-    case DType::bf16: return -1 + 0x1p-8;
-    case DType::f32: return -1 + 0x1p-24;
-    default: return std::nextafter(-1.0, 0.0);
-  }
+// The next number after v toward `toward` in the float dtype (v in the dtype).
+double next_in(double v, double toward, DType dtype) {
+  if (dtype == DType::f64) return std::nextafter(v, toward);
+  if (dtype == DType::f32) return std::nextafter(static_cast<float>(v), static_cast<float>(toward));
+  auto step = [&](auto h) {  // a half: step its bit pattern
+    using H = decltype(h);
+    if (!(v != toward) || std::isnan(v)) return v;
+    uint16_t b = h.bits;
+    if (v == 0)
+      b = toward > 0 ? 1 : 0x8001;
+    else if ((v < toward) == (v > 0))
+      ++b;
+    else
+      --b;
+    return static_cast<double>(static_cast<float>(H::from_bits(b)));
+  };
+  return dtype == DType::f16 ? step(float16(static_cast<float>(v))) : step(bfloat16(static_cast<float>(v)));
 }
 
 // JAX's uniform on [lo, hi) with lo and hi already in the dtype. XLA's CPU
@@ -284,7 +293,7 @@ Array normal(const Array& key, Shape shape, DType dtype, Loc loc) {
   check_key(fn, key, loc);
   check_shape(fn, shape, loc);
   check_float(fn, dtype, loc);
-  Array u = uniform_in(key, shape, above_minus_one(dtype), 1.0, dtype, loc);
+  Array u = uniform_in(key, shape, next_in(-1.0, 0.0, dtype), 1.0, dtype, loc);
   return binop(Op::mul, graft::erf_inv({u, loc}), in_dtype(std::numbers::sqrt2, dtype), loc);
 }
 
@@ -418,25 +427,6 @@ double tiny_of(DType dtype) {  // the smallest normal
   return dtype == DType::f16 ? 0x1p-14 : dtype == DType::bf16 || dtype == DType::f32 ? 0x1p-126 : 0x1p-1022;
 }
 double epsneg_of(DType dtype) { return detail::eps_of(dtype) / 2; }  // 1's ulp below
-
-// The next number after v toward `toward` in the float dtype (v in the dtype).
-double next_in(double v, double toward, DType dtype) {
-  if (dtype == DType::f64) return std::nextafter(v, toward);
-  if (dtype == DType::f32) return std::nextafter(static_cast<float>(v), static_cast<float>(toward));
-  auto step = [&](auto h) {  // a half: step its bit pattern
-    using H = decltype(h);
-    if (!(v != toward) || std::isnan(v)) return v;
-    uint16_t b = h.bits;
-    if (v == 0)
-      b = toward > 0 ? 1 : 0x8001;
-    else if ((v < toward) == (v > 0))
-      ++b;
-    else
-      --b;
-    return static_cast<double>(static_cast<float>(H::from_bits(b)));
-  };
-  return dtype == DType::f16 ? step(float16(static_cast<float>(v))) : step(bfloat16(static_cast<float>(v)));
-}
 
 // The checks every float sampler makes.
 void check_sampler(const char* fn, const Array& key, const Shape& shape, DType dtype, const Loc& loc) {

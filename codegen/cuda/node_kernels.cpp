@@ -34,6 +34,14 @@ using interpreter::NodeKernel;
 
 std::atomic<int64_t> g_launches{0}, g_host_runs{0};
 
+// Whether `op` runs through a CUDA library here: cuSOLVER, cuBLAS's trsm or cuFFT.
+bool has_library_kernel(ir::Op op) { return has_solver_kernel(op) || op == ir::Op::fft; }
+
+// Its kernel, or nullopt with `*why` (when given) saying why it is refused.
+std::optional<SolverKernel> library_kernel(const OpKernelRequest& request, std::string* why) {
+  return request.op == ir::Op::fft ? fft_kernel(request, why) : solver_kernel(request, why);
+}
+
 // The kernel of a body, its symbol named after its source so that equal
 // kernels (constants are parameters) share one module in every cache.
 CudaKernel emit_named(const ir::Graph& body) {
@@ -197,26 +205,16 @@ CudaGraphKernels cuda_graph_kernels(const ir::Graph& graph, const std::vector<No
         continue;
       }
       why = "not one cuBLAS GEMM: " + why;
-    } else if (kind == ir::CodegenKind::cusolver) {
+    } else if (kind == ir::CodegenKind::cusolver || kind == ir::CodegenKind::cufft) {
       OpKernelRequest request{n.op, types, {}, n.attrs};
       for (ir::ValueId v : n.outputs) request.outputs.push_back(&graph.type(v));
-      if (std::optional<SolverKernel> k = solver_kernel(request, &why)) {
+      if (std::optional<SolverKernel> k = library_kernel(request, &why)) {
         for (const CudaKernel& kernel : k->kernels) add_source(kernel.source, 1, sources, &out);
         out.node_kernels[i] = std::move(k->run);
         ++out.generated;
         continue;
       }
-      why = "not a cuSOLVER call: " + why;
-    } else if (kind == ir::CodegenKind::cufft) {
-      OpKernelRequest request{n.op, types, {}, n.attrs};
-      for (ir::ValueId v : n.outputs) request.outputs.push_back(&graph.type(v));
-      if (std::optional<SolverKernel> k = fft_kernel(request, &why)) {
-        for (const CudaKernel& kernel : k->kernels) add_source(kernel.source, 1, sources, &out);
-        out.node_kernels[i] = std::move(k->run);
-        ++out.generated;
-        continue;
-      }
-      why = "not a cuFFT call: " + why;
+      why = (kind == ir::CodegenKind::cufft ? "not a cuFFT call: " : "not a cuSOLVER call: ") + why;
     } else if (kind == ir::CodegenKind::upload) {
       out.node_kernels[i] = constant_runner(n.attrs);
       ++out.generated;
@@ -293,7 +291,7 @@ void run_eager_op(const KernelCall& call) {
       return movement_runner(std::move(*copies), call.outputs[0].type->dtype)(call);
     return run_on_host(call, {});
   }
-  const bool library = has_solver_kernel(call.op) || call.op == ir::Op::fft;  // cuSOLVER, cuBLAS's trsm, cuFFT
+  const bool library = has_library_kernel(call.op);
   if (!emittable_alone(call.op) && !has_op_kernel(call.op) && !runs_bodies_on_device(call.op) && !library)
     return run_on_host(call, {});
   ir::GraphPtr body = one_node_body(call.op, types, call.attrs);
@@ -315,9 +313,7 @@ void run_eager_op(const KernelCall& call) {
     } else if (library) {
       OpKernelRequest request{call.op, types, {}, call.attrs};
       for (const interpreter::KernelOut& out : call.outputs) request.outputs.push_back(out.type);
-      std::string why;
-      std::optional<SolverKernel> k =
-          call.op == ir::Op::fft ? fft_kernel(request, &why) : solver_kernel(request, nullptr);
+      std::optional<SolverKernel> k = library_kernel(request, nullptr);
       made = k ? std::move(k->run) : host_runner({});
     } else if (has_op_kernel(call.op)) {
       OpKernelRequest request{call.op, types, {}, call.attrs};

@@ -179,42 +179,19 @@ class RealDriver final : public CudaDriver {
   }
   void gemm(int device, const GemmCall& call) override {
     use(device);
-    Cublas* blas = nullptr;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (!cublas_) cublas_ = load_cublas();
-      blas = cublas_.get();
-    }
-    blas->gemm(device, at(device).stream, call);
+    loaded(cublas_, load_cublas).gemm(device, at(device).stream, call);
   }
   void solver(int device, const SolverCall& call) override {
     use(device);
-    if (call.routine == SolverCall::Routine::trsm) {
-      Cublas* blas = nullptr;
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        if (!cublas_) cublas_ = load_cublas();
-        blas = cublas_.get();
-      }
-      return blas->trsm(device, at(device).stream, call);
-    }
-    Cusolver* solver = nullptr;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (!cusolver_) cusolver_ = load_cusolver();
-      solver = cusolver_.get();
-    }
-    solver->run(device, at(device).stream, call, [this, device](size_t bytes) { return workspace(device, bytes); });
+    if (call.routine == SolverCall::Routine::trsm)
+      return loaded(cublas_, load_cublas).trsm(device, at(device).stream, call);
+    loaded(cusolver_, load_cusolver).run(device, at(device).stream, call, [this, device](size_t bytes) {
+      return workspace(device, bytes);
+    });
   }
   void fft(int device, const FftCall& call) override {
     use(device);
-    Cufft* fft = nullptr;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (!cufft_) cufft_ = load_cufft();
-      fft = cufft_.get();
-    }
-    fft->run(device, at(device).stream, call);
+    loaded(cufft_, load_cufft).run(device, at(device).stream, call);
     const bool inverse = call.type == ir::FftType::ifft || call.type == ir::FftType::irfft;
     if (inverse) {  // cuFFT leaves inverse transforms unscaled; lax.fft scales them
       if (!call.scale) throw Error("cuda: an inverse FFT needs its scaling kernel");
@@ -227,6 +204,13 @@ class RealDriver final : public CudaDriver {
   }
 
  private:
+  // A CUDA library, loaded (dlopen) at its first use; kept for the process.
+  template <class T>
+  T& loaded(std::unique_ptr<T>& slot, std::unique_ptr<T> (*load)()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!slot) slot = load();
+    return *slot;
+  }
   template <class F>
   void bind(const char* name, F* fn, std::string* missing) {
     *fn = reinterpret_cast<F>(dlsym(api_.handle, name));
