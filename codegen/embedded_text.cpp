@@ -3,7 +3,8 @@
 namespace graft::codegen {
 
 std::string scalar_ops_text() {
-  return std::string("#define GRAFT_SCALAR_EMBEDDED 1\n") + kScalarOpsText + kSpecialFunctionsText;
+  return std::string("#define GRAFT_HALF_EMBEDDED 1\n#define GRAFT_HALF_FN GCG_FN\n") + kHalfBitsText +
+         "#define GRAFT_SCALAR_EMBEDDED 1\n" + kScalarOpsText + kSpecialFunctionsText;
 }
 
 std::string sum_order_text(const std::string& fn_qualifiers) {

@@ -8,11 +8,12 @@
 
 namespace graft::codegen {
 
+extern const char kHalfBitsText[];          // include/graft/detail/half_bits.h
 extern const char kScalarOpsText[];         // interpreter/kernels/scalar_ops.h
 extern const char kSpecialFunctionsText[];  // interpreter/kernels/special_functions.h
 extern const char kSumOrderText[];   // interpreter/kernels/sum_order.h
 
-// scalar_ops.h's text and special_functions.h's after it, for a module that has defined GCG_FN, GCG_LIBM and
+// half_bits.h's text, then scalar_ops.h's and special_functions.h's, for a module that has defined GCG_FN, GCG_LIBM and
 // its fixed-width integer types and limits.
 std::string scalar_ops_text();
 

@@ -44,11 +44,10 @@ using ir::is_reduction;  // from ops.def
 // constant), or a member of a group of one iteration space.
 enum class Kind : uint8_t { plain, constant, elementwise, layout, reduction };
 
-// Whether a node reads or writes f16, bf16 or complex values, which fused
-// kernels do not compute on yet (a fused kernel's scalars are 8 bytes; its
-// reductions fold in the element type).
+// Whether a node reads or writes complex values, which fused kernels do not
+// compute on yet (a fused kernel's scalars are 8 bytes).
 bool has_unfused_dtype(const ir::Graph& g, const ir::Node& n) {
-  auto unfused = [&](ValueId v) { return ir::is_half(g.type(v).dtype) || ir::is_complex(g.type(v).dtype); };
+  auto unfused = [&](ValueId v) { return ir::is_complex(g.type(v).dtype); };
   return std::any_of(n.inputs.begin(), n.inputs.end(), unfused) ||
          std::any_of(n.outputs.begin(), n.outputs.end(), unfused);
 }

@@ -29,8 +29,9 @@ inline void check_symbol(const std::string& s, const char* emitter) {
 
 [[noreturn]] inline void fail(const std::string& why) { throw UnsupportedError(cat("cpu codegen: ", why)); }
 
-// The C type of d's elements in generated code. The halves and complex
-// numbers have none yet: their nodes keep the interpreter's kernels.
+// The C type of d's elements in memory (buffers, kernel parameters): the
+// halves as their bits. The complex numbers have none yet: their nodes keep
+// the interpreter's kernels.
 inline const char* ctype(DType d) {
   switch (d) {
     case DType::bool_: return "bool";
@@ -45,11 +46,29 @@ inline const char* ctype(DType d) {
     case DType::f32: return "float";
     case DType::f64: return "double";
     case DType::f16:
-    case DType::bf16:
+    case DType::bf16: return "uint16_t";
     case DType::c64:
     case DType::c128: break;
   }
   throw UnsupportedError(cat("codegen: no generated code for ", dtype_name(d), " elements yet"));
+}
+
+// The C type an op computes d's values in: the halves' in float, as JAX's
+// CPU backend does, each op's result rounded to the half when stored.
+inline const char* compute_ctype(DType d) { return ir::is_half(d) ? "float" : ctype(d); }
+inline DType compute_dtype(DType d) { return ir::is_half(d) ? DType::f32 : d; }
+
+// The computed value of a stored element `e` of d, and the stored element
+// (rounded to nearest even) of a computed value.
+inline std::string load_expr(DType d, const std::string& e) {
+  if (d == DType::f16) return cat("graft::half_bits::f16_to_float(", e, ")");
+  if (d == DType::bf16) return cat("graft::half_bits::bf16_to_float(", e, ")");
+  return e;
+}
+inline std::string store_expr(DType d, const std::string& e) {
+  if (d == DType::f16) return cat("graft::half_bits::f16_of_float(", e, ")");
+  if (d == DType::bf16) return cat("graft::half_bits::bf16_of_float(", e, ")");
+  return e;
 }
 
 // The type integer arithmetic wraps in (signed overflow is undefined in C++;

@@ -21,16 +21,28 @@ std::string op_expr(Op op, DType dt, DType out, const std::vector<std::string>& 
   if (!ir::accepts_dtype(info.dtypes, dt)) fail(cat(std::string(info.name), " has no kernel for ", dtype_name(dt)));
   std::string args;
   for (const std::string& x : a) args = cat(args, args.empty() ? "" : ", ", x);
-  const std::string T = ctype(dt);
-  if (op == Op::convert_element_type) return cat("gcg_convert_element_type<", ctype(out), ", ", T, ">(", args, ")");
-  if (op == Op::bitcast_convert_type) return cat("gcg_bitcast_convert_type<", ctype(out), ", ", T, ">(", args, ")");
-  return cat("gcg_", std::string(info.ident), "<", T, ">(", args, ")");
+  // A half is its stored bits between ops, as in the interpreter: an op
+  // computes on the operands' floats and rounds its result on store, select
+  // and bitcast move bits.
+  if (op == Op::select) return cat("gcg_select<", ctype(dt), ">(", args, ")");
+  if (op == Op::bitcast_convert_type)
+    return cat("gcg_bitcast_convert_type<", ctype(out), ", ", ctype(dt), ">(", args, ")");
+  std::string loaded;
+  for (const std::string& x : a) loaded = cat(loaded, loaded.empty() ? "" : ", ", load_expr(dt, x));
+  const std::string T = compute_ctype(dt);
+  if (op == Op::convert_element_type)  // to a half: rounded to float first, as XLA (interpreter/kernels/convert.h)
+    return store_expr(out, cat("gcg_convert_element_type<", compute_ctype(out), ", ", T, ">(", loaded, ")"));
+  if (op == Op::nextafter && ir::is_half(dt))
+    return store_expr(out, cat("gcg_nextafter_half<", dt == DType::f16 ? "0" : "1", ">(", loaded, ")"));
+  return store_expr(out, cat("gcg_", std::string(info.ident), "<", T, ">(", loaded, ")"));
 }
 
 // ---- ops as calls of graft's float math table (math.h)
 
 std::optional<MathFn> op_math_fn(Op op, DType dt) {
-  if (!ir::is_floating(dt) || ir::op_info(op).kernel != ir::KernelKind::vector_math) return std::nullopt;
+  // The halves compute each element with scalar_ops.h's function, as the interpreter does.
+  if (!ir::is_floating(dt) || ir::is_half(dt) || ir::op_info(op).kernel != ir::KernelKind::vector_math)
+    return std::nullopt;
   return interpreter::float_fn_of(op);
 }
 

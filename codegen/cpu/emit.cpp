@@ -42,6 +42,12 @@
 // kBlock-element row blocks, chunks of kSumChunk (subtrees) in parallel; a
 // column in sum_order::ColumnSums. Max and min run sequentially
 // (associative, so exact), integers wrap.
+//
+// f16 and bf16 values are their stored bits (uint16_t) everywhere in a
+// kernel, as in the interpreter's buffers: each op widens its operands to
+// float and rounds its result back (elementwise.cpp), and a reduction of
+// halves accumulates in float and rounds each result once at the end (its
+// drivers accumulate into a float buffer: red_y_begin, red_y_end).
 #include "codegen/cpu/emit.h"
 #include "ir/attr_access.h"
 
@@ -109,7 +115,8 @@ class Emitter {
   Op red_op() const { return p_.reduction().node->op; }
   DType red_dtype() const { return val(p_.reduction().in).dtype; }
   int64_t red_count() const { return val(p_.reduction().out).count; }
-  std::string RT() const { return ctype(red_dtype()); }
+  // The type a reduction accumulates in: a half's in f32, rounded once at the end (red_y_end).
+  std::string RT() const { return compute_ctype(red_dtype()); }
   // A float sum: in sum_order.h's order, bit for bit the interpreter's.
   bool ordered() const { return interpreter::ordered_sum(red_op(), red_dtype()); }
   int64_t temp_len() const { return kBlock + 32; }
@@ -199,7 +206,8 @@ class Emitter {
           ++n;
         }
         if (has_red()) {
-          body << "    const " << RT() << " s" << n << " = " << read(p_.reduction().in, stage) << ";\n";
+          body << "    const " << RT() << " s" << n << " = " << load_expr(red_dtype(), read(p_.reduction().in, stage))
+               << ";\n";
           stores.push_back(cat("    red[k - s] = s", num(n), ";\n"));
         }
         for (const std::string& line : stores) body << line;
@@ -281,7 +289,7 @@ class Emitter {
 
   std::string identity() const {
     const std::string t = RT();
-    switch (red_dtype()) {
+    switch (compute_dtype(red_dtype())) {
       case DType::bool_: return red_op() == Op::reduce_min ? "true" : "false";
       case DType::f32: return red_op() == Op::reduce_sum ? "0.0f" : red_op() == Op::reduce_max ? "-__builtin_inff()" : "__builtin_inff()";
       case DType::f64: return red_op() == Op::reduce_sum ? "0.0" : red_op() == Op::reduce_max ? "-__builtin_inf()" : "__builtin_inf()";
@@ -389,8 +397,10 @@ class Emitter {
       }
     }
     if (has_red() && !p_.has_loop) {  // nothing to reduce: N == 0
-      os << "  {\n    " << RT() << "* y = static_cast<" << RT() << "*>(out[" << red_positions()[0] << "]);\n";
-      os << "    for (int64_t o = 0; o < " << red_count() << "; ++o) y[o] = " << identity() << ";\n  }\n";
+      const std::string rt = ctype(red_dtype());
+      os << "  {\n    " << rt << "* y = static_cast<" << rt << "*>(out[" << red_positions()[0] << "]);\n";
+      os << "    for (int64_t o = 0; o < " << red_count() << "; ++o) y[o] = " << store_expr(red_dtype(), identity())
+         << ";\n  }\n";
       os << copy_reduction();
     }
     if (p_.has_loop) {
@@ -405,6 +415,21 @@ class Emitter {
   }
 
   const std::vector<size_t>& red_positions() const { return p_.reduction().outputs; }
+
+  // y: where the drivers accumulate the reduction's results, in RT: its
+  // first output, or for a half a float buffer red_y_end rounds into it.
+  std::string red_y_begin() const {
+    const std::string t = RT(), dst = cat("out[", num(static_cast<int64_t>(red_positions()[0])), "]");
+    if (!ir::is_half(red_dtype())) return cat("  ", t, "* y = static_cast<", t, "*>(", dst, ");\n");
+    return cat("  ", t, "* y = static_cast<", t, "*>(__builtin_malloc(", num(red_count()), " * sizeof(", t, ")));\n");
+  }
+  std::string red_y_end() const {
+    if (!ir::is_half(red_dtype())) return "";
+    const std::string s = ctype(red_dtype());
+    return cat("  {\n    ", s, "* yh = static_cast<", s, "*>(out[", num(static_cast<int64_t>(red_positions()[0])),
+               "]);\n", "    for (int64_t o = 0; o < ", num(red_count()),
+               "; ++o) yh[o] = ", store_expr(red_dtype(), "y[o]"), ";\n", "    __builtin_free(y);\n  }\n");
+  }
 
   std::string copy_reduction() const {
     const std::vector<size_t>& r = red_positions();
@@ -432,8 +457,8 @@ class Emitter {
     const std::string t = RT();
     const auto& G = p_.reduction().groups;
     const int64_t N = p_.N();
-    os << "  " << t << "* y = static_cast<" << t << "*>(out[" << red_positions()[0] << "]);\n";
     if (ordered()) return ordered_sum_driver();
+    os << red_y_begin();
     int kept_groups = 0, red_groups = 0;
     for (const ir::ReductionGroup& gr : G) (gr.reduced ? red_groups : kept_groups)++;
     if (kept_groups == 0) {
@@ -449,7 +474,7 @@ class Emitter {
       os << "  for (int64_t ch = 0; ch < " << nch << "; ++ch) acc = " << combine() << "(acc, part[ch]);\n";
       os << "  y[0] = acc;\n";
       if (nch > 64) os << "  __builtin_free(part);\n";
-      os << copy_reduction();
+      os << red_y_end() << copy_reduction();
       return os.str();
     }
     const int m = static_cast<int>(G.size());
@@ -514,7 +539,7 @@ class Emitter {
       ind.resize(ind.size() - 2);
       os << ind << "}\n";
     }
-    os << copy_reduction();
+    os << red_y_end() << copy_reduction();
     return os.str();
   }
 
@@ -526,7 +551,7 @@ class Emitter {
     const int64_t N = p_.N();
     ir::OuterReducedInner f;
     if (!ir::outer_reduced_inner(p_.reduction().groups, &f)) fail("a float sum over axes that are not adjacent");
-    os << "  " << t << "* y = static_cast<" << t << "*>(out[" << red_positions()[0] << "]);\n";
+    os << red_y_begin();
     const std::string par = N >= kParallelMin ? "#pragma omp parallel for schedule(static)\n" : "";
     if (f.inner == 1 && f.outer == 1) {
       const int64_t nch = (N + kSumChunk - 1) / kSumChunk;
@@ -574,7 +599,7 @@ class Emitter {
       os << "    cs.finish(y + o * " << f.inner << " + w0);\n";
       os << "  }\n";
     }
-    os << copy_reduction();
+    os << red_y_end() << copy_reduction();
     return os.str();
   }
 

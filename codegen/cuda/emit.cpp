@@ -29,8 +29,12 @@ namespace graft::codegen::cuda {
 namespace {
 
 using cpu::detail::cat;
+using cpu::detail::compute_ctype;
+using cpu::detail::compute_dtype;
 using cpu::detail::ctype;
+using cpu::detail::load_expr;
 using cpu::detail::num;
+using cpu::detail::store_expr;
 using ir::FusedValue;
 using ir::Op;
 using ir::OutputStore;
@@ -93,7 +97,8 @@ class Emitter {
   const ir::FusedReduction& red() const { return s_.reduction(); }
   Op red_op() const { return red().node->op; }
   DType red_dtype() const { return val(red().in).dtype; }
-  std::string RT() const { return ctype(red_dtype()); }
+  // The type a reduction accumulates in: a half's in f32, rounded once when stored.
+  std::string RT() const { return compute_ctype(red_dtype()); }
 
   void choose_shape(CudaKernel* k) const {
     if (!has_red()) {
@@ -225,7 +230,8 @@ class Emitter {
       stores.push_back(cat("    p.out", num(static_cast<int64_t>(pos)), "[i] = s", num(static_cast<int64_t>(pos)), ";\n"));
     }
     for (const std::string& line : stores) os << line;
-    if (has_red()) os << "    return " << read(red().in) << ";\n";
+    if (has_red())
+      os << "    return " << load_expr(red_dtype(), read(red().in)) << ";\n";
     else os << "    (void)i;\n";
     os << "  };\n";
     return os.str();
@@ -234,7 +240,7 @@ class Emitter {
   std::string identity() const {
     const std::string t = RT();
     const bool sum = red_op() == Op::reduce_sum, max = red_op() == Op::reduce_max;
-    switch (red_dtype()) {
+    switch (compute_dtype(red_dtype())) {
       case DType::bool_: return max ? "false" : "true";
       case DType::f32: return sum ? "0.0f" : max ? "-gcg_inf_f32()" : "gcg_inf_f32()";
       case DType::f64: return sum ? "0.0" : max ? "-gcg_inf_f64()" : "gcg_inf_f64()";
@@ -264,7 +270,8 @@ class Emitter {
 
   std::string write_reduced(const std::string& value) const {
     std::string out;
-    for (size_t pos : red().outputs) out += cat("p.out", num(static_cast<int64_t>(pos)), "[o] = ", value, "; ");
+    for (size_t pos : red().outputs)
+      out += cat("p.out", num(static_cast<int64_t>(pos)), "[o] = ", store_expr(red_dtype(), value), "; ");
     return out;
   }
 

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "graft/detail/half_bits.h"
+
 namespace graft {
 
 // Every dtype JAX has but the fp8 family. The enumerators' order is part of
@@ -56,77 +58,23 @@ struct bfloat16 {
   static bfloat16 from_bits(uint16_t b);
 };
 
-// ---- implementation (inline: kernels convert every element through these)
-
-namespace detail {
-inline uint32_t float_bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-inline float bits_float(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-}  // namespace detail
+// ---- implementation (inline: kernels convert every element through these;
+// the bit arithmetic is graft/detail/half_bits.h, which generated kernels share)
 
 inline float16 float16::from_bits(uint16_t b) {
   float16 h;
   h.bits = b;
   return h;
 }
-
-inline float16::float16(float value) {
-  // The exponent is rebiased and the 13 dropped mantissa bits rounded to
-  // nearest even by an integer add; subnormal results are rounded by the
-  // FPU, adding a magic number that puts their last place at 2^-24.
-  uint32_t f = detail::float_bits(value);
-  const uint16_t sign = static_cast<uint16_t>((f >> 16) & 0x8000u);
-  f &= 0x7fffffffu;
-  uint16_t out;
-  if (f >= 0x47800000u) {  // >= 65536, inf or NaN (65520 .. 65536 round up below)
-    out = f > 0x7f800000u ? static_cast<uint16_t>(0x7e00u | ((f >> 13) & 0x3ffu)) : 0x7c00u;
-  } else if (f < 0x38800000u) {                          // below f16's smallest normal, 2^-14
-    const float magic = detail::bits_float(126u << 23);  // 0.5: its ulp is 2^-24
-    out = static_cast<uint16_t>(detail::float_bits(detail::bits_float(f) + magic) - (126u << 23));
-  } else {
-    const uint32_t odd = (f >> 13) & 1u;
-    f += (static_cast<uint32_t>(15 - 127) << 23) + 0xfffu + odd;
-    out = static_cast<uint16_t>(f >> 13);
-  }
-  bits = static_cast<uint16_t>(out | sign);
-}
-
-inline float16::operator float() const {
-  const uint32_t exp = bits & 0x7c00u, mant = bits & 0x03ffu;
-  uint32_t f;
-  if (exp == 0x7c00u) {
-    f = 0x7f800000u | (mant << 13);
-  } else if (exp == 0) {  // zero or subnormal: mant * 2^-24, exact in float
-    const float v = static_cast<float>(mant) * detail::bits_float(103u << 23);
-    f = detail::float_bits(v);
-  } else {
-    f = ((exp >> 10) + 112u) << 23 | (mant << 13);
-  }
-  return detail::bits_float(f | static_cast<uint32_t>(bits & 0x8000u) << 16);
-}
+inline float16::float16(float value) : bits(half_bits::f16_of_float(value)) {}
+inline float16::operator float() const { return half_bits::f16_to_float(bits); }
 
 inline bfloat16 bfloat16::from_bits(uint16_t b) {
   bfloat16 h;
   h.bits = b;
   return h;
 }
-
-inline bfloat16::bfloat16(float value) {
-  const uint32_t f = detail::float_bits(value);
-  if ((f & 0x7fffffffu) > 0x7f800000u) {
-    bits = static_cast<uint16_t>((f >> 16) | 0x0040u);  // NaN stays NaN (quieted)
-  } else {
-    bits = static_cast<uint16_t>((f + 0x7fffu + ((f >> 16) & 1u)) >> 16);
-  }
-}
-
-inline bfloat16::operator float() const { return detail::bits_float(static_cast<uint32_t>(bits) << 16); }
+inline bfloat16::bfloat16(float value) : bits(half_bits::bf16_of_float(value)) {}
+inline bfloat16::operator float() const { return half_bits::bf16_to_float(bits); }
 
 }  // namespace graft

@@ -132,6 +132,13 @@ void elementwise_loop(const KernelCall& call) {
         using R = stored_result<T, decltype(F::apply(C{}, C{}))>;
         const T* x1 = in_ptr<T>(call, 1);
         R* y = out_ptr<R>(call, 0);
+        if constexpr (op == Op::nextafter && ir::is_half_type<T>) {  // a step of the half, not of the float
+          constexpr int h = std::is_same_v<T, float16> ? 0 : 1;
+          parallel_ranges(n, [&](int64_t b, int64_t e) {
+            for (int64_t i = b; i < e; ++i) y[i] = R(gcg_nextafter_half<h>(C(x[i]), C(x1[i])));
+          });
+          return;
+        }
         parallel_ranges(n, [&](int64_t b, int64_t e) {
           for (int64_t i = b; i < e; ++i) y[i] = R(F::apply(C(x[i]), C(x1[i])));
         });

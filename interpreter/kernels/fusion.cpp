@@ -370,6 +370,9 @@ bool Plan::add_step(const ir::Graph& body, const ir::FusedStep& st, const Kernel
     case ir::FusedStep::reduction: {
       const ir::Node& node = *st.node;
       const int x = st.in[0];
+      // A half's reduction accumulates in f32 (the reduce kernel widens its
+      // operand): the body runs node by node instead.
+      if (ir::is_half(fp_.value(x).dtype)) return false;
       const int home = uniform(x) ? read_as_array(x) : x;
       if (!uniform(x) && !materialise(x, call)) return false;
       const int index = static_cast<int>(reductions_.size());

@@ -129,7 +129,9 @@ void columns_typed(const T* x, int64_t outer, int64_t rows, int64_t inner, T* y)
 
 }  // namespace
 
-bool ordered_sum(ir::Op op, DType d) { return op == ir::Op::reduce_sum && (d == DType::f32 || d == DType::f64); }
+bool ordered_sum(ir::Op op, DType d) {
+  return op == ir::Op::reduce_sum && (d == DType::f32 || d == DType::f64 || ir::is_half(d));
+}
 
 void sum_outer_rows_inner(DType d, const void* x, int64_t outer, int64_t rows, int64_t inner, void* y) {
   for_floats(d, [&](auto tag) {

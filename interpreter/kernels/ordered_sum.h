@@ -17,7 +17,8 @@ namespace graft::interpreter {
 inline constexpr int64_t kRowPiece = int64_t{1} << 16;
 
 // Whether a reduction `op` over dtype `d` sums in sum_order's order (float
-// sums; integer sums wrap, and order does not change max, min, and, or).
+// sums, the halves' in f32; integer sums wrap, and order does not change
+// max, min, and, or).
 bool ordered_sum(ir::Op op, DType d);
 
 // y[o * inner + j] = the sum over r of x[(o * rows + r) * inner + j]: the

@@ -23,6 +23,8 @@
 
 #ifndef GRAFT_SCALAR_EMBEDDED
 #include <cstdint>
+
+#include "graft/detail/half_bits.h"  // embedded modules have its text before this file's
 #endif
 #ifndef GCG_FN
 #define GCG_FN inline
@@ -134,6 +136,21 @@ GCG_LIBM_BINARY(atan2, atan2)
 GCG_LIBM_BINARY(nextafter, nextafter)
 #undef GCG_LIBM_UNARY
 #undef GCG_LIBM_BINARY
+
+// nextafter in a 16-bit float held as a float (f16: H == 0, bf16: H == 1):
+// one step of the half's bits toward y (the float's own next value would
+// round back to x).
+template <int H>
+GCG_FN float gcg_nextafter_half(float x, float y) {
+  if (x != x || y != y) return x + y;
+  if (x == y) return y;
+  uint16_t b = H == 0 ? graft::half_bits::f16_of_float(x) : graft::half_bits::bf16_of_float(x);
+  if (x == 0)
+    b = static_cast<uint16_t>((y < 0 ? 0x8000u : 0u) | 1u);  // the smallest subnormal toward y
+  else
+    b = static_cast<uint16_t>((x < y) == (x > 0) ? b + 1 : b - 1);  // away from zero, or toward it
+  return H == 0 ? graft::half_bits::f16_to_float(b) : graft::half_bits::bf16_to_float(b);
+}
 
 // rsqrt is one over gcg_sqrt, correctly rounded (a hardware rsqrt is not).
 template <class T>

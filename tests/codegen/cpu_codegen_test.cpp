@@ -100,10 +100,30 @@ std::vector<T> int_values(int64_t n, uint64_t salt) {
   return v;
 }
 
+// A half's bits for float_values' values, with every 7th element random
+// bits (subnormals, NaN payloads, the largest values) when specials are on.
+std::vector<uint16_t> half_values(DType dt, int64_t n, uint64_t salt, double lo, double hi, bool specials) {
+  std::vector<float> f = float_values<float>(n, salt, lo, hi, specials);
+  std::vector<uint16_t> h(static_cast<size_t>(n));
+  uint64_t s = salt * 31 + 7;
+  for (int64_t i = 0; i < n; ++i) {
+    h[i] = dt == DType::f16 ? float16(f[i]).bits : bfloat16(f[i]).bits;
+    if (specials && i % 7 == 2) h[i] = static_cast<uint16_t>(lcg(s));
+  }
+  return h;
+}
+
 // specials: float inputs include zeros, infinities, NaN, ... (see float_values).
 Array input_array(DType dt, const Shape& shape, uint64_t salt, double lo = -4, double hi = 4, bool specials = true) {
   const int64_t n = ir::checked_num_elements(shape);
   switch (dt) {
+    case DType::f16:
+    case DType::bf16: return raw_array(dt, shape, half_values(dt, n, salt, lo, hi, specials).data());
+    case DType::i8: return raw_array(dt, shape, int_values<int8_t>(n, salt).data());
+    case DType::u8: return raw_array(dt, shape, int_values<uint8_t>(n, salt).data());
+    case DType::i16: return raw_array(dt, shape, int_values<int16_t>(n, salt).data());
+    case DType::u16: return raw_array(dt, shape, int_values<uint16_t>(n, salt).data());
+    case DType::u64: return raw_array(dt, shape, int_values<uint64_t>(n, salt).data());
     case DType::f32: return raw_array(dt, shape, float_values<float>(n, salt, lo, hi, specials).data());
     case DType::f64: return raw_array(dt, shape, float_values<double>(n, salt, lo, hi, specials).data());
     case DType::i32: return raw_array(dt, shape, int_values<int32_t>(n, salt).data());
@@ -196,6 +216,13 @@ double element(DType dt, const void* p, int64_t i) {
     case DType::u32: return as_double<uint32_t>(p, i);
     case DType::f32: return as_double<float>(p, i);
     case DType::f64: return as_double<double>(p, i);
+    case DType::i8: return as_double<int8_t>(p, i);
+    case DType::u8: return as_double<uint8_t>(p, i);
+    case DType::i16: return as_double<int16_t>(p, i);
+    case DType::u16: return as_double<uint16_t>(p, i);
+    case DType::u64: return as_double<uint64_t>(p, i);
+    case DType::f16: return float16::from_bits(static_cast<const uint16_t*>(p)[i]);
+    case DType::bf16: return bfloat16::from_bits(static_cast<const uint16_t*>(p)[i]);
     default: throw std::logic_error("no case for this dtype here");
   }
   return 0;
@@ -291,6 +318,51 @@ Case select_convert_case() {
   c.inputs = {input_array(f32, {n}, 3, -5e9, 5e9), input_array(f32, {n}, 4), input_array(f64, {n}, 5, -1e19, 1e19),
               input_array(i32, {n}, 6), input_array(u32, {n}, 7), input_array(i64, {n}, 8), input_array(bool_, {}, 9),
               input_array(bool_, {n}, 10)};
+  c.tol.assign(outs.size(), 0);
+  return c;
+}
+
+// The halves: every conversion to and from each other dtype, bitcasts to and
+// from their 16-bit integers, select, and a chain rounding after each op.
+Case half_convert_case() {
+  Case c;
+  c.sym = "k_half_convert";
+  const int64_t n = 1543;
+  c.n = n;
+  ir::GraphBuilder b;
+  const std::vector<DType> others = {f32, f64, i8, i16, i32, i64, u8, u16, u32, u64, bool_};
+  ValueId h = b.input({f16, {n}}), g = b.input({bf16, {n}}), q = b.input({bool_, {n}});
+  std::vector<ValueId> outs;
+  std::vector<Array> inputs = {input_array(f16, {n}, 41, -300, 300), input_array(bf16, {n}, 42, -3e5, 3e5),
+                               input_array(bool_, {n}, 43)};
+  auto out = [&](ValueId v, const std::string& name) {
+    outs.push_back(v);
+    c.names.push_back(name);
+  };
+  for (auto [v, hd] : {std::pair{h, f16}, std::pair{g, bf16}}) {
+    const std::string hn = dtype_name(hd);
+    for (DType d : others) out(b.add1(Op::convert_element_type, {v}, to(d)), hn + "->" + dtype_name(d));
+    out(b.add1(Op::convert_element_type, {v}, to(hd == f16 ? bf16 : f16)), hn + "->other half");
+    const DType bits = hd == f16 ? i16 : u16;
+    out(b.add1(Op::bitcast_convert_type, {v}, to(bits)), "bitcast " + hn);
+    out(b.add1(Op::select, {q, v, b.add1(Op::neg, {v})}), "select " + hn);
+    // (x * x + 1) / x - x: each op rounded to the half.
+    ValueId one = b.add1(Op::broadcast_in_dim, {constant(b, hd, 1.0)}, bcast({n}, {}));
+    out(b.add1(Op::sub, {b.add1(Op::div, {b.add1(Op::add, {b.add1(Op::mul, {v, v}), one}), v}), v}), "chain " + hn);
+  }
+  for (DType d : others) {
+    ValueId x = b.input({d, {n}});
+    inputs.push_back(d == f32 || d == f64 ? input_array(d, {n}, 50 + inputs.size(), -1e5, 1e5)
+                                          : input_array(d, {n}, 50 + inputs.size()));
+    out(b.add1(Op::convert_element_type, {x}, to(f16)), std::string(dtype_name(d)) + "->f16");
+    out(b.add1(Op::convert_element_type, {x}, to(bf16)), std::string(dtype_name(d)) + "->bf16");
+    if (d == i16 || d == u16) {
+      out(b.add1(Op::bitcast_convert_type, {x}, to(f16)), std::string("bitcast to f16 from ") + dtype_name(d));
+      out(b.add1(Op::bitcast_convert_type, {x}, to(bf16)), std::string("bitcast to bf16 from ") + dtype_name(d));
+    }
+  }
+  c.body = b.finish(outs);
+  c.inputs = inputs;
   c.tol.assign(outs.size(), 0);
   return c;
 }
@@ -457,6 +529,15 @@ TEST_CASE("cpu codegen: every elementwise op equals the interpreter bit for bit"
   cases.push_back(per_op_case("k_bool", bool_, 263, {Op::bitwise_not, Op::copy},
                               {Op::bitwise_and, Op::bitwise_or, Op::bitwise_xor, Op::eq, Op::ne, Op::lt, Op::ge}));
   cases.push_back(select_convert_case());
+  // The halves compute in float, rounding each op's result, as the interpreter does.
+  cases.push_back(per_op_case("k_f16", f16, 20011, kFloatUnary, kFloatBinary));
+  cases.push_back(per_op_case("k_bf16", bf16, 1031, kFloatUnary, kFloatBinary));
+  cases.push_back(half_convert_case());
+  cases.push_back(chain_case("k_chain_bf16", bf16, 0.123456));
+  cases.push_back(chain_case("k_chain_f16", f16, 0.123456, true));
+  // Small integers.
+  cases.push_back(per_op_case("k_i8", i8, 517, kIntUnary, kIntBinary));
+  cases.push_back(per_op_case("k_u16", u16, 517, {Op::square, Op::bitwise_not, Op::population_count}, kIntBinary));
   cases.push_back(chain_case("k_chain_f32", f32, 0.123456));
   cases.push_back(chain_case("k_chain_f64", f64, 0.123456, true));
   // Trailing reductions, in the interpreter's order (float sums: sum_order.h), so tol 0.
@@ -476,6 +557,13 @@ TEST_CASE("cpu codegen: every elementwise op equals the interpreter bit for bit"
   cases.push_back(reduce_case("k_sum_unit_axis", f32, {5, 1, 7}, Op::reduce_sum, {1}, Op::log, 0));
   cases.push_back(reduce_case("k_sum_empty", f32, {0, 4}, Op::reduce_sum, {0}, Op::exp, 0));
   cases.push_back(reduce_case("k_max_scalar", f64, {1, 1}, Op::reduce_max, {0, 1}, Op::cosh, 0));
+  // Halves reduce in f32, rounded once.
+  cases.push_back(reduce_case("k_sum_all_bf16", bf16, {70001}, Op::reduce_sum, {0}, Op::exp, 0, -1, 0));
+  cases.push_back(reduce_case("k_sum_rows_f16", f16, {37, 1000}, Op::reduce_sum, {1}, Op::sin, 0));
+  cases.push_back(reduce_case("k_sum_cols_bf16", bf16, {513, 70}, Op::reduce_sum, {0}, Op::tanh, 0));
+  cases.push_back(reduce_case("k_max_rows_f16", f16, {129, 77}, Op::reduce_max, {1}, Op::neg, 0));
+  cases.push_back(reduce_case("k_min_middle_bf16", bf16, {6, 50, 33}, Op::reduce_min, {1}, Op::sin, 0));
+  cases.push_back(reduce_case("k_sum_empty_f16", f16, {0, 4}, Op::reduce_sum, {0}, Op::exp, 0));
   cases.push_back(softmax_case());
   for (Case& c : output_cases()) cases.push_back(std::move(c));
   cases.push_back(long_chain_case());

@@ -80,6 +80,31 @@ CudaBody select_convert() {
   return {"k_select_convert", b.finish(outs)};
 }
 
+// f16 and bf16 to and from f32, i32 and each other, their bitcasts, select
+// on their bits, and a constant.
+CudaBody half_convert() {
+  const int64_t n = 1029;
+  ir::GraphBuilder b;
+  ValueId h = b.input({DType::f16, {n}}), g = b.input({DType::bf16, {n}}), x = b.input({DType::f32, {n}}),
+          i = b.input({DType::i32, {n}}), q = b.input({DType::bool_, {n}});
+  auto to = [&](ValueId v, DType d) { return b.add1(Op::convert_element_type, {v}, ir::Attrs{{"new_dtype", d}}); };
+  ValueId half = b.add1(Op::broadcast_in_dim, {constant(b, DType::f16, 0.5)}, bcast({n}, {}));
+  std::vector<ValueId> outs = {to(h, DType::f32),
+                               to(h, DType::i32),
+                               to(h, DType::bf16),
+                               to(g, DType::f32),
+                               to(g, DType::i32),
+                               to(g, DType::f16),
+                               to(x, DType::f16),
+                               to(x, DType::bf16),
+                               to(i, DType::f16),
+                               to(i, DType::bf16),
+                               b.add1(Op::select, {q, h, b.add1(Op::neg, {h})}),
+                               b.add1(Op::bitcast_convert_type, {g}, ir::Attrs{{"new_dtype", DType::u16}}),
+                               b.add1(Op::mul, {b.add1(Op::add, {h, half}), h})};
+  return {"k_half_convert", b.finish(outs)};
+}
+
 // x[r, c] * 2 + bias[c] (a broadcast view) then tanh, with a scalar input
 // and a constant: uniforms, views and full values in one body.
 CudaBody broadcast_chain() {
@@ -118,6 +143,13 @@ std::vector<CudaBody> cuda_test_bodies() {
       reduction("k_sum_i32", Op::reduce_sum, DType::i32, {17, 999}, {1}),
       reduction("k_max_i64_columns", Op::reduce_max, DType::i64, {40, 33}, {0}),
       reduction("k_sum_empty", Op::reduce_sum, DType::f32, {4, 0}, {1}),
+      // The halves: stored bits, computed in float, reduced in f32.
+      per_op("k_f16_ops", DType::f16, 1031, kFloatUnary, kFloatBinary),
+      per_op("k_bf16_ops", DType::bf16, 517, kFloatUnary, kFloatBinary),
+      half_convert(),
+      reduction("k_sum_rows_bf16", Op::reduce_sum, DType::bf16, {33, 1000}, {1}),
+      reduction("k_sum_columns_f16", Op::reduce_sum, DType::f16, {300, 65}, {0}),
+      reduction("k_max_rows_bf16", Op::reduce_max, DType::bf16, {9, 513}, {1}),
   };
   return v;
 }
@@ -309,6 +341,15 @@ Array test_input(const ir::ValueType& t, uint64_t salt) {
         break;
       }
       case DType::bool_: put(static_cast<uint8_t>(u < 0.5)); break;
+      case DType::f16:
+      case DType::bf16: {  // every 7th element random bits: subnormals, NaN payloads, the largest values
+        const float sp[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e30f};
+        const float f = special ? sp[k] : static_cast<float>(-3 + 6 * u);
+        uint16_t bits = t.dtype == DType::f16 ? float16(f).bits : bfloat16(f).bits;
+        if (i % 7 == 2) bits = static_cast<uint16_t>(next(s));
+        put(bits);
+        break;
+      }
       default: throw std::logic_error("no case for this dtype here");
     }
   }
@@ -325,6 +366,9 @@ double element(DType dt, const void* p, int64_t i) {
     case DType::u32: return static_cast<const uint32_t*>(p)[i];
     case DType::f32: return static_cast<const float*>(p)[i];
     case DType::f64: return static_cast<const double*>(p)[i];
+    case DType::u16: return static_cast<const uint16_t*>(p)[i];
+    case DType::f16: return float16::from_bits(static_cast<const uint16_t*>(p)[i]);
+    case DType::bf16: return bfloat16::from_bits(static_cast<const uint16_t*>(p)[i]);
     default: throw std::logic_error("no case for this dtype here");
   }
   return 0;
@@ -391,14 +435,17 @@ void check_every_shape(cu::CudaDriver* drv) {
           const double v = element(want[o - 1].dtype(), want[o - 1].unsafe_buffer_pointer(), i);
           if (std::isfinite(v)) scale += std::fabs(v);
         }
-      const double rtol = dt == DType::f32 ? 2e-6 : 1e-14;
+      // The halves: one unit in their last place (2^-11, 2^-8), a float result rounded either way.
+      const double rtol = dt == DType::f16 ? 1e-3 : dt == DType::bf16 ? 8e-3 : dt == DType::f32 ? 2e-6 : 1e-14;
       int64_t bad = 0;
       for (int64_t i = 0; i < want[o].size(); ++i) {
         const double w = element(dt, want[o].unsafe_buffer_pointer(), i), g = element(dt, got[o].data(), i);
         bool ok;
         if (std::isnan(w) || std::isnan(g)) ok = std::isnan(w) && std::isnan(g);
         else if (!ir::is_floating(dt) || std::isinf(w)) ok = w == g;
-        else ok = std::fabs(w - g) <= rtol * std::fabs(w) + (reduces && last ? 1e-6 * scale : 0);
+        else
+          ok = std::fabs(w - g) <=
+               rtol * std::fabs(w) + (reduces && last ? 1e-6 * scale : 0) + (dt == DType::f16 ? 6e-8 : 0);
         if (!ok && bad++ < 3) UNSCOPED_INFO("output " << o << "[" << i << "]: interpreter " << w << ", emulated " << g);
       }
       CHECK(bad == 0);
@@ -431,7 +478,7 @@ TEST_CASE("cuda emulated driver: integer, select and conversion kernels are bit-
   std::unique_ptr<cu::CudaDriver> drv = cu::make_emulated_driver();
   for (const test::CudaBody& b : test::cuda_test_bodies()) {
     if (b.name != "k_i32_ops" && b.name != "k_i64_ops" && b.name != "k_u32_ops" && b.name != "k_select_convert" &&
-        b.name != "k_sum_i32" && b.name != "k_max_i64_columns")
+        b.name != "k_sum_i32" && b.name != "k_max_i64_columns" && b.name != "k_half_convert")
       continue;
     INFO(b.name);
     const ir::Graph& body = *b.body;

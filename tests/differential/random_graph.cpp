@@ -19,8 +19,8 @@ using ir::Op;
 using ir::ValueId;
 using ir::ValueType;
 
-// Every dtype but complex (the halves run the interpreter's kernels under
-// jit too, so they check the graph passes around them).
+// Every dtype but complex (the halves fuse and run generated code under jit,
+// computed in float and rounded per op as the interpreter does).
 constexpr DType kDTypes[] = {DType::bool_, DType::i8,  DType::i16, DType::i32,  DType::i64, DType::u8, DType::u16,
                              DType::u32,   DType::u64, DType::f16, DType::bf16, DType::f32, DType::f64};
 constexpr int kNumDrawn = static_cast<int>(std::size(kDTypes));

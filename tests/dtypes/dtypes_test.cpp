@@ -219,6 +219,26 @@ TEST_CASE("dtypes: elementwise ops in the halves and small integers match JAX", 
   CHECK(cases >= 80);
 }
 
+TEST_CASE("dtypes: nextafter in the halves steps by the half's own last place, as JAX", "[dtypes][elementwise]") {
+  // jnp.nextafter on float16 / bfloat16 operands (JAX 0.10.2), as bit patterns.
+  auto step = [](DType d, float from, float to) {
+    const Array x = astype(array(std::vector<float>{from}, {1}), d), y = astype(array(std::vector<float>{to}, {1}), d);
+    const Array eager = nextafter(x, y);
+    const Array compiled = jit([](const Array& a, const Array& b) { return nextafter(a, b); })(x, y);
+    CHECK(encode(compiled) == encode(eager));
+    return encode(eager).at(0);
+  };
+  CHECK(step(f16, 1, 2) == 0x3c01);  // 1.001
+  CHECK(step(f16, 1, 0) == 0x3bff);  // 0.9995
+  CHECK(step(f16, -1, 0) == 0xbbff);
+  CHECK(step(f16, 0, -1) == 0x8001);  // the smallest subnormal, negative
+  CHECK(step(f16, 65504, INFINITY) == 0x7c00);
+  CHECK(step(bf16, 1, 2) == 0x3f81);  // 1.0078125
+  CHECK(step(bf16, 0, 1) == 0x0001);
+  CHECK(step(bf16, 2, 2) == 0x4000);
+  CHECK(is_nan_bits(step(f16, NAN, 1), f16));
+}
+
 TEST_CASE("dtypes: reductions of halves accumulate in f32, as JAX", "[dtypes][reduce]") {
   for (const json& c : values()["reductions"]) {
     const DType d = dtype_named(c["dtype"]);

@@ -33,6 +33,8 @@ inline ir::ValueId constant(ir::GraphBuilder& b, DType dt, double v) {
     case DType::i64: put(static_cast<int64_t>(v)); break;
     case DType::u32: put(static_cast<uint32_t>(v)); break;
     case DType::bool_: put(static_cast<uint8_t>(v != 0)); break;
+    case DType::f16: put(float16(static_cast<float>(v)).bits); break;
+    case DType::bf16: put(bfloat16(static_cast<float>(v)).bits); break;
     default: throw std::logic_error("no case for this dtype here");
   }
   return b.add1(ir::Op::constant, {}, ir::Attrs{{"value", std::make_shared<const ir::Literal>(std::move(lit))}});
