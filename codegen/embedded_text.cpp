@@ -7,6 +7,8 @@ std::string scalar_ops_text() {
          "#define GRAFT_SCALAR_EMBEDDED 1\n" + kScalarOpsText + kSpecialFunctionsText;
 }
 
+std::string complex_ops_text() { return std::string("#define GRAFT_COMPLEX_EMBEDDED 1\n") + kComplexOpsText; }
+
 std::string sum_order_text(const std::string& fn_qualifiers) {
   return "#define GRAFT_SUM_EMBEDDED 1\n#define GRAFT_SUM_FN " + fn_qualifiers + "\n" + kSumOrderText;
 }

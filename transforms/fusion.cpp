@@ -44,17 +44,21 @@ using ir::is_reduction;  // from ops.def
 // constant), or a member of a group of one iteration space.
 enum class Kind : uint8_t { plain, constant, elementwise, layout, reduction };
 
-// Whether a node reads or writes complex values, which fused kernels do not
-// compute on yet (a fused kernel's scalars are 8 bytes).
-bool has_unfused_dtype(const ir::Graph& g, const ir::Node& n) {
-  auto unfused = [&](ValueId v) { return ir::is_complex(g.type(v).dtype); };
-  return std::any_of(n.inputs.begin(), n.inputs.end(), unfused) ||
-         std::any_of(n.outputs.begin(), n.outputs.end(), unfused);
-}
-
 Kind kind_of(const ir::Graph& g, const ir::Node& n) {
-  if (has_unfused_dtype(g, n)) return Kind::plain;
-  if (n.op == Op::constant) return g.type(n.outputs[0]).num_elements() == 1 ? Kind::constant : Kind::plain;
+  // A fused kernel's constants are parameters of at most 8 bytes (a c128 is 16).
+  if (n.op == Op::constant)
+    return g.type(n.outputs[0]).num_elements() == 1 && ir::dtype_size(g.type(n.outputs[0]).dtype) <= 8 ? Kind::constant
+                                                                                                       : Kind::plain;
+  // Complex sums add the real and imaginary parts as two float sums (the reduce
+  // kernel's view), which a fused reduction does not.
+  if (is_reduction(n.op) && ir::is_complex(g.type(n.inputs[0]).dtype)) return Kind::plain;
+  // On complex values the transcendental functions (ops.def's VECTOR_MATH ops)
+  // are calls of the C library's, which generated code makes slower than the
+  // interpreter's kernel (codegen/cpu/elementwise.cpp): the arithmetic around
+  // them fuses, they do not.
+  if (ir::op_info(n.op).kernel == ir::KernelKind::vector_math && !n.inputs.empty() &&
+      ir::is_complex(g.type(n.inputs[0]).dtype))
+    return Kind::plain;
   if (ir::op_info(n.op).family == ir::OpFamily::elementwise) return Kind::elementwise;
   if (n.op == Op::broadcast_in_dim || n.op == Op::reshape) return Kind::layout;
   if (is_reduction(n.op)) return Kind::reduction;

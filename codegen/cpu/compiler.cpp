@@ -226,6 +226,17 @@ const Toolchain& toolchain() {
   return tc;
 }
 
+// The flags a module's source is compiled with: the toolchain's, and for a
+// module computing on complex values (emit.cpp's complex prelude) no
+// straight-line vectoriser: GCC 12's turns a complex product into fused
+// multiply-adds (vfmaddsub) despite -ffp-contract=off, which would round it
+// otherwise than the interpreter.
+std::vector<std::string> module_flags(const Toolchain& tc, const std::string& source) {
+  std::vector<std::string> flags = tc.flags;
+  if (source.find("GRAFT_CG_COMPLEX") != std::string::npos) flags.push_back("-fno-tree-slp-vectorize");
+  return flags;
+}
+
 // Modules must not be loaded or unloaded once the process exits: a
 // background compile finishing then would run the constructors of the
 // module's dependencies after their destructors (libgomp asserts). Loads and
@@ -326,7 +337,8 @@ ModulePtr compile_into(const fs::path& dir, const std::string& base, const std::
   const fs::path key_tmp = dir / (tmp + ".key"), key_file = dir / (base + ".key");
   if (!write_file(cpp, source)) throw CacheWriteError(cat("cpu codegen: cannot write ", cpp.string()));
   std::vector<std::string> args = {tc.cxx};
-  args.insert(args.end(), tc.flags.begin(), tc.flags.end());
+  const std::vector<std::string> flags = module_flags(tc, source);
+  args.insert(args.end(), flags.begin(), flags.end());
   args.insert(args.end(), {"-o", so_tmp.string(), cpp.string()});
   std::vector<std::string> run_args = args;
   if (keep_on_disk) {
@@ -460,7 +472,7 @@ ModulePtr find_or_compile(const std::string& key, const std::string& source) {
 // What a module is cached under: the compiler, its flags, the machine, the source.
 std::string module_key(const Toolchain& tc, const std::string& source) {
   std::string key = cat("graft cpu module v1\ncompiler: ", tc.cxx, " | ", tc.version, "\nflags:");
-  for (const std::string& f : tc.flags) key += cat(" ", f);
+  for (const std::string& f : module_flags(tc, source)) key += cat(" ", f);
   return key + cat("\nmachine: ", tc.machine, "\n----\n", source);
 }
 

@@ -30,8 +30,8 @@ inline void check_symbol(const std::string& s, const char* emitter) {
 [[noreturn]] inline void fail(const std::string& why) { throw UnsupportedError(cat("cpu codegen: ", why)); }
 
 // The C type of d's elements in memory (buffers, kernel parameters): the
-// halves as their bits. The complex numbers have none yet: their nodes keep
-// the interpreter's kernels.
+// halves as their bits, the complex numbers as std::complex (a CPU module
+// that computes on them includes <complex>; CUDA code has none yet).
 inline const char* ctype(DType d) {
   switch (d) {
     case DType::bool_: return "bool";
@@ -47,8 +47,8 @@ inline const char* ctype(DType d) {
     case DType::f64: return "double";
     case DType::f16:
     case DType::bf16: return "uint16_t";
-    case DType::c64:
-    case DType::c128: break;
+    case DType::c64: return "std::complex<float>";
+    case DType::c128: return "std::complex<double>";
   }
   throw UnsupportedError(cat("codegen: no generated code for ", dtype_name(d), " elements yet"));
 }

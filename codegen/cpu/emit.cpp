@@ -91,7 +91,9 @@ class Emitter {
     replace(prelude, "GCG_SUM_ORDER", sum_order_text("inline"));
     replace(prelude, "GCG_MATH_VERSION", num(kMathTableVersion));
     replace(prelude, "GCG_MATH_COUNT", num(static_cast<int64_t>(MathFn::count)));
-    os << prelude << "\n// ---- kernel " << sym_ << ": N = " << p_.N() << "\n";
+    os << prelude;
+    if (has_complex()) os << complex_prelude();
+    os << "\n// ---- kernel " << sym_ << ": N = " << p_.N() << "\n";
     os << "namespace {\n";
     if (p_.has_loop) {
       std::string block = block_fn();  // collects what the context must carry
@@ -106,6 +108,20 @@ class Emitter {
  private:
   static void replace(std::string& s, const std::string& from, const std::string& to) {
     for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+  }
+
+  // Complex values anywhere in the body: the module includes <complex> and complex_ops.h's text.
+  bool has_complex() const {
+    for (const FusedValue& v : p_.plan.values)
+      if (ir::is_complex(v.dtype)) return true;
+    for (const ir::Node& n : g_.nodes())
+      for (ir::ValueId v : n.outputs)
+        if (ir::is_complex(g_.type(v).dtype)) return true;
+    return false;
+  }
+  static std::string complex_prelude() {
+    return cat("#ifndef GRAFT_CG_COMPLEX\n#define GRAFT_CG_COMPLEX 1\n#include <complex>\nnamespace {\n",
+               complex_ops_text(), "}  // namespace\n#endif  // GRAFT_CG_COMPLEX\n");
   }
 
   const FusedValue& val(int s) const { return p_.value(s); }

@@ -32,6 +32,7 @@ void check_nodes(const ir::Graph& g, const Schedule& s, const Node* trailing) {
       if (v.count != 1)
         fail(cat("constant ", ir::type_str(ot), " has ", num(v.count),
                  " elements; only one-element constants are kernel parameters (pass bigger ones as inputs)"));
+      if (ir::dtype_size(ot.dtype) > 8) fail(cat("constant ", ir::type_str(ot), ": a kernel parameter holds 8 bytes"));
       continue;
     }
     if (node.op == Op::reshape || node.op == Op::broadcast_in_dim) {
@@ -112,6 +113,7 @@ Schedule schedule(const ir::Graph& g) {
   if (s.red >= 0) {
     const ir::FusedReduction& r = s.reduction();
     if (r.node->op == Op::reduce_sum && p.value(r.in).dtype == DType::bool_) fail("reduce_sum of bool has no kernel");
+    if (ir::is_complex(p.value(r.in).dtype)) fail("a reduction of complex values runs on the interpreter");
     ir::OuterReducedInner form;
     if (interpreter::ordered_sum(r.node->op, p.value(r.in).dtype) && !ir::outer_reduced_inner(r.groups, &form))
       fail("a float sum over axes that are not adjacent runs on the interpreter (its order, sum_order.h, is for [outer, reduced, inner])");

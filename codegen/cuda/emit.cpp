@@ -75,11 +75,16 @@ class Emitter {
 
  private:
   static cpu::detail::Schedule checked_schedule(const ir::Graph& g) {
+    cpu::detail::Schedule s;
     try {
-      return cpu::detail::schedule(g);
+      s = cpu::detail::schedule(g);
     } catch (const UnsupportedError& e) {
       refuse_as_cuda(e);
     }
+    // The CPU's complex functions are std::complex's, which device code lacks.
+    for (const ir::FusedValue& v : s.plan.values)
+      if (ir::is_complex(v.dtype)) fail("no CUDA code for complex elements yet (the host computes them)");
+    return s;
   }
 
   static const char* shape_name(KernelShape s) {

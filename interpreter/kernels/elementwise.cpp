@@ -247,7 +247,7 @@ void complex_kernel(const KernelCall& call) {
     const R* im = in_ptr<R>(call, 1);
     std::complex<R>* z = out_ptr<std::complex<R>>(call, 0);
     parallel_ranges(out_elements(call), [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) z[i] = {re[i], im[i]};
+      for (int64_t i = b; i < e; ++i) z[i] = gcg_c_complex(re[i], im[i]);
     });
   };
   if (call.inputs[0].type->dtype == DType::f64)
@@ -277,13 +277,13 @@ void over_complex(const KernelCall& call, F f) {
 }  // namespace
 
 void real_kernel(const KernelCall& call) {
-  over_complex(call, [](auto z) { return z.real(); });
+  over_complex(call, [](auto z) { return gcg_c_real(z); });
 }
 void imag_kernel(const KernelCall& call) {
-  over_complex(call, [](auto z) { return z.imag(); });
+  over_complex(call, [](auto z) { return gcg_c_imag(z); });
 }
 void conj_kernel(const KernelCall& call) {
-  over_complex(call, [](auto z) { return std::conj(z); });
+  over_complex(call, [](auto z) { return gcg_c_conj(z); });
 }
 
 }  // namespace graft::interpreter

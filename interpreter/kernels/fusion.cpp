@@ -256,6 +256,8 @@ bool Plan::build(const ir::Graph& body, const KernelCall& call) {
   // One iteration space: what every elementwise op, broadcast and reshape
   // makes, and what every reduction reads.
   if (!fp_.refused.empty() || !fp_.single_space || fp_.N <= 0) return false;
+  for (const ir::FusedValue& v : fp_.values)  // a uniform's scalar is 8 bytes (Storage::bits): not a c128
+    if (ir::dtype_size(v.dtype) > kMaxElemBytes) return false;
   n_ = fp_.N;
   store_.assign(fp_.values.size(), Storage{});
   for (const ir::FusedStep& st : fp_.steps)
@@ -370,9 +372,9 @@ bool Plan::add_step(const ir::Graph& body, const ir::FusedStep& st, const Kernel
     case ir::FusedStep::reduction: {
       const ir::Node& node = *st.node;
       const int x = st.in[0];
-      // A half's reduction accumulates in f32 (the reduce kernel widens its
-      // operand): the body runs node by node instead.
-      if (ir::is_half(fp_.value(x).dtype)) return false;
+      // A half's reduction accumulates in f32 and a complex one sums its parts
+      // (the reduce kernel widens or views its operand): the body runs node by node instead.
+      if (ir::is_half(fp_.value(x).dtype) || ir::is_complex(fp_.value(x).dtype)) return false;
       const int home = uniform(x) ? read_as_array(x) : x;
       if (!uniform(x) && !materialise(x, call)) return false;
       const int index = static_cast<int>(reductions_.size());

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <complex>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -124,6 +125,8 @@ Array input_array(DType dt, const Shape& shape, uint64_t salt, double lo = -4, d
     case DType::i16: return raw_array(dt, shape, int_values<int16_t>(n, salt).data());
     case DType::u16: return raw_array(dt, shape, int_values<uint16_t>(n, salt).data());
     case DType::u64: return raw_array(dt, shape, int_values<uint64_t>(n, salt).data());
+    case DType::c64: return raw_array(dt, shape, float_values<float>(2 * n, salt, lo, hi, specials).data());
+    case DType::c128: return raw_array(dt, shape, float_values<double>(2 * n, salt, lo, hi, specials).data());
     case DType::f32: return raw_array(dt, shape, float_values<float>(n, salt, lo, hi, specials).data());
     case DType::f64: return raw_array(dt, shape, float_values<double>(n, salt, lo, hi, specials).data());
     case DType::i32: return raw_array(dt, shape, int_values<int32_t>(n, salt).data());
@@ -233,6 +236,13 @@ double element(DType dt, const void* p, int64_t i) {
 int64_t mismatches(const Array& want, const Array& got, double tol, double scale, const std::string& what) {
   REQUIRE(want.dtype() == got.dtype());
   REQUIRE(want.shape() == got.shape());
+  if (ir::is_complex(want.dtype())) {  // as their parts: [..., 2] of the real dtype
+    Shape parts = want.shape();
+    parts.push_back(2);
+    const DType r = ir::real_dtype(want.dtype());
+    return mismatches(raw_array(r, parts, want.unsafe_buffer_pointer()),
+                      raw_array(r, parts, got.unsafe_buffer_pointer()), tol, scale, what);
+  }
   const DType dt = want.dtype();
   const size_t es = ir::dtype_size(dt);
   const auto* w = static_cast<const uint8_t*>(want.unsafe_buffer_pointer());
@@ -365,6 +375,54 @@ Case half_convert_case() {
   c.inputs = inputs;
   c.tol.assign(outs.size(), 0);
   return c;
+}
+
+// Complex values: every op with an inline complex kernel, complex(re, im), real,
+// imag, conj, conversions both ways, select and a c64 constant (a kernel
+// parameter), in c64 and c128.
+std::vector<Case> complex_cases() {
+  // (The ops calling the C library's complex functions run on the interpreter: see the refusals' test.)
+  const std::vector<Op> unary = {Op::neg,  Op::abs,  Op::sign, Op::square, Op::reciprocal,
+                                 Op::copy, Op::real, Op::imag, Op::conj,   Op::stop_gradient};
+  const std::vector<Op> binary = {Op::add, Op::sub, Op::mul, Op::div, Op::eq, Op::ne};
+  std::vector<Case> cases = {per_op_case("k_c64", c64, 2011, unary, binary),
+                             per_op_case("k_c128", c128, 517, unary, binary)};
+  Case c;
+  c.sym = "k_complex_convert";
+  const int64_t n = 1031;
+  c.n = n;
+  ir::GraphBuilder b;
+  ValueId z = b.input({c64, {n}}), w = b.input({c128, {n}}), x = b.input({f32, {n}}), y = b.input({f32, {n}}),
+          i = b.input({i32, {n}}), h = b.input({bf16, {n}}), q = b.input({bool_, {n}});
+  std::vector<ValueId> outs;
+  auto out = [&](ValueId v, const std::string& name) {
+    outs.push_back(v);
+    c.names.push_back(name);
+  };
+  ValueId xy = b.add1(Op::complex, {x, y});
+  out(xy, "complex(x, y)");
+  for (DType d : {f32, f64, f16, i32, u8, bool_, c128})
+    out(b.add1(Op::convert_element_type, {z}, to(d)), std::string("c64->") + dtype_name(d));
+  out(b.add1(Op::convert_element_type, {w}, to(c64)), "c128->c64");
+  out(b.add1(Op::convert_element_type, {w}, to(bf16)), "c128->bf16");
+  for (auto [v, d] : {std::pair{x, f32}, std::pair{i, i32}, std::pair{h, bf16}, std::pair{q, bool_}})
+    out(b.add1(Op::convert_element_type, {v}, to(c64)), std::string(dtype_name(d)) + "->c64");
+  out(b.add1(Op::select, {q, z, b.add1(Op::conj, {z})}), "select");
+  // z * k + complex(x, y) with k a c64 constant 0.5 - 2i.
+  ir::Literal lit{ir::ValueType{c64, {}}, std::vector<uint8_t>(8)};
+  const std::complex<float> kv(0.5f, -2.0f);
+  std::memcpy(lit.bytes.data(), &kv, 8);
+  ValueId k = b.add1(Op::constant, {}, ir::Attrs{{"value", std::make_shared<const ir::Literal>(std::move(lit))}});
+  ValueId kb = b.add1(Op::broadcast_in_dim, {k}, bcast({n}, {}));
+  out(b.add1(Op::add, {b.add1(Op::mul, {z, kb}), xy}), "z * k + complex(x, y)");
+  out(b.add1(Op::abs, {b.add1(Op::div, {b.add1(Op::mul, {w, w}), w})}), "abs(w * w / w)");
+  c.body = b.finish(outs);
+  c.inputs = {input_array(c64, {n}, 61),  input_array(c128, {n}, 62), input_array(f32, {n}, 63),
+              input_array(f32, {n}, 64),  input_array(i32, {n}, 65),  input_array(bf16, {n}, 66),
+              input_array(bool_, {n}, 67)};
+  c.tol.assign(outs.size(), 0);
+  cases.push_back(c);
+  return cases;
 }
 
 // A long fused chain over [R, C]: row and column broadcasts of inputs, a
@@ -533,6 +591,8 @@ TEST_CASE("cpu codegen: every elementwise op equals the interpreter bit for bit"
   cases.push_back(per_op_case("k_f16", f16, 20011, kFloatUnary, kFloatBinary));
   cases.push_back(per_op_case("k_bf16", bf16, 1031, kFloatUnary, kFloatBinary));
   cases.push_back(half_convert_case());
+  // Complex values, with std::complex as the interpreter computes them.
+  for (Case& c : complex_cases()) cases.push_back(std::move(c));
   cases.push_back(chain_case("k_chain_bf16", bf16, 0.123456));
   cases.push_back(chain_case("k_chain_f16", f16, 0.123456, true));
   // Small integers.
@@ -723,6 +783,27 @@ TEST_CASE("cpu codegen: bodies it cannot emit are refused", "[codegen]") {
     CHECK_THROWS_AS(cg::emit_kernel(*g, "k"), UnsupportedError);
     REQUIRE(cg::unsupported_reason(*g).has_value());
     CHECK_THAT(*cg::unsupported_reason(*g), Catch::Matchers::Contains("not adjacent"));
+  }
+  {  // complex functions of the C library, a complex sum, a c128 constant: the interpreter runs them
+    for (Op op : {Op::exp, Op::sin, Op::atanh, Op::sqrt}) {
+      ir::GraphBuilder b;
+      ValueId z = b.input({c64, {8}});
+      ir::GraphPtr g = b.finish({b.add1(Op::add, {b.add1(op, {z}), z})});
+      REQUIRE(cg::unsupported_reason(*g).has_value());
+      CHECK_THAT(*cg::unsupported_reason(*g), Catch::Matchers::Contains("calls the C library"));
+    }
+    ir::GraphBuilder b;
+    ValueId z = b.input({c128, {8}});
+    ir::GraphPtr g = b.finish({b.add1(Op::reduce_sum, {b.add1(Op::mul, {z, z})}, axes({0}))});
+    REQUIRE(cg::unsupported_reason(*g).has_value());
+    CHECK_THAT(*cg::unsupported_reason(*g), Catch::Matchers::Contains("complex"));
+    ir::GraphBuilder c;
+    ir::Literal lit{ir::ValueType{c128, {}}, std::vector<uint8_t>(16)};
+    ValueId k = c.add1(Op::constant, {}, ir::Attrs{{"value", std::make_shared<const ir::Literal>(std::move(lit))}});
+    ValueId w = c.input({c128, {8}});
+    ir::GraphPtr h = c.finish({c.add1(Op::mul, {w, c.add1(Op::broadcast_in_dim, {k}, bcast({8}, {}))})});
+    REQUIRE(cg::unsupported_reason(*h).has_value());
+    CHECK_THAT(*cg::unsupported_reason(*h), Catch::Matchers::Contains("8 bytes"));
   }
   {  // fine
     ir::GraphBuilder b;

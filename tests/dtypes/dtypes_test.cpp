@@ -747,3 +747,43 @@ TEST_CASE("dtypes: complex sort, prod and cumprod, and their derivatives", "[dty
   const std::vector<std::complex<double>> want_c = {(c0 + c1 + c2) / w[0], (c1 + c2) / w[1], c2 / w[2]};
   for (size_t i = 0; i < w.size(); ++i) CHECK(std::abs(gc[i] - want_c[i]) < 1e-14);
 }
+
+TEST_CASE("dtypes: bf16, f16 and complex programs fuse into C++ kernels equal to eager bit for bit",
+          "[dtypes][jit][cpu]") {
+  const JitOptions cpu{.backend = Backend::cpu};
+  auto bits_equal = [](const Array& a, const Array& b) {
+    if (ir::is_complex(a.dtype())) return encode(real(a)) == encode(real(b)) && encode(imag(a)) == encode(imag(b));
+    return encode(a) == encode(b);
+  };
+  // A bf16 layer: its matmul in f32, bias, gelu-like tanh, a row sum in f32.
+  const Array x = astype(reshape(linspace(-3, 3, 64 * 48, f32), {64, 48}), bf16);
+  const Array w = astype(reshape(linspace(-1, 1, 48 * 32, f32), {48, 32}), bf16);
+  const Array bias = astype(linspace(-0.5, 0.5, 32, f32), bf16);
+  auto layer = [](const Array& a, const Array& m, const Array& c) {
+    const Array h = matmul(a, m) + c;
+    const Array y = h * 0.5f * (1.0f + tanh(h * 0.79788456f));
+    return std::vector<Array>{y, sum(y * y, {1})};
+  };
+  auto compiled = jit(layer, cpu).lower(x, w, bias).compile();
+  CHECK_THAT(compiled.as_text(), Catch::Contains("fusion of"));
+  const std::vector<Array> got = compiled(x, w, bias), want = layer(x, w, bias);
+  CHECK(bits_equal(got[0], want[0]));
+  CHECK(bits_equal(got[1], want[1]));
+  // f16 with a NaN and an infinity through max, where and a comparison.
+  const Array h = astype(array(std::vector<float>{1.5f, NAN, -INFINITY, 65504, 0.1f, -0.f}, {6}), f16);
+  auto clip = [](const Array& a) { return where(a > 1.0f, maximum(a * 3.0f, a), a - 0.25f); };
+  CHECK(bits_equal(jit(clip, cpu)(h), clip(h)));
+  // A complex chain (arithmetic fused, exp on the interpreter's kernel between).
+  const Array z = complex(linspace(-2, 2, 4096, f32), linspace(1, -1, 4096, f32));
+  auto chain = [](const Array& a) {
+    const Array b = a * conj(a) - a / (a + complex(scalar(1.0, f32), scalar(0.5, f32)));
+    return std::vector<Array>{b, exp(b) * a, real(b) + imag(b), abs(b)};
+  };
+  auto cz = jit(chain, cpu).lower(z).compile();
+  CHECK_THAT(cz.as_text(), Catch::Contains("std::complex<float>"));
+  const std::vector<Array> zg = cz(z), zw = chain(z);
+  for (size_t i = 0; i < zw.size(); ++i) {
+    INFO("output " << i);
+    CHECK(bits_equal(zg[i], zw[i]));
+  }
+}
