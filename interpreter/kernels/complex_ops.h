@@ -23,17 +23,17 @@
 #endif
 
 // The ops with a complex function, by arity.
-#define GCG_COMPLEX_UNARY_OPS(X)                                                                                       \
-  X(neg)                                                                                                               \
-  X(abs) X(sign) X(exp) X(log) X(log1p) X(expm1) X(sqrt) X(rsqrt) X(sin) X(cos) X(tan) X(asin) X(acos) X(atan) X(sinh) \
-      X(cosh) X(tanh) X(asinh) X(acosh) X(atanh) X(logistic) X(square) X(reciprocal) X(stop_gradient) X(copy) X(real)  \
-          X(imag) X(conj)
+// clang-format off
+#define GCG_COMPLEX_UNARY_OPS(X)                                                                         \
+  X(neg) X(abs) X(sign) X(exp) X(log) X(log1p) X(expm1) X(sqrt) X(rsqrt) X(sin) X(cos) X(tan) X(asin) \
+  X(acos) X(atan) X(sinh) X(cosh) X(tanh) X(asinh) X(acosh) X(atanh) X(logistic) X(square)            \
+  X(reciprocal) X(stop_gradient) X(copy) X(real) X(imag) X(conj)
 #define GCG_COMPLEX_BINARY_OPS(X) X(add) X(sub) X(mul) X(div) X(eq) X(ne)
 // Those calling the C library's complex functions, one call per element.
-#define GCG_COMPLEX_LIBM_OPS(X)                                                                                  \
-  X(exp)                                                                                                         \
-  X(log) X(log1p) X(expm1) X(sqrt) X(rsqrt) X(sin) X(cos) X(tan) X(asin) X(acos) X(atan) X(sinh) X(cosh) X(tanh) \
-      X(asinh) X(acosh) X(atanh) X(logistic)
+#define GCG_COMPLEX_LIBM_OPS(X)                                                                          \
+  X(exp) X(log) X(log1p) X(expm1) X(sqrt) X(rsqrt) X(sin) X(cos) X(tan) X(asin) X(acos) X(atan)       \
+  X(sinh) X(cosh) X(tanh) X(asinh) X(acosh) X(atanh) X(logistic)
+// clang-format on
 
 template <class T>
 inline std::complex<T> gcg_c_neg(std::complex<T> x) {
