@@ -12,7 +12,7 @@ void iota_kernel(const KernelCall& call) {
   int64_t dim = ir::attr<int64_t>(call.attrs, "dimension", call.op);
   const Shape& shape = call.outputs[0].type->shape;
   int64_t stride = row_major_strides(shape)[dim], size = shape[dim];
-  visit_stored_dtype(call.outputs[0].type->dtype, [&](auto tag) {
+  ir::visit_element_type(call.outputs[0].type->dtype, [&](auto tag) {  // every dtype, complex too (as lax.iota)
     using T = typename decltype(tag)::type;
     T* y = out_ptr<T>(call, 0);
     parallel_ranges(out_elements(call), [&](int64_t b, int64_t e) {

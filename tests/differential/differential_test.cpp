@@ -40,6 +40,7 @@ namespace {
 // Equal bits, except that any NaN equals any NaN of the same dtype.
 bool same(const Array& a, const Array& b) {
   if (a.dtype() != b.dtype() || a.shape() != b.shape()) return false;
+  if (ir::is_complex(a.dtype())) return same(real(a), real(b)) && same(imag(a), imag(b));
   const size_t n = static_cast<size_t>(a.size()), size = ir::dtype_size(a.dtype());
   const auto* p = static_cast<const unsigned char*>(a.unsafe_buffer_pointer());
   const auto* q = static_cast<const unsigned char*>(b.unsafe_buffer_pointer());
@@ -128,6 +129,7 @@ std::string save_reproduction(uint64_t seed, const Program& p, const std::string
 // inf); integers and bools exactly. For transforms, which may reassociate.
 bool close(const Array& a, const Array& b, double tol) {
   if (a.dtype() != b.dtype() || a.shape() != b.shape()) return false;
+  if (ir::is_complex(a.dtype())) return close(real(a), real(b), tol) && close(imag(a), imag(b), tol);
   if (a.dtype() != DType::f32 && a.dtype() != DType::f64) return same(a, b);
   const std::vector<double> x = a.to_vector<double>(), y = b.to_vector<double>();
   for (size_t i = 0; i < x.size(); ++i) {

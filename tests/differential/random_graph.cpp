@@ -19,10 +19,11 @@ using ir::Op;
 using ir::ValueId;
 using ir::ValueType;
 
-// Every dtype but complex (the halves fuse and run generated code under jit,
-// computed in float and rounded per op as the interpreter does).
-constexpr DType kDTypes[] = {DType::bool_, DType::i8,  DType::i16, DType::i32,  DType::i64, DType::u8, DType::u16,
-                             DType::u32,   DType::u64, DType::f16, DType::bf16, DType::f32, DType::f64};
+// Every dtype (the halves and complex arithmetic fuse and run generated code
+// under jit, computed as the interpreter computes them).
+constexpr DType kDTypes[] = {DType::bool_, DType::i8,  DType::i16, DType::i32, DType::i64,
+                             DType::u8,    DType::u16, DType::u32, DType::u64, DType::f16,
+                             DType::bf16,  DType::f32, DType::f64, DType::c64, DType::c128};
 constexpr int kNumDrawn = static_cast<int>(std::size(kDTypes));
 
 // Ops the generator draws: pure, no axis names (those need a pmap or a
@@ -189,6 +190,10 @@ class Gen {
 };
 
 Array random_values(Gen& g, const ValueType& t) {
+  if (ir::is_complex(t.dtype)) {  // parts on the floats' grid
+    const ValueType part{ir::real_dtype(t.dtype), t.shape};
+    return complex(random_values(g, part), random_values(g, part));
+  }
   int64_t n = 1;
   for (int64_t d : t.shape) n *= d;
   std::vector<double> v(static_cast<size_t>(n));

@@ -451,6 +451,15 @@ TEST_CASE("dtypes: gradients through complex numbers follow JAX's convention", "
   CHECK(checked == 16);
 }
 
+TEST_CASE("dtypes: iota in complex dtypes counts along the real axis (lax.iota)", "[dtypes][complex]") {
+  for (DType d : {c64, c128}) {
+    const Array z = arange(4, d);
+    REQUIRE(z.dtype() == d);
+    CHECK(real(z).to_vector<double>() == std::vector<double>{0, 1, 2, 3});
+    CHECK(imag(z).to_vector<double>() == std::vector<double>{0, 0, 0, 0});
+  }
+}
+
 TEST_CASE("dtypes: complex values are refused where JAX refuses them", "[dtypes][complex]") {
   const Array z = complex(array({1.0f, 2.0f}), array({0.5f, -1.0f}));
   CHECK(z.dtype() == c64);
