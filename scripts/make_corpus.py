@@ -30,14 +30,18 @@ from jax import lax
 jax.config.update("jax_enable_x64", True)
 jax.config.update("jax_platforms", "cpu")
 
-DTYPES = {"bool": np.bool_, "i32": np.int32, "i64": np.int64, "u32": np.uint32, "f32": np.float32, "f64": np.float64}
+DTYPES = {"bool": np.bool_, "i32": np.int32, "i64": np.int64, "u32": np.uint32, "f32": np.float32, "f64": np.float64,
+          "c64": np.complex64, "c128": np.complex128}
 NAMES = {np.dtype(v): k for k, v in DTYPES.items()}
 FLOATS = ("f32", "f64")
+# The values jvp and vjp answers are given for: floats and complex numbers.
+INEXACT = FLOATS + ("c64", "c128")
+WIDE = {"f32": np.float64, "c64": np.complex128}
 
 
 def np_dtype(name, wide):
-    """The NumPy dtype JAX computes a graft dtype in (f32 widened to f64 for the answers)."""
-    return np.float64 if (wide and name == "f32") else DTYPES[name]
+    """The NumPy dtype JAX computes a graft dtype in (f32 widened to f64, c64 to c128, for the answers)."""
+    return WIDE[name] if (wide and name in WIDE) else DTYPES[name]
 
 
 # ---- attributes in graft's JSON encoding
@@ -57,6 +61,10 @@ def Is(v):
 
 def D(name):
     return {"dtype": name}
+
+
+def S(v):
+    return {"string": v}
 
 
 def Gs(*graphs):
@@ -272,15 +280,13 @@ OPS = {
     "random_bits": random_bits,
     "cond": cond, "while": while_, "scan": scan,
     "remat": lambda ins, attrs, node, wide: run_graph(attr(attrs, "body")[0], ins, wide),
+    "complex": binary(lax.complex), "real": unary(lax.real), "imag": unary(lax.imag), "conj": unary(lax.conj),
+    "fft": lambda ins, attrs, node, wide: lax.fft(ins[0], lax.FftType[attr(attrs, "fft_type").upper()],
+                                                  tuple(attr(attrs, "fft_lengths"))),
 }
 
 # Ops of graft's table that no case holds, and why (corpus/README.md lists them).
 NOT_COVERED = {
-    "fft": "takes or makes complex values, which the corpus format (real inputs) has not yet: tests/dtypes/dtypes_test.cpp checks JAX's values and gradients",
-    "complex": "takes or makes complex values, which the corpus format (real inputs) has not yet: tests/dtypes/dtypes_test.cpp checks JAX's values and gradients",
-    "real": "takes or makes complex values, which the corpus format (real inputs) has not yet: tests/dtypes/dtypes_test.cpp checks JAX's values and gradients",
-    "imag": "takes or makes complex values, which the corpus format (real inputs) has not yet: tests/dtypes/dtypes_test.cpp checks JAX's values and gradients",
-    "conj": "takes or makes complex values, which the corpus format (real inputs) has not yet: tests/dtypes/dtypes_test.cpp checks JAX's values and gradients",
     "custom_jvp_call": "carries a user's derivative rule as a graph; JAX's custom_jvp has no graph form to compare with",
     "custom_vjp_call": "the same, for a user's VJP rule",
     "custom_lin": "exists only inside graft's linearization of custom_vjp_call",
@@ -362,6 +368,9 @@ def make_values(rng, dtype, shape, domain=None, values=None):
     if dtype in FLOATS:
         lo, hi = domain or (-1.5, 1.5)
         return rng.uniform(lo, hi, size=shape).astype(DTYPES[dtype])
+    if dtype in INEXACT:  # complex: both parts in the domain
+        lo, hi = domain or (-1.5, 1.5)
+        return (rng.uniform(lo, hi, size=shape) + 1j * rng.uniform(lo, hi, size=shape)).astype(DTYPES[dtype])
     lo, hi = domain or ((0, 9) if dtype == "u32" else (-9, 9))
     return rng.integers(lo, hi + 1, size=shape).astype(DTYPES[dtype])
 
@@ -651,6 +660,7 @@ def build_cases():
     build_programs()
     build_random_streams()
     build_linalg()
+    build_complex()
 
 
 def build_programs():
@@ -766,6 +776,61 @@ def build_programs():
     w, b, x = g.input("f32", [4, 3], "params.w"), g.input("f32", [3], "params.b"), g.input("f32", [2, 4], "x")
     out = g.op("logistic", [g.op("add", [matmul(g, x, w), bcast(g, b, [2, 3], [1])])])
     case(name, g.finish([out]), [make_values(rng, "f32", [4, 3]), make_values(rng, "f32", [3]), make_values(rng, "f32", [2, 4])])
+
+
+def build_complex():
+    """Complex numbers (c128; c64, widened to c128 for the answers) and the FFT. Domains keep
+    both parts off the branch cuts, so derivatives exist. No Hessians (jax.hessian is for real
+    functions): values, jvp and vjp with complex tangents and cotangents (JAX's conventions:
+    transposes, not adjoints), vmap."""
+    for op, dom in (("neg", None), ("exp", None), ("log", (0.2, 2.0)), ("log1p", (0.1, 1.0)), ("expm1", None),
+                    ("sqrt", (0.2, 2.0)), ("rsqrt", (0.2, 2.0)), ("sin", None), ("cos", None), ("tan", (-0.6, 0.6)),
+                    ("sinh", None), ("cosh", None), ("tanh", (-0.6, 0.6)), ("logistic", (-0.6, 0.6)),
+                    ("square", None), ("reciprocal", (0.3, 2.0)), ("asin", (-0.6, 0.6)), ("acos", (-0.6, 0.6)),
+                    ("atan", (-0.6, 0.6)), ("asinh", (-0.6, 0.6)), ("acosh", (1.2, 2.0)), ("atanh", (-0.6, 0.6)),
+                    ("abs", (0.2, 1.5)), ("conj", None), ("real", None), ("imag", None), ("copy", None)):
+        one_op("%s/c128" % op, op, [("c128", [5], dom)], smooth=False)
+    for op, dom in (("exp", None), ("log", (0.2, 2.0)), ("mul_self", None), ("abs", (0.2, 1.5))):
+        if op == "mul_self":
+            one_op("mul/c64", "mul", [("c64", [2, 3]), ("c64", [2, 3])], smooth=False)
+        else:
+            one_op("%s/c64" % op, op, [("c64", [2, 3], dom)], smooth=False)
+    one_op("sign/c128", "sign", [("c128", [4], (0.2, 1.5))], smooth=False)
+    for op, doms in (("add", (None, None)), ("sub", (None, None)), ("mul", (None, None)), ("div", (None, (0.5, 2.0)))):
+        one_op("%s/c128" % op, op, [("c128", [2, 3], doms[0]), ("c128", [2, 3], doms[1])], smooth=False)
+    one_op("div/c64", "div", [("c64", [3]), ("c64", [3], (0.5, 2.0))], smooth=False)
+    one_op("eq/c128", "eq", [("c128", [4], None, [1 + 2j, 0j, 1 + 2j, -1j]), ("c128", [4], None, [1 + 2j, -0.0, 1 - 2j, 1j])],
+           smooth=False)
+    one_op("ne/c128", "ne", [("c128", [4], None, [1 + 2j, 0j, 1 + 2j, -1j]), ("c128", [4], None, [1 + 2j, -0.0, 1 - 2j, 1j])],
+           smooth=False)
+    one_op("complex/f64", "complex", [("f64", [2, 3]), ("f64", [2, 3])], smooth=False)
+    one_op("complex/f32", "complex", [("f32", [4]), ("f32", [4])], smooth=False)
+    one_op("select/c128", "select", [("bool", [2, 3]), ("c128", [2, 3]), ("c128", [2, 3])], smooth=False)
+    for src, dst in (("f64", "c128"), ("c64", "c128"), ("c128", "c64"), ("f32", "c64")):
+        one_op("convert_element_type/%s_to_%s" % (src, dst), "convert_element_type", [(src, [5])],
+               {"new_dtype": D(dst)}, smooth=False)
+    one_op("reduce_sum/c128", "reduce_sum", [("c128", [2, 3])], {"axes": Is([1])}, smooth=False)
+    one_op("reduce_prod/c128", "reduce_prod", [("c128", [3, 2])], {"axes": Is([0])}, smooth=False)
+    one_op("cumsum/c128", "cumsum", [("c128", [2, 4])], {"axis": I(1), "reverse": I(0)}, smooth=False)
+    one_op("dot_general/c128", "dot_general", [("c128", [2, 3]), ("c128", [3, 4])],
+           {"lhs_contracting": Is([1]), "rhs_contracting": Is([0]), "lhs_batch": Is([]), "rhs_batch": Is([])}, smooth=False)
+    one_op("dot_general/c64_batched", "dot_general", [("c64", [2, 2, 3]), ("c64", [2, 3, 2])],
+           {"lhs_contracting": Is([2]), "rhs_contracting": Is([1]), "lhs_batch": Is([0]), "rhs_batch": Is([0])}, smooth=False)
+    one_op("transpose/c128", "transpose", [("c128", [2, 3])], {"permutation": Is([1, 0])}, smooth=False)
+    one_op("broadcast_in_dim/c128", "broadcast_in_dim", [("c128", [3])], {"shape": Is([2, 3]), "broadcast_dimensions": Is([1])},
+           smooth=False)
+    one_op("concatenate/c128", "concatenate", [("c128", [2]), ("c128", [3])], {"dimension": I(0)}, smooth=False)
+    # The FFT: each fft_type, over one to three trailing axes, f64/c128 and f32/c64.
+    for name, t, shape, kind, lengths in (("fft_vector", "c128", [8], "fft", [8]), ("fft_rows", "c128", [3, 5], "fft", [5]),
+                                          ("ifft_2d", "c128", [2, 3, 4], "ifft", [3, 4]),
+                                          ("fft_3d", "c128", [2, 2, 3], "fft", [2, 2, 3]),
+                                          ("rfft_even", "f64", [2, 8], "rfft", [8]), ("rfft_odd", "f64", [7], "rfft", [7]),
+                                          ("rfft_2d", "f64", [3, 4], "rfft", [3, 4]),
+                                          ("irfft_even", "c128", [2, 5], "irfft", [8]), ("irfft_odd", "c128", [4], "irfft", [7]),
+                                          ("irfft_2d", "c128", [3, 3], "irfft", [3, 4]),
+                                          ("fft_c64", "c64", [2, 6], "fft", [6]), ("rfft_f32", "f32", [6], "rfft", [6]),
+                                          ("irfft_c64", "c64", [5], "irfft", [8])):
+        one_op("fft/%s" % name, "fft", [(t, shape)], {"fft_type": S(kind), "fft_lengths": Is(lengths)}, smooth=False)
 
 
 def build_linalg():
@@ -989,7 +1054,15 @@ def build_random_streams():
 # ---- JAX's answers
 
 def float_positions(types):
-    return [i for i, t in enumerate(types) if t in FLOATS]
+    return [i for i, t in enumerate(types) if t in INEXACT]
+
+
+def normal_like(rng, x):
+    """Standard normal values of x's shape, complex (both parts normal) when x is."""
+    v = rng.normal(size=np.shape(x))
+    if jnp.iscomplexobj(x):
+        v = v + 1j * rng.normal(size=np.shape(x))
+    return jnp.asarray(v)
 
 
 def answers(c):
@@ -1016,15 +1089,16 @@ def answers(c):
             outs = f(*xs)
             return [outs[k] for k in fout]
         primals = [wide_inputs[i] for i in fin]
-        tangents = [jnp.asarray(rng.normal(size=np.shape(p))) for p in primals]
+        tangents = [normal_like(rng, p) for p in primals]
         _, jvp_out = jax.jvp(f_float, primals, tangents)
         res["jvp_tangents"], res["jvp"] = [np.asarray(t) for t in tangents], [np.asarray(t) for t in jvp_out]
         if c["modes"] != "fwd":
             outs, pullback = jax.vjp(f_float, *primals)
-            cts = [jnp.asarray(rng.normal(size=np.shape(o))) for o in outs]
+            cts = [normal_like(rng, o) for o in outs]
             res["vjp_cotangents"], res["vjp"] = [np.asarray(t) for t in cts], [np.asarray(t) for t in pullback(cts)]
             p0 = primals[0]
-            if c["smooth"] and np.size(p0) <= 16:
+            any_complex = any(jnp.iscomplexobj(x) for x in list(primals) + list(outs))
+            if c["smooth"] and np.size(p0) <= 16 and not any_complex:  # (jax.hessian is for real functions)
                 ws = [jnp.asarray(rng.normal(size=np.shape(o))) for o in outs]
 
                 def s(x0):

@@ -4,9 +4,9 @@
 // backend (also fused with a negation, so the op's generated C++ runs),
 // and its jvp, vjp, vmap over a batch and Hessian are compared with
 // what JAX computed in float64. Tolerances: f64 results within 1e-11
-// (derivatives 1e-9) relative; results of graphs holding any f32 value,
-// against JAX's f64, within 2e-5 (derivatives 1e-4); integers and bools
-// exactly.
+// (derivatives 1e-9) relative; results of graphs holding any f32 or c64
+// value, against JAX's f64 or c128, within 2e-5 (derivatives 1e-4); complex
+// numbers part by part; integers and bools exactly.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <fstream>
@@ -17,9 +17,10 @@
 
 #include "api/dispatch.h"
 #include "graft/graft.h"
-#include "support/arrays.h"
+#include "ir/dtype.h"
 #include "ir/graph.h"
 #include "ir/op.h"
+#include "support/arrays.h"
 
 using namespace graft;
 using nlohmann::json;
@@ -35,11 +36,21 @@ std::string read_text(const std::string& path) {
   return s.str();
 }
 
-// Whether got (graft) matches want (JAX, f64 for floats); the first mismatch in *why.
+// Whether got (graft) matches want (JAX, f64 for floats, c128 for complex
+// numbers, compared part by part); the first mismatch in *why.
 bool matches(const Array& got, const Array& want, double rtol, std::string* why) {
   if (got.shape() != want.shape()) {
     *why = "shape " + std::to_string(got.shape().size()) + "-d differs from JAX's";
     return false;
+  }
+  if (ir::is_complex(got.dtype()) != ir::is_complex(want.dtype())) {
+    *why = std::string("dtype ") + dtype_name(got.dtype()) + " differs from JAX's " + dtype_name(want.dtype());
+    return false;
+  }
+  if (ir::is_complex(got.dtype())) {
+    if (!matches(real(got), real(want), rtol, why)) return *why = "real part: " + *why, false;
+    if (!matches(imag(got), imag(want), rtol, why)) return *why = "imaginary part: " + *why, false;
+    return true;
   }
   const bool floating = got.dtype() == DType::f32 || got.dtype() == DType::f64;
   if (!floating && got.dtype() != want.dtype()) {
@@ -77,9 +88,9 @@ struct JaxCase {
   }
   bool has(const char* key) const { return meta.at("files").contains(key); }
   std::vector<size_t> positions(const char* key) const { return meta.at(key).get<std::vector<size_t>>(); }
-  bool has_f32 = false;  // any f32 value in the graph: results went through f32 rounding
+  bool has_f32 = false;  // any f32 or c64 value in the graph: results went through f32 rounding
   double tol(DType t, bool derivative) const {
-    return t == DType::f32 || has_f32 ? (derivative ? 1e-4 : 2e-5) : (derivative ? 1e-9 : 1e-11);
+    return t == DType::f32 || t == DType::c64 || has_f32 ? (derivative ? 1e-4 : 2e-5) : (derivative ? 1e-9 : 1e-11);
   }
 };
 
@@ -92,7 +103,7 @@ Graph with_negation(const Graph& g) {
   std::vector<ir::ValueId> outs;
   for (ir::ValueId v : h.outputs()) {
     const ir::ValueType t = h.type(v);
-    if (t.dtype == DType::f32 || t.dtype == DType::f64) {
+    if (ir::is_inexact(t.dtype)) {
       ir::Node n;
       n.id = h.next_node_id();
       n.op = ir::Op::neg;
@@ -142,7 +153,8 @@ TEST_CASE("corpus: every case agrees with JAX's answers, on every backend and un
     }
     for (size_t i = 0; i < c.graph.ir().inputs().size(); ++i) c.inputs.push_back(c.load("in_" + std::to_string(i) + ".npy"));
     for (ir::ValueId v = 0; v < c.graph.ir().value_id_bound(); ++v)
-      c.has_f32 = c.has_f32 || (c.graph.ir().has_value(v) && c.graph.ir().type(v).dtype == DType::f32);
+      c.has_f32 = c.has_f32 || (c.graph.ir().has_value(v) &&
+                                (c.graph.ir().type(v).dtype == DType::f32 || c.graph.ir().type(v).dtype == DType::c64));
     const std::vector<Array> want = c.load_all("eval");
     const std::vector<ir::ValueType> out_types = c.graph.ir().output_types();
     auto check = [&](const char* what, const std::vector<Array>& got, const std::vector<Array>& expected,
@@ -163,7 +175,7 @@ TEST_CASE("corpus: every case agrees with JAX's answers, on every backend and un
       check("jit (cpu)", test::run_jit(c.graph, c.inputs, Backend::cpu), want, out_dtypes, false);
       std::vector<Array> negated = want;
       for (Array& w : negated)
-        if (w.dtype() == DType::f32 || w.dtype() == DType::f64) w = -w;
+        if (ir::is_inexact(w.dtype())) w = -w;
       check("jit (cpu), fused with a negation", test::run_jit(with_negation(c.graph), c.inputs, Backend::cpu), negated,
             out_dtypes, false);
 
