@@ -249,7 +249,8 @@ std::shared_ptr<const Executable> compile_graph(const Graph& g, const JitOptions
   interpreter::FoldResult folded = interpreter::fold_constants(*simplified);
   ir::GraphPtr clean = folded.folded ? transforms::simplify(*folded.graph).graph : simplified;
   // Fused kernels run as generated C++ (cpu) or in the interpreter's tiled evaluator.
-  exe->graph = transforms::fuse(*clean, nullptr, donated);
+  // (CUDA kernels do not compute on complex values: their nodes stay out of groups.)
+  exe->graph = transforms::fuse(*clean, nullptr, donated, exe->backend != Backend::cuda);
   exe->pmap_kernels = pmap_kernels(*exe->graph, options);
   if (exe->backend == Backend::cpu) exe->cpu = start_cpu_compile(exe->graph, options.wait_for_compile);
   if (exe->backend == Backend::cuda) {

@@ -11,8 +11,8 @@ namespace graft::codegen {
 extern const char kHalfBitsText[];          // include/graft/detail/half_bits.h
 extern const char kScalarOpsText[];         // interpreter/kernels/scalar_ops.h
 extern const char kSpecialFunctionsText[];  // interpreter/kernels/special_functions.h
-extern const char kSumOrderText[];
-extern const char kComplexOpsText[];  // interpreter/kernels/complex_ops.h   // interpreter/kernels/sum_order.h
+extern const char kSumOrderText[];          // interpreter/kernels/sum_order.h
+extern const char kComplexOpsText[];        // interpreter/kernels/complex_ops.h
 
 // half_bits.h's text, then scalar_ops.h's and special_functions.h's, for a module that has defined GCG_FN, GCG_LIBM and
 // its fixed-width integer types and limits.

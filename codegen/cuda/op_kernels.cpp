@@ -25,8 +25,14 @@ std::optional<CudaKernel> op_kernel(const OpKernelRequest& r, std::string* why) 
     if (why) *why = std::string(ir::op_name(r.op)) + " has no CUDA op kernel";
     return std::nullopt;
   }
-  // The halves and complex numbers have no device code yet: the host runs those nodes.
-  auto generated = [](const ir::ValueType* t) { return !ir::is_half(t->dtype) && !ir::is_complex(t->dtype); };
+  // Complex numbers have no device code yet, nor the halves in kernels that
+  // compute on elements; those that only move them move a half's bits. The
+  // host runs the other nodes.
+  const bool moves_only =
+      r.op == ir::Op::gather || r.op == ir::Op::dynamic_slice || r.op == ir::Op::dynamic_update_slice;
+  auto generated = [&](const ir::ValueType* t) {
+    return !ir::is_complex(t->dtype) && (moves_only || !ir::is_half(t->dtype));
+  };
   if (!std::all_of(r.inputs.begin(), r.inputs.end(), generated) ||
       !std::all_of(r.outputs.begin(), r.outputs.end(), generated)) {
     if (why) *why = "no CUDA code for f16, bf16 or complex elements yet";

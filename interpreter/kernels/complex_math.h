@@ -51,15 +51,4 @@ constexpr bool has_complex_fn(ir::Op op) {
   }
 }
 
-// Whether op's complex function calls the C library's (cexp, csin, ...).
-constexpr bool calls_complex_libm(ir::Op op) {
-  switch (op) {
-#define GRAFT_COMPLEX_CASE(ident) case ir::Op::ident:
-    GCG_COMPLEX_LIBM_OPS(GRAFT_COMPLEX_CASE)
-#undef GRAFT_COMPLEX_CASE
-    return true;
-    default: return false;
-  }
-}
-
 }  // namespace graft::interpreter

@@ -29,10 +29,6 @@
   X(acos) X(atan) X(sinh) X(cosh) X(tanh) X(asinh) X(acosh) X(atanh) X(logistic) X(square)            \
   X(reciprocal) X(stop_gradient) X(copy) X(real) X(imag) X(conj)
 #define GCG_COMPLEX_BINARY_OPS(X) X(add) X(sub) X(mul) X(div) X(eq) X(ne)
-// Those calling the C library's complex functions, one call per element.
-#define GCG_COMPLEX_LIBM_OPS(X)                                                                          \
-  X(exp) X(log) X(log1p) X(expm1) X(sqrt) X(rsqrt) X(sin) X(cos) X(tan) X(asin) X(acos) X(atan)       \
-  X(sinh) X(cosh) X(tanh) X(asinh) X(acosh) X(atanh) X(logistic)
 // clang-format on
 
 template <class T>
@@ -186,6 +182,15 @@ inline bool gcg_c_ne(std::complex<T> x, std::complex<T> y) {
 template <class T>
 inline std::complex<T> gcg_c_complex(T re, T im) {
   return {re, im};
+}
+
+// bitcast_convert_type to or from a complex number: its bytes, as another type of its width.
+template <class To, class From>
+inline To gcg_c_bitcast(From v) {
+  static_assert(sizeof(To) == sizeof(From), "bitcast between types of one width");
+  To t;
+  __builtin_memcpy(static_cast<void*>(&t), static_cast<const void*>(&v), sizeof(To));
+  return t;
 }
 
 // convert_element_type with a complex side (From or To; a half is its

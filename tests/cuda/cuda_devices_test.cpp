@@ -194,6 +194,8 @@ void check_same_bits(const Array& got, const Array& want) {
     case DType::u32: CHECK(got.to_vector<uint32_t>() == want.to_vector<uint32_t>()); break;
     case DType::f32: same_float_bits<float>(got, want); break;
     case DType::f64: same_float_bits<double>(got, want); break;
+    case DType::f16:
+    case DType::bf16: same_float_bits<float>(astype(got, f32), astype(want, f32)); break;  // widening is exact
     default: throw std::logic_error("no case for this dtype here");
   }
 }
@@ -222,21 +224,38 @@ TEST_CASE("cuda devices: indexing, sort, scans, arg and bitwise reductions, iota
   // (xf, xi, xb, idx, upd)
   const std::vector<std::pair<const char*, Fn>> ops = {
       {"take axis 1", [](auto& f, auto&, auto&, auto& i, auto&) { return take(f, i, 1); }},
-      {"take i64 indices", [&](auto& f, auto&, auto&, auto&, auto&) { return take(f, device_put(idx64, f.device()), 0); }},
-      {"take of ints, 2-d indices", [](auto&, auto& n, auto&, auto& i, auto&) { return take(n, reshape(i, {2, 4}), 0); }},
+      {"take i64 indices",
+       [&](auto& f, auto&, auto&, auto&, auto&) { return take(f, device_put(idx64, f.device()), 0); }},
+      {"take of ints, 2-d indices",
+       [](auto&, auto& n, auto&, auto& i, auto&) {
+         return take(n, reshape(i, {2, 4}), 0);
+       }},
       {"take of bools", [](auto&, auto&, auto& b, auto& i, auto&) { return take(b, i, 1); }},
+      // The halves: moved as bits by the indexing kernels, computed in float by the elementwise ones.
+      {"take of bf16", [](auto& f, auto&, auto&, auto& i, auto&) { return take(astype(f, bf16) * 1.5f, i, 1); }},
+      {"dynamic_slice of f16",
+       [](auto& f, auto&, auto&, auto& i, auto&) {
+         return dynamic_slice(astype(f, f16), {reshape(slice(i, {0}, {1}), {}), reshape(slice(i, {3}, {4}), {})},
+                              {2, 3});
+       }},
+      {"f16 sums", [](auto& f, auto&, auto&, auto&, auto&) { return sum(exp(astype(f, f16) * 0.25f), {1}); }},
       {"scatter_add f32", [](auto& f, auto&, auto&, auto& i, auto& u) { return scatter_add(f, i, u, 0); }},
-      {"scatter_add i32", [](auto&, auto& n, auto&, auto& i, auto& u) { return scatter_add(n, i, astype(u * 4.0f, i32), 0); }},
-      {"scatter_add axis 1", [](auto& f, auto&, auto&, auto& i, auto& u) {
+      {"scatter_add i32",
+       [](auto&, auto& n, auto&, auto& i, auto& u) { return scatter_add(n, i, astype(u * 4.0f, i32), 0); }},
+      {"scatter_add axis 1",
+       [](auto& f, auto&, auto&, auto& i, auto& u) {
          return scatter_add(f, slice(i, {0}, {3}), slice(transpose(u), {0, 0}, {6, 3}), 1);
        }},
-      {"dynamic_slice", [](auto& f, auto&, auto&, auto& i, auto&) {
+      {"dynamic_slice",
+       [](auto& f, auto&, auto&, auto& i, auto&) {
          return dynamic_slice(f, {reshape(slice(i, {0}, {1}), {}), reshape(slice(i, {3}, {4}), {})}, {2, 3});
        }},
-      {"dynamic_slice clamped low", [](auto&, auto& n, auto&, auto& i, auto&) {
+      {"dynamic_slice clamped low",
+       [](auto&, auto& n, auto&, auto& i, auto&) {
          return dynamic_slice(n, {reshape(slice(i, {6}, {7}), {}), reshape(slice(i, {1}, {2}), {})}, {4, 7});
        }},
-      {"dynamic_update_slice", [](auto& f, auto&, auto&, auto& i, auto& u) {
+      {"dynamic_update_slice",
+       [](auto& f, auto&, auto&, auto& i, auto& u) {
          return dynamic_update_slice(f, slice(u, {0, 0}, {2, 3}), {reshape(slice(i, {3}, {4}), {}), reshape(slice(i, {4}, {5}), {})});
        }},
       {"sort f32 rows", [](auto& f, auto&, auto&, auto&, auto&) { return sort(f, 1); }},

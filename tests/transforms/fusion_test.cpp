@@ -13,6 +13,7 @@
 #include "graft/graft.h"
 #include "interpreter/kernel.h"
 #include "ir/builder.h"
+#include "ir/dtype.h"
 #include "ir/graph.h"
 #include "transforms/fusion.h"
 #include "transforms/simplify.h"
@@ -491,5 +492,43 @@ TEST_CASE("fusion: scalar constants read by unfused nodes come first", "[jit][fu
     auto [jv, jg] = jit(vg, {.backend = backend, .wait_for_compile = true})(w1, w2, x);
     CHECK(jv.item<float>() == Approx(v.item<float>()).epsilon(1e-6));
     close({std::get<0>(jg), std::get<1>(jg)}, {std::get<0>(g), std::get<1>(g)}, 1e-5);
+  }
+}
+
+TEST_CASE("fusion: complex arithmetic joins groups; transcendental functions and complex sums do not",
+          "[jit][fusion]") {
+  auto f = [](const Array& z, const Array& w) {
+    const Array a = z * w + conj(z);  // 3 ops: one group with what follows
+    return std::make_tuple(real(a * 2.0f) + imag(exp(a)), sum(a));
+  };
+  const Array z = complex(randn({8, 5}, 1), randn({8, 5}, 2)), w = complex(randn({8, 5}, 3), randn({8, 5}, 4));
+  Graph g = make_graph(f)(z, w);
+  const ir::GraphPtr simplified = transforms::simplify(g.ir()).graph;
+  Graph fused(transforms::fuse(*simplified));
+  fused.verify();
+  CHECK(count(fused, ir::Op::exp) == 1);         // outside every group
+  CHECK(count(fused, ir::Op::reduce_sum) == 1);  // a complex sum: its parts' two sums, in the reduce kernel
+  REQUIRE(!kernels(fused).empty());
+  int complex_ops_fused = 0;
+  for (const ir::Node* k : kernels(fused))
+    for (const ir::Node& n : body(*k).nodes()) complex_ops_fused += n.op == ir::Op::mul || n.op == ir::Op::conj;
+  CHECK(complex_ops_fused >= 2);
+  // For CUDA (fuse_complex = false) no node touching a complex value joins a group.
+  Graph cuda(transforms::fuse(*simplified, nullptr, {}, false));
+  cuda.verify();
+  for (const ir::Node* k : kernels(cuda))
+    for (const ir::Node& n : body(*k).nodes())
+      for (ir::ValueId v : n.outputs) CHECK_FALSE(ir::is_complex(body(*k).type(v).dtype));
+  // Both evaluate to the unfused graph's values.
+  const std::vector<Array> want = run(Graph(simplified), z, w);
+  for (const Graph* h : {&fused, &cuda}) {
+    const std::vector<Array> got = run(*h, z, w);
+    for (size_t k = 0; k < want.size(); ++k) {
+      if (ir::is_complex(want[k].dtype())) {
+        same_bits({real(got[k]), imag(got[k])}, {real(want[k]), imag(want[k])});
+      } else {
+        same_bits({got[k]}, {want[k]});
+      }
+    }
   }
 }

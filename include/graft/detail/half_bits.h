@@ -2,7 +2,8 @@
 // graft::float16 and graft::bfloat16 (graft/types.h) call them, and graft's
 // code generators splice this file's text into the CPU and CUDA kernels
 // they generate (cmake/EmbedText.cmake), so every backend rounds a half
-// exactly as the host does. The text compiles as host C++ and as CUDA device
+// as the host does (on the GPU an f16 rounds with the hardware's `cvt`: the
+// same bits for every number, but a NaN becomes the canonical 0x7fff). The text compiles as host C++ and as CUDA device
 // code without standard headers: whoever embeds it defines
 // GRAFT_HALF_EMBEDDED, the fixed-width integer types and GRAFT_HALF_FN (the
 // functions' qualifiers) first.
@@ -21,7 +22,7 @@ namespace half_bits {
 
 // A float's bits, and the float of some bits.
 GRAFT_HALF_FN uint32_t of_float(float f) {
-#ifdef __CUDA_ARCH__
+#if defined(GRAFT_HALF_EMBEDDED) && defined(__CUDA_ARCH__)
   return __float_as_uint(f);
 #else
   uint32_t u;
@@ -30,7 +31,7 @@ GRAFT_HALF_FN uint32_t of_float(float f) {
 #endif
 }
 GRAFT_HALF_FN float to_float(uint32_t u) {
-#ifdef __CUDA_ARCH__
+#if defined(GRAFT_HALF_EMBEDDED) && defined(__CUDA_ARCH__)
   return __uint_as_float(u);
 #else
   float f;
@@ -44,7 +45,8 @@ GRAFT_HALF_FN float to_float(uint32_t u) {
 // the 13 dropped mantissa bits rounded by an integer add; subnormal results
 // are rounded by the FPU, adding a magic number whose last place is 2^-24.
 GRAFT_HALF_FN uint16_t f16_of_float(float value) {
-#ifdef __CUDA_ARCH__  // the GPU's conversion rounds alike (a NaN becomes the canonical 0x7fff)
+#if defined(GRAFT_HALF_EMBEDDED) && \
+    defined(__CUDA_ARCH__)  // the GPU's conversion rounds alike (a NaN becomes the canonical 0x7fff)
   uint16_t h;
   asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(value));
   return h;
@@ -69,7 +71,7 @@ GRAFT_HALF_FN uint16_t f16_of_float(float value) {
 
 // The float of binary16 bits (exact).
 GRAFT_HALF_FN float f16_to_float(uint16_t bits) {
-#ifdef __CUDA_ARCH__  // exact on the GPU too
+#if defined(GRAFT_HALF_EMBEDDED) && defined(__CUDA_ARCH__)  // exact on the GPU too
   float f;
   asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(bits));
   return f;
