@@ -160,6 +160,14 @@ struct Case {
   int scale_output = -1;     // the values a tolerant output reduces
 };
 
+// out(v, name): v becomes the body's next output, called name in messages.
+auto named_output(std::vector<ValueId>* outs, std::vector<std::string>* names) {
+  return [outs, names](ValueId v, const std::string& name) {
+    outs->push_back(v);
+    names->push_back(name);
+  };
+}
+
 // One output per op, each applied to the body's inputs.
 Case per_op_case(const std::string& sym, DType dt, int64_t n, const std::vector<Op>& unary, const std::vector<Op>& binary) {
   Case c;
@@ -345,10 +353,7 @@ Case half_convert_case() {
   std::vector<ValueId> outs;
   std::vector<Array> inputs = {input_array(f16, {n}, 41, -300, 300), input_array(bf16, {n}, 42, -3e5, 3e5),
                                input_array(bool_, {n}, 43)};
-  auto out = [&](ValueId v, const std::string& name) {
-    outs.push_back(v);
-    c.names.push_back(name);
-  };
+  auto out = named_output(&outs, &c.names);
   for (auto [v, hd] : {std::pair{h, f16}, std::pair{g, bf16}}) {
     const std::string hn = dtype_name(hd);
     for (DType d : others) out(b.add1(Op::convert_element_type, {v}, to(d)), hn + "->" + dtype_name(d));
@@ -395,10 +400,7 @@ std::vector<Case> complex_cases() {
   ValueId z = b.input({c64, {n}}), w = b.input({c128, {n}}), x = b.input({f32, {n}}), y = b.input({f32, {n}}),
           i = b.input({i32, {n}}), h = b.input({bf16, {n}}), q = b.input({bool_, {n}});
   std::vector<ValueId> outs;
-  auto out = [&](ValueId v, const std::string& name) {
-    outs.push_back(v);
-    c.names.push_back(name);
-  };
+  auto out = named_output(&outs, &c.names);
   ValueId xy = b.add1(Op::complex, {x, y});
   out(xy, "complex(x, y)");
   for (DType d : {f32, f64, f16, i32, u8, bool_, c128})
