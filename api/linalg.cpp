@@ -34,6 +34,12 @@ Array swap_last(const Array& a, const Loc& loc) {
   return bind1(Op::transpose, {a}, {{"permutation", perm}}, loc);
 }
 
+// a's conjugate transpose over its last two axes (the transpose of a real a).
+Array adjoint(const Array& a, const Loc& loc) {
+  const Array t = swap_last(a, loc);
+  return ir::is_complex(t.dtype()) ? conj(t, loc) : t;
+}
+
 // a as a batch of square matrices in a float dtype; a ShapeError naming fn otherwise.
 Array square_float(const char* fn, const Array& a, const Loc& loc) {
   const Array f = detail::as_float(a, fn, loc);
@@ -44,15 +50,19 @@ Array square_float(const char* fn, const Array& a, const Loc& loc) {
   return f;
 }
 
-// (a + a^T) / 2, as jnp.linalg's symmetrize_input.
+// (a + a^H) / 2, as jnp.linalg's symmetrize_input (a Hermitian matrix for a complex a).
 Array symmetrized(const Array& f, const Loc& loc) {
-  const Array sum = bind1(Op::add, {f, swap_last(f, loc)}, {}, loc);
+  const Array sum = bind1(Op::add, {f, adjoint(f, loc)}, {}, loc);
   return bind1(Op::mul, {sum, full_like(sum, 0.5)}, {}, loc);
 }
 
-Array tri_solve(const Array& a, const Array& b, bool left, bool lower, bool transpose, bool unit, const Loc& loc) {
+// op(a)^-1 b (left) or b op(a)^-1 for triangular a: op(a) is a, a^T (transpose) or,
+// with conjugate, conj(a) or a^H.
+Array tri_solve(const Array& a, const Array& b, bool left, bool lower, bool transpose, bool unit, const Loc& loc,
+                bool conjugate = false) {
   return bind1(Op::triangular_solve, {a, b},
-               {{"left_side", int64_t{left}},
+               {{"conjugate_a", int64_t{conjugate && ir::is_complex(a.dtype())}},
+                {"left_side", int64_t{left}},
                 {"lower", int64_t{lower}},
                 {"transpose_a", int64_t{transpose}},
                 {"unit_diagonal", int64_t{unit}}},
@@ -106,18 +116,21 @@ Array lu_solve_core(const Array& lu, const Array& perm, const Array& b, const Lo
 }
 
 // (sign, log|det|) from an LU factorization: the diagonal's product, the
-// sign flipped per row swap and per negative pivot, as JAX's _slogdet_lu.
+// sign flipped per row swap and per negative pivot, as JAX's _slogdet_lu;
+// for a complex matrix the sign is the product of d / |d| (and log|det| real).
 std::pair<Array, Array> slogdet_from_lu(const Array& lu, const Array& pivots, const Loc& loc) {
   const Array d = diagonal(lu, 0, -2, -1, loc);
   const int64_t n = d.shape().back();
+  const bool complex = ir::is_complex(d.dtype());
   const Array zero = any(d == 0.0, {-1}, false, loc);
   const Array swaps = sum(astype(pivots != arange(n, DType::i32, loc), DType::i32, loc), {-1}, false, loc);
-  const Array negatives = sum(astype(d < 0.0, DType::i32, loc), {-1}, false, loc);
+  const Array negatives = complex ? zeros_like(swaps) : sum(astype(d < 0.0, DType::i32, loc), {-1}, false, loc);
   const Array odd = astype((swaps + negatives) % 2, d.dtype(), loc);
-  const Array sign = where(zero, full_like(odd, 0.0), 1.0 - 2.0 * odd, loc);
-  const Array logdet =
-      where(zero, full_like(odd, -std::numeric_limits<double>::infinity()), sum(log(abs(d)), {-1}, false, loc), loc);
-  return {sign, logdet};
+  Array sign = 1.0 - 2.0 * odd;
+  if (complex) sign = sign * prod(d / astype(abs(d), d.dtype(), loc), {-1}, false, loc);
+  sign = where(zero, zeros_like(sign), sign, loc);
+  const Array logdet = sum(log(abs(d)), {-1}, false, loc);
+  return {sign, where(zero, full_like(logdet, -std::numeric_limits<double>::infinity()), logdet, loc)};
 }
 
 // Entry (i, j) of each trailing matrix of a, keeping the batch axes.
@@ -196,6 +209,18 @@ Array eigvalsh(const Array& a, Loc loc) {
                       loc)[1];
 }
 
+std::pair<Array, Array> eig(const Array& a, Loc loc) {
+  const std::vector<Array> wv =
+      detail::bind(Op::eig, {square_float("linalg::eig", a, loc)},
+                   {{"compute_left_eigenvectors", int64_t{0}}, {"compute_right_eigenvectors", int64_t{1}}}, loc);
+  return {wv[0], wv[1]};
+}
+
+Array eigvals(const Array& a, Loc loc) {
+  return detail::bind(Op::eig, {square_float("linalg::eigvals", a, loc)},
+                      {{"compute_left_eigenvectors", int64_t{0}}, {"compute_right_eigenvectors", int64_t{0}}}, loc)[0];
+}
+
 Array solve_triangular(const Array& a, const Array& b, bool lower, int trans, bool unit_diagonal, Loc loc) {
   const char* fn = "linalg::solve_triangular";
   if (trans < 0 || trans > 2)
@@ -204,7 +229,7 @@ Array solve_triangular(const Array& a, const Array& b, bool lower, int trans, bo
   Array f = square_float(fn, a, loc);
   auto [bm, vector] = as_matrices(fn, f, b, loc);
   f = detail::convert(f, bm.dtype(), loc);
-  return from_matrices(tri_solve(f, bm, true, lower, trans != 0, unit_diagonal, loc), vector, loc);
+  return from_matrices(tri_solve(f, bm, true, lower, trans != 0, unit_diagonal, loc, trans == 2), vector, loc);
 }
 
 std::pair<Array, bool> cho_factor(const Array& a, bool lower, Loc loc) {
@@ -220,9 +245,9 @@ Array cho_solve(std::pair<Array, bool> c_lower, const Array& b, Loc loc) {
   Array f = square_float(fn, c, loc);
   auto [bm, vector] = as_matrices(fn, f, b, loc);
   f = detail::convert(f, bm.dtype(), loc);
-  // a = L L^T: solve L y = b, then L^T x = y (or U^T y = b, U x = y).
-  const Array y = tri_solve(f, bm, true, lower, !lower, false, loc);
-  return from_matrices(tri_solve(f, y, true, lower, lower, false, loc), vector, loc);
+  // a = L L^H: solve L y = b, then L^H x = y (or U^H y = b, U x = y).
+  const Array y = tri_solve(f, bm, true, lower, !lower, false, loc, !lower);
+  return from_matrices(tri_solve(f, y, true, lower, lower, false, loc, lower), vector, loc);
 }
 
 std::tuple<Array, Array, Array> lu(const Array& a, Loc loc) {
@@ -295,8 +320,9 @@ Array inv(const Array& a, Loc loc) {
   return solve(f, detail::broadcast_to_shape(eye(f.shape().back(), f.dtype(), loc), f.shape(), loc), loc);
 }
 
-std::pair<Array, Array> slogdet(const Array& a, Loc loc) {
-  const Array f = square_float("linalg::slogdet", a, loc);
+namespace {
+
+std::pair<Array, Array> slogdet_value(const Array& f, const Loc& loc) {
   const int64_t n = f.shape().back();
   if (n == 1 || n == 2) {  // closed forms, as JAX
     const Array det = n == 1 ? entry(f, 0, 0, loc)
@@ -305,6 +331,24 @@ std::pair<Array, Array> slogdet(const Array& a, Loc loc) {
   }
   const std::vector<Array> out = detail::bind(Op::lu, {f}, {}, loc);
   return slogdet_from_lu(out[0], out[1], loc);
+}
+
+}  // namespace
+
+std::pair<Array, Array> slogdet(const Array& a, Loc loc) {
+  const Array f = square_float("linalg::slogdet", a, loc);
+  if (!ir::is_complex(f.dtype())) return slogdet_value(f, loc);  // differentiated through lu: trace(a^-1 a')
+  // JAX's rule for a complex a: t = trace(a^-1 a'), log|det|' = re(t) and
+  // sign' = i im(t) sign (the sign's phase turns with the imaginary part).
+  auto value = [loc](const Array& x) { return slogdet_value(x, loc); };
+  auto with_rule = custom_jvp(value, [loc](const std::tuple<Array>& p, const std::tuple<Array>& t) {
+    const Array& x = std::get<0>(p);
+    const auto [s, logdet] = slogdet_value(x, loc);
+    const Array dt = trace(solve(x, std::get<0>(t), loc), 0, -2, -1, loc);
+    const Array ds = (dt - astype(real(dt, loc), dt.dtype(), loc)) * s;
+    return std::make_pair(std::make_pair(s, logdet), std::make_pair(ds, real(dt, loc)));
+  });
+  return with_rule(f);
 }
 
 namespace {
@@ -404,7 +448,7 @@ Array pinv_from_svd(const Array& f, double tol, const Loc& loc) {
   hi.back() = 1;
   const Array cutoff = tol * slice(s, lo, hi, {}, loc);
   const Array kept = where(s > cutoff, s, full_like(s, std::numeric_limits<double>::infinity()), loc);
-  return matmul(swap_last(vt, loc), swap_last(u, loc) / expand_dims(kept, -1, loc), loc);
+  return matmul(adjoint(vt, loc), adjoint(u, loc) / expand_dims(astype(kept, u.dtype(), loc), -1, loc), loc);
 }
 
 }  // namespace
@@ -443,7 +487,7 @@ Array pinv(const Array& a, std::optional<double> rtol, Loc loc) {
     const Array& x = std::get<0>(p);
     const Array& dx = std::get<0>(t);
     const Array pm = pinv_from_svd(x, tol, loc);
-    const Array pt = swap_last(pm, loc), dxt = swap_last(dx, loc);
+    const Array pt = adjoint(pm, loc), dxt = adjoint(dx, loc);
     const Array eye_m = eye(m, x.dtype(), loc), eye_n = eye(n, x.dtype(), loc);
     Array dp = -matmul(matmul(pm, dx, loc), pm, loc);
     dp = dp + matmul(matmul(matmul(pm, pt, loc), dxt, loc), eye_m - matmul(x, pm, loc), loc);
@@ -475,7 +519,8 @@ Array lstsq(const Array& a, const Array& b, std::optional<double> rcond, Loc loc
   hi.back() = std::min<int64_t>(1, hi.back());
   const Array keep = s >= r * slice(s, lo, hi, {}, loc);
   const Array s_inv = where(keep, 1.0 / where(keep, s, full_like(s, 1.0), loc), full_like(s, 0.0), loc);
-  const Array x = matmul(swap_last(vt, loc), expand_dims(s_inv, -1, loc) * matmul(swap_last(u, loc), bm, loc), loc);
+  const Array x = matmul(adjoint(vt, loc),
+                         expand_dims(astype(s_inv, u.dtype(), loc), -1, loc) * matmul(adjoint(u, loc), bm, loc), loc);
   return from_matrices(x, vector, loc);
 }
 

@@ -11,23 +11,9 @@
 
 #include "interpreter/blas_core.h"
 
+#include "interpreter/lapack_calls.h"
+
 extern "C" {
-void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info);
-void spotrf_(const char* uplo, const int* n, float* a, const int* lda, int* info);
-void dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w, double* work,
-             const int* lwork, int* iwork, const int* liwork, int* info);
-void ssyevd_(const char* jobz, const char* uplo, const int* n, float* a, const int* lda, float* w, float* work,
-             const int* lwork, int* iwork, const int* liwork, int* info);
-void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
-void sgetrf_(const int* m, const int* n, float* a, const int* lda, int* ipiv, int* info);
-void dgeqrf_(const int* m, const int* n, double* a, const int* lda, double* tau, double* work, const int* lwork,
-             int* info);
-void sgeqrf_(const int* m, const int* n, float* a, const int* lda, float* tau, float* work, const int* lwork,
-             int* info);
-void dorgqr_(const int* m, const int* n, const int* k, double* a, const int* lda, const double* tau, double* work,
-             const int* lwork, int* info);
-void sorgqr_(const int* m, const int* n, const int* k, float* a, const int* lda, const float* tau, float* work,
-             const int* lwork, int* info);
 void dgesvd_(const char* jobu, const char* jobvt, const int* m, const int* n, double* a, const int* lda, double* s,
              double* u, const int* ldu, double* vt, const int* ldvt, double* work, const int* lwork, int* info);
 void sgesvd_(const char* jobu, const char* jobvt, const int* m, const int* n, float* a, const int* lda, float* s,
@@ -44,33 +30,14 @@ bool available() { return true; }
 template <class T>
 int potrf(bool upper, int n, T* a, int lda) {
   ensure_blas_core();
-  const char uplo = upper ? 'U' : 'L';
-  int info = 0;
-  if constexpr (std::is_same_v<T, double>)
-    dpotrf_(&uplo, &n, a, &lda, &info);
-  else
-    spotrf_(&uplo, &n, a, &lda, &info);
-  return info;
+  return lapack::potrf(upper ? 'U' : 'L', n, a, lda);
 }
 
 template <class T>
 int syevd(bool vectors, bool upper, int n, T* a, int lda, T* w) {
   ensure_blas_core();
-  const char jobz = vectors ? 'V' : 'N', uplo = upper ? 'U' : 'L';
-  int info = 0, query = -1, iwork_size = 0;
-  T work_size = 0;
-  if constexpr (std::is_same_v<T, double>)
-    dsyevd_(&jobz, &uplo, &n, a, &lda, w, &work_size, &query, &iwork_size, &query, &info);
-  else
-    ssyevd_(&jobz, &uplo, &n, a, &lda, w, &work_size, &query, &iwork_size, &query, &info);
-  std::vector<T> work(static_cast<size_t>(work_size) + 1);
-  std::vector<int> iwork(static_cast<size_t>(std::max(iwork_size, 1)));
-  const int lwork = static_cast<int>(work.size()), liwork = static_cast<int>(iwork.size());
-  if constexpr (std::is_same_v<T, double>)
-    dsyevd_(&jobz, &uplo, &n, a, &lda, w, work.data(), &lwork, iwork.data(), &liwork, &info);
-  else
-    ssyevd_(&jobz, &uplo, &n, a, &lda, w, work.data(), &lwork, iwork.data(), &liwork, &info);
-  return info;
+  Workspace<T> ws;
+  return heevd(vectors ? 'V' : 'N', upper ? 'U' : 'L', n, a, lda, w, ws);
 }
 
 template <class T>
@@ -89,48 +56,21 @@ void trsm(bool left, bool upper, bool trans, bool unit, int m, int n, T alpha, c
 template <class T>
 int getrf(int m, int n, T* a, int lda, int* ipiv) {
   ensure_blas_core();
-  int info = 0;
-  if constexpr (std::is_same_v<T, double>)
-    dgetrf_(&m, &n, a, &lda, ipiv, &info);
-  else
-    sgetrf_(&m, &n, a, &lda, ipiv, &info);
-  return info;
+  return lapack::getrf(m, n, a, lda, ipiv);
 }
 
 template <class T>
 int geqrf(int m, int n, T* a, int lda, T* tau) {
   ensure_blas_core();
-  int info = 0, query = -1;
-  T size = 0;
-  if constexpr (std::is_same_v<T, double>)
-    dgeqrf_(&m, &n, a, &lda, tau, &size, &query, &info);
-  else
-    sgeqrf_(&m, &n, a, &lda, tau, &size, &query, &info);
-  std::vector<T> work(static_cast<size_t>(size) + 1);
-  const int lwork = static_cast<int>(work.size());
-  if constexpr (std::is_same_v<T, double>)
-    dgeqrf_(&m, &n, a, &lda, tau, work.data(), &lwork, &info);
-  else
-    sgeqrf_(&m, &n, a, &lda, tau, work.data(), &lwork, &info);
-  return info;
+  Workspace<T> ws;
+  return lapack::geqrf(m, n, a, lda, tau, ws);
 }
 
 template <class T>
 int orgqr(int m, int n, int k, T* a, int lda, const T* tau) {
   ensure_blas_core();
-  int info = 0, query = -1;
-  T size = 0;
-  if constexpr (std::is_same_v<T, double>)
-    dorgqr_(&m, &n, &k, a, &lda, tau, &size, &query, &info);
-  else
-    sorgqr_(&m, &n, &k, a, &lda, tau, &size, &query, &info);
-  std::vector<T> work(static_cast<size_t>(size) + 1);
-  const int lwork = static_cast<int>(work.size());
-  if constexpr (std::is_same_v<T, double>)
-    dorgqr_(&m, &n, &k, a, &lda, tau, work.data(), &lwork, &info);
-  else
-    sorgqr_(&m, &n, &k, a, &lda, tau, work.data(), &lwork, &info);
-  return info;
+  Workspace<T> ws;
+  return ungqr(m, n, k, a, lda, tau, ws);
 }
 
 template <class T>

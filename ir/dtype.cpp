@@ -201,6 +201,7 @@ bool accepts_dtype(DTypeClass c, DType d) {
     case DTypeClass::ints_or_bool: return is_integer(d) || d == DType::bool_;
     case DTypeClass::complex: return is_complex(d);
     case DTypeClass::real: return !is_complex(d);
+    case DTypeClass::lapack: return d == DType::f32 || d == DType::f64 || d == DType::c64 || d == DType::c128;
     case DTypeClass::any: return true;
   }
   return false;

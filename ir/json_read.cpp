@@ -300,6 +300,8 @@ namespace {
 //   1 -> 2: graphs gained optional "input_names"/"output_names"; a version 1
 //           graph has none, so there is nothing to rewrite, but such fields in
 //           a version 1 document are refused as the version 1 reader did.
+//   2 -> 3: triangular_solve gained "conjugate_a" (complex matrices); a
+//           version 2 node, which has none, gets 0, its meaning then.
 void upgrade(json& doc, int64_t version) {
   if (version == 1) {
     std::function<void(const json&, const std::string&, int)> refuse_names = [&](const json& g, const std::string& path,
@@ -322,6 +324,26 @@ void upgrade(json& doc, int64_t version) {
     };
     if (auto g = doc.find("graph"); g != doc.end()) refuse_names(*g, "$.graph", 0);
     version = 2;
+  }
+  if (version == 2) {
+    std::function<void(json&, int)> add_conjugate_a = [&](json& g, int depth) {
+      if (!g.is_object() || depth > kMaxGraphDepth) return;  // the reader refuses deeper nesting itself
+      auto nodes = g.find("nodes");
+      if (nodes == g.end() || !nodes->is_array()) return;
+      for (json& n : *nodes) {
+        if (!n.is_object()) continue;
+        auto attrs = n.find("attrs");
+        if (attrs == n.end() || !attrs->is_object()) continue;
+        if (auto op = n.find("op"); op != n.end() && *op == "triangular_solve" && !attrs->contains("conjugate_a"))
+          (*attrs)["conjugate_a"] = {{"int", 0}};
+        for (auto a = attrs->begin(); a != attrs->end(); ++a)
+          if (a->is_object())
+            if (auto gs = a->find("graphs"); gs != a->end() && gs->is_array())
+              for (json& sub : *gs) add_conjugate_a(sub, depth + 1);
+      }
+    };
+    if (auto g = doc.find("graph"); g != doc.end()) add_conjugate_a(*g, 0);
+    version = 3;
   }
   doc["version"] = version;
 }

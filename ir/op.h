@@ -47,7 +47,8 @@ inline constexpr int kVariadic = -1;
 // standard shape rules; an op's own shape rule may read it too).
 // FLOATS: real floats; INEXACT: and complex; NUMBERS: every real number
 // type; ALL_NUMBERS: and complex; SIGNED: signed ints, floats and complex;
-// INTS; INTS_OR_BOOL; COMPLEX; REAL: any but complex (ordered types); ANY.
+// INTS; INTS_OR_BOOL; COMPLEX; REAL: any but complex (ordered types);
+// LAPACK: f32, f64, c64, c128 (LAPACK's types); ANY.
 enum class DTypeClass : uint8_t {
   floats,
   inexact,
@@ -58,6 +59,7 @@ enum class DTypeClass : uint8_t {
   ints_or_bool,
   complex,
   real,
+  lapack,
   any
 };
 
@@ -159,6 +161,7 @@ constexpr std::string_view no_jvp_reason(JvpSpec s) { return s.kind == JvpKind::
 #define INTS DTypeClass::ints
 #define INTS_OR_BOOL DTypeClass::ints_or_bool
 #define ANY DTypeClass::any
+#define LAPACK DTypeClass::lapack
 #define OWN OwnRule()
 #define SAME_TYPE ShapeRuleKind::same_type
 #define BOOL_RESULT ShapeRuleKind::bool_result
@@ -206,6 +209,7 @@ inline constexpr std::array<OpInfo, kNumOps> kOpTable = {{
 #undef INTS
 #undef INTS_OR_BOOL
 #undef ANY
+#undef LAPACK
 #undef OWN
 #undef SAME_TYPE
 #undef BOOL_RESULT

@@ -266,7 +266,7 @@ OPS = {
     "cholesky": lambda ins, attrs, node, wide: lax.linalg.cholesky(ins[0], symmetrize_input=False),
     "triangular_solve": lambda ins, attrs, node, wide: lax.linalg.triangular_solve(
         ins[0], ins[1], left_side=bool(attr(attrs, "left_side")), lower=bool(attr(attrs, "lower")),
-        transpose_a=bool(attr(attrs, "transpose_a")), conjugate_a=False,
+        transpose_a=bool(attr(attrs, "transpose_a")), conjugate_a=bool(attr(attrs, "conjugate_a")) if "conjugate_a" in attrs else False,
         unit_diagonal=bool(attr(attrs, "unit_diagonal"))),
     "lu": lambda ins, attrs, node, wide: list(lax.linalg.lu(ins[0])),
     "qr": lambda ins, attrs, node, wide: list(lax.linalg.qr(ins[0], full_matrices=bool(attr(attrs, "full_matrices")))),
@@ -275,6 +275,9 @@ OPS = {
     "svd": svd,
     "eigh": lambda ins, attrs, node, wide: list(lax.linalg.eigh(ins[0], lower=bool(attr(attrs, "lower")),
                                                                 symmetrize_input=False)),
+    "eig": lambda ins, attrs, node, wide: list(lax.linalg.eig(
+        ins[0], compute_left_eigenvectors=bool(attr(attrs, "compute_left_eigenvectors")),
+        compute_right_eigenvectors=bool(attr(attrs, "compute_right_eigenvectors")))),
     "lu_pivots_to_permutation": lambda ins, attrs, node, wide: lax.linalg.lu_pivots_to_permutation(
         ins[0], attr(attrs, "permutation_size")),
     "random_bits": random_bits,
@@ -919,6 +922,46 @@ def build_linalg():
         sym = g.op("add", [x, g.op("transpose", [x], {"permutation": Is([1, 0])})])
         v, w = g.op("eigh", [sym], {"lower": I(lower)})
         case(name, g.finish([w, g.op("mul", [v, v])]), [make_values(rng, "f64", [n, n])])
+
+    # Complex matrices (LAPACK's c and z routines): the Hermitian x x^H + 3 I's
+    # Cholesky factor and eigenvalues (eigenvectors through |v|^2, free of
+    # LAPACK's phase), qr, lu, singular values, and a solve with a^H.
+    def hermitian(g, x, n):
+        xh = g.op("conj", [g.op("transpose", [x], {"permutation": Is([1, 0])})])
+        prod = g.op("dot_general", [x, xh], {"lhs_contracting": Is([1]), "rhs_contracting": Is([0]),
+                                               "lhs_batch": Is([]), "rhs_batch": Is([])})
+        return g.op("add", [prod, g.op("constant", [], {"value": literal((3.0 * np.eye(n)).astype(np.complex128))})])
+    name = "program/cholesky_hermitian_c128"
+    rng = rng_for(name)
+    g = Graph()
+    x = g.input("c128", [3, 3], "x")
+    case(name, g.finish([g.op("cholesky", [hermitian(g, x, 3)])]), [make_values(rng, "c128", [3, 3])])
+    name = "program/eigh_hermitian_c128"
+    rng = rng_for(name)
+    g = Graph()
+    x = g.input("c128", [3, 3], "x")
+    v, w = g.op("eigh", [hermitian(g, x, 3)], {"lower": I(1)})
+    case(name, g.finish([w, g.op("mul", [v, g.op("conj", [v])])]), [make_values(rng, "c128", [3, 3])])
+    one_op("qr/reduced_tall_c128", "qr", [("c128", [4, 3])], {"full_matrices": I(0)})
+    one_op("lu/square_c128", "lu", [("c128", [3, 3])], modes="none")
+    one_op("svd/values_c128", "svd", [("c128", [3, 3])], {"compute_uv": I(0), "full_matrices": I(0)})
+    name = "program/solve_adjoint_c128"
+    rng = rng_for(name)
+    g = Graph()
+    a, b = g.input("c128", [3, 3], "a"), g.input("c128", [3, 2], "b")
+    shifted = g.op("add", [a, g.op("constant", [], {"value": literal((3.0 * np.eye(3)).astype(np.complex128))})])
+    attrs = dict(solve_attrs(1, 1, 1, 0), conjugate_a=I(1))
+    case(name, g.finish([g.op("triangular_solve", [shifted, b], attrs)]),
+         [make_values(rng, "c128", [3, 3]), make_values(rng, "c128", [3, 2])])
+
+    # eig: the eigenvalues (differentiable when no eigenvectors are computed,
+    # as JAX's) of a real matrix and of a complex one, and the right
+    # eigenvectors' values (LAPACK's geev normalization; no derivative).
+    def eig_attrs(left, right):
+        return {"compute_left_eigenvectors": I(left), "compute_right_eigenvectors": I(right)}
+    one_op("eig/values_f64", "eig", [("f64", [3, 3])], eig_attrs(0, 0))
+    one_op("eig/values_c128", "eig", [("c128", [3, 3])], eig_attrs(0, 0))
+    one_op("eig/vectors_f64", "eig", [("f64", [3, 3])], eig_attrs(0, 1), modes="none")
 
     # a^-1 b through the factors, as jnp.linalg.solve: rows of b permuted,
     # then L y = P b (unit diagonal) and U x = y.

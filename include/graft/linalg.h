@@ -1,5 +1,8 @@
 // graft::linalg: linear algebra as jnp.linalg and jax.scipy.linalg. Leading
 // axes are batch axes; integer arrays compute in the default float dtype.
+// f32, f64, c64 and c128 are LAPACK's types and JAX's (f16 and bf16 are a
+// DTypeError, as in JAX); for complex matrices a^T below reads a^H (the
+// conjugate transpose) and "symmetric" reads Hermitian.
 // Derivatives are JAX's (jax/_src/lax/linalg.py), in forward and reverse
 // mode; vmap adds a batch axis. Factorizations of a matrix that does not
 // have one (a Cholesky factor of a matrix that is not positive definite)
@@ -66,6 +69,18 @@ std::pair<Array, Array> eigh(const Array& a, Loc loc = Loc::current());
 
 // The eigenvalues of eigh(a), ascending.
 Array eigvalsh(const Array& a, Loc loc = Loc::current());
+
+// (w, v) of each general square matrix: the eigenvalues w [..., n] and the
+// right eigenvectors in v's columns (a v = v diag(w)), complex (c64 for f32
+// and c64, c128 for f64 and c128), as jnp.linalg.eig: LAPACK's geev, its
+// order, each vector of unit norm with its largest component real. Not
+// differentiable, as JAX's (eigenvectors' derivatives hold only for distinct
+// eigenvalues): differentiate eigvals.
+std::pair<Array, Array> eig(const Array& a, Loc loc = Loc::current());
+
+// The eigenvalues of eig(a), as jnp.linalg.eigvals; differentiable (JAX's
+// rule: w' = diag(v^-1 a' v)).
+Array eigvals(const Array& a, Loc loc = Loc::current());
 
 // (p, l, u) with a = p l u, as jax.scipy.linalg.lu: for a [..., m, n] and
 // k = min(m, n), p is the m x m permutation matrix, l the m x k unit lower

@@ -32,6 +32,7 @@ constexpr bool accepts(ir::DTypeClass c) {
     case ir::DTypeClass::ints: return !fl && !b;
     case ir::DTypeClass::ints_or_bool: return !fl;
     case ir::DTypeClass::complex: return false;
+    case ir::DTypeClass::lapack: return std::is_same_v<T, float> || std::is_same_v<T, double>;
     case ir::DTypeClass::real:
     case ir::DTypeClass::any: return true;
   }

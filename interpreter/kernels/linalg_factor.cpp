@@ -18,7 +18,11 @@
 // signs and roundings), small matrices of a batch in parallel; Eigen's
 // HouseholderQR (the same reflectors and signs) only in a build without
 // OpenBLAS. geqrf and householder_product are those two LAPACK steps alone,
-// as jax.lax.linalg's. (eigh's kernel is interpreter/kernels/linalg_eigh.cpp.)
+// as jax.lax.linalg's. Every kernel is written once for f32, f64, c64 and
+// c128 (LAPACK's s, d, c and z routines, interpreter/lapack_calls.h): for a
+// complex matrix cholesky factors a = L L^H, and triangular_solve's op(a) is
+// also conj(a) or a^H (conjugate_a). (The spectral kernels are in
+// interpreter/kernels/linalg_spectral.cpp.)
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
 #ifndef GRAFT_HAVE_OPENBLAS
@@ -26,14 +30,11 @@
 #endif
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
 #include <vector>
-
-#ifdef GRAFT_HAVE_OPENBLAS
-#include <cblas.h>
-#endif
 
 #include "graft/errors.h"
 #include "interpreter/blas_core.h"
@@ -41,19 +42,7 @@
 #include "interpreter/kernels/loops.h"
 
 #ifdef GRAFT_HAVE_OPENBLAS
-// LAPACK's Cholesky factorization (OpenBLAS exports it; Debian ships no lapacke.h with it).
-extern "C" void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info);
-extern "C" void spotrf_(const char* uplo, const int* n, float* a, const int* lda, int* info);
-extern "C" void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
-extern "C" void sgetrf_(const int* m, const int* n, float* a, const int* lda, int* ipiv, int* info);
-extern "C" void dgeqrf_(const int* m, const int* n, double* a, const int* lda, double* tau, double* work,
-                        const int* lwork, int* info);
-extern "C" void sgeqrf_(const int* m, const int* n, float* a, const int* lda, float* tau, float* work, const int* lwork,
-                        int* info);
-extern "C" void dorgqr_(const int* m, const int* n, const int* k, double* a, const int* lda, const double* tau,
-                        double* work, const int* lwork, int* info);
-extern "C" void sorgqr_(const int* m, const int* n, const int* k, float* a, const int* lda, const float* tau,
-                        float* work, const int* lwork, int* info);
+#include "interpreter/lapack_calls.h"
 #endif
 
 namespace graft::interpreter {
@@ -68,6 +57,27 @@ using ConstMatMap = Eigen::Map<const RowMajor<T>>;
 
 // Matrices from this many rows go to LAPACK.
 constexpr int64_t kLapackMin = 128;
+
+// A NaN of T (NaN + NaN i for a complex T).
+template <class T>
+T nan_of() {
+  using R = decltype(std::real(T{}));
+  const R nan = std::numeric_limits<R>::quiet_NaN();
+  if constexpr (std::is_same_v<T, R>)
+    return nan;
+  else
+    return T(nan, nan);
+}
+
+// |re| + |im| (|x| for a real x): the magnitude by which LAPACK's getrf picks
+// pivots (BLAS's i?amax), so small matrices pivot as large ones.
+template <class T>
+auto abs1(const T& x) {
+  if constexpr (std::is_arithmetic_v<T>)
+    return std::abs(x);
+  else
+    return std::abs(x.real()) + std::abs(x.imag());
+}
 
 template <class T>
 void cholesky_typed(const KernelCall& call) {
@@ -84,12 +94,8 @@ void cholesky_typed(const KernelCall& call) {
       MatMap<T> l(out + k * size, n, n);
       l = ConstMatMap<T>(in + k * size, n, n).template triangularView<Eigen::Lower>();
       // Row-major L is column-major L^T: LAPACK's upper factor U = L^T of the same storage.
-      int info = 0;
-      if constexpr (std::is_same_v<T, double>)
-        dpotrf_("U", &ni, l.data(), &ni, &info);
-      else
-        spotrf_("U", &ni, l.data(), &ni, &info);
-      if (info != 0) l.setConstant(std::numeric_limits<T>::quiet_NaN());
+      // For a complex a that factors conj(a) = U^H U with U = L^T again.
+      if (lapack::potrf('U', ni, l.data(), ni) != 0) l.setConstant(nan_of<T>());
     }
     return;
   }
@@ -100,27 +106,40 @@ void cholesky_typed(const KernelCall& call) {
     l = ConstMatMap<T>(in + k * size, n, n).template triangularView<Eigen::Lower>();
     Eigen::LLT<Eigen::Ref<RowMajor<T>>, Eigen::Lower> llt(l);  // in place: l's lower triangle becomes L
     if (llt.info() != Eigen::Success) {
-      l.setConstant(std::numeric_limits<T>::quiet_NaN());
+      l.setConstant(nan_of<T>());
       continue;
     }
     l.template triangularView<Eigen::StrictlyUpper>().setZero();
   }
 }
 
-// x = op(a)^-1 b or b op(a)^-1 in place in x (holding b), a's triangle `Mode`.
+// x = op(a)^-1 b or b op(a)^-1 in place in x (holding b), a's triangle
+// `Mode`; op(a) = a, a^T or (adjoint) a^H.
 template <int Mode, class T>
-void solve_one(const ConstMatMap<T>& a, MatMap<T>& x, bool left, bool transpose) {
+void solve_one(const ConstMatMap<T>& a, MatMap<T>& x, bool left, bool transpose, bool adjoint) {
+  const auto tri = a.template triangularView<Mode>();
   if (left) {
-    if (transpose)
-      a.template triangularView<Mode>().transpose().solveInPlace(x);
+    if (adjoint)
+      tri.adjoint().solveInPlace(x);
+    else if (transpose)
+      tri.transpose().solveInPlace(x);
     else
-      a.template triangularView<Mode>().solveInPlace(x);
+      tri.solveInPlace(x);
   } else {
-    if (transpose)
-      a.template triangularView<Mode>().transpose().template solveInPlace<Eigen::OnTheRight>(x);
+    if (adjoint)
+      tri.adjoint().template solveInPlace<Eigen::OnTheRight>(x);
+    else if (transpose)
+      tri.transpose().template solveInPlace<Eigen::OnTheRight>(x);
     else
-      a.template triangularView<Mode>().template solveInPlace<Eigen::OnTheRight>(x);
+      tri.template solveInPlace<Eigen::OnTheRight>(x);
   }
+}
+
+// x = conj(x) for a complex T, in place; nothing for a real one.
+template <class T>
+void conjugate_in_place(T* x, int64_t n) {
+  if constexpr (!std::is_arithmetic_v<T>)
+    for (int64_t i = 0; i < n; ++i) x[i] = std::conj(x[i]);
 }
 
 template <class T>
@@ -129,6 +148,10 @@ void triangular_solve_typed(const KernelCall& call) {
   const ir::ValueType& bt = *call.inputs[1].type;
   const bool left = int_attr(call, "left_side") != 0, lower = int_attr(call, "lower") != 0;
   const bool transpose = int_attr(call, "transpose_a") != 0, unit = int_attr(call, "unit_diagonal") != 0;
+  // conj(a) x = b is a conj(x) = conj(b): conjugating b and x around the
+  // plain solve gives op(a) = conj(a); with the transpose it is a^H.
+  const bool conjugate = !std::is_arithmetic_v<T> && int_attr(call, "conjugate_a") != 0;
+  const bool adjoint = conjugate && transpose, around = conjugate && !transpose;
   const int64_t m = at.shape.back();
   const int64_t rows = bt.shape[bt.rank() - 2], cols = bt.shape[bt.rank() - 1];
   const int64_t a_size = m * m, b_size = rows * cols;
@@ -144,15 +167,10 @@ void triangular_solve_typed(const KernelCall& call) {
     for (int64_t k = 0; k < batches; ++k) {
       T* x = out + k * b_size;
       std::copy(b + k * b_size, b + (k + 1) * b_size, x);
-      const auto side = left ? CblasLeft : CblasRight;
-      const auto uplo = lower ? CblasLower : CblasUpper;
-      const auto trans = transpose ? CblasTrans : CblasNoTrans;
-      const auto diag = unit ? CblasUnit : CblasNonUnit;
+      if (around) conjugate_in_place(x, b_size);
       const int r = static_cast<int>(rows), c = static_cast<int>(cols), mi = static_cast<int>(m);
-      if constexpr (std::is_same_v<T, double>)
-        cblas_dtrsm(CblasRowMajor, side, uplo, trans, diag, r, c, 1.0, a + k * a_size, mi, x, c);
-      else
-        cblas_strsm(CblasRowMajor, side, uplo, trans, diag, r, c, 1.0f, a + k * a_size, mi, x, c);
+      lapack::trsm(left, !lower, adjoint ? 'C' : transpose ? 'T' : 'N', unit, r, c, a + k * a_size, mi, x, c);
+      if (around) conjugate_in_place(x, b_size);
     }
     return;
   }
@@ -162,14 +180,16 @@ void triangular_solve_typed(const KernelCall& call) {
     ConstMatMap<T> ak(a + k * a_size, m, m);
     MatMap<T> x(out + k * b_size, rows, cols);
     x = ConstMatMap<T>(b + k * b_size, rows, cols);
+    if (around) conjugate_in_place(x.data(), b_size);
     if (lower && unit)
-      solve_one<Eigen::UnitLower>(ak, x, left, transpose);
+      solve_one<Eigen::UnitLower>(ak, x, left, transpose, adjoint);
     else if (lower)
-      solve_one<Eigen::Lower>(ak, x, left, transpose);
+      solve_one<Eigen::Lower>(ak, x, left, transpose, adjoint);
     else if (unit)
-      solve_one<Eigen::UnitUpper>(ak, x, left, transpose);
+      solve_one<Eigen::UnitUpper>(ak, x, left, transpose, adjoint);
     else
-      solve_one<Eigen::Upper>(ak, x, left, transpose);
+      solve_one<Eigen::Upper>(ak, x, left, transpose, adjoint);
+    if (around) conjugate_in_place(x.data(), b_size);
   }
 }
 
@@ -189,9 +209,9 @@ void lu_unblocked(T* a, int64_t m, int64_t n, int32_t* pivots) {
   const int64_t k = std::min(m, n);
   for (int64_t j = 0; j < k; ++j) {
     int64_t p = j;
-    T best = std::abs(a[j * n + j]);
+    auto best = abs1(a[j * n + j]);
     for (int64_t i = j + 1; i < m; ++i)
-      if (std::abs(a[i * n + j]) > best) best = std::abs(a[i * n + j]), p = i;
+      if (abs1(a[i * n + j]) > best) best = abs1(a[i * n + j]), p = i;
     pivots[j] = static_cast<int32_t>(p);
     if (p != j) std::swap_ranges(a + j * n, a + (j + 1) * n, a + p * n);
     const T pivot = a[j * n + j];
@@ -230,17 +250,9 @@ void lu_typed(const KernelCall& call) {
     for (int64_t b = 0; b < batches; ++b) {
       // getrf works on column-major storage: transpose in and out with
       // OpenBLAS's omatcopy (twice as fast as Eigen's assignment at 1024).
-      int info = 0;
-      if constexpr (std::is_same_v<T, double>) {
-        cblas_domatcopy(CblasRowMajor, CblasTrans, mi, ni, 1.0, in + b * size, ni, col.data(), mi);
-        dgetrf_(&mi, &ni, col.data(), &mi, ipiv.data(), &info);
-        cblas_domatcopy(CblasRowMajor, CblasTrans, ni, mi, 1.0, col.data(), mi, out + b * size, ni);
-      } else {
-        cblas_somatcopy(CblasRowMajor, CblasTrans, mi, ni, 1.0f, in + b * size, ni, col.data(), mi);
-        sgetrf_(&mi, &ni, col.data(), &mi, ipiv.data(), &info);
-        cblas_somatcopy(CblasRowMajor, CblasTrans, ni, mi, 1.0f, col.data(), mi, out + b * size, ni);
-      }
-      // info > 0 (an exactly singular U) is a result, not an error.
+      lapack::transpose_copy(mi, ni, in + b * size, ni, col.data(), mi);
+      lapack::getrf(mi, ni, col.data(), mi, ipiv.data());  // info > 0 (an exactly singular U) is a result, not an error
+      lapack::transpose_copy(ni, mi, col.data(), mi, out + b * size, ni);
       for (int64_t i = 0; i < k; ++i) pivots[b * k + i] = ipiv[static_cast<size_t>(i)] - 1;
       pivots_to_permutation(pivots + b * k, k, perm + b * m, m);
     }
@@ -283,38 +295,18 @@ void qr_typed(const KernelCall& call) {
   // in each), large ones one after another with LAPACK's own threads.
   // Matrices [begin, end) of the batch, with this thread's workspace.
   auto run = [&](int64_t begin, int64_t end) {
-    // Column-major m x max(n, q_cols): geqrf's reflectors, then orgqr's q in place.
-    std::vector<T> col(static_cast<size_t>(m * std::max(n, q_cols))), tau(static_cast<size_t>(k)), work;
-    int info = 0, query = -1;
-    T size_geqrf = 0, size_orgqr = 0;
-    if constexpr (std::is_same_v<T, double>) {
-      dgeqrf_(&mi, &ni, col.data(), &mi, tau.data(), &size_geqrf, &query, &info);
-      dorgqr_(&mi, &qi, &ki, col.data(), &mi, tau.data(), &size_orgqr, &query, &info);
-    } else {
-      sgeqrf_(&mi, &ni, col.data(), &mi, tau.data(), &size_geqrf, &query, &info);
-      sorgqr_(&mi, &qi, &ki, col.data(), &mi, tau.data(), &size_orgqr, &query, &info);
-    }
-    work.resize(static_cast<size_t>(std::max(size_geqrf, size_orgqr)) + 1);
-    const int lwork = static_cast<int>(work.size());
+    // Column-major m x max(n, q_cols): geqrf's reflectors, then ungqr's q in place.
+    std::vector<T> col(static_cast<size_t>(m * std::max(n, q_cols))), tau(static_cast<size_t>(k));
+    lapack::Workspace<T> ws;
     for (int64_t b = begin; b < end; ++b) {
       T* q = q_out + b * q_size;
       T* r = r_out + b * r_size;
-      if constexpr (std::is_same_v<T, double>) {
-        cblas_domatcopy(CblasRowMajor, CblasTrans, mi, ni, 1.0, in + b * size, ni, col.data(), mi);
-        dgeqrf_(&mi, &ni, col.data(), &mi, tau.data(), work.data(), &lwork, &info);
-      } else {
-        cblas_somatcopy(CblasRowMajor, CblasTrans, mi, ni, 1.0f, in + b * size, ni, col.data(), mi);
-        sgeqrf_(&mi, &ni, col.data(), &mi, tau.data(), work.data(), &lwork, &info);
-      }
+      lapack::transpose_copy(mi, ni, in + b * size, ni, col.data(), mi);
+      lapack::geqrf(mi, ni, col.data(), mi, tau.data(), ws);
       for (int64_t i = 0; i < r_rows; ++i)
         for (int64_t j = 0; j < n; ++j) r[i * n + j] = i <= j ? col[static_cast<size_t>(j * m + i)] : T(0);
-      if constexpr (std::is_same_v<T, double>) {
-        dorgqr_(&mi, &qi, &ki, col.data(), &mi, tau.data(), work.data(), &lwork, &info);
-        cblas_domatcopy(CblasRowMajor, CblasTrans, qi, mi, 1.0, col.data(), mi, q, qi);
-      } else {
-        sorgqr_(&mi, &qi, &ki, col.data(), &mi, tau.data(), work.data(), &lwork, &info);
-        cblas_somatcopy(CblasRowMajor, CblasTrans, qi, mi, 1.0f, col.data(), mi, q, qi);
-      }
+      lapack::ungqr(mi, qi, ki, col.data(), mi, tau.data(), ws);
+      lapack::transpose_copy(qi, mi, col.data(), mi, q, qi);
     }
   };
   over_batches(batches, parallel_batches(batches, size * k * 2) && std::max(m, n) < kLapackMin, run);
@@ -351,25 +343,12 @@ void geqrf_typed(const KernelCall& call) {
   ensure_blas_core();
   const int mi = static_cast<int>(m), ni = static_cast<int>(n);
   auto run = [&](int64_t begin, int64_t end) {
-    std::vector<T> col(static_cast<size_t>(size)), work;
-    int info = 0, query = -1;
-    T lwork_size = 0;
-    if constexpr (std::is_same_v<T, double>)
-      dgeqrf_(&mi, &ni, col.data(), &mi, taus, &lwork_size, &query, &info);
-    else
-      sgeqrf_(&mi, &ni, col.data(), &mi, taus, &lwork_size, &query, &info);
-    work.resize(static_cast<size_t>(lwork_size) + 1);
-    const int lwork = static_cast<int>(work.size());
+    std::vector<T> col(static_cast<size_t>(size));
+    lapack::Workspace<T> ws;
     for (int64_t b = begin; b < end; ++b) {
-      if constexpr (std::is_same_v<T, double>) {
-        cblas_domatcopy(CblasRowMajor, CblasTrans, mi, ni, 1.0, in + b * size, ni, col.data(), mi);
-        dgeqrf_(&mi, &ni, col.data(), &mi, taus + b * k, work.data(), &lwork, &info);
-        cblas_domatcopy(CblasRowMajor, CblasTrans, ni, mi, 1.0, col.data(), mi, out + b * size, ni);
-      } else {
-        cblas_somatcopy(CblasRowMajor, CblasTrans, mi, ni, 1.0f, in + b * size, ni, col.data(), mi);
-        sgeqrf_(&mi, &ni, col.data(), &mi, taus + b * k, work.data(), &lwork, &info);
-        cblas_somatcopy(CblasRowMajor, CblasTrans, ni, mi, 1.0f, col.data(), mi, out + b * size, ni);
-      }
+      lapack::transpose_copy(mi, ni, in + b * size, ni, col.data(), mi);
+      lapack::geqrf(mi, ni, col.data(), mi, taus + b * k, ws);
+      lapack::transpose_copy(ni, mi, col.data(), mi, out + b * size, ni);
     }
   };
   over_batches(batches, parallel_batches(batches, size * k) && std::max(m, n) < kLapackMin, run);
@@ -401,25 +380,12 @@ void householder_product_typed(const KernelCall& call) {
   ensure_blas_core();
   const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
   auto run = [&](int64_t begin, int64_t end) {
-    std::vector<T> col(static_cast<size_t>(size)), work;
-    int info = 0, query = -1;
-    T lwork_size = 0;
-    if constexpr (std::is_same_v<T, double>)
-      dorgqr_(&mi, &ni, &ki, col.data(), &mi, taus, &lwork_size, &query, &info);
-    else
-      sorgqr_(&mi, &ni, &ki, col.data(), &mi, taus, &lwork_size, &query, &info);
-    work.resize(static_cast<size_t>(lwork_size) + 1);
-    const int lwork = static_cast<int>(work.size());
+    std::vector<T> col(static_cast<size_t>(size));
+    lapack::Workspace<T> ws;
     for (int64_t b = begin; b < end; ++b) {
-      if constexpr (std::is_same_v<T, double>) {
-        cblas_domatcopy(CblasRowMajor, CblasTrans, mi, ni, 1.0, in + b * size, ni, col.data(), mi);
-        dorgqr_(&mi, &ni, &ki, col.data(), &mi, taus + b * k, work.data(), &lwork, &info);
-        cblas_domatcopy(CblasRowMajor, CblasTrans, ni, mi, 1.0, col.data(), mi, out + b * size, ni);
-      } else {
-        cblas_somatcopy(CblasRowMajor, CblasTrans, mi, ni, 1.0f, in + b * size, ni, col.data(), mi);
-        sorgqr_(&mi, &ni, &ki, col.data(), &mi, taus + b * k, work.data(), &lwork, &info);
-        cblas_somatcopy(CblasRowMajor, CblasTrans, ni, mi, 1.0f, col.data(), mi, out + b * size, ni);
-      }
+      lapack::transpose_copy(mi, ni, in + b * size, ni, col.data(), mi);
+      lapack::ungqr(mi, ni, ki, col.data(), mi, taus + b * k, ws);
+      lapack::transpose_copy(ni, mi, col.data(), mi, out + b * size, ni);
     }
   };
   over_batches(batches, parallel_batches(batches, size * k * 2) && m < kLapackMin, run);
@@ -435,12 +401,19 @@ void householder_product_typed(const KernelCall& call) {
 #endif
 }
 
+// Typed<T>::run for the operand's dtype: f32, f64, c64 or c128 (the shape
+// rules admit no other).
 template <template <class> class Typed>
 void float_kernel(const KernelCall& call) {
-  if (call.inputs[0].type->dtype == DType::f64)
-    Typed<double>::run(call);
-  else
-    Typed<float>::run(call);
+  switch (call.inputs[0].type->dtype) {
+    case DType::f32: return Typed<float>::run(call);
+    case DType::f64: return Typed<double>::run(call);
+    case DType::c64: return Typed<std::complex<float>>::run(call);
+    case DType::c128: return Typed<std::complex<double>>::run(call);
+    default:
+      throw UnsupportedError(std::string(ir::op_name(call.op)) + ": no kernel for " +
+                             dtype_name(call.inputs[0].type->dtype));
+  }
 }
 
 template <class T>

@@ -6,16 +6,18 @@
 // roundings), small matrices of a batch in parallel (LAPACK single-threaded
 // in each), large ones one after another with LAPACK's own threads; Eigen's
 // solvers only in a build without OpenBLAS. A matrix whose iteration does
-// not converge gives NaNs, as JAX's.
+// not converge gives NaNs, as JAX's. Written once for f32, f64, c64 and c128
+// (interpreter/lapack_calls.h): a complex matrix is Hermitian to eigh, and
+// its eigenvalues and singular values are real.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
 #include <vector>
 
-#ifdef GRAFT_HAVE_OPENBLAS
-#include <cblas.h>
-#else
+#include <complex>
+
+#ifndef GRAFT_HAVE_OPENBLAS
 #include <Eigen/Core>
 #include <Eigen/Eigenvalues>
 #include <Eigen/SVD>
@@ -27,16 +29,7 @@
 #include "interpreter/kernels/loops.h"
 
 #ifdef GRAFT_HAVE_OPENBLAS
-extern "C" void dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w,
-                        double* work, const int* lwork, int* iwork, const int* liwork, int* info);
-extern "C" void ssyevd_(const char* jobz, const char* uplo, const int* n, float* a, const int* lda, float* w,
-                        float* work, const int* lwork, int* iwork, const int* liwork, int* info);
-extern "C" void dgesdd_(const char* jobz, const int* m, const int* n, double* a, const int* lda, double* s, double* u,
-                        const int* ldu, double* vt, const int* ldvt, double* work, const int* lwork, int* iwork,
-                        int* info);
-extern "C" void sgesdd_(const char* jobz, const int* m, const int* n, float* a, const int* lda, float* s, float* u,
-                        const int* ldu, float* vt, const int* ldvt, float* work, const int* lwork, int* iwork,
-                        int* info);
+#include "interpreter/lapack_calls.h"
 #endif
 
 namespace graft::interpreter {
@@ -45,29 +38,9 @@ namespace {
 // Matrices from this many rows run one after another, LAPACK threading each.
 constexpr int64_t kSerialMin = 128;
 
-#ifdef GRAFT_HAVE_OPENBLAS
-// LAPACK's syevd for one precision, its workspace sized by a query on first use.
+// The real type of T (float for std::complex<float>).
 template <class T>
-int syevd(const char* uplo, int n, T* a, T* w, std::vector<T>& work, std::vector<int>& iwork) {
-  int info = 0, lwork = -1, liwork = -1, iwork_size = 0;
-  T work_size = 0;
-  auto call = [&](T* wk, const int* lw, int* iw, const int* liw) {
-    if constexpr (std::is_same_v<T, double>)
-      dsyevd_("V", uplo, &n, a, &n, w, wk, lw, iw, liw, &info);
-    else
-      ssyevd_("V", uplo, &n, a, &n, w, wk, lw, iw, liw, &info);
-  };
-  if (work.empty()) {
-    call(&work_size, &lwork, &iwork_size, &liwork);
-    work.resize(static_cast<size_t>(work_size) + 1);
-    iwork.resize(static_cast<size_t>(std::max(iwork_size, 1)));
-  }
-  lwork = static_cast<int>(work.size());
-  liwork = static_cast<int>(iwork.size());
-  call(work.data(), &lwork, iwork.data(), &liwork);
-  return info;
-}
-#endif
+using RealOf = decltype(std::real(T{}));
 
 template <class T>
 void eigh_typed(const KernelCall& call) {
@@ -76,9 +49,10 @@ void eigh_typed(const KernelCall& call) {
   const int64_t size = n * n, batches = n == 0 ? 0 : t.num_elements() / size;
   const bool lower = int_attr(call, "lower") != 0;
   const T* in = static_cast<const T*>(call.inputs[0].data);
+  using R = RealOf<T>;
   T* v_out = static_cast<T*>(call.outputs[0].data);
-  T* w_out = static_cast<T*>(call.outputs[1].data);
-  constexpr T kNaN = std::numeric_limits<T>::quiet_NaN();
+  R* w_out = static_cast<R*>(call.outputs[1].data);
+  constexpr R kNaN = std::numeric_limits<R>::quiet_NaN();
   if (batches == 0) return;
 #ifdef GRAFT_HAVE_OPENBLAS
   if (n > 0x7fffffff) throw Error("eigh: matrices over 2^31 - 1 rows are beyond LAPACK's ints");
@@ -86,25 +60,19 @@ void eigh_typed(const KernelCall& call) {
   const int ni = static_cast<int>(n);
   // Matrices [begin, end) of the batch, with this thread's workspace.
   auto run = [&](int64_t begin, int64_t end) {
-    std::vector<T> col(static_cast<size_t>(size)), work;
-    std::vector<int> iwork;
+    std::vector<T> col(static_cast<size_t>(size));
+    lapack::Workspace<T> ws;
     for (int64_t b = begin; b < end; ++b) {
       // Column-major a, the triangle JAX's eigh passes (so the eigenvectors' signs are its).
-      if constexpr (std::is_same_v<T, double>)
-        cblas_domatcopy(CblasRowMajor, CblasTrans, ni, ni, 1.0, in + b * size, ni, col.data(), ni);
-      else
-        cblas_somatcopy(CblasRowMajor, CblasTrans, ni, ni, 1.0f, in + b * size, ni, col.data(), ni);
-      const int info = syevd<T>(lower ? "L" : "U", ni, col.data(), w_out + b * n, work, iwork);
+      lapack::transpose_copy(ni, ni, in + b * size, ni, col.data(), ni);
+      const int info = lapack::heevd('V', lower ? 'L' : 'U', ni, col.data(), ni, w_out + b * n, ws);
       if (info != 0) {
-        std::fill(v_out + b * size, v_out + (b + 1) * size, kNaN);
+        std::fill(v_out + b * size, v_out + (b + 1) * size, T(kNaN));
         std::fill(w_out + b * n, w_out + (b + 1) * n, kNaN);
         continue;
       }
       // The eigenvectors are column-major columns: row-major v is their transpose.
-      if constexpr (std::is_same_v<T, double>)
-        cblas_domatcopy(CblasRowMajor, CblasTrans, ni, ni, 1.0, col.data(), ni, v_out + b * size, ni);
-      else
-        cblas_somatcopy(CblasRowMajor, CblasTrans, ni, ni, 1.0f, col.data(), ni, v_out + b * size, ni);
+      lapack::transpose_copy(ni, ni, col.data(), ni, v_out + b * size, ni);
     }
   };
   over_batches(batches, parallel_batches(batches, size * n * 4) && n < kSerialMin, run);
@@ -113,16 +81,16 @@ void eigh_typed(const KernelCall& call) {
 #pragma omp parallel for schedule(static) if (parallel_batches(batches, size * n * 4))
   for (int64_t b = 0; b < batches; ++b) {
     const Eigen::Map<const RowMajor> a(in + b * size, n, n);
-    // Eigen's solver reads the lower triangle; a's upper one is a^T's lower.
+    // Eigen's solver reads the lower triangle; a's upper one is a^H's lower.
     Eigen::SelfAdjointEigenSolver<RowMajor> es;
     if (lower)
       es.compute(a, Eigen::ComputeEigenvectors);
     else
-      es.compute(a.transpose(), Eigen::ComputeEigenvectors);
+      es.compute(a.adjoint(), Eigen::ComputeEigenvectors);
     Eigen::Map<RowMajor> v(v_out + b * size, n, n);
-    Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>> w(w_out + b * n, n);
+    Eigen::Map<Eigen::Matrix<R, Eigen::Dynamic, 1>> w(w_out + b * n, n);
     if (es.info() != Eigen::Success) {
-      v.setConstant(kNaN);
+      v.setConstant(T(kNaN));
       w.setConstant(kNaN);
       continue;
     }
@@ -141,11 +109,12 @@ void svd_typed(const KernelCall& call) {
   int64_t batches = 1;
   for (int i = 0; i + 2 < t.rank(); ++i) batches *= t.shape[static_cast<size_t>(i)];
   const int64_t size = m * n, u_size = m * u_cols, vt_size = vt_rows * n;
+  using R = RealOf<T>;
   const T* in = static_cast<const T*>(call.inputs[0].data);
-  T* s_out = static_cast<T*>(call.outputs[0].data);
+  R* s_out = static_cast<R*>(call.outputs[0].data);
   T* u_out = uv ? static_cast<T*>(call.outputs[1].data) : nullptr;
   T* vt_out = uv ? static_cast<T*>(call.outputs[2].data) : nullptr;
-  constexpr T kNaN = std::numeric_limits<T>::quiet_NaN();
+  constexpr R kNaN = std::numeric_limits<R>::quiet_NaN();
   if (k == 0) {  // no singular values: u and vt are identities (or empty)
     for (int64_t b = 0; b < batches && uv; ++b) {
       std::fill(u_out + b * u_size, u_out + (b + 1) * u_size, T(0));
@@ -163,47 +132,28 @@ void svd_typed(const KernelCall& call) {
   // vectors' signs are those JAX's and NumPy's gesdd give for a, not a^T).
   const int mi = static_cast<int>(m), ni = static_cast<int>(n), ucols = static_cast<int>(u_cols);
   const int vrows = static_cast<int>(std::max<int64_t>(vt_rows, 1));
-  const char* jobz = !uv ? "N" : full ? "A" : "S";
+  const char jobz = !uv ? 'N' : full ? 'A' : 'S';
   auto run = [&](int64_t begin, int64_t end) {
     std::vector<T> a(static_cast<size_t>(size)), u_col(static_cast<size_t>(uv ? u_size : 1)),
-        vt_col(static_cast<size_t>(uv ? vt_size : 1)), work;
-    std::vector<int> iwork(static_cast<size_t>(8 * k));
-    int info = 0;
-    auto gesdd = [&](T* s, T* wk, int lwork) {
-      if constexpr (std::is_same_v<T, double>)
-        dgesdd_(jobz, &mi, &ni, a.data(), &mi, s, u_col.data(), &mi, vt_col.data(), &vrows, wk, &lwork, iwork.data(),
-                &info);
-      else
-        sgesdd_(jobz, &mi, &ni, a.data(), &mi, s, u_col.data(), &mi, vt_col.data(), &vrows, wk, &lwork, iwork.data(),
-                &info);
-    };
-    T work_size = 0;
-    gesdd(s_out, &work_size, -1);
-    work.resize(static_cast<size_t>(work_size) + 1);
+        vt_col(static_cast<size_t>(uv ? vt_size : 1));
+    lapack::Workspace<T> ws;
     for (int64_t b = begin; b < end; ++b) {
       T* u = uv ? u_out + b * u_size : nullptr;
       T* vt = uv ? vt_out + b * vt_size : nullptr;
-      if constexpr (std::is_same_v<T, double>)
-        cblas_domatcopy(CblasRowMajor, CblasTrans, mi, ni, 1.0, in + b * size, ni, a.data(), mi);
-      else
-        cblas_somatcopy(CblasRowMajor, CblasTrans, mi, ni, 1.0f, in + b * size, ni, a.data(), mi);
-      gesdd(s_out + b * k, work.data(), static_cast<int>(work.size()));
+      lapack::transpose_copy(mi, ni, in + b * size, ni, a.data(), mi);
+      const int info =
+          lapack::gesdd(jobz, mi, ni, a.data(), mi, s_out + b * k, u_col.data(), mi, vt_col.data(), vrows, ws);
       if (info != 0) {
         std::fill(s_out + b * k, s_out + (b + 1) * k, kNaN);
         if (uv) {
-          std::fill(u, u + u_size, kNaN);
-          std::fill(vt, vt + vt_size, kNaN);
+          std::fill(u, u + u_size, T(kNaN));
+          std::fill(vt, vt + vt_size, T(kNaN));
         }
         continue;
       }
       if (!uv) continue;
-      if constexpr (std::is_same_v<T, double>) {
-        cblas_domatcopy(CblasRowMajor, CblasTrans, ucols, mi, 1.0, u_col.data(), mi, u, ucols);
-        cblas_domatcopy(CblasRowMajor, CblasTrans, ni, vrows, 1.0, vt_col.data(), vrows, vt, ni);
-      } else {
-        cblas_somatcopy(CblasRowMajor, CblasTrans, ucols, mi, 1.0f, u_col.data(), mi, u, ucols);
-        cblas_somatcopy(CblasRowMajor, CblasTrans, ni, vrows, 1.0f, vt_col.data(), vrows, vt, ni);
-      }
+      lapack::transpose_copy(ucols, mi, u_col.data(), mi, u, ucols);
+      lapack::transpose_copy(ni, vrows, vt_col.data(), vrows, vt, ni);
     }
   };
   over_batches(batches, parallel_batches(batches, size * k * 4) && std::max(m, n) < kSerialMin, run);
@@ -216,10 +166,10 @@ void svd_typed(const KernelCall& call) {
                              : full ? (Eigen::ComputeFullU | Eigen::ComputeFullV)
                                     : (Eigen::ComputeThinU | Eigen::ComputeThinV);
     Eigen::BDCSVD<RowMajor> svd(a, options);
-    Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>>(s_out + b * k, k) = svd.singularValues();
+    Eigen::Map<Eigen::Matrix<R, Eigen::Dynamic, 1>>(s_out + b * k, k) = svd.singularValues();
     if (uv) {
       Eigen::Map<RowMajor>(u_out + b * u_size, m, u_cols) = svd.matrixU();
-      Eigen::Map<RowMajor>(vt_out + b * vt_size, vt_rows, n) = svd.matrixV().transpose();
+      Eigen::Map<RowMajor>(vt_out + b * vt_size, vt_rows, n) = svd.matrixV().adjoint();
     }
   }
 #endif
@@ -227,18 +177,28 @@ void svd_typed(const KernelCall& call) {
 
 }  // namespace
 
+namespace {
+// f(T{}) for the operand's dtype: f32, f64, c64 or c128 (the shape rules admit no other).
+template <class F>
+void for_lapack_dtype(const KernelCall& call, const F& f) {
+  switch (call.inputs[0].type->dtype) {
+    case DType::f32: return f(float{});
+    case DType::f64: return f(double{});
+    case DType::c64: return f(std::complex<float>{});
+    case DType::c128: return f(std::complex<double>{});
+    default:
+      throw UnsupportedError(std::string(ir::op_name(call.op)) + ": no kernel for " +
+                             dtype_name(call.inputs[0].type->dtype));
+  }
+}
+}  // namespace
+
 void eigh_kernel(const KernelCall& call) {
-  if (call.inputs[0].type->dtype == DType::f64)
-    eigh_typed<double>(call);
-  else
-    eigh_typed<float>(call);
+  for_lapack_dtype(call, [&](auto tag) { eigh_typed<decltype(tag)>(call); });
 }
 
 void svd_kernel(const KernelCall& call) {
-  if (call.inputs[0].type->dtype == DType::f64)
-    svd_typed<double>(call);
-  else
-    svd_typed<float>(call);
+  for_lapack_dtype(call, [&](auto tag) { svd_typed<decltype(tag)>(call); });
 }
 
 }  // namespace graft::interpreter

@@ -71,10 +71,17 @@ int64_t square_size(const RuleCtx& c, const ValueType& a, const char* what) {
   return n;
 }
 
-// (m, n) of a's trailing m x n matrices, a a float batch of them; a
-// DTypeError or ShapeError otherwise.
+// A DTypeError unless dtype is one LAPACK computes in (f32, f64, c64, c128;
+// JAX refuses the halves too).
+void check_lapack_dtype(const RuleCtx& c, DType dtype) {
+  if (!accepts_dtype(DTypeClass::lapack, dtype))
+    c.dtype_error(std::string("needs f32, f64, c64 or c128 (the types LAPACK computes in), got ") + dtype_name(dtype));
+}
+
+// (m, n) of a's trailing m x n matrices, a batch of them in a LAPACK dtype;
+// a DTypeError or ShapeError otherwise.
 std::pair<int64_t, int64_t> float_matrices(const RuleCtx& c, const ValueType& a) {
-  if (!is_floating(a.dtype)) c.dtype_error(std::string("needs a float dtype, got ") + dtype_name(a.dtype));
+  check_lapack_dtype(c, a.dtype);
   if (a.rank() < 2)
     c.shape_error("the operand must have rank >= 2 (batches of matrices), got rank " + std::to_string(a.rank()));
   return {a.shape[a.rank() - 2], a.shape[a.rank() - 1]};
@@ -85,7 +92,7 @@ std::pair<int64_t, int64_t> float_matrices(const RuleCtx& c, const ValueType& a)
 // cholesky: [..., n, n] -> the same (the lower factor; the input's lower triangle is read).
 OutTypes cholesky_shape(const RuleCtx& c) {
   const ValueType& a = c.input(0);
-  if (!is_floating(a.dtype)) c.dtype_error(std::string("needs a float dtype, got ") + dtype_name(a.dtype));
+  check_lapack_dtype(c, a.dtype);
   square_size(c, a, "the operand");
   return {a};
 }
@@ -97,7 +104,8 @@ OutTypes triangular_solve_shape(const RuleCtx& c) {
   const ValueType& b = c.input(1);
   if (a.dtype != b.dtype)
     c.dtype_error(std::string("operand dtypes ") + dtype_name(a.dtype) + " and " + dtype_name(b.dtype) + " differ");
-  if (!is_floating(a.dtype)) c.dtype_error(std::string("needs float operands, got ") + dtype_name(a.dtype));
+  check_lapack_dtype(c, a.dtype);
+  c.attr_bool("conjugate_a");
   const int64_t m = square_size(c, a, "a");
   if (b.rank() != a.rank())
     c.shape_error("b must have a's rank " + std::to_string(a.rank()) + ", got rank " + std::to_string(b.rank()));
@@ -144,15 +152,16 @@ OutTypes lu_pivots_to_permutation_shape(const RuleCtx& c) {
 }
 
 // eigh: [..., n, n] -> (v [..., n, n], the eigenvectors in its columns;
-// w [..., n], the eigenvalues ascending), from a's `lower` (or upper) triangle.
+// w [..., n], the eigenvalues ascending, real), from a's `lower` (or upper)
+// triangle (Hermitian for a complex a).
 OutTypes eigh_shape(const RuleCtx& c) {
   const ValueType& a = c.input(0);
-  if (!is_floating(a.dtype)) c.dtype_error(std::string("needs a float dtype, got ") + dtype_name(a.dtype));
+  check_lapack_dtype(c, a.dtype);
   const int64_t n = square_size(c, a, "the operand");
   c.attr_bool("lower");
   Shape w(a.shape.begin(), a.shape.end() - 1);
   w.back() = n;
-  return OutTypes(std::vector<ValueType>{a, {a.dtype, w}});
+  return OutTypes(std::vector<ValueType>{a, {real_dtype(a.dtype), w}});
 }
 
 // qr: [..., m, n] -> (q, r) with k = min(m, n): q [..., m, k] and r
@@ -169,7 +178,8 @@ OutTypes qr_shape(const RuleCtx& c) {
 
 // svd: [..., m, n] -> (s [..., k], k = min(m, n), descending) and with
 // compute_uv (u [..., m, k], vt [..., k, n]), or with full_matrices
-// (u [..., m, m], vt [..., n, n]), as jax.lax.linalg.svd: a = u diag(s) vt.
+// (u [..., m, m], vt [..., n, n]), as jax.lax.linalg.svd: a = u diag(s) vt;
+// s is real for a complex a.
 OutTypes svd_shape(const RuleCtx& c) {
   const ValueType& a = c.input(0);
   const auto [m, n] = float_matrices(c, a);
@@ -177,10 +187,26 @@ OutTypes svd_shape(const RuleCtx& c) {
   const bool full = c.attr_bool("full_matrices");
   Shape s(a.shape.begin(), a.shape.end() - 1), u = a.shape, vt = a.shape;
   s.back() = k;
-  if (!c.attr_bool("compute_uv")) return {ValueType{a.dtype, s}};
+  if (!c.attr_bool("compute_uv")) return {ValueType{real_dtype(a.dtype), s}};
   u.back() = full ? m : k;
   vt[vt.size() - 2] = full ? n : k;
-  return OutTypes(std::vector<ValueType>{{a.dtype, s}, {a.dtype, u}, {a.dtype, vt}});
+  return OutTypes(std::vector<ValueType>{{real_dtype(a.dtype), s}, {a.dtype, u}, {a.dtype, vt}});
+}
+
+// eig: [..., n, n] -> (w [..., n], then vl and vr [..., n, n] where asked
+// for), all complex (c64 for f32 and c64, c128 for f64 and c128), as
+// jax.lax.linalg.eig.
+OutTypes eig_shape(const RuleCtx& c) {
+  const ValueType& a = c.input(0);
+  check_lapack_dtype(c, a.dtype);
+  const int64_t n = square_size(c, a, "the operand");
+  const DType complex = a.dtype == DType::f32 || a.dtype == DType::c64 ? DType::c64 : DType::c128;
+  Shape w(a.shape.begin(), a.shape.end() - 1);
+  w.back() = n;
+  std::vector<ValueType> out{{complex, w}};
+  if (c.attr_bool("compute_left_eigenvectors")) out.push_back({complex, a.shape});
+  if (c.attr_bool("compute_right_eigenvectors")) out.push_back({complex, a.shape});
+  return OutTypes(out);
 }
 
 }  // namespace graft::ir

@@ -122,6 +122,7 @@ void check_accepted_dtype(const RuleCtx& c, DType d) {
     case DTypeClass::signed_numbers: want = "a signed numeric dtype"; break;
     case DTypeClass::ints: want = "an integer dtype"; break;
     case DTypeClass::ints_or_bool: want = "an integer or bool dtype"; break;
+    case DTypeClass::lapack: want = "f32, f64, c64 or c128 (the types LAPACK computes in)"; break;
     case DTypeClass::any: break;
   }
   c.dtype_error(std::string("needs ") + want + ", got " + dtype_name(d));

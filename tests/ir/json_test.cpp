@@ -137,7 +137,8 @@ TEST_CASE("json: malformed documents throw GraphFormatError", "[ir][json][malfor
     expect_format_error("[1, 2]", "expected an object");
     expect_format_error(with([](json& j) { j.erase("graph"); }), "missing field 'graph'");
     expect_format_error(with([](json& j) { j.erase("version"); }), "missing field 'version'");
-    expect_format_error(with([](json& j) { j["version"] = 3; }), "unsupported version 3 (this graft reads versions 1 to 2)");
+    expect_format_error(with([](json& j) { j["version"] = 4; }),
+                        "unsupported version 4 (this graft reads versions 1 to 3)");
     expect_format_error(with([](json& j) { j["version"] = 0; }), "unsupported version 0");
     expect_format_error(with([](json& j) { j["version"] = "1"; }), "expected an integer");
     expect_format_error(with([](json& j) { j["format"] = "onnx"; }), "format must be");
@@ -250,7 +251,7 @@ TEST_CASE("json: input and output names round-trip (version 2) and are checked",
   ir::Graph g = *sample_graph();
   g.set_names({"x", "params['n']"}, {"out[0]", "out[1]"});
   const std::string text = to_json(g);
-  CHECK(json::parse(text)["version"] == 2);
+  CHECK(json::parse(text)["version"] == kJsonVersion);
   CHECK(json::parse(text)["graph"]["input_names"] == json::array({"x", "params['n']"}));
   const GraphPtr back = from_json(text);
   CHECK(back->input_names() == std::vector<std::string>{"x", "params['n']"});
@@ -266,7 +267,40 @@ TEST_CASE("json: input and output names round-trip (version 2) and are checked",
   CHECK_THROWS_AS(g.set_names({"one"}, {}), GraphFormatError);
 }
 
-TEST_CASE("json: a version 1 document still loads, and is written back as version 2", "[ir][json]") {
+TEST_CASE("json: a version 2 triangular_solve gains conjugate_a 0, in subgraphs too", "[ir][json]") {
+  // Written by graft before complex linear algebra (version 2): no conjugate_a.
+  const std::string solve = R"({"id": 0, "op": "triangular_solve", "inputs": [0, 1],
+      "attrs": {"left_side": {"int": 1}, "lower": {"int": 1}, "transpose_a": {"int": 0}, "unit_diagonal": {"int": 0}},
+      "outputs": [{"id": 2, "dtype": "f64", "shape": [2, 1]}]})";
+  const std::string inputs =
+      R"([{"id": 0, "dtype": "f64", "shape": [2, 2]}, {"id": 1, "dtype": "f64", "shape": [2, 1]}])";
+  const std::string v2 = R"({"format": "graft.graph", "version": 2, "graph": {"inputs": )" + inputs +
+                         R"(, "nodes": [)" + solve + R"(], "outputs": [2]}})";
+  const GraphPtr g = from_json(v2);
+  REQUIRE(g->num_nodes() == 1);
+  const json again = json::parse(to_json(*g));
+  CHECK(again["version"] == 3);
+  CHECK(again["graph"]["nodes"][0]["attrs"]["conjugate_a"] == json{{"int", 0}});
+  // Inside a cond's branch as well.
+  const std::string branch = R"({"inputs": )" + inputs + R"(, "nodes": [)" + solve + R"(], "outputs": [2]})";
+  const std::string v2_cond = R"({"format": "graft.graph", "version": 2, "graph": {
+      "inputs": [{"id": 0, "dtype": "i32", "shape": []}, {"id": 1, "dtype": "f64", "shape": [2, 2]},
+                 {"id": 2, "dtype": "f64", "shape": [2, 1]}],
+      "nodes": [{"id": 0, "op": "cond", "inputs": [0, 1, 2], "attrs": {"branches": {"graphs": [)" +
+                              branch + "," + branch + R"(]}},
+                 "outputs": [{"id": 3, "dtype": "f64", "shape": [2, 1]}]}],
+      "outputs": [3]}})";
+  const GraphPtr c = from_json(v2_cond);
+  const json cond = json::parse(to_json(*c));
+  CHECK(cond["graph"]["nodes"][0]["attrs"]["branches"]["graphs"][1]["nodes"][0]["attrs"]["conjugate_a"] ==
+        json{{"int", 0}});
+  // A version 3 document must say it.
+  json v3 = json::parse(v2);
+  v3["version"] = 3;
+  expect_format_error(v3.dump(), "conjugate_a");
+}
+
+TEST_CASE("json: a version 1 document still loads, and is written back as the newest", "[ir][json]") {
   // Written by graft before names existed (version 1), by hand here so it stays version 1.
   const std::string v1 = R"({"format": "graft.graph", "version": 1, "graph": {
       "inputs": [{"id": 0, "dtype": "f32", "shape": [2]}],

@@ -591,10 +591,13 @@ void add_linalg_cases(Catalogue& c) {
   c.ok(Op::cholesky, {{f32, {2, 4, 4}}}, {}, {{f32, {2, 4, 4}}});
   c.bad_shape(Op::cholesky, {{f64, {3, 2}}}, {}, "square in its last two axes, got 3x2");
   c.bad_shape(Op::cholesky, {{f64, {3}}}, {}, "rank >= 2");
-  c.bad_dtype(Op::cholesky, {{i32, {2, 2}}}, {}, "float dtype");
+  c.bad_dtype(Op::cholesky, {{i32, {2, 2}}}, {}, "needs f32, f64, c64 or c128");
   auto solve = [](int64_t left) {
-    return Attrs{
-        {"left_side", left}, {"lower", int64_t{1}}, {"transpose_a", int64_t{0}}, {"unit_diagonal", int64_t{0}}};
+    return Attrs{{"conjugate_a", int64_t{0}},
+                 {"left_side", left},
+                 {"lower", int64_t{1}},
+                 {"transpose_a", int64_t{0}},
+                 {"unit_diagonal", int64_t{0}}};
   };
   c.ok(Op::triangular_solve, {{f64, {3, 3}}, {f64, {3, 2}}}, solve(1), {{f64, {3, 2}}});
   c.ok(Op::triangular_solve, {{f32, {5, 3, 3}}, {f32, {5, 2, 3}}}, solve(0), {{f32, {5, 2, 3}}});
@@ -607,18 +610,18 @@ void add_linalg_cases(Catalogue& c) {
   c.ok(Op::lu, {{f32, {2, 5, 3}}}, {}, {{f32, {2, 5, 3}}, {i32, {2, 3}}, {i32, {2, 5}}});
   c.ok(Op::lu, {{f64, {2, 4}}}, {}, {{f64, {2, 4}}, {i32, {2}}, {i32, {2}}});
   c.bad_shape(Op::lu, {{f64, {3}}}, {}, "rank >= 2");
-  c.bad_dtype(Op::lu, {{i32, {2, 2}}}, {}, "float dtype");
+  c.bad_dtype(Op::lu, {{i32, {2, 2}}}, {}, "needs f32, f64, c64 or c128");
   // eigh: (v [..., n, n], w [..., n]).
   c.ok(Op::eigh, {{f64, {3, 3}}}, {{"lower", int64_t{1}}}, {{f64, {3, 3}}, {f64, {3}}});
   c.ok(Op::eigh, {{f32, {2, 4, 4}}}, {{"lower", int64_t{0}}}, {{f32, {2, 4, 4}}, {f32, {2, 4}}});
   c.bad_shape(Op::eigh, {{f64, {3, 2}}}, {{"lower", int64_t{1}}}, "square in its last two axes, got 3x2");
-  c.bad_dtype(Op::eigh, {{i32, {2, 2}}}, {{"lower", int64_t{1}}}, "float dtype");
+  c.bad_dtype(Op::eigh, {{i32, {2, 2}}}, {{"lower", int64_t{1}}}, "needs f32, f64, c64 or c128");
   // qr: (q, r), reduced or full.
   c.ok(Op::qr, {{f64, {5, 3}}}, {{"full_matrices", int64_t{0}}}, {{f64, {5, 3}}, {f64, {3, 3}}});
   c.ok(Op::qr, {{f32, {2, 5, 3}}}, {{"full_matrices", int64_t{1}}}, {{f32, {2, 5, 5}}, {f32, {2, 5, 3}}});
   c.ok(Op::qr, {{f64, {2, 4}}}, {{"full_matrices", int64_t{0}}}, {{f64, {2, 2}}, {f64, {2, 4}}});
   c.bad_shape(Op::qr, {{f64, {3}}}, {{"full_matrices", int64_t{0}}}, "rank >= 2");
-  c.bad_dtype(Op::qr, {{i32, {2, 2}}}, {{"full_matrices", int64_t{0}}}, "float dtype");
+  c.bad_dtype(Op::qr, {{i32, {2, 2}}}, {{"full_matrices", int64_t{0}}}, "needs f32, f64, c64 or c128");
   c.ok(Op::geqrf, {{f64, {2, 5, 3}}}, {}, {{f64, {2, 5, 3}}, {f64, {2, 3}}});
   c.ok(Op::geqrf, {{f32, {2, 4}}}, {}, {{f32, {2, 4}}, {f32, {2}}});
   c.bad_shape(Op::geqrf, {{f64, {3}}}, {}, "rank >= 2");
@@ -628,6 +631,18 @@ void add_linalg_cases(Catalogue& c) {
   c.bad_shape(Op::householder_product, {{f64, {2, 5, 3}}, {f64, {3, 2}}}, {},
               "taus must be [..., k] over a's batch axes");
   c.bad_dtype(Op::householder_product, {{f64, {5, 3}}, {f32, {3}}}, {}, "taus' dtype f32 differs");
+  c.bad_dtype(Op::cholesky, {{f16, {2, 2}}}, {}, "needs f32, f64, c64 or c128 (the types LAPACK computes in), got f16");
+  c.ok(Op::cholesky, {{c64, {3, 3}}}, {}, {{c64, {3, 3}}});
+  c.ok(Op::eigh, {{c128, {2, 3, 3}}}, {{"lower", int64_t{1}}}, {{c128, {2, 3, 3}}, {f64, {2, 3}}});
+  // eig: w, then vl and vr where asked for, complex.
+  const auto eig_attrs = [](int64_t left, int64_t right) {
+    return Attrs{{"compute_left_eigenvectors", left}, {"compute_right_eigenvectors", right}};
+  };
+  c.ok(Op::eig, {{f64, {3, 3}}}, eig_attrs(0, 1), {{c128, {3}}, {c128, {3, 3}}});
+  c.ok(Op::eig, {{f32, {2, 4, 4}}}, eig_attrs(1, 1), {{c64, {2, 4}}, {c64, {2, 4, 4}}, {c64, {2, 4, 4}}});
+  c.ok(Op::eig, {{c64, {3, 3}}}, eig_attrs(0, 0), {{c64, {3}}});
+  c.bad_shape(Op::eig, {{f64, {3, 2}}}, eig_attrs(0, 1), "square in its last two axes, got 3x2");
+  c.bad_dtype(Op::eig, {{bf16, {2, 2}}}, eig_attrs(0, 1), "got bf16");
   // svd: (s) or (s, u, vt), reduced or full.
   const Attrs uv{{"compute_uv", int64_t{1}}, {"full_matrices", int64_t{0}}};
   const Attrs full_uv{{"compute_uv", int64_t{1}}, {"full_matrices", int64_t{1}}};
@@ -635,7 +650,8 @@ void add_linalg_cases(Catalogue& c) {
   c.ok(Op::svd, {{f32, {2, 3, 5}}}, full_uv, {{f32, {2, 3}}, {f32, {2, 3, 3}}, {f32, {2, 5, 5}}});
   c.ok(Op::svd, {{f64, {4, 2}}}, {{"compute_uv", int64_t{0}}, {"full_matrices", int64_t{0}}}, {{f64, {2}}});
   c.bad_shape(Op::svd, {{f64, {3}}}, uv, "rank >= 2");
-  c.bad_dtype(Op::svd, {{i32, {2, 2}}}, uv, "float dtype");
+  c.bad_dtype(Op::svd, {{i32, {2, 2}}}, uv, "needs f32, f64, c64 or c128");
+  c.ok(Op::svd, {{c64, {5, 3}}}, uv, {{f32, {3}}, {c64, {5, 3}}, {c64, {3, 3}}});
   const Attrs size4{{"permutation_size", int64_t{4}}};
   c.ok(Op::lu_pivots_to_permutation, {{i32, {2, 3}}}, size4, {{i32, {2, 4}}});
   c.bad_shape(Op::lu_pivots_to_permutation, {{i32, {5}}}, size4, "permutation_size 4 must be at least the 5 pivots");

@@ -76,6 +76,7 @@ TEST_CASE("linalg: triangular_solve in every form equals a dense solve", "[linal
                                  {{"left_side", int64_t{left}},
                                   {"lower", int64_t{lower}},
                                   {"transpose_a", int64_t{transpose_a}},
+                                  {"conjugate_a", int64_t{0}},
                                   {"unit_diagonal", int64_t{unit}}},
                                  std::source_location::current());
           };
@@ -176,6 +177,7 @@ TEST_CASE("linalg: matrices from 128 rows (LAPACK's kernels) give what small one
                                         {{"left_side", int64_t{left}},
                                          {"lower", int64_t{lower}},
                                          {"transpose_a", int64_t{transpose_a}},
+                                         {"conjugate_a", int64_t{0}},
                                          {"unit_diagonal", int64_t{0}}},
                                         std::source_location::current());
           CHECK(max_abs_diff(left ? matmul(op_a, x) : matmul(x, op_a), rhs) < tol * 10);

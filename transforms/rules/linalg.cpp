@@ -1,5 +1,7 @@
 // Transform rules of dot_general (JVP: bilinear, d(a.b) = da.b + a.db),
-// cholesky, triangular_solve, lu, eigh, qr and svd (JAX's rules, jax/_src/lax/linalg.py).
+// cholesky, triangular_solve, lu, eigh, eig, qr and svd (JAX's rules,
+// jax/_src/lax/linalg.py), for real and complex matrices (where JAX writes
+// _H, the conjugate transpose, so does each rule here: `adjoint`).
 #include <algorithm>
 
 #include "graft/errors.h"
@@ -41,6 +43,29 @@ ValueId swap_last(JvpCtx& c, ValueId x) {
   return c.add(Op::transpose, {x}, {{"permutation", perm}});
 }
 
+// x's conjugate transpose over its last two axes (its transpose when real).
+ValueId adjoint(JvpCtx& c, ValueId x) {
+  const ValueId t = swap_last(c, x);
+  return ir::is_complex(c.type(x).dtype) ? c.add(Op::conj, {t}) : t;
+}
+
+// x in `dtype` (x itself when it has it).
+ValueId to_dtype(JvpCtx& c, ValueId x, DType dtype) {
+  return c.type(x).dtype == dtype ? x : c.add(Op::convert_element_type, {x}, {{"new_dtype", dtype}});
+}
+
+// The real part of x (x itself when real).
+ValueId real_part(JvpCtx& c, ValueId x) { return ir::is_complex(c.type(x).dtype) ? c.add(Op::real, {x}) : x; }
+
+// A triangular_solve node's attributes.
+ir::Attrs solve_attrs(bool left, bool lower, bool transpose, bool conjugate, bool unit) {
+  return {{"conjugate_a", int64_t{conjugate}},
+          {"left_side", int64_t{left}},
+          {"lower", int64_t{lower}},
+          {"transpose_a", int64_t{transpose}},
+          {"unit_diagonal", int64_t{unit}}};
+}
+
 // Row and column indices of like's trailing matrices, compared by `cmp`,
 // as a float mask of like's type (1 where the comparison holds).
 ValueId index_mask(JvpCtx& c, ValueId like, Op cmp) {
@@ -54,12 +79,12 @@ ValueId index_mask(JvpCtx& c, ValueId like, Op cmp) {
   return c.add(Op::convert_element_type, {holds}, {{"new_dtype", t.dtype}});
 }
 
-// The symmetric matrix that x's lower (or upper) triangle stands for: the
-// triangle with the diagonal, plus the strict triangle transposed.
+// The symmetric (Hermitian) matrix that x's lower (or upper) triangle stands
+// for: the triangle with the diagonal, plus the strict triangle's adjoint.
 ValueId symmetric_from_triangle(JvpCtx& c, ValueId x, bool lower) {
   const ValueId with_diagonal = index_mask(c, x, lower ? Op::ge : Op::le);
   const ValueId strict = index_mask(c, x, lower ? Op::gt : Op::lt);
-  return c.add(Op::add, {c.add(Op::mul, {x, with_diagonal}), swap_last(c, c.add(Op::mul, {x, strict}))});
+  return c.add(Op::add, {c.add(Op::mul, {x, with_diagonal}), adjoint(c, c.add(Op::mul, {x, strict}))});
 }
 
 // The top-left rows x cols block of x's trailing matrices.
@@ -86,7 +111,7 @@ ValueId pad_after(JvpCtx& c, ValueId x, int axis_from_end, int64_t count) {
 
 }  // namespace
 
-// L' = L phi(L^-1 A' L^-T), phi taking the lower triangle with the diagonal
+// L' = L phi(L^-1 A' L^-H), phi taking the lower triangle with the diagonal
 // halved (Murray, arXiv:1602.07527; JAX's rule). The op reads A's lower
 // triangle, so A' is first made the symmetric matrix of its lower triangle:
 // for a symmetric A' (what linalg::cholesky's symmetrized input passes) that
@@ -98,14 +123,11 @@ ir::IdList cholesky_jvp(JvpCtx& c) {
   const ValueId l = c.outputs[0];
   const ValueId t = symmetric_from_triangle(c, c.tangents[0], true);
   const int rank = c.type(l).rank();
+  const bool complex = ir::is_complex(c.type(l).dtype);
   auto solve = [&](ValueId b, bool left, bool transpose) {
-    return c.add(Op::triangular_solve, {l, b},
-                 {{"left_side", int64_t{left}},
-                  {"lower", int64_t{1}},
-                  {"transpose_a", int64_t{transpose}},
-                  {"unit_diagonal", int64_t{0}}});
+    return c.add(Op::triangular_solve, {l, b}, solve_attrs(left, true, transpose, transpose && complex, false));
   };
-  const ValueId inner = solve(solve(t, false, true), true, false);  // L^-1 A' L^-T
+  const ValueId inner = solve(solve(t, false, true), true, false);  // L^-1 A' L^-H
   const ValueId below = index_mask(c, l, Op::gt), diagonal = index_mask(c, l, Op::eq);
   const ValueId phi_mask = c.add(Op::add, {below, c.add(Op::mul, {diagonal, c.scalar_like(0.5, diagonal)})});
   const ValueId phi = c.add(Op::mul, {inner, phi_mask});
@@ -122,10 +144,12 @@ ir::IdList triangular_solve_jvp(JvpCtx& c) {
   const bool left = ir::int_attr(c.node(), "left_side") != 0, lower = ir::int_attr(c.node(), "lower") != 0;
   const bool transpose = ir::int_attr(c.node(), "transpose_a") != 0;
   const bool unit = ir::int_attr(c.node(), "unit_diagonal") != 0;
+  const bool conjugate = ir::int_attr(c.node(), "conjugate_a") != 0;
   const Op keep = lower ? (unit ? Op::gt : Op::ge) : (unit ? Op::lt : Op::le);
   ValueId g = c.add(Op::mul, {c.tangents[0], index_mask(c, c.tangents[0], keep)});
   g = c.add(Op::neg, {g});
   if (transpose) g = swap_last(c, g);
+  if (conjugate) g = c.add(Op::conj, {g});
   const int rank = c.type(x).rank();
   const ValueId product =
       left ? c.add(Op::dot_general, {g, x}, matmul_attrs(rank)) : c.add(Op::dot_general, {x, g}, matmul_attrs(rank));
@@ -161,11 +185,7 @@ ir::IdList lu_jvp(JvpCtx& c) {
     u = c.add(Op::add, {u, c.add(Op::mul, {index_mask(c, u, Op::eq), padded})});
   }
   auto solve = [&](ValueId a, ValueId b, bool left, bool lower, bool unit) {
-    return c.add(Op::triangular_solve, {a, b},
-                 {{"left_side", int64_t{left}},
-                  {"lower", int64_t{lower}},
-                  {"transpose_a", int64_t{0}},
-                  {"unit_diagonal", int64_t{unit}}});
+    return c.add(Op::triangular_solve, {a, b}, solve_attrs(left, lower, false, false, unit));
   };
   const ValueId lau = solve(u, solve(l, x, true, true, true), false, false, false);
   const ValueId l_dot =
@@ -176,15 +196,15 @@ ir::IdList lu_jvp(JvpCtx& c) {
 }
 
 // JAX's rule (_eigh_jvp_rule; Giles, "An extended collection of matrix
-// derivative results", 2008): with A = V diag(w) V^T and S = V^T A' V,
-// w' = diag(S) and V' = V (F * S), F[i][j] = 1 / (w[j] - w[i]) off the
+// derivative results", 2008): with A = V diag(w) V^H and S = V^H A' V,
+// w' = re(diag(S)) and V' = V (F * S), F[i][j] = 1 / (w[j] - w[i]) off the
 // diagonal and 0 on it. Where eigenvalues repeat F is infinite, so V' has
 // infs and NaNs there, as JAX's; w' stays right. A' is first made the
 // symmetric matrix of the triangle the op reads (JAX's rule for the
 // symmetric tangents linalg::eigh passes). Linear in A'.
 ir::IdList eigh_jvp(JvpCtx& c) {
   if (c.tangents[0] == kZero) return {kZero, kZero};
-  const ValueId v = c.outputs[0], w = c.outputs[1];
+  const ValueId v = c.outputs[0], w = to_dtype(c, c.outputs[1], c.type(c.outputs[0]).dtype);
   const ir::ValueType vt = c.type(v);
   const int rank = vt.rank();
   const ValueId t = symmetric_from_triangle(c, c.tangents[0], ir::int_attr(c.node(), "lower") != 0);
@@ -200,15 +220,16 @@ ir::IdList eigh_jvp(JvpCtx& c) {
   const ValueId gap = c.add(Op::sub, {c.add(Op::add, {eye, spread(rank - 1)}), spread(rank - 2)});
   const ValueId f = c.add(Op::sub, {c.add(Op::reciprocal, {gap}), eye});
   const ValueId s =
-      c.add(Op::dot_general, {c.add(Op::dot_general, {swap_last(c, v), t}, matmul_attrs(rank)), v}, matmul_attrs(rank));
+      c.add(Op::dot_general, {c.add(Op::dot_general, {adjoint(c, v), t}, matmul_attrs(rank)), v}, matmul_attrs(rank));
   const ValueId dv = c.add(Op::dot_general, {v, c.add(Op::mul, {f, s})}, matmul_attrs(rank));
-  const ValueId dw = c.add(Op::reduce_sum, {c.add(Op::mul, {s, eye})}, {{"axes", ir::Ints{rank - 1}}});
+  const ValueId dw = real_part(c, c.add(Op::reduce_sum, {c.add(Op::mul, {s, eye})}, {{"axes", ir::Ints{rank - 1}}}));
   return {dv, dw};
 }
 
 // JAX's rule (qr_jvp_rule; Townsend, "Differentiating the QR
-// decomposition", 2018): with X = A' R^-1 and C = Q^T X, O = tril(C, -1) -
-// tril(C, -1)^T (skew-symmetric), Q' = Q (O - C) + X and R' = (C - O) R.
+// decomposition", 2018): with X = A' R^-1 and C = Q^H X, O = tril(C, -1) -
+// tril(C, -1)^H (skew-Hermitian; for a complex A plus i im(diag(C)) on its
+// diagonal), Q' = Q (O - C) + X and R' = (C - O) R.
 // Defined, as in JAX, for m >= n and the reduced (or a square) factorization.
 ir::IdList qr_jvp(JvpCtx& c) {
   if (c.tangents[0] == kZero) return {kZero, kZero};
@@ -221,22 +242,24 @@ ir::IdList qr_jvp(JvpCtx& c) {
         "jvp of qr: JAX defines none for a matrix with fewer rows than columns or the "
         "full_matrices factorization of a non-square one; got a " +
         ir::type_str(at) + (m < n ? " with fewer rows than columns" : " with full_matrices"));
-  const ValueId x = c.add(
-      Op::triangular_solve, {r, c.tangents[0]},
-      {{"left_side", int64_t{0}}, {"lower", int64_t{0}}, {"transpose_a", int64_t{0}}, {"unit_diagonal", int64_t{0}}});
-  const ValueId qt_x = c.add(Op::dot_general, {swap_last(c, q), x}, matmul_attrs(rank));
+  const ValueId x = c.add(Op::triangular_solve, {r, c.tangents[0]}, solve_attrs(false, false, false, false, false));
+  const ValueId qt_x = c.add(Op::dot_general, {adjoint(c, q), x}, matmul_attrs(rank));
   const ValueId below = c.add(Op::mul, {qt_x, index_mask(c, qt_x, Op::gt)});
-  const ValueId skew = c.add(Op::sub, {below, swap_last(c, below)});
+  ValueId skew = c.add(Op::sub, {below, adjoint(c, below)});
+  if (ir::is_complex(at.dtype)) {  // i im(C) on the diagonal
+    const ValueId imaginary = c.add(Op::sub, {qt_x, to_dtype(c, c.add(Op::real, {qt_x}), at.dtype)});
+    skew = c.add(Op::add, {skew, c.add(Op::mul, {imaginary, index_mask(c, qt_x, Op::eq)})});
+  }
   const ValueId dq = c.add(Op::add, {c.add(Op::dot_general, {q, c.add(Op::sub, {skew, qt_x})}, matmul_attrs(rank)), x});
   const ValueId dr = c.add(Op::dot_general, {c.add(Op::sub, {qt_x, skew}), r}, matmul_attrs(rank));
   return {dq, dr};
 }
 
-// JAX's rule (_svd_jvp_rule): with dS = U^T A' V, s' = diag(dS);
+// JAX's rule (_svd_jvp_rule): with dS = U^H A' V, s' = re(diag(dS));
 // F[i][j] = 1 / (s_j^2 - s_i^2) off the diagonal, 0 on it;
-// U' = U (F * (dS S + S dS^T) + (dS - dS^T) / 2 * S^-1) and
-// V' = V (F * (S dS + dS^T S)), plus for m > n (n > m) the part of A' V
-// (A'^T U) outside U's (V's) span, divided by s. Repeated singular values
+// U' = U (F * (dS S + S dS^H) + (dS - dS^H) / 2 * S^-1) and
+// V' = V (F * (S dS + dS^H S)), plus for m > n (n > m) the part of A' V
+// (A'^H U) outside U's (V's) span, divided by s. Repeated singular values
 // make F infinite, so U' and V' are infs and NaNs there, as JAX's. Defined,
 // as JAX's, for the reduced (or a square) factorization.
 ir::IdList svd_jvp(JvpCtx& c) {
@@ -251,11 +274,12 @@ ir::IdList svd_jvp(JvpCtx& c) {
   ir::IdList usv = c.outputs;
   if (!uv) usv = c.add_multi(Op::svd, {c.primals[0]}, {{"compute_uv", int64_t{1}}, {"full_matrices", int64_t{0}}});
   const ValueId s = usv[0], u = usv[1], vt = usv[2], da = c.tangents[0];
-  const ValueId ut = swap_last(c, u), v = swap_last(c, vt);
+  const DType dtype = at.dtype;  // u's and vt's; s is real
+  const ValueId ut = adjoint(c, u), v = adjoint(c, vt);
   auto mm = [&](ValueId x, ValueId y) { return c.add(Op::dot_general, {x, y}, matmul_attrs(rank)); };
   const ValueId ds_mat = mm(mm(ut, da), v);  // [..., k, k]
-  const ValueId eye = index_mask(c, ds_mat, Op::eq);
-  const ValueId ds = c.add(Op::reduce_sum, {c.add(Op::mul, {ds_mat, eye})}, {{"axes", ir::Ints{rank - 1}}});
+  const ValueId ds = real_part(c, c.add(Op::reduce_sum, {c.add(Op::mul, {ds_mat, index_mask(c, ds_mat, Op::eq)})},
+                                        {{"axes", ir::Ints{rank - 1}}}));
   if (!uv) return {ds};
   ir::Ints batch;
   for (int64_t i = 0; i + 2 < rank; ++i) batch.push_back(i);
@@ -269,29 +293,57 @@ ir::IdList svd_jvp(JvpCtx& c) {
   };
   const int64_t k = c.type(s).shape.back();
   const ValueId s_j = spread(k, rank - 1), s_i = spread(k, rank - 2);
+  const ValueId eye = index_mask(c, s_j, Op::eq);  // real, as s
   const ValueId diffs = c.add(Op::mul, {c.add(Op::add, {s_j, s_i}), c.add(Op::sub, {s_j, s_i})});
-  const ValueId f = c.add(Op::sub, {c.add(Op::reciprocal, {c.add(Op::add, {diffs, eye})}), eye});
-  const ValueId dss = c.add(Op::mul, {s_j, ds_mat}), sds = c.add(Op::mul, {s_i, ds_mat});
+  const ValueId f = to_dtype(c, c.add(Op::sub, {c.add(Op::reciprocal, {c.add(Op::add, {diffs, eye})}), eye}), dtype);
+  const ValueId dss = c.add(Op::mul, {to_dtype(c, s_j, dtype), ds_mat});
+  const ValueId sds = c.add(Op::mul, {to_dtype(c, s_i, dtype), ds_mat});
   // 1 / s on the diagonal (0 where s is 0).
   const ValueId zero_s =
-      c.add(Op::convert_element_type, {c.add(Op::eq, {s_j, c.zeros_like(s_j)})}, {{"new_dtype", at.dtype}});
-  const ValueId s_inv =
-      c.add(Op::mul, {c.add(Op::sub, {c.add(Op::reciprocal, {c.add(Op::add, {s_j, zero_s})}), zero_s}), eye});
+      c.add(Op::convert_element_type, {c.add(Op::eq, {s_j, c.zeros_like(s_j)})}, {{"new_dtype", c.type(s).dtype}});
+  const ValueId s_inv = to_dtype(
+      c, c.add(Op::mul, {c.add(Op::sub, {c.add(Op::reciprocal, {c.add(Op::add, {s_j, zero_s})}), zero_s}), eye}),
+      dtype);
   const ValueId skew = c.add(
-      Op::mul, {c.add(Op::mul, {c.add(Op::sub, {ds_mat, swap_last(c, ds_mat)}), s_inv}), c.scalar_like(0.5, ds_mat)});
-  ValueId du = mm(u, c.add(Op::add, {c.add(Op::mul, {f, c.add(Op::add, {dss, swap_last(c, dss)})}), skew}));
-  ValueId dv = mm(v, c.add(Op::mul, {f, c.add(Op::add, {sds, swap_last(c, sds)})}));
+      Op::mul, {c.add(Op::mul, {c.add(Op::sub, {ds_mat, adjoint(c, ds_mat)}), s_inv}), c.scalar_like(0.5, ds_mat)});
+  ValueId du = mm(u, c.add(Op::add, {c.add(Op::mul, {f, c.add(Op::add, {dss, adjoint(c, dss)})}), skew}));
+  ValueId dv = mm(v, c.add(Op::mul, {f, c.add(Op::add, {sds, adjoint(c, sds)})}));
   if (m > n) {
     const ValueId dav = mm(da, v);
     const ValueId outside = c.add(Op::sub, {dav, mm(u, mm(ut, dav))});
-    du = c.add(Op::add, {du, c.add(Op::div, {outside, spread(m, rank - 1)})});
+    du = c.add(Op::add, {du, c.add(Op::div, {outside, to_dtype(c, spread(m, rank - 1), dtype)})});
   }
   if (n > m) {
-    const ValueId dahu = mm(swap_last(c, da), u);
+    const ValueId dahu = mm(adjoint(c, da), u);
     const ValueId outside = c.add(Op::sub, {dahu, mm(v, mm(vt, dahu))});
-    dv = c.add(Op::add, {dv, c.add(Op::div, {outside, spread(n, rank - 1)})});
+    dv = c.add(Op::add, {dv, c.add(Op::div, {outside, to_dtype(c, spread(n, rank - 1), dtype)})});
   }
-  return {ds, du, swap_last(c, dv)};
+  return {ds, du, adjoint(c, dv)};
+}
+
+// JAX's rule (eig_jvp_rule) for the eigenvalues alone: with A V = V diag(w),
+// w' = diag(V^-1 A' V) (the right eigenvectors recomputed; V^-1 applied by
+// an LU solve). Linear in A'. Eigenvectors' derivatives hold only under
+// assumptions on A nobody can check (distinct eigenvalues, no tie for an
+// eigenvector's largest component), so, as JAX by default, they are refused.
+ir::IdList eig_jvp(JvpCtx& c) {
+  const bool left = ir::int_attr(c.node(), "compute_left_eigenvectors") != 0;
+  const bool right = ir::int_attr(c.node(), "compute_right_eigenvectors") != 0;
+  if (left || right)
+    throw UnsupportedError(
+        "jvp of eig: the derivatives of a general matrix's eigenvectors hold only where its eigenvalues are "
+        "distinct, which nothing checks (JAX refuses them too); differentiate linalg::eigvals for the eigenvalues");
+  if (c.tangents[0] == kZero) return {kZero};
+  const auto wv = c.add_multi(Op::eig, {c.primals[0]},
+                              {{"compute_left_eigenvectors", int64_t{0}}, {"compute_right_eigenvectors", int64_t{1}}});
+  const ValueId v = wv[1];
+  const int rank = c.type(v).rank();
+  const ValueId da = to_dtype(c, c.tangents[0], c.type(v).dtype);
+  const auto lu = c.add_multi(Op::lu, {v});
+  const ValueId rows = c.add(Op::gather, {da, lu[2]}, {{"axis", int64_t{rank - 2}}, {"batch_dims", int64_t{rank - 2}}});
+  const ValueId y = c.add(Op::triangular_solve, {lu[0], rows}, solve_attrs(true, true, false, false, true));
+  const ValueId x = c.add(Op::triangular_solve, {lu[0], y}, solve_attrs(true, false, false, false, false));
+  return {c.add(Op::reduce_sum, {c.add(Op::mul, {x, swap_last(c, v)})}, {{"axes", ir::Ints{rank - 1}}})};
 }
 
 // ---- transpose rules
@@ -435,6 +487,12 @@ std::vector<BatchedValue> householder_product_batch(BatchCtx& c) {
 std::vector<BatchedValue> eigh_batch(BatchCtx& c) {
   const std::vector<ValueId> outs = c.add_multi(Op::eigh, {c.at(0, 0)}, c.attrs());
   return {{outs[0], 0}, {outs[1], 0}};
+}
+
+std::vector<BatchedValue> eig_batch(BatchCtx& c) {
+  std::vector<BatchedValue> out;
+  for (ValueId v : c.add_multi(Op::eig, {c.at(0, 0)}, c.attrs())) out.push_back({v, 0});
+  return out;
 }
 
 std::vector<BatchedValue> lu_pivots_to_permutation_batch(BatchCtx& c) {
