@@ -4,7 +4,7 @@
 // goes to sgeev/dgeev and its packed conjugate pairs are unpacked into
 // complex vectors (column j + i column j+1, and its conjugate); a complex one
 // to cgeev/zgeev. A matrix whose QR iteration does not converge gives NaNs,
-// as JAX's. Small matrices of a batch run in parallel. A build without
+// as JAX's. Matrices below kThreadedLapackMin run one per OpenMP thread. A build without
 // OpenBLAS has no eig (Eigen's solver orders and scales differently).
 #include <algorithm>
 #include <complex>
@@ -25,9 +25,6 @@ namespace graft::interpreter {
 namespace {
 
 #ifdef GRAFT_HAVE_OPENBLAS
-
-// Matrices from this many rows run one after another, LAPACK threading each.
-constexpr int64_t kEigSerialMin = 128;
 
 // Row-major complex vectors out[i * n + j] (vector j in column j) from geev's
 // column-major ones: a real T's packed pairs unpacked by wi, a complex T's
@@ -94,7 +91,7 @@ void eig_typed(const KernelCall& call) {
       if (right) unpack_vectors(vr, wi, n, vr_out + b * size);
     }
   };
-  over_batches(batches, parallel_batches(batches, size * n * 10) && n < kEigSerialMin, run);
+  over_batches(batches, n < kThreadedLapackMin, run);
 }
 
 #endif

@@ -309,7 +309,7 @@ void qr_typed(const KernelCall& call) {
       lapack::transpose_copy(qi, mi, col.data(), mi, q, qi);
     }
   };
-  over_batches(batches, parallel_batches(batches, size * k * 2) && std::max(m, n) < kLapackMin, run);
+  over_batches(batches, std::max(m, n) < kThreadedLapackMin, run);
 #else
 #pragma omp parallel for schedule(static) if (parallel_batches(batches, size * k * 2))
   for (int64_t b = 0; b < batches; ++b) {
@@ -351,7 +351,7 @@ void geqrf_typed(const KernelCall& call) {
       lapack::transpose_copy(ni, mi, col.data(), mi, out + b * size, ni);
     }
   };
-  over_batches(batches, parallel_batches(batches, size * k) && std::max(m, n) < kLapackMin, run);
+  over_batches(batches, std::max(m, n) < kThreadedLapackMin, run);
 #else
 #pragma omp parallel for schedule(static) if (parallel_batches(batches, size * k))
   for (int64_t b = 0; b < batches; ++b) {
@@ -388,7 +388,7 @@ void householder_product_typed(const KernelCall& call) {
       lapack::transpose_copy(ni, mi, col.data(), mi, out + b * size, ni);
     }
   };
-  over_batches(batches, parallel_batches(batches, size * k * 2) && m < kLapackMin, run);
+  over_batches(batches, m < kThreadedLapackMin, run);
 #else
 #pragma omp parallel for schedule(static) if (parallel_batches(batches, size * k * 2))
   for (int64_t b = 0; b < batches; ++b) {

@@ -35,9 +35,6 @@
 namespace graft::interpreter {
 namespace {
 
-// Matrices from this many rows run one after another, LAPACK threading each.
-constexpr int64_t kSerialMin = 128;
-
 // The real type of T (float for std::complex<float>).
 template <class T>
 using RealOf = decltype(std::real(T{}));
@@ -75,7 +72,7 @@ void eigh_typed(const KernelCall& call) {
       lapack::transpose_copy(ni, ni, col.data(), ni, v_out + b * size, ni);
     }
   };
-  over_batches(batches, parallel_batches(batches, size * n * 4) && n < kSerialMin, run);
+  over_batches(batches, n < kThreadedLapackMin, run);
 #else
   using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 #pragma omp parallel for schedule(static) if (parallel_batches(batches, size * n * 4))
@@ -156,7 +153,7 @@ void svd_typed(const KernelCall& call) {
       lapack::transpose_copy(ni, vrows, vt_col.data(), vrows, vt, ni);
     }
   };
-  over_batches(batches, parallel_batches(batches, size * k * 4) && std::max(m, n) < kSerialMin, run);
+  over_batches(batches, std::max(m, n) < kThreadedLapackMin, run);
 #else
   using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 #pragma omp parallel for schedule(static) if (parallel_batches(batches, size * k * 4))

@@ -54,6 +54,14 @@ inline bool parallel_batches(int64_t batches, int64_t work_per_batch) {
   return batches > 1 && batches * work_per_batch >= (int64_t{1} << 15);
 }
 
+// Matrices below this size factor faster on one thread than on OpenBLAS's
+// threads (bench/linalg, f64, 2 cores: eigh at 256 7.5 ms single-threaded
+// against 12.2 threaded, svd 16.2 against 24.1, qr 3.2 against 4.7; at 1024
+// the threads win): the LAPACK kernels run such matrices inside an OpenMP
+// team (over_batches' `parallel`), where OpenBLAS keeps to the calling
+// thread, even a batch of one.
+inline constexpr int64_t kThreadedLapackMin = 512;
+
 // run(begin, end) over the batch's matrices: split among OpenMP threads when
 // `parallel`, else called once outside any OpenMP region, where OpenBLAS
 // threads each call (its threads ran 20x slower under an inactive
