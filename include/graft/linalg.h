@@ -62,8 +62,8 @@ Array svdvals(const Array& a, Loc loc = Loc::current());
 
 // (w, v) of each symmetric matrix: the eigenvalues ascending and orthonormal
 // eigenvectors in the columns of v (a v = v diag(w)), as jnp.linalg.eigh; a is
-// symmetrized first. An eigenvector's sign is whatever LAPACK (or Eigen, below
-// 128 rows) gives. Derivatives are JAX's: where eigenvalues repeat, v's are
+// symmetrized first. An eigenvector's sign (phase) is whatever LAPACK's
+// syevd (heevd) gives, as JAX's. Derivatives are JAX's: where eigenvalues repeat, v's are
 // infs and NaNs (as JAX's) and w's stay finite.
 std::pair<Array, Array> eigh(const Array& a, Loc loc = Loc::current());
 
