@@ -24,9 +24,10 @@ enum class OpFamily : uint8_t {
   collective,
   pmap,
   fusion,
-  fft
+  fft,
+  conv
 };
-inline constexpr int kNumFamilies = 14;
+inline constexpr int kNumFamilies = 15;
 
 enum class Op : uint16_t {
 #define GRAFT_OP(ident, ...) ident,

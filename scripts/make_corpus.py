@@ -275,6 +275,14 @@ OPS = {
     "svd": svd,
     "eigh": lambda ins, attrs, node, wide: list(lax.linalg.eigh(ins[0], lower=bool(attr(attrs, "lower")),
                                                                 symmetrize_input=False)),
+    "conv_general_dilated": lambda ins, attrs, node, wide: lax.conv_general_dilated(
+        ins[0], ins[1], window_strides=tuple(attr(attrs, "window_strides")),
+        padding=list(zip(attr(attrs, "padding_low"), attr(attrs, "padding_high"))),
+        lhs_dilation=tuple(attr(attrs, "lhs_dilation")), rhs_dilation=tuple(attr(attrs, "rhs_dilation")),
+        dimension_numbers=lax.ConvDimensionNumbers(tuple(attr(attrs, "lhs_spec")), tuple(attr(attrs, "rhs_spec")),
+                                                   tuple(attr(attrs, "out_spec"))),
+        feature_group_count=attr(attrs, "feature_group_count"), batch_group_count=attr(attrs, "batch_group_count"),
+        precision=lax.Precision.HIGHEST),
     "eig": lambda ins, attrs, node, wide: list(lax.linalg.eig(
         ins[0], compute_left_eigenvectors=bool(attr(attrs, "compute_left_eigenvectors")),
         compute_right_eigenvectors=bool(attr(attrs, "compute_right_eigenvectors")))),
@@ -415,6 +423,32 @@ UNARY_DOMAINS = {
     "ndtr": None, "log_ndtr": None, "ndtri": (0.05, 0.95),
 }
 NONSMOOTH_UNARY = {"sign": None, "floor": None, "ceil": None, "round": None, "trunc": None}
+
+
+def build_conv():
+    """conv_general_dilated in the layouts and settings real programs use:
+    NCHW with strides, padding and rhs dilation; NHWC/HWIO with feature groups
+    and lhs dilation (a transposed convolution); depthwise 1-D NWC; 3-D; batch
+    groups (what the weight gradient of a grouped convolution is)."""
+    def attrs(lspec, rspec, ospec, strides, lo, hi, ld=None, rd=None, groups=1, batch_groups=1):
+        n = len(strides)
+        return {"batch_group_count": I(batch_groups), "feature_group_count": I(groups),
+                "lhs_dilation": Is(ld or [1] * n), "lhs_spec": Is(lspec), "out_spec": Is(ospec),
+                "padding_high": Is(hi), "padding_low": Is(lo), "rhs_dilation": Is(rd or [1] * n),
+                "rhs_spec": Is(rspec), "window_strides": Is(strides)}
+    one_op("conv_general_dilated/nchw_strided", "conv_general_dilated", [("f64", [2, 3, 6, 5]), ("f64", [4, 3, 3, 2])],
+           attrs([0, 1, 2, 3], [0, 1, 2, 3], [0, 1, 2, 3], [2, 1], [1, 0], [1, 1], rd=[1, 2]))
+    one_op("conv_general_dilated/nhwc_groups_lhs_dilated", "conv_general_dilated",
+           [("f64", [2, 4, 3, 4]), ("f64", [2, 2, 2, 6])],
+           attrs([0, 3, 1, 2], [3, 2, 0, 1], [0, 3, 1, 2], [1, 1], [1, 0], [1, -1], ld=[2, 1], groups=2))
+    one_op("conv_general_dilated/nwc_depthwise", "conv_general_dilated", [("f64", [1, 7, 3]), ("f64", [3, 1, 3])],
+           attrs([0, 2, 1], [2, 1, 0], [0, 2, 1], [2], [1], [1], groups=3))
+    one_op("conv_general_dilated/ncdhw", "conv_general_dilated", [("f64", [1, 2, 4, 3, 3]), ("f64", [2, 2, 2, 2, 1])],
+           attrs([0, 1, 2, 3, 4], [0, 1, 2, 3, 4], [0, 1, 2, 3, 4], [1, 2, 1], [0, 0, 0], [0, 0, 0]))
+    one_op("conv_general_dilated/batch_groups", "conv_general_dilated", [("f64", [4, 2, 4, 4]), ("f64", [4, 2, 2, 2])],
+           attrs([0, 1, 2, 3], [0, 1, 2, 3], [0, 1, 2, 3], [1, 1], [0, 0], [0, 0], batch_groups=2), vmap=False)
+    one_op("conv_general_dilated/f32", "conv_general_dilated", [("f32", [1, 2, 5, 5]), ("f32", [2, 2, 3, 3])],
+           attrs([0, 1, 2, 3], [0, 1, 2, 3], [0, 1, 2, 3], [1, 1], [1, 1], [1, 1]))
 
 
 def build_cases():
@@ -664,6 +698,7 @@ def build_cases():
     build_random_streams()
     build_linalg()
     build_complex()
+    build_conv()
 
 
 def build_programs():

@@ -5,6 +5,7 @@
 #include "graft/autodiff.h"
 #include "graft/collectives.h"
 #include "graft/control_flow.h"
+#include "graft/conv.h"
 #include "graft/device.h"
 #include "graft/distributed.h"
 #include "graft/errors.h"

@@ -643,6 +643,31 @@ void add_linalg_cases(Catalogue& c) {
   c.ok(Op::eig, {{c64, {3, 3}}}, eig_attrs(0, 0), {{c64, {3}}});
   c.bad_shape(Op::eig, {{f64, {3, 2}}}, eig_attrs(0, 1), "square in its last two axes, got 3x2");
   c.bad_dtype(Op::eig, {{bf16, {2, 2}}}, eig_attrs(0, 1), "got bf16");
+  // conv_general_dilated: XLA's output sizes, in any layout.
+  const auto conv_attrs = [](Ints lhs_spec, Ints rhs_spec, Ints out_spec, Ints strides, Ints lo, Ints hi,
+                             int64_t groups = 1, int64_t batch_groups = 1) {
+    const Ints ones(strides.size(), 1);
+    return Attrs{{"batch_group_count", batch_groups},
+                 {"feature_group_count", groups},
+                 {"lhs_dilation", ones},
+                 {"lhs_spec", lhs_spec},
+                 {"out_spec", out_spec},
+                 {"padding_high", hi},
+                 {"padding_low", lo},
+                 {"rhs_dilation", ones},
+                 {"rhs_spec", rhs_spec},
+                 {"window_strides", strides}};
+  };
+  const Attrs nchw = conv_attrs({0, 1, 2, 3}, {0, 1, 2, 3}, {0, 1, 2, 3}, {2, 1}, {1, 0}, {1, 0});
+  c.ok(Op::conv_general_dilated, {{f32, {2, 3, 7, 5}}, {f32, {4, 3, 3, 2}}}, nchw, {{f32, {2, 4, 4, 4}}});
+  // NHWC / HWIO / NHWC with two feature groups.
+  c.ok(Op::conv_general_dilated, {{f64, {2, 6, 5, 4}}, {f64, {3, 2, 2, 6}}},
+       conv_attrs({0, 3, 1, 2}, {3, 2, 0, 1}, {0, 3, 1, 2}, {1, 1}, {0, 0}, {0, 0}, 2), {{f64, {2, 4, 4, 6}}});
+  c.bad_shape(Op::conv_general_dilated, {{f32, {2, 3, 7, 5}}, {f32, {4, 2, 3, 2}}}, nchw,
+              "lhs's 3 features over feature_group_count 1 must equal rhs's input features 2");
+  c.bad_shape(Op::conv_general_dilated, {{f32, {2, 3, 7, 5}}, {f32, {4, 3, 3}}}, nchw, "must have lhs's rank 4");
+  c.bad_dtype(Op::conv_general_dilated, {{f32, {2, 3, 7, 5}}, {f64, {4, 3, 3, 2}}}, nchw,
+              "operand dtypes f32 and f64 differ");
   // svd: (s) or (s, u, vt), reduced or full.
   const Attrs uv{{"compute_uv", int64_t{1}}, {"full_matrices", int64_t{0}}};
   const Attrs full_uv{{"compute_uv", int64_t{1}}, {"full_matrices", int64_t{1}}};

@@ -1,0 +1,138 @@
+// graft::conv_general_dilated and conv (include/graft/conv.h): layouts read
+// into the primitive's lhs/rhs/out specs, string padding resolved as JAX's
+// padtype_to_pads, operands promoted, then one conv_general_dilated node.
+#include "graft/conv.h"
+
+#include <algorithm>
+#include <string>
+
+#include "api/dispatch.h"
+#include "api/lowering.h"
+#include "graft/errors.h"
+#include "ir/dtype.h"
+
+namespace graft {
+
+Padding::Padding(const char* n) : Padding(std::string(n)) {}
+Padding::Padding(std::string n) : name(std::move(n)) {
+  if (name != "SAME" && name != "SAME_LOWER" && name != "VALID")
+    throw Error("conv padding: a string padding is \"SAME\", \"SAME_LOWER\" or \"VALID\", got \"" + name + "\"");
+}
+Padding::Padding(std::vector<std::pair<int64_t, int64_t>> explicit_pads) : pads(std::move(explicit_pads)) {}
+
+namespace {
+
+using Loc = std::source_location;
+
+struct Specs {
+  ir::Ints lhs, rhs, out;
+};
+
+// The primitive's specs from the layout letters (JAX's conv_general_permutations).
+Specs specs_of(const char* fn, const ConvDimensionNumbers& dn, int rank, const Loc& loc) {
+  const ConvDimensionNumbers def;
+  if (dn.lhs == def.lhs && dn.rhs == def.rhs && dn.out == def.out && rank != 4) {
+    Specs s;
+    for (int64_t i = 0; i < rank; ++i) s.lhs.push_back(i);
+    s.rhs = s.out = s.lhs;
+    return s;
+  }
+  auto bad = [&](const std::string& why) {
+    return ShapeError(std::string(fn) + ": dimension numbers (\"" + dn.lhs + "\", \"" + dn.rhs + "\", \"" + dn.out +
+                      "\") " + why + detail::where(loc));
+  };
+  for (const std::string* s : {&dn.lhs, &dn.rhs, &dn.out}) {
+    if (static_cast<int>(s->size()) != rank)
+      throw bad("must each have " + std::to_string(rank) + " letters (the operands' rank)");
+    std::string sorted = *s;
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) throw bad("repeat a letter");
+  }
+  auto index = [&](const std::string& s, char c, const char* which) {
+    const size_t at = s.find(c);
+    if (at == std::string::npos) throw bad(std::string(which) + " lacks '" + c + "'");
+    return static_cast<int64_t>(at);
+  };
+  Specs s{{index(dn.lhs, 'N', "lhs"), index(dn.lhs, 'C', "lhs")},
+          {index(dn.rhs, 'O', "rhs"), index(dn.rhs, 'I', "rhs")},
+          {index(dn.out, 'N', "out"), index(dn.out, 'C', "out")}};
+  for (char c : dn.rhs) {
+    if (c == 'O' || c == 'I') continue;
+    s.rhs.push_back(index(dn.rhs, c, "rhs"));
+    s.lhs.push_back(index(dn.lhs, c, "lhs"));
+    s.out.push_back(index(dn.out, c, "out"));
+  }
+  return s;
+}
+
+}  // namespace
+
+Array conv_general_dilated(const Array& lhs_in, const Array& rhs_in, Shape window_strides, Padding padding,
+                           Shape lhs_dilation, Shape rhs_dilation, ConvDimensionNumbers dimension_numbers,
+                           int64_t feature_group_count, int64_t batch_group_count, DotOptions options, Loc loc) {
+  const char* fn = "conv_general_dilated";
+  Array lhs = detail::as_float(lhs_in, fn, loc), rhs = detail::as_float(rhs_in, fn, loc);
+  DType dtype = ir::promote_types(lhs.dtype(), rhs.dtype());
+  if (options.preferred_element_type && ir::is_inexact(*options.preferred_element_type))
+    dtype = *options.preferred_element_type;
+  lhs = detail::convert(lhs, dtype, loc);
+  rhs = detail::convert(rhs, dtype, loc);
+  const int rank = lhs.ndim();
+  if (rank < 3 || rank > 5 || rhs.ndim() != rank)
+    throw ShapeError(std::string(fn) + ": lhs and rhs need one rank from 3 to 5 (1 to 3 spatial dimensions), got " +
+                     detail::describe(lhs) + " and " + detail::describe(rhs) + detail::where(loc));
+  const size_t n = static_cast<size_t>(rank - 2);
+  const Specs s = specs_of(fn, dimension_numbers, rank, loc);
+  auto ones_if_empty = [&](Shape v, const char* what) {
+    if (v.empty()) v.assign(n, 1);
+    if (v.size() != n)
+      throw ShapeError(std::string(fn) + ": " + what + " needs " + std::to_string(n) + " entries, got " +
+                       std::to_string(v.size()) + detail::where(loc));
+    return v;
+  };
+  window_strides = ones_if_empty(window_strides, "window_strides");
+  lhs_dilation = ones_if_empty(lhs_dilation, "lhs_dilation");
+  rhs_dilation = ones_if_empty(rhs_dilation, "rhs_dilation");
+  ir::Ints lo(n), hi(n);
+  if (!padding.name.empty()) {
+    if (std::any_of(lhs_dilation.begin(), lhs_dilation.end(), [](int64_t d) { return d != 1; }))
+      throw Error(std::string(fn) + ": string padding (\"" + padding.name +
+                  "\") is not defined with an lhs dilation, as in JAX; give explicit pads" + detail::where(loc));
+    for (size_t i = 0; i < n; ++i) {
+      if (padding.name == "VALID" || window_strides[i] < 1) continue;
+      const int64_t in = lhs.shape()[static_cast<size_t>(s.lhs[2 + i])];
+      const int64_t k = rhs.shape()[static_cast<size_t>(s.rhs[2 + i])];
+      const int64_t window = k == 0 ? 0 : (k - 1) * rhs_dilation[i] + 1;
+      const int64_t out = (in + window_strides[i] - 1) / window_strides[i];
+      const int64_t total = std::max<int64_t>(0, (out - 1) * window_strides[i] + window - in);
+      lo[i] = padding.name == "SAME" ? total / 2 : total - total / 2;
+      hi[i] = total - lo[i];
+    }
+  } else {
+    if (padding.pads.size() != n)
+      throw ShapeError(std::string(fn) + ": padding needs " + std::to_string(n) + " {low, high} pairs, got " +
+                       std::to_string(padding.pads.size()) + detail::where(loc));
+    for (size_t i = 0; i < n; ++i) lo[i] = padding.pads[i].first, hi[i] = padding.pads[i].second;
+  }
+  return detail::bind1(ir::Op::conv_general_dilated, {lhs, rhs},
+                       {{"batch_group_count", batch_group_count},
+                        {"feature_group_count", feature_group_count},
+                        {"lhs_dilation", ir::Ints(lhs_dilation)},
+                        {"lhs_spec", s.lhs},
+                        {"out_spec", s.out},
+                        {"padding_high", hi},
+                        {"padding_low", lo},
+                        {"rhs_dilation", ir::Ints(rhs_dilation)},
+                        {"rhs_spec", s.rhs},
+                        {"window_strides", ir::Ints(window_strides)}},
+                       loc);
+}
+
+Array conv(const Array& lhs, const Array& rhs, Shape window_strides, Padding padding, Loc loc) {
+  ConvDimensionNumbers canonical;
+  if (lhs.ndim() != 4) canonical = {};  // the default stands for the canonical order at every rank
+  return conv_general_dilated(lhs, rhs, std::move(window_strides), std::move(padding), {}, {}, canonical, 1, 1, {},
+                              loc);
+}
+
+}  // namespace graft

@@ -1,0 +1,58 @@
+// Convolution as jax.lax's: conv_general_dilated over the conv_general_dilated
+// primitive (any layout, 1 to 3 spatial dimensions, strides, padding, lhs and
+// rhs dilation, feature and batch groups), and conv. Derivatives are JAX's
+// (the transposes are convolutions too) and vmap folds the mapped axis into
+// the batch or the features, as JAX. The CPU kernel is a direct loop:
+// correct at every setting, not yet fast.
+#pragma once
+
+#include <cstdint>
+#include <source_location>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "graft/array.h"
+#include "graft/ops.h"
+
+namespace graft {
+
+// The layouts of lhs, rhs (the kernel) and the output, one letter per
+// dimension as jax.lax.conv_dimension_numbers: N (batch) and C (features)
+// for lhs and out, O and I (output and input features) for rhs, and the
+// same spatial letters in each (any others, e.g. "HW"); their order in rhs
+// orders the spatial dimensions. The default, NCHW/OIHW/NCHW, stands for
+// the canonical order at every rank (batch, feature, spatial...), as JAX's
+// dimension_numbers=None.
+struct ConvDimensionNumbers {
+  std::string lhs = "NCHW", rhs = "OIHW", out = "NCHW";
+};
+
+// A convolution's padding: "SAME" (output size ceil(input / stride), the
+// extra element at the end), "SAME_LOWER" (at the start), "VALID" (none), or
+// explicit {low, high} pairs per spatial dimension (negative ones crop).
+struct Padding {
+  Padding(const char* name);                                        // "SAME", "SAME_LOWER" or "VALID"
+  Padding(std::string name);                                        // the same
+  Padding(std::vector<std::pair<int64_t, int64_t>> explicit_pads);  // {low, high} per spatial dimension
+  std::string name;                                                 // empty for explicit pads
+  std::vector<std::pair<int64_t, int64_t>> pads;
+};
+
+// lax.conv_general_dilated: window_strides (empty: all 1), padding, lhs and
+// rhs dilation (empty: all 1), layouts, feature_group_count (grouped and
+// depthwise convolutions) and batch_group_count (at most one above 1);
+// options.preferred_element_type computes and returns in that dtype.
+// Operands are promoted to one float or complex dtype. A string padding
+// with an lhs dilation is an error, as in JAX.
+Array conv_general_dilated(const Array& lhs, const Array& rhs, Shape window_strides, Padding padding,
+                           Shape lhs_dilation = {}, Shape rhs_dilation = {},
+                           ConvDimensionNumbers dimension_numbers = {}, int64_t feature_group_count = 1,
+                           int64_t batch_group_count = 1, DotOptions options = {},
+                           std::source_location loc = std::source_location::current());
+
+// lax.conv: lhs NC<spatial> against rhs OI<spatial> with strides and padding.
+Array conv(const Array& lhs, const Array& rhs, Shape window_strides, Padding padding,
+           std::source_location loc = std::source_location::current());
+
+}  // namespace graft

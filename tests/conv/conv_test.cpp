@@ -1,0 +1,147 @@
+// conv_general_dilated against JAX's values (layouts NCHW, NHWC, NWC and a
+// 3-D canonical one; strides, SAME/SAME_LOWER/VALID/explicit and negative
+// padding, lhs and rhs dilation, feature groups (grouped and depthwise) and
+// batch groups) and its gradients with respect to both operands; vmap
+// against a loop in every batched position; jit against eager; check_grads;
+// errors that name the shapes.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "conv/jax_conv_values.h"
+#include "graft/graft.h"
+#include "graft/testing.h"
+#include "linalg/linalg_helpers.h"
+
+using namespace graft;
+using graft::test::max_abs_diff;
+
+namespace {
+
+// sin(a i + b) over the flat index i, shaped.
+Array fill(const Shape& shape, double a, double b) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  std::vector<double> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = std::sin(a * static_cast<double>(i) + b);
+  return array<double>(v, shape);
+}
+
+struct Case {
+  std::string name;
+  Shape lhs, rhs;
+  std::function<Array(const Array&, const Array&)> conv;
+};
+
+std::vector<Case> cases() {
+  return {
+      {"nchw_same",
+       {2, 3, 6, 5},
+       {4, 3, 3, 2},
+       [](const Array& l, const Array& r) {
+         return conv_general_dilated(l, r, {2, 1}, "SAME", {}, {1, 2}, {"NCHW", "OIHW", "NCHW"});
+       }},
+      {"nhwc_groups",
+       {2, 5, 6, 4},
+       {3, 3, 2, 6},
+       [](const Array& l, const Array& r) {
+         return conv_general_dilated(l, r, {1, 1}, Padding({{1, 0}, {2, -1}}), {2, 1}, {}, {"NHWC", "HWIO", "NHWC"}, 2);
+       }},
+      {"nwc_depthwise",
+       {1, 7, 3},
+       {3, 1, 3},
+       [](const Array& l, const Array& r) {
+         return conv_general_dilated(l, r, {2}, "SAME_LOWER", {}, {}, {"NWC", "WIO", "NWC"}, 3);
+       }},
+      {"ncdhw_valid",
+       {1, 2, 4, 3, 3},
+       {2, 2, 2, 2, 1},
+       [](const Array& l, const Array& r) {
+         return conv_general_dilated(l, r, {1, 2, 1}, "VALID");
+       }},
+      {"batch_groups",
+       {4, 2, 5, 5},
+       {4, 2, 2, 2},
+       [](const Array& l, const Array& r) {
+         return conv_general_dilated(l, r, {1, 1}, "VALID", {}, {}, {"NCHW", "OIHW", "NCHW"}, 1, 2);
+       }},
+  };
+}
+
+const std::vector<double>& jax(const std::string& key) { return graft::test::jax_conv_values().at(key); }
+
+}  // namespace
+
+TEST_CASE("conv_general_dilated: values and both gradients are JAX's", "[conv]") {
+  for (const Case& k : cases()) {
+    INFO(k.name);
+    const Array lhs = fill(k.lhs, 0.37, 0.1), rhs = fill(k.rhs, 0.53, 0.7);
+    const Array out = k.conv(lhs, rhs);
+    const std::vector<double>& want = jax(k.name + "/out");
+    REQUIRE(static_cast<size_t>(out.size()) == want.size());
+    CHECK(max_abs_diff(out, array<double>(want, out.shape())) < 1e-12);
+    const Array w = fill(out.shape(), 0.11, 0.3);
+    const auto [gl, gr] = grad<0, 1>([&](const Array& l, const Array& r) { return sum(k.conv(l, r) * w); })(lhs, rhs);
+    CHECK(max_abs_diff(gl, array<double>(jax(k.name + "/grad_lhs"), lhs.shape())) < 1e-12);
+    CHECK(max_abs_diff(gr, array<double>(jax(k.name + "/grad_rhs"), rhs.shape())) < 1e-12);
+    // f32 within f32's rounding of the same sums.
+    const Array out32 = k.conv(astype(lhs, DType::f32), astype(rhs, DType::f32));
+    CHECK(out32.dtype() == DType::f32);
+    CHECK(max_abs_diff(out32, out) < 1e-5);
+    // jit (the CPU backend) runs the same kernel.
+    CHECK(max_abs_diff(jit([&](const Array& l, const Array& r) { return k.conv(l, r); },
+                           JitOptions{.backend = Backend::cpu})(lhs, rhs),
+                       out) == 0);
+  }
+}
+
+TEST_CASE("conv_general_dilated: derivatives to second order against finite differences", "[conv]") {
+  const Array lhs = fill({1, 2, 5, 4}, 0.37, 0.1), rhs = fill({4, 1, 2, 3}, 0.53, 0.7);
+  auto f = [](const Array& l, const Array& r) {
+    return conv_general_dilated(l, r, {2, 1}, Padding({{1, 1}, {0, 2}}), {1, 2}, {2, 1}, {}, 2);
+  };
+  CHECK_NOTHROW(testing::check_grads(f, std::make_tuple(lhs, rhs), 2));
+}
+
+TEST_CASE("conv_general_dilated: vmap equals a loop, over lhs, rhs or both", "[conv]") {
+  const Array lhs = fill({3, 2, 3, 5, 6}, 0.37, 0.1);  // 3 x NHWC with 6 features
+  for (int64_t groups : {1, 3}) {
+    INFO("feature groups " << groups);
+    auto f = [groups](const Array& l, const Array& r) {
+      return conv_general_dilated(l, r, {1, 2}, "SAME", {}, {}, {"NHWC", "OIHW", "NHWC"}, groups);
+    };
+    const Array rb = fill({3, 6, 6 / groups, 2, 2}, 0.53, 0.7);  // 3 x OIHW
+    const Array l0 = reshape(slice(lhs, {0, 0, 0, 0, 0}, {1, 2, 3, 5, 6}), {2, 3, 5, 6});
+    const Array r0 = reshape(slice(rb, {0, 0, 0, 0, 0}, {1, 6, 6 / groups, 2, 2}), {6, 6 / groups, 2, 2});
+    auto item = [](const Array& x, int64_t i) {
+      Shape lo(x.shape().size(), 0), hi = x.shape();
+      lo[0] = i, hi[0] = i + 1;
+      Shape s(x.shape().begin() + 1, x.shape().end());
+      return reshape(slice(x, lo, hi), s);
+    };
+    const Array both = vmap(f)(lhs, rb);
+    const Array over_lhs = vmap([&](const Array& l) { return f(l, r0); })(lhs);
+    const Array over_rhs = groups == 1 ? vmap([&](const Array& r) { return f(l0, r); })(rb) : Array();
+    for (int64_t i = 0; i < 3; ++i) {
+      CHECK(max_abs_diff(item(both, i), f(item(lhs, i), item(rb, i))) < 1e-13);
+      CHECK(max_abs_diff(item(over_lhs, i), f(item(lhs, i), r0)) < 1e-13);
+      if (groups == 1) CHECK(max_abs_diff(item(over_rhs, i), f(l0, item(rb, i))) < 1e-13);
+    }
+    if (groups == 3) CHECK_THROWS_AS(vmap([&](const Array& r) { return f(l0, r); })(rb), UnsupportedError);
+  }
+}
+
+TEST_CASE("conv_general_dilated: conv's canonical layout, and errors naming the shapes", "[conv]") {
+  const Array lhs = fill({2, 3, 5, 5}, 0.37, 0.1), rhs = fill({4, 3, 3, 3}, 0.53, 0.7);
+  CHECK(max_abs_diff(conv(lhs, rhs, {1, 1}, "SAME"), conv_general_dilated(lhs, rhs, {1, 1}, "SAME")) == 0);
+  CHECK(conv(fill({1, 2, 9}, 0.3, 0.0), fill({5, 2, 4}, 0.2, 0.0), {2}, "VALID").shape() == Shape{1, 5, 3});
+  CHECK_THROWS_WITH(conv(lhs, fill({4, 2, 3, 3}, 0.5, 0.0), {1, 1}, "SAME"), Catch::Contains("conv_general_dilated") &&
+                                                                                 Catch::Contains("3 features") &&
+                                                                                 Catch::Contains("input features 2"));
+  CHECK_THROWS_AS(conv_general_dilated(lhs, rhs, {1, 1}, "SAME", {2, 2}), Error);  // string padding with lhs dilation
+  CHECK_THROWS_AS(conv_general_dilated(lhs, rhs, {1, 1}, "SAME", {}, {}, {"NCHW", "OIHW", "NCHH"}), ShapeError);
+  CHECK_THROWS_AS(conv_general_dilated(lhs, rhs, {1, 1}, "SAME", {}, {}, {"NCHW", "OIXW", "NCHW"}), ShapeError);
+  CHECK_THROWS_AS(Padding("FULL"), Error);
+  CHECK_THROWS_AS(conv(astype(lhs, DType::bf16), astype(rhs, DType::bf16), {1, 1}, "SAME"), DTypeError);
+}

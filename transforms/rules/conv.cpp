@@ -1,0 +1,209 @@
+// Transform rules of conv_general_dilated, JAX's (jax/_src/lax/convolution.py):
+// the JVP of a bilinear op (conv(lhs', rhs) + conv(lhs, rhs')); the
+// transposes, each another convolution (for lhs: the cotangent against the
+// spatially reversed kernel with in and out features swapped, strides and lhs
+// dilation exchanged; for rhs: lhs against the cotangent, feature and batch
+// groups exchanged); batching folds the vmapped axis into the batch axis
+// (lhs batched) or the output features (rhs batched), or, both batched, into
+// feature groups, as JAX's rule.
+#include <string>
+#include <vector>
+
+#include "graft/errors.h"
+#include "ir/attr_access.h"
+#include "transforms/rules/batch_rule.h"
+#include "transforms/rules/jvp_rule.h"
+#include "transforms/rules/transpose_rule.h"
+
+namespace graft::transforms {
+
+using ir::Op;
+
+namespace {
+
+// The attributes of one conv_general_dilated node, to read, change and emit.
+struct Conv {
+  ir::Ints strides, lo, hi, lhs_dilation, rhs_dilation, lhs_spec, rhs_spec, out_spec;
+  int64_t groups = 1, batch_groups = 1;
+
+  explicit Conv(const ir::Node& node)
+      : strides(ir::ints_attr(node, "window_strides")),
+        lo(ir::ints_attr(node, "padding_low")),
+        hi(ir::ints_attr(node, "padding_high")),
+        lhs_dilation(ir::ints_attr(node, "lhs_dilation")),
+        rhs_dilation(ir::ints_attr(node, "rhs_dilation")),
+        lhs_spec(ir::ints_attr(node, "lhs_spec")),
+        rhs_spec(ir::ints_attr(node, "rhs_spec")),
+        out_spec(ir::ints_attr(node, "out_spec")),
+        groups(ir::int_attr(node, "feature_group_count")),
+        batch_groups(ir::int_attr(node, "batch_group_count")) {}
+
+  ir::Attrs attrs() const {
+    return {{"batch_group_count", batch_groups},
+            {"feature_group_count", groups},
+            {"lhs_dilation", lhs_dilation},
+            {"lhs_spec", lhs_spec},
+            {"out_spec", out_spec},
+            {"padding_high", hi},
+            {"padding_low", lo},
+            {"rhs_dilation", rhs_dilation},
+            {"rhs_spec", rhs_spec},
+            {"window_strides", strides}};
+  }
+};
+
+// A spec with its first two entries swapped (batch <-> feature, out <-> in features).
+ir::Ints swap_first(ir::Ints spec) {
+  std::swap(spec[0], spec[1]);
+  return spec;
+}
+
+// The sizes of x's dimensions `spec[2..]` (its spatial ones).
+ir::Ints spatial(const ir::ValueType& t, const ir::Ints& spec) {
+  ir::Ints s;
+  for (size_t i = 2; i < spec.size(); ++i) s.push_back(t.shape[static_cast<size_t>(spec[i])]);
+  return s;
+}
+
+int64_t dilated(int64_t size, int64_t dilation) { return size == 0 ? 0 : (size - 1) * dilation + 1; }
+
+// x's axis src moved next to dst (dst counted after src's removal) and merged into it, src major (JAX's
+// _reshape_axis_into).
+template <class Ctx>
+ValueId axis_into(Ctx& c, int64_t src, int64_t dst, ValueId x) {
+  const ir::ValueType t = c.type(x);
+  ir::Ints perm;
+  for (int64_t i = 0; i < t.rank(); ++i)
+    if (i != src) perm.push_back(i);
+  perm.insert(perm.begin() + dst, src);
+  ir::Ints shape;
+  for (int64_t i = 0; i < t.rank(); ++i)
+    if (i != src) shape.push_back(t.shape[static_cast<size_t>(i)]);
+  shape[static_cast<size_t>(dst)] *= t.shape[static_cast<size_t>(src)];
+  const ValueId moved = c.add(Op::transpose, {x}, {{"permutation", perm}});
+  return c.add(Op::reshape, {moved}, {{"new_sizes", shape}});
+}
+
+// x's axis src split into (size1, the rest) (JAX's _reshape_axis_out_of).
+template <class Ctx>
+ValueId axis_out_of(Ctx& c, int64_t src, int64_t size1, ValueId x) {
+  const ir::ValueType t = c.type(x);
+  ir::Ints shape(t.shape.begin(), t.shape.end());
+  const int64_t size2 = shape[static_cast<size_t>(src)] / size1;
+  shape[static_cast<size_t>(src)] = size2;
+  shape.insert(shape.begin() + src, size1);
+  return c.add(Op::reshape, {x}, {{"new_sizes", shape}});
+}
+
+// The cotangent of lhs given the cotangent g of the output (JAX's _conv_general_dilated_transpose_lhs).
+ValueId transpose_lhs(JvpCtx& c, const Conv& p, ValueId g, ValueId rhs, const ir::ValueType& lhs_t) {
+  const ir::ValueType rhs_t = c.type(rhs), g_t = c.type(g);
+  Conv t = p;
+  int64_t groups = p.groups;
+  if (p.groups > 1) {
+    rhs = axis_out_of(c, p.rhs_spec[0], p.groups, rhs);
+    rhs = axis_into(c, p.rhs_spec[0], p.rhs_spec[1], rhs);
+  } else if (p.batch_groups > 1) {
+    rhs = axis_out_of(c, p.rhs_spec[0], p.batch_groups, rhs);
+    rhs = axis_into(c, p.rhs_spec[0], p.rhs_spec[1], rhs);
+    groups = p.batch_groups;
+  }
+  const ir::Ints in = spatial(lhs_t, p.lhs_spec), window = spatial(rhs_t, p.rhs_spec), out = spatial(g_t, p.out_spec);
+  for (size_t i = 0; i < in.size(); ++i) {
+    const int64_t before = dilated(window[i], p.rhs_dilation[i]) - p.lo[i] - 1;
+    t.lo[i] = before;
+    t.hi[i] = dilated(in[i], p.lhs_dilation[i]) + dilated(window[i], p.rhs_dilation[i]) - 1 -
+              dilated(out[i], p.strides[i]) - before;
+  }
+  t.strides = p.lhs_dilation;
+  t.lhs_dilation = p.strides;
+  t.lhs_spec = p.out_spec;
+  t.rhs_spec = swap_first(p.rhs_spec);
+  t.out_spec = p.lhs_spec;
+  t.groups = groups;
+  t.batch_groups = 1;
+  ir::Ints reversed(p.rhs_spec.begin() + 2, p.rhs_spec.end());
+  const ValueId flipped = c.add(Op::rev, {rhs}, {{"dimensions", reversed}});
+  ValueId result = c.add(Op::conv_general_dilated, {g, flipped}, t.attrs());
+  if (p.batch_groups > 1) {
+    result = axis_out_of(c, p.lhs_spec[1], p.batch_groups, result);
+    result = axis_into(c, p.lhs_spec[1], p.lhs_spec[0], result);
+  }
+  return result;
+}
+
+// The cotangent of rhs given g (JAX's _conv_general_dilated_transpose_rhs).
+ValueId transpose_rhs(JvpCtx& c, const Conv& p, ValueId g, ValueId lhs, const ir::ValueType& rhs_t) {
+  const ir::ValueType lhs_t = c.type(lhs), g_t = c.type(g);
+  Conv t = p;
+  if (p.batch_groups > 1) {
+    t.groups = p.batch_groups;
+    t.batch_groups = 1;
+  } else if (p.groups > 1) {
+    t.batch_groups = p.groups;
+    t.groups = 1;
+  }
+  const ir::Ints in = spatial(lhs_t, p.lhs_spec), window = spatial(rhs_t, p.rhs_spec), out = spatial(g_t, p.out_spec);
+  for (size_t i = 0; i < in.size(); ++i)
+    t.hi[i] = dilated(out[i], p.strides[i]) - dilated(in[i], p.lhs_dilation[i]) +
+              (dilated(window[i], p.rhs_dilation[i]) - p.lo[i] - 1);
+  t.strides = p.rhs_dilation;
+  t.rhs_dilation = p.strides;
+  t.lhs_spec = swap_first(p.lhs_spec);
+  t.rhs_spec = swap_first(p.out_spec);
+  t.out_spec = swap_first(p.rhs_spec);
+  return c.add(Op::conv_general_dilated, {lhs, g}, t.attrs());
+}
+
+}  // namespace
+
+ir::IdList conv_general_dilated_jvp(JvpCtx& c) {
+  const ValueId a =
+      c.tangents[0] == kZero ? kZero : c.add(Op::conv_general_dilated, {c.tangents[0], c.primals[1]}, c.attrs());
+  const ValueId b =
+      c.tangents[1] == kZero ? kZero : c.add(Op::conv_general_dilated, {c.primals[0], c.tangents[1]}, c.attrs());
+  return {c.tadd(a, b)};
+}
+
+ir::IdList conv_general_dilated_transpose(TransposeCtx& c) {
+  if (c.unknown[0] && c.unknown[1])
+    throw UnsupportedError("transpose: conv_general_dilated of two tangents is not linear");
+  const ValueId g = c.cotangents[0];
+  if (g == kZero) return {kZero, kZero};
+  const Conv p(c.node());
+  if (c.emit().type(g).num_elements() == 0)
+    return {c.unknown[0] ? c.zeros(c.operand_types[0]) : kZero, c.unknown[1] ? c.zeros(c.operand_types[1]) : kZero};
+  if (c.unknown[0]) return {transpose_lhs(c.emit(), p, g, c.operands[1], c.operand_types[0]), kZero};
+  return {kZero, transpose_rhs(c.emit(), p, g, c.operands[0], c.operand_types[1])};
+}
+
+// JAX's batching rule for the cases without batch groups: lhs batched folds
+// the axis into lhs's batch (the output's batch); rhs batched, with one
+// feature group, into rhs's output features; both batched, into the
+// features as that many more feature groups.
+std::vector<BatchedValue> conv_general_dilated_batch(BatchCtx& c) {
+  Conv p(c.node());
+  const int64_t ld = c.operands[0].dim, rd = c.operands[1].dim, size = c.axis_size;
+  if (p.batch_groups > 1 || (ld == kNotBatched && p.groups > 1))
+    throw UnsupportedError("vmap of conv_general_dilated with batch_group_count " + std::to_string(p.batch_groups) +
+                           " and feature_group_count " + std::to_string(p.groups) + " (" +
+                           (ld == kNotBatched ? "a batched kernel" : "a batched input") + ") is not built yet");
+  ValueId lhs = c.operands[0].value, rhs = c.operands[1].value;
+  if (ld != kNotBatched && rd != kNotBatched) {
+    lhs = axis_into(c, ld, p.lhs_spec[1], lhs);
+    rhs = axis_into(c, rd, p.rhs_spec[0], rhs);
+    p.groups *= size;
+    const ValueId out = c.add(Op::conv_general_dilated, {lhs, rhs}, p.attrs());
+    return {{axis_out_of(c, p.out_spec[1], size, out), p.out_spec[1]}};
+  }
+  if (ld != kNotBatched) {
+    lhs = axis_into(c, ld, p.lhs_spec[0], lhs);
+    const ValueId out = c.add(Op::conv_general_dilated, {lhs, rhs}, p.attrs());
+    return {{axis_out_of(c, p.out_spec[0], size, out), p.out_spec[0]}};
+  }
+  rhs = axis_into(c, rd, p.rhs_spec[0], rhs);
+  const ValueId out = c.add(Op::conv_general_dilated, {lhs, rhs}, p.attrs());
+  return {{axis_out_of(c, p.out_spec[1], size, out), p.out_spec[1]}};
+}
+
+}  // namespace graft::transforms
