@@ -104,31 +104,37 @@ TEST_CASE("conv_general_dilated: derivatives to second order against finite diff
   CHECK_NOTHROW(testing::check_grads(f, std::make_tuple(lhs, rhs), 2));
 }
 
-TEST_CASE("conv_general_dilated: vmap equals a loop, over lhs, rhs or both", "[conv]") {
-  const Array lhs = fill({3, 2, 3, 5, 6}, 0.37, 0.1);  // 3 x NHWC with 6 features
-  for (int64_t groups : {1, 3}) {
-    INFO("feature groups " << groups);
-    auto f = [groups](const Array& l, const Array& r) {
-      return conv_general_dilated(l, r, {1, 2}, "SAME", {}, {}, {"NHWC", "OIHW", "NHWC"}, groups);
+TEST_CASE("conv_general_dilated: vmap equals a loop, over lhs, rhs or both, with groups", "[conv]") {
+  // The first slice of x along axis 0.
+  auto item = [](const Array& x, int64_t i) {
+    Shape lo(x.shape().size(), 0), hi = x.shape();
+    lo[0] = i, hi[0] = i + 1;
+    return reshape(slice(x, lo, hi), Shape(x.shape().begin() + 1, x.shape().end()));
+  };
+  struct Groups {
+    int64_t features, batch;
+  };
+  for (const Groups g : {Groups{1, 1}, Groups{3, 1}, Groups{1, 2}}) {
+    INFO("feature groups " << g.features << ", batch groups " << g.batch);
+    auto f = [g](const Array& l, const Array& r) {
+      return conv_general_dilated(l, r, {1, 2}, "SAME", {}, {}, {"NHWC", "OIHW", "NHWC"}, g.features, g.batch);
     };
-    const Array rb = fill({3, 6, 6 / groups, 2, 2}, 0.53, 0.7);  // 3 x OIHW
-    const Array l0 = reshape(slice(lhs, {0, 0, 0, 0, 0}, {1, 2, 3, 5, 6}), {2, 3, 5, 6});
-    const Array r0 = reshape(slice(rb, {0, 0, 0, 0, 0}, {1, 6, 6 / groups, 2, 2}), {6, 6 / groups, 2, 2});
-    auto item = [](const Array& x, int64_t i) {
-      Shape lo(x.shape().size(), 0), hi = x.shape();
-      lo[0] = i, hi[0] = i + 1;
-      Shape s(x.shape().begin() + 1, x.shape().end());
-      return reshape(slice(x, lo, hi), s);
-    };
-    const Array both = vmap(f)(lhs, rb);
+    // 3 mapped x NHWC lhs with 4 examples and 6 features; OIHW rhs with 6 outputs.
+    const Array lhs = fill({3, 4, 3, 5, 6}, 0.37, 0.1);
+    const Array rhs = fill({3, 6, 6 / g.features, 2, 2}, 0.53, 0.7);
+    const Array l0 = item(lhs, 0), r0 = item(rhs, 0);
+    const Array both = vmap(f)(lhs, rhs);
     const Array over_lhs = vmap([&](const Array& l) { return f(l, r0); })(lhs);
-    const Array over_rhs = groups == 1 ? vmap([&](const Array& r) { return f(l0, r); })(rb) : Array();
+    const Array over_rhs = vmap([&](const Array& r) { return f(l0, r); })(rhs);
+    // The mapped axis elsewhere than first: lhs mapped over its H axis (moved back), rhs over its last.
+    const Array lhs_h = transpose(lhs, {1, 2, 0, 3, 4}), rhs_w = transpose(rhs, {1, 2, 3, 4, 0});
+    const Array inner = vmap([&](const Array& l, const Array& r) { return f(l, r); }, Axes{2, 4})(lhs_h, rhs_w);
     for (int64_t i = 0; i < 3; ++i) {
-      CHECK(max_abs_diff(item(both, i), f(item(lhs, i), item(rb, i))) < 1e-13);
+      CHECK(max_abs_diff(item(both, i), f(item(lhs, i), item(rhs, i))) < 1e-13);
       CHECK(max_abs_diff(item(over_lhs, i), f(item(lhs, i), r0)) < 1e-13);
-      if (groups == 1) CHECK(max_abs_diff(item(over_rhs, i), f(l0, item(rb, i))) < 1e-13);
+      CHECK(max_abs_diff(item(over_rhs, i), f(l0, item(rhs, i))) < 1e-13);
+      CHECK(max_abs_diff(item(inner, i), f(item(lhs, i), item(rhs, i))) < 1e-13);
     }
-    if (groups == 3) CHECK_THROWS_AS(vmap([&](const Array& r) { return f(l0, r); })(rb), UnsupportedError);
   }
 }
 

@@ -5,7 +5,7 @@
 // dilation exchanged; for rhs: lhs against the cotangent, feature and batch
 // groups exchanged); batching folds the vmapped axis into the batch axis
 // (lhs batched) or the output features (rhs batched), or, both batched, into
-// feature groups, as JAX's rule.
+// feature (or batch) groups, as JAX's rule.
 #include <string>
 #include <vector>
 
@@ -177,33 +177,48 @@ ir::IdList conv_general_dilated_transpose(TransposeCtx& c) {
   return {kZero, transpose_rhs(c.emit(), p, g, c.operands[0], c.operand_types[1])};
 }
 
-// JAX's batching rule for the cases without batch groups: lhs batched folds
-// the axis into lhs's batch (the output's batch); rhs batched, with one
-// feature group, into rhs's output features; both batched, into the
-// features as that many more feature groups.
+// JAX's batching rule (_conv_general_dilated_batch_rule): lhs batched
+// folds the axis into lhs's batch (the output's batch; with batch groups,
+// inside each group); rhs batched, into rhs's output features (inside each
+// group, so groups stay outermost); both batched, into more feature groups
+// (or batch groups).
 std::vector<BatchedValue> conv_general_dilated_batch(BatchCtx& c) {
   Conv p(c.node());
   const int64_t ld = c.operands[0].dim, rd = c.operands[1].dim, size = c.axis_size;
-  if (p.batch_groups > 1 || (ld == kNotBatched && p.groups > 1))
-    throw UnsupportedError("vmap of conv_general_dilated with batch_group_count " + std::to_string(p.batch_groups) +
-                           " and feature_group_count " + std::to_string(p.groups) + " (" +
-                           (ld == kNotBatched ? "a batched kernel" : "a batched input") + ") is not built yet");
   ValueId lhs = c.operands[0].value, rhs = c.operands[1].value;
+  auto conv = [&](ValueId l, ValueId r) { return c.add(Op::conv_general_dilated, {l, r}, p.attrs()); };
   if (ld != kNotBatched && rd != kNotBatched) {
-    lhs = axis_into(c, ld, p.lhs_spec[1], lhs);
+    if (p.batch_groups > 1) {
+      lhs = axis_into(c, ld, p.lhs_spec[0], lhs);
+      p.batch_groups *= size;
+    } else {
+      lhs = axis_into(c, ld, p.lhs_spec[1], lhs);
+      p.groups *= size;
+    }
     rhs = axis_into(c, rd, p.rhs_spec[0], rhs);
-    p.groups *= size;
-    const ValueId out = c.add(Op::conv_general_dilated, {lhs, rhs}, p.attrs());
-    return {{axis_out_of(c, p.out_spec[1], size, out), p.out_spec[1]}};
+    return {{axis_out_of(c, p.out_spec[1], size, conv(lhs, rhs)), p.out_spec[1]}};
   }
   if (ld != kNotBatched) {
-    lhs = axis_into(c, ld, p.lhs_spec[0], lhs);
-    const ValueId out = c.add(Op::conv_general_dilated, {lhs, rhs}, p.attrs());
-    return {{axis_out_of(c, p.out_spec[0], size, out), p.out_spec[0]}};
+    if (p.batch_groups == 1) {
+      lhs = axis_into(c, ld, p.lhs_spec[0], lhs);
+    } else {
+      lhs = axis_out_of(c, p.lhs_spec[0] + (ld <= p.lhs_spec[0] ? 1 : 0), p.batch_groups, lhs);
+      lhs = axis_into(c, ld + (p.lhs_spec[0] < ld ? 1 : 0), p.lhs_spec[0] + 1, lhs);
+      lhs = axis_into(c, p.lhs_spec[0], p.lhs_spec[0], lhs);
+    }
+    return {{axis_out_of(c, p.out_spec[0], size, conv(lhs, rhs)), p.out_spec[0]}};
   }
-  rhs = axis_into(c, rd, p.rhs_spec[0], rhs);
-  const ValueId out = c.add(Op::conv_general_dilated, {lhs, rhs}, p.attrs());
-  return {{axis_out_of(c, p.out_spec[1], size, out), p.out_spec[1]}};
+  if (p.groups == 1 && p.batch_groups == 1) {
+    rhs = axis_into(c, rd, p.rhs_spec[0], rhs);
+    return {{axis_out_of(c, p.out_spec[1], size, conv(lhs, rhs)), p.out_spec[1]}};
+  }
+  const int64_t groups = p.groups > 1 ? p.groups : p.batch_groups;
+  rhs = axis_out_of(c, p.rhs_spec[0] + (rd <= p.rhs_spec[0] ? 1 : 0), groups, rhs);
+  rhs = axis_into(c, rd + (p.rhs_spec[0] < rd ? 1 : 0), p.rhs_spec[0] + 1, rhs);
+  rhs = axis_into(c, p.rhs_spec[0], p.rhs_spec[0], rhs);
+  ValueId out = axis_out_of(c, p.out_spec[1], groups, conv(lhs, rhs));
+  out = axis_out_of(c, p.out_spec[1] + 1, size, out);
+  return {{axis_into(c, p.out_spec[1], p.out_spec[1] + 1, out), p.out_spec[1]}};
 }
 
 }  // namespace graft::transforms
