@@ -135,4 +135,57 @@ Array conv(const Array& lhs, const Array& rhs, Shape window_strides, Padding pad
                               loc);
 }
 
+Array conv_transpose(const Array& lhs, const Array& rhs_in, Shape strides, Padding padding, Shape rhs_dilation,
+                     std::optional<ConvDimensionNumbers> dimension_numbers, bool transpose_kernel, Loc loc) {
+  const char* fn = "conv_transpose";
+  const int rank = lhs.ndim();
+  if (rank < 3 || rank > 5 || rhs_in.ndim() != rank)
+    throw ShapeError(std::string(fn) + ": lhs and rhs need one rank from 3 to 5 (1 to 3 spatial dimensions), got " +
+                     detail::describe(lhs) + " and " + detail::describe(rhs_in) + detail::where(loc));
+  const size_t n = static_cast<size_t>(rank - 2);
+  if (!dimension_numbers) {  // TensorFlow's layouts, as JAX's defaults
+    static const char* const kSpatial[] = {"H", "HW", "HWD"};
+    const std::string sp = kSpatial[n - 1];
+    dimension_numbers = ConvDimensionNumbers{"N" + sp + "C", sp + "IO", "N" + sp + "C"};
+  }
+  const Specs s = specs_of(fn, *dimension_numbers, rank, loc);
+  if (strides.size() != n)
+    throw ShapeError(std::string(fn) + ": strides needs " + std::to_string(n) + " entries, got " +
+                     std::to_string(strides.size()) + detail::where(loc));
+  if (rhs_dilation.empty()) rhs_dilation.assign(n, 1);
+  Array rhs = rhs_in;
+  if (!padding.name.empty()) {
+    if (padding.name == "SAME_LOWER")
+      throw Error(std::string(fn) + ": padding is \"SAME\", \"VALID\" or explicit pairs, as JAX's; got \"SAME_LOWER\"" +
+                  detail::where(loc));
+    if (rhs_dilation.size() != n)
+      throw ShapeError(std::string(fn) + ": rhs_dilation needs " + std::to_string(n) + " entries" + detail::where(loc));
+    std::vector<std::pair<int64_t, int64_t>> pads(n);
+    for (size_t i = 0; i < n; ++i) {  // JAX's _conv_transpose_padding
+      const int64_t k0 = rhs.shape()[static_cast<size_t>(s.rhs[2 + i])];
+      const int64_t k = k0 == 0 ? 0 : (k0 - 1) * rhs_dilation[i] + 1, st = strides[i];
+      int64_t before, total;
+      if (padding.name == "SAME") {
+        total = k + st - 2;
+        before = st > k - 1 ? k - 1 : (total + 1) / 2;
+      } else {
+        total = k + st - 2 + std::max<int64_t>(k - st, 0);
+        before = k - 1;
+      }
+      pads[i] = {before, total - before};
+    }
+    padding = Padding(std::move(pads));
+  }
+  if (transpose_kernel) {
+    std::vector<int> spatial(s.rhs.begin() + 2, s.rhs.end());
+    rhs = flip(rhs, spatial, loc);
+    std::vector<int> perm(static_cast<size_t>(rank));
+    for (int i = 0; i < rank; ++i) perm[static_cast<size_t>(i)] = i;
+    std::swap(perm[static_cast<size_t>(s.rhs[0])], perm[static_cast<size_t>(s.rhs[1])]);
+    rhs = transpose(rhs, perm, loc);
+  }
+  return conv_general_dilated(lhs, rhs, Shape(n, 1), std::move(padding), std::move(strides), std::move(rhs_dilation),
+                              *dimension_numbers, 1, 1, {}, loc);
+}
+
 }  // namespace graft

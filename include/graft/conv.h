@@ -1,12 +1,13 @@
 // Convolution as jax.lax's: conv_general_dilated over the conv_general_dilated
 // primitive (any layout, 1 to 3 spatial dimensions, strides, padding, lhs and
-// rhs dilation, feature and batch groups), and conv. Derivatives are JAX's
+// rhs dilation, feature and batch groups), conv and conv_transpose. Derivatives are JAX's
 // (the transposes are convolutions too) and vmap folds the mapped axis into
 // the batch or the features, as JAX. The CPU kernel is a direct loop:
 // correct at every setting, not yet fast.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <source_location>
 #include <string>
 #include <utility>
@@ -54,5 +55,15 @@ Array conv_general_dilated(const Array& lhs, const Array& rhs, Shape window_stri
 // lax.conv: lhs NC<spatial> against rhs OI<spatial> with strides and padding.
 Array conv(const Array& lhs, const Array& rhs, Shape window_strides, Padding padding,
            std::source_location loc = std::source_location::current());
+
+// lax.conv_transpose: the gradient-of-convolution style transposed
+// convolution (lhs dilated by the strides): "SAME" and "VALID" padding as
+// JAX's _conv_transpose_padding, explicit pairs passed to the convolution
+// as they are; the default layouts are TensorFlow's (NHC/HIO/NHC,
+// NHWC/HWIO/NHWC, NHWDC/HWDIO/NHWDC); transpose_kernel flips the kernel's
+// spatial axes and swaps its I and O, as JAX's.
+Array conv_transpose(const Array& lhs, const Array& rhs, Shape strides, Padding padding, Shape rhs_dilation = {},
+                     std::optional<ConvDimensionNumbers> dimension_numbers = {}, bool transpose_kernel = false,
+                     std::source_location loc = std::source_location::current());
 
 }  // namespace graft

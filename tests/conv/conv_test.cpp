@@ -6,6 +6,7 @@
 // errors that name the shapes.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -94,6 +95,41 @@ TEST_CASE("conv_general_dilated: values and both gradients are JAX's", "[conv]")
                            JitOptions{.backend = Backend::cpu})(lhs, rhs),
                        out) == 0);
   }
+}
+
+TEST_CASE("conv_transpose: values and both gradients are JAX's", "[conv]") {
+  const std::vector<Case> transposed{
+      {"t_same_nhwc",
+       {2, 4, 3, 3},
+       {3, 3, 3, 2},
+       [](const Array& l, const Array& r) {
+         return conv_transpose(l, r, {2, 2}, "SAME");
+       }},
+      {"t_valid_dilated",
+       {1, 5, 2},
+       {3, 2, 4},
+       [](const Array& l, const Array& r) { return conv_transpose(l, r, {3}, "VALID", {2}); }},
+      {"t_explicit_kernel",
+       {1, 3, 4, 4},
+       {3, 2, 2, 2},
+       [](const Array& l, const Array& r) {
+         return conv_transpose(l, r, {2, 1}, Padding({{1, 2}, {0, 1}}), {},
+                               ConvDimensionNumbers{"NCHW", "OIHW", "NCHW"}, true);
+       }},
+  };
+  for (const Case& k : transposed) {
+    INFO(k.name);
+    const Array lhs = fill(k.lhs, 0.37, 0.1), rhs = fill(k.rhs, 0.53, 0.7);
+    const Array out = k.conv(lhs, rhs);
+    const std::vector<double>& want = jax(k.name + "/out");
+    REQUIRE(static_cast<size_t>(out.size()) == want.size());
+    CHECK(max_abs_diff(out, array<double>(want, out.shape())) < 1e-12);
+    const Array w = fill(out.shape(), 0.11, 0.3);
+    const auto [gl, gr] = grad<0, 1>([&](const Array& l, const Array& r) { return sum(k.conv(l, r) * w); })(lhs, rhs);
+    CHECK(max_abs_diff(gl, array<double>(jax(k.name + "/grad_lhs"), lhs.shape())) < 1e-12);
+    CHECK(max_abs_diff(gr, array<double>(jax(k.name + "/grad_rhs"), rhs.shape())) < 1e-12);
+  }
+  CHECK_THROWS_AS(conv_transpose(fill({1, 4, 3}, 0.1, 0), fill({2, 3, 3}, 0.2, 0), {2}, "SAME_LOWER"), Error);
 }
 
 TEST_CASE("conv_general_dilated: derivatives to second order against finite differences", "[conv]") {
