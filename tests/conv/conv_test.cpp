@@ -72,20 +72,27 @@ std::vector<Case> cases() {
 
 const std::vector<double>& jax(const std::string& key) { return graft::test::jax_conv_values().at(key); }
 
+// k's output and both gradients (of sum(out * w)) against JAX's values; the output.
+Array check_against_jax(const Case& k) {
+  const Array lhs = fill(k.lhs, 0.37, 0.1), rhs = fill(k.rhs, 0.53, 0.7);
+  const Array out = k.conv(lhs, rhs);
+  const std::vector<double>& want = jax(k.name + "/out");
+  REQUIRE(static_cast<size_t>(out.size()) == want.size());
+  CHECK(max_abs_diff(out, array<double>(want, out.shape())) < 1e-12);
+  const Array w = fill(out.shape(), 0.11, 0.3);
+  const auto [gl, gr] = grad<0, 1>([&](const Array& l, const Array& r) { return sum(k.conv(l, r) * w); })(lhs, rhs);
+  CHECK(max_abs_diff(gl, array<double>(jax(k.name + "/grad_lhs"), lhs.shape())) < 1e-12);
+  CHECK(max_abs_diff(gr, array<double>(jax(k.name + "/grad_rhs"), rhs.shape())) < 1e-12);
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("conv_general_dilated: values and both gradients are JAX's", "[conv]") {
   for (const Case& k : cases()) {
     INFO(k.name);
     const Array lhs = fill(k.lhs, 0.37, 0.1), rhs = fill(k.rhs, 0.53, 0.7);
-    const Array out = k.conv(lhs, rhs);
-    const std::vector<double>& want = jax(k.name + "/out");
-    REQUIRE(static_cast<size_t>(out.size()) == want.size());
-    CHECK(max_abs_diff(out, array<double>(want, out.shape())) < 1e-12);
-    const Array w = fill(out.shape(), 0.11, 0.3);
-    const auto [gl, gr] = grad<0, 1>([&](const Array& l, const Array& r) { return sum(k.conv(l, r) * w); })(lhs, rhs);
-    CHECK(max_abs_diff(gl, array<double>(jax(k.name + "/grad_lhs"), lhs.shape())) < 1e-12);
-    CHECK(max_abs_diff(gr, array<double>(jax(k.name + "/grad_rhs"), rhs.shape())) < 1e-12);
+    const Array out = check_against_jax(k);
     // f32 within f32's rounding of the same sums.
     const Array out32 = k.conv(astype(lhs, DType::f32), astype(rhs, DType::f32));
     CHECK(out32.dtype() == DType::f32);
@@ -119,15 +126,7 @@ TEST_CASE("conv_transpose: values and both gradients are JAX's", "[conv]") {
   };
   for (const Case& k : transposed) {
     INFO(k.name);
-    const Array lhs = fill(k.lhs, 0.37, 0.1), rhs = fill(k.rhs, 0.53, 0.7);
-    const Array out = k.conv(lhs, rhs);
-    const std::vector<double>& want = jax(k.name + "/out");
-    REQUIRE(static_cast<size_t>(out.size()) == want.size());
-    CHECK(max_abs_diff(out, array<double>(want, out.shape())) < 1e-12);
-    const Array w = fill(out.shape(), 0.11, 0.3);
-    const auto [gl, gr] = grad<0, 1>([&](const Array& l, const Array& r) { return sum(k.conv(l, r) * w); })(lhs, rhs);
-    CHECK(max_abs_diff(gl, array<double>(jax(k.name + "/grad_lhs"), lhs.shape())) < 1e-12);
-    CHECK(max_abs_diff(gr, array<double>(jax(k.name + "/grad_rhs"), rhs.shape())) < 1e-12);
+    check_against_jax(k);
   }
   CHECK_THROWS_AS(conv_transpose(fill({1, 4, 3}, 0.1, 0), fill({2, 3, 3}, 0.2, 0), {2}, "SAME_LOWER"), Error);
 }
