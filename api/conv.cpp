@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <string>
+#include <tuple>
 
 #include "api/dispatch.h"
 #include "api/lowering.h"
+#include "api/padding.h"
 #include "graft/errors.h"
 #include "ir/dtype.h"
 
@@ -99,14 +101,10 @@ Array conv_general_dilated(const Array& lhs_in, const Array& rhs_in, Shape windo
       throw Error(std::string(fn) + ": string padding (\"" + padding.name +
                   "\") is not defined with an lhs dilation, as in JAX; give explicit pads" + detail::where(loc));
     for (size_t i = 0; i < n; ++i) {
-      if (padding.name == "VALID" || window_strides[i] < 1) continue;
       const int64_t in = lhs.shape()[static_cast<size_t>(s.lhs[2 + i])];
       const int64_t k = rhs.shape()[static_cast<size_t>(s.rhs[2 + i])];
       const int64_t window = k == 0 ? 0 : (k - 1) * rhs_dilation[i] + 1;
-      const int64_t out = (in + window_strides[i] - 1) / window_strides[i];
-      const int64_t total = std::max<int64_t>(0, (out - 1) * window_strides[i] + window - in);
-      lo[i] = padding.name == "SAME" ? total / 2 : total - total / 2;
-      hi[i] = total - lo[i];
+      std::tie(lo[i], hi[i]) = detail::string_padding(padding, in, window, window_strides[i]);
     }
   } else {
     if (padding.pads.size() != n)

@@ -25,9 +25,10 @@ enum class OpFamily : uint8_t {
   pmap,
   fusion,
   fft,
-  conv
+  conv,
+  window
 };
-inline constexpr int kNumFamilies = 15;
+inline constexpr int kNumFamilies = 16;
 
 enum class Op : uint16_t {
 #define GRAFT_OP(ident, ...) ident,

@@ -24,6 +24,7 @@ import jax
 import jax.extend.random as jax_random_ext
 import jax.scipy.special  # noqa: F401 (ndtr, log_ndtr, ndtri)
 import jax._src.lax.linalg as jax_linalg  # geqrf (jax.lax.linalg does not export it)
+import jax._src.lax.windowed_reductions as jax_windows  # select_and_gather_add, select_and_scatter_add
 import jax.numpy as jnp
 from jax import lax
 
@@ -127,6 +128,23 @@ def gather(ins, attrs, node, wide):
     for _ in range(b):
         take = jax.vmap(take)
     return take(x, idx)
+
+
+def window_attrs(attrs):
+    """A windowed node's attributes as jax.lax's reduce_window takes them."""
+    return (tuple(attr(attrs, "window_dimensions")), tuple(attr(attrs, "window_strides")),
+            tuple(zip(attr(attrs, "padding_low"), attr(attrs, "padding_high"))),
+            tuple(attr(attrs, "base_dilation")), tuple(attr(attrs, "window_dilation")))
+
+
+def reduce_window(x, attrs, fn, init):
+    """lax.reduce_window from the reduction's identity in x's dtype."""
+    if init in ("max", "min"):
+        big = np.inf if jnp.issubdtype(x.dtype, jnp.floating) else np.iinfo(x.dtype).max
+        init = -big if init == "max" else big
+        if not jnp.issubdtype(x.dtype, jnp.floating) and init < 0:
+            init = np.iinfo(x.dtype).min
+    return lax.reduce_window(x, np.array(init, x.dtype), fn, *window_attrs(attrs))
 
 
 def svd(ins, attrs, node, wide):
@@ -283,6 +301,13 @@ OPS = {
                                                    tuple(attr(attrs, "out_spec"))),
         feature_group_count=attr(attrs, "feature_group_count"), batch_group_count=attr(attrs, "batch_group_count"),
         precision=lax.Precision.HIGHEST),
+    "reduce_window_sum": lambda ins, attrs, node, wide: reduce_window(ins[0], attrs, lax.add, 0),
+    "reduce_window_max": lambda ins, attrs, node, wide: reduce_window(ins[0], attrs, lax.max, "max"),
+    "reduce_window_min": lambda ins, attrs, node, wide: reduce_window(ins[0], attrs, lax.min, "min"),
+    "select_and_gather_add": lambda ins, attrs, node, wide: jax_windows._select_and_gather_add(
+        ins[0], ins[1], lax.ge_p if attr(attrs, "select") == "ge" else lax.le_p, *window_attrs(attrs)),
+    "select_and_scatter_add": lambda ins, attrs, node, wide: jax_windows._select_and_scatter_add(
+        ins[0], ins[1], lax.ge_p if attr(attrs, "select") == "ge" else lax.le_p, *window_attrs(attrs)[:3]),
     "eig": lambda ins, attrs, node, wide: list(lax.linalg.eig(
         ins[0], compute_left_eigenvectors=bool(attr(attrs, "compute_left_eigenvectors")),
         compute_right_eigenvectors=bool(attr(attrs, "compute_right_eigenvectors")))),
@@ -699,6 +724,37 @@ def build_cases():
     build_linalg()
     build_complex()
     build_conv()
+    build_window()
+
+def build_window():
+    """The windowed reductions as pooling layers use them (NHWC max and sum
+    pools with strides and padding) and with base and window dilation; their
+    derivatives' primitives, select_and_gather_add and select_and_scatter_add,
+    as JAX's max-pool derivative runs them (no dilation)."""
+    def attrs(window, strides, lo, hi, base=None, wd=None, select=None):
+        a = {"window_dimensions": Is(window), "window_strides": Is(strides), "padding_low": Is(lo),
+             "padding_high": Is(hi), "base_dilation": Is(base or [1] * len(window)),
+             "window_dilation": Is(wd or [1] * len(window))}
+        if select:
+            a["select"] = S(select)
+        return a
+    one_op("reduce_window_sum/strided_padded", "reduce_window_sum", [("f64", [4, 5])],
+           attrs([2, 3], [1, 2], [1, 0], [0, 1]))
+    one_op("reduce_window_sum/dilated", "reduce_window_sum", [("f64", [3, 4])],
+           attrs([2, 2], [1, 1], [1, 0], [0, 1], base=[2, 1], wd=[1, 2]))
+    one_op("reduce_window_sum/f32_pool", "reduce_window_sum", [("f32", [2, 4, 4, 3])],
+           attrs([1, 2, 2, 1], [1, 2, 2, 1], [0, 0, 0, 0], [0, 0, 0, 0]))
+    one_op("reduce_window_max/pool", "reduce_window_max", [("f64", [2, 5, 5, 2])],
+           attrs([1, 3, 3, 1], [1, 2, 2, 1], [0, 1, 1, 0], [0, 1, 1, 0]))
+    one_op("reduce_window_max/base_dilated", "reduce_window_max", [("f64", [2, 6, 5])],
+           attrs([1, 2, 2], [1, 2, 1], [0, 1, 0], [0, 1, 1], base=[1, 1, 2]))
+    one_op("reduce_window_max/i32", "reduce_window_max", [("i32", [3, 4])], attrs([2, 2], [1, 1], [0, 1], [1, 0]))
+    one_op("reduce_window_min/strided", "reduce_window_min", [("f64", [4, 5])],
+           attrs([3, 3], [2, 2], [1, 1], [1, 1]))
+    one_op("select_and_gather_add/ge", "select_and_gather_add", [("f64", [4, 6]), ("f64", [4, 6])],
+           attrs([2, 2], [2, 1], [0, 1], [1, 0], select="ge"))
+    one_op("select_and_scatter_add/le", "select_and_scatter_add", [("f64", [2, 3]), ("f64", [4, 6])],
+           attrs([2, 2], [2, 2], [0, 0], [0, 0], select="le"))
 
 
 def build_programs():

@@ -1,9 +1,11 @@
-// Convolution as jax.lax's: conv_general_dilated over the conv_general_dilated
+// Convolution and windowed reductions as jax.lax's: conv_general_dilated over the conv_general_dilated
 // primitive (any layout, 1 to 3 spatial dimensions, strides, padding, lhs and
 // rhs dilation, feature and batch groups), conv and conv_transpose. Derivatives are JAX's
 // (the transposes are convolutions too) and vmap folds the mapped axis into
 // the batch or the features, as JAX. The CPU kernel is a direct loop:
-// correct at every setting, not yet fast.
+// correct at every setting, not yet fast. reduce_window_sum/max/min reduce
+// every window of an array (pooling); max and min pass derivatives to the
+// window's first extreme element, as XLA's select-and-scatter.
 #pragma once
 
 #include <cstdint>
@@ -65,5 +67,26 @@ Array conv(const Array& lhs, const Array& rhs, Shape window_strides, Padding pad
 Array conv_transpose(const Array& lhs, const Array& rhs, Shape strides, Padding padding, Shape rhs_dilation = {},
                      std::optional<ConvDimensionNumbers> dimension_numbers = {}, bool transpose_kernel = false,
                      std::source_location loc = std::source_location::current());
+
+// lax.reduce_window_sum: each output element the sum of one window of x.
+// window_dimensions, window_strides (empty: all 1), base_dilation and
+// window_dilation (empty: all 1) have one entry per dimension of x; string
+// padding is resolved per dimension as a convolution's (the window's span
+// with its dilation). Padding adds zeros.
+Array reduce_window_sum(const Array& x, Shape window_dimensions, Shape window_strides, Padding padding,
+                        Shape base_dilation = {}, Shape window_dilation = {},
+                        std::source_location loc = std::source_location::current());
+
+// lax.reduce_window_max: each window's maximum (padding and dilation holes
+// hold -inf, or the dtype's lowest); the derivative reaches the window's
+// first maximum.
+Array reduce_window_max(const Array& x, Shape window_dimensions, Shape window_strides, Padding padding,
+                        Shape base_dilation = {}, Shape window_dilation = {},
+                        std::source_location loc = std::source_location::current());
+
+// lax.reduce_window_min: each window's minimum, as reduce_window_max.
+Array reduce_window_min(const Array& x, Shape window_dimensions, Shape window_strides, Padding padding,
+                        Shape base_dilation = {}, Shape window_dilation = {},
+                        std::source_location loc = std::source_location::current());
 
 }  // namespace graft

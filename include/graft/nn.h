@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "graft/array.h"
+#include "graft/conv.h"
 #include "graft/ops.h"
 
 namespace graft::nn {
@@ -32,5 +33,15 @@ Array elu(const Array& x, double alpha = 1, Loc loc = Loc::current());
 Array leaky_relu(const Array& x, double negative_slope = 0.01, Loc loc = Loc::current());
 // (x - mean) / sqrt(var + epsilon), mean and (biased) variance taken over axes.
 Array standardize(const Array& x, std::vector<int> axes = {-1}, double epsilon = 1e-5, Loc loc = Loc::current());
+
+// flax.linen.max_pool: the maximum of each window over x's spatial axes,
+// x being (batch..., spatial..., features) with one spatial axis per entry
+// of window_shape (no batch axis is allowed); strides empty: all 1.
+Array max_pool(const Array& x, Shape window_shape, Shape strides = {}, Padding padding = "VALID",
+               Loc loc = Loc::current());
+// flax.linen.avg_pool: each window's mean, padding counted (as flax's
+// count_include_pad=True); integer inputs average in f32.
+Array avg_pool(const Array& x, Shape window_shape, Shape strides = {}, Padding padding = "VALID",
+               Loc loc = Loc::current());
 
 }  // namespace graft::nn

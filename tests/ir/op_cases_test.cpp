@@ -668,6 +668,31 @@ void add_linalg_cases(Catalogue& c) {
   c.bad_shape(Op::conv_general_dilated, {{f32, {2, 3, 7, 5}}, {f32, {4, 3, 3}}}, nchw, "must have lhs's rank 4");
   c.bad_dtype(Op::conv_general_dilated, {{f32, {2, 3, 7, 5}}, {f64, {4, 3, 3, 2}}}, nchw,
               "operand dtypes f32 and f64 differ");
+  // The windowed reductions: XLA's ReduceWindow sizes; select-and-scatter's source has them.
+  const auto window_attrs = [](Ints window, Ints strides, Ints lo, Ints hi, Ints base, const char* select = nullptr) {
+    Attrs a{{"base_dilation", base},       {"padding_high", hi},
+            {"padding_low", lo},           {"window_dilation", Ints(window.size(), 1)},
+            {"window_dimensions", window}, {"window_strides", strides}};
+    if (select) a.set("select", std::string(select));
+    return a;
+  };
+  const Attrs pool = window_attrs({1, 3, 3, 1}, {1, 2, 2, 1}, {0, 1, 1, 0}, {0, 1, 1, 0}, {1, 1, 1, 1});
+  c.ok(Op::reduce_window_max, {{f32, {2, 7, 6, 3}}}, pool, {{f32, {2, 4, 3, 3}}});
+  c.ok(Op::reduce_window_sum, {{i32, {4, 5}}}, window_attrs({2, 2}, {1, 2}, {0, 0}, {0, 0}, {2, 1}), {{i32, {6, 2}}});
+  c.ok(Op::reduce_window_min, {{f64, {3}}}, window_attrs({2}, {1}, {0}, {0}, {1}), {{f64, {2}}});
+  c.bad_shape(Op::reduce_window_max, {{f32, {2, 7}}}, pool, "window_dimensions needs 2 entries");
+  c.bad_dtype(Op::reduce_window_min, {{c64, {3}}}, window_attrs({2}, {1}, {0}, {0}, {1}), "ordered");
+  c.bad_shape(Op::reduce_window_sum, {{f32, {4}}}, window_attrs({0}, {1}, {0}, {0}, {1}),
+              "window size must be at least 1");
+  c.bad_dtype(Op::reduce_window_sum, {{bool_, {4}}}, window_attrs({2}, {1}, {0}, {0}, {1}), "got bool");
+  const Attrs ge = window_attrs({2, 2}, {2, 2}, {0, 0}, {0, 0}, {1, 1}, "ge");
+  c.ok(Op::select_and_gather_add, {{f32, {4, 6}}, {f32, {4, 6}}}, ge, {{f32, {2, 3}}});
+  c.bad_shape(Op::select_and_gather_add, {{f32, {4, 5}}, {f32, {4, 6}}}, ge, "must have one type");
+  c.bad_shape(Op::select_and_gather_add, {{f32, {4, 6}}, {f32, {4, 6}}},
+              window_attrs({2, 2}, {2, 2}, {0, 0}, {0, 0}, {1, 1}, "gt"), "select must be");
+  c.ok(Op::select_and_scatter_add, {{f64, {2, 3}}, {f64, {4, 6}}}, ge, {{f64, {4, 6}}});
+  c.bad_shape(Op::select_and_scatter_add, {{f64, {2, 2}}, {f64, {4, 6}}}, ge, "must have the windowed shape [2,3]");
+  c.bad_dtype(Op::select_and_scatter_add, {{i32, {2, 3}}, {i32, {4, 6}}}, ge, "got i32");
   // svd: (s) or (s, u, vt), reduced or full.
   const Attrs uv{{"compute_uv", int64_t{1}}, {"full_matrices", int64_t{0}}};
   const Attrs full_uv{{"compute_uv", int64_t{1}}, {"full_matrices", int64_t{1}}};

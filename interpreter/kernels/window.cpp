@@ -1,0 +1,212 @@
+// CPU kernels of the windowed reductions and of max pooling's derivatives.
+// Per operand dimension, the operand indices each output index's window
+// reaches are listed once (Windows::taps): padding and the holes base
+// dilation makes take no part, so a window visits only real elements, in
+// order, last dimension fastest. reduce_window_* fold them from the
+// identity; select_and_* keep the first element the select prefers ("ge":
+// the first maximum, as XLA's SelectAndScatter), a window with no real
+// element gathering 0 and scattering nothing.
+#include <complex>
+#include <string>
+#include <vector>
+
+#include "interpreter/kernels/layout.h"
+#include "interpreter/kernels/loops.h"
+#include "interpreter/kernels/reduce_step.h"
+
+namespace graft::interpreter {
+namespace {
+
+using ir::Op;
+
+class Windows {
+ public:
+  // The windows of the call's attributes over `operand`, giving `windowed`.
+  Windows(const KernelCall& call, const Shape& operand, const Shape& windowed) : out_(windowed) {
+    const ir::Ints &window = ints_attr(call, "window_dimensions"), &stride = ints_attr(call, "window_strides"),
+                   &lo = ints_attr(call, "padding_low"), &base = ints_attr(call, "base_dilation"),
+                   &wd = ints_attr(call, "window_dilation");
+    const std::vector<int64_t> steps = row_major_strides(operand);
+    taps_.resize(operand.size());
+    for (size_t d = 0; d < operand.size(); ++d) {
+      Taps& t = taps_[d];
+      t.start.push_back(0);
+      for (int64_t p = 0; p < windowed[d]; ++p) {
+        for (int64_t w = 0; w < window[d]; ++w) {
+          const int64_t at = p * stride[d] + w * wd[d] - lo[d];
+          if (at >= 0 && at % base[d] == 0 && at / base[d] < operand[d]) t.offsets.push_back(at / base[d] * steps[d]);
+        }
+        t.start.push_back(static_cast<int64_t>(t.offsets.size()));
+      }
+    }
+  }
+
+  int64_t outputs() const { return ir::ValueType{DType::f32, out_}.num_elements(); }
+
+  // Calls f(o, visit) for outputs o in [b, e) in order; visit(g) calls
+  // g(operand offset) for each real element of window o.
+  template <class F>
+  void each_output_in(int64_t b, int64_t e, F&& f) const {
+    std::vector<int64_t> p = unravel(b);
+    for (int64_t o = b; o < e; ++o) {
+      f(o, [&](auto&& g) { walk(0, 0, p, g); });
+      for (int d = static_cast<int>(p.size()) - 1; d >= 0; --d) {
+        if (++p[d] < out_[d]) break;
+        p[d] = 0;
+      }
+    }
+  }
+
+  // each_output_in over every output, on OpenMP threads when `work` (the
+  // elements visited) is large.
+  template <class F>
+  void each_output(F&& f, int64_t work) const {
+    if (work < kParallelThreshold) return each_output_in(0, outputs(), f);
+    parallel_ranges(outputs(), [&](int64_t b, int64_t e) { each_output_in(b, e, f); });
+  }
+
+  // Whether windows of different indices along dimension 0 never share an
+  // operand element (so scatters into them may run in parallel).
+  bool disjoint_along_first() const {
+    if (taps_.empty()) return false;
+    const Taps& t = taps_[0];
+    for (size_t p = 0; p + 1 < t.start.size(); ++p)
+      if (t.start[p + 1] - t.start[p] > 1) return false;
+    return true;
+  }
+  int64_t first_extent() const { return out_.empty() ? 1 : out_[0]; }
+
+ private:
+  struct Taps {
+    std::vector<int64_t> offsets;  // operand offsets of each index's window, concatenated
+    std::vector<int64_t> start;    // where index p's begin in offsets
+  };
+
+  std::vector<int64_t> unravel(int64_t o) const {
+    std::vector<int64_t> p(out_.size());
+    for (int d = static_cast<int>(out_.size()) - 1; d >= 0; --d) {
+      p[d] = out_[d] == 0 ? 0 : o % out_[d];
+      o = out_[d] == 0 ? 0 : o / out_[d];
+    }
+    return p;
+  }
+
+  template <class G>
+  void walk(size_t d, int64_t base, const std::vector<int64_t>& p, G& g) const {
+    if (d == taps_.size()) return g(base);
+    const Taps& t = taps_[d];
+    for (int64_t k = t.start[p[d]]; k < t.start[p[d] + 1]; ++k) walk(d + 1, base + t.offsets[k], p, g);
+  }
+
+  Shape out_;
+  std::vector<Taps> taps_;
+};
+
+int64_t window_size(const KernelCall& call) {
+  int64_t n = 1;
+  for (int64_t w : ints_attr(call, "window_dimensions")) n *= w;
+  return n;
+}
+
+void reduce_window(const KernelCall& call, Op reduction) {
+  const Windows windows(call, call.inputs[0].type->shape, call.outputs[0].type->shape);
+  const int64_t work = windows.outputs() * window_size(call);
+  const DType dtype = call.inputs[0].type->dtype;
+  auto fold = [&](auto tag, auto step) {
+    using T = typename decltype(tag)::type;
+    const T* x = in_ptr<T>(call, 0);
+    T* y = out_ptr<T>(call, 0);
+    const T start = reduction == Op::reduce_sum ? T(0) : identity<T>(reduction);
+    windows.each_output(
+        [&](int64_t o, auto visit) {
+          T acc = start;
+          visit([&](int64_t at) { acc = step(acc, x[at]); });
+          y[o] = acc;
+        },
+        work);
+  };
+  if (ir::is_complex(dtype)) {
+    auto add = [](auto a, auto v) { return a + v; };
+    if (dtype == DType::c64) return fold(std::type_identity<std::complex<float>>{}, add);
+    return fold(std::type_identity<std::complex<double>>{}, add);
+  }
+  visit_dtype(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    with_step<T>(reduction, [&](auto step) { fold(tag, step); });
+  });
+}
+
+// Whether the selected value a stays selected over a later candidate v.
+template <class T>
+bool keeps(bool ge, T a, T v) {
+  return ge ? a >= v : a <= v;
+}
+
+template <class T>
+void gather_typed(const KernelCall& call, const Windows& windows, bool ge) {
+  const T* t = in_ptr<T>(call, 0);
+  const T* x = in_ptr<T>(call, 1);
+  T* y = out_ptr<T>(call, 0);
+  windows.each_output(
+      [&](int64_t o, auto visit) {
+        int64_t selected = -1;
+        visit([&](int64_t at) {
+          if (selected < 0 || !keeps(ge, x[selected], x[at])) selected = at;
+        });
+        y[o] = selected < 0 ? T(0) : t[selected];
+      },
+      windows.outputs() * window_size(call));
+}
+
+template <class T>
+void scatter_typed(const KernelCall& call, const Windows& windows, bool ge) {
+  const T* source = in_ptr<T>(call, 0);
+  const T* x = in_ptr<T>(call, 1);
+  T* y = out_ptr<T>(call, 0);
+  std::fill_n(y, out_elements(call), T(0));
+  const int64_t n = windows.outputs();
+  if (n == 0) return;
+  auto scatter = [&](int64_t o, auto visit) {
+    int64_t selected = -1;
+    visit([&](int64_t at) {
+      if (selected < 0 || !keeps(ge, x[selected], x[at])) selected = at;
+    });
+    if (selected >= 0) y[selected] += source[o];
+  };
+  // Overlapping windows add into shared elements: in order, one thread,
+  // unless windows along dimension 0 are disjoint (pooling over a batch).
+  const int64_t rows = windows.first_extent(), per_row = n / rows;
+  if (!windows.disjoint_along_first() || rows < 2 || n * window_size(call) < kParallelThreshold)
+    return windows.each_output(scatter, 0);
+#pragma omp parallel for schedule(static)
+  for (int64_t r = 0; r < rows; ++r) windows.each_output_in(r * per_row, (r + 1) * per_row, scatter);
+}
+
+// f(std::type_identity<T>{}) for the call's f32 or f64 operands (halves arrive widened).
+template <class F>
+void with_float_type(const KernelCall& call, F&& f) {
+  const DType d = call.inputs[0].type->dtype;
+  if (d == DType::f32) return f(std::type_identity<float>{});
+  if (d == DType::f64) return f(std::type_identity<double>{});
+  throw UnsupportedError(std::string(ir::op_name(call.op)) + ": no kernel for " + dtype_name(d));
+}
+
+}  // namespace
+
+void reduce_window_sum_kernel(const KernelCall& call) { reduce_window(call, Op::reduce_sum); }
+void reduce_window_max_kernel(const KernelCall& call) { reduce_window(call, Op::reduce_max); }
+void reduce_window_min_kernel(const KernelCall& call) { reduce_window(call, Op::reduce_min); }
+
+void select_and_gather_add_kernel(const KernelCall& call) {
+  const Windows windows(call, call.inputs[1].type->shape, call.outputs[0].type->shape);
+  const bool ge = ir::attr<std::string>(call.attrs, "select", call.op) == "ge";
+  with_float_type(call, [&](auto tag) { gather_typed<typename decltype(tag)::type>(call, windows, ge); });
+}
+
+void select_and_scatter_add_kernel(const KernelCall& call) {
+  const Windows windows(call, call.inputs[1].type->shape, call.inputs[0].type->shape);
+  const bool ge = ir::attr<std::string>(call.attrs, "select", call.op) == "ge";
+  with_float_type(call, [&](auto tag) { scatter_typed<typename decltype(tag)::type>(call, windows, ge); });
+}
+
+}  // namespace graft::interpreter
