@@ -6,12 +6,9 @@
 // once, with the parameters and optimiser state donated so each step updates
 // them in place instead of allocating new buffers.
 //
-// The data set is the CSV that Debian's python3-sklearn ships (scripts/setup.sh
-// installs it), read with zlib:
+// The data set is the CSV that Debian's python3-sklearn ships (examples/digits.h):
 //   ./build/examples/train_digits [digits.csv.gz] [epochs]
 // Exit status 1 if the test accuracy is below 95 %.
-#include <zlib.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -21,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "digits.h"
 #include "graft/graft.h"
 
 using namespace graft;
@@ -40,54 +38,7 @@ GRAFT_PYTREE(Adam, m, v, t);
 
 namespace {
 
-constexpr const char* kDefaultData = "/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz";
-constexpr int kPixels = 64, kHidden = 128, kClasses = 10, kBatch = 64;
-
-struct Digits {
-  std::vector<float> pixels;  // n x 64, scaled to [0, 1]
-  std::vector<int32_t> labels;
-  int64_t n = 0;
-};
-
-// Each line of the gzipped CSV: 64 pixel values (0..16), then the label.
-Digits read_digits(const std::string& path) {
-  gzFile f = gzopen(path.c_str(), "rb");
-  if (!f) throw std::runtime_error("cannot open " + path + " (install python3-sklearn, or pass the file's path)");
-  Digits d;
-  std::string line;
-  char buf[4096];
-  while (gzgets(f, buf, sizeof buf)) {
-    line = buf;
-    if (line.find_first_not_of(" \r\n") == std::string::npos) continue;
-    std::stringstream row(line);
-    std::string cell;
-    std::vector<float> values;
-    while (std::getline(row, cell, ',')) values.push_back(std::stof(cell));
-    if (values.size() != kPixels + 1) {
-      gzclose(f);
-      throw std::runtime_error(path + ": line " + std::to_string(d.n + 1) + " has " + std::to_string(values.size()) +
-                               " fields, expected 65");
-    }
-    for (int i = 0; i < kPixels; ++i) d.pixels.push_back(values[static_cast<size_t>(i)] / 16.0f);
-    d.labels.push_back(static_cast<int32_t>(values[kPixels]));
-    ++d.n;
-  }
-  gzclose(f);
-  if (d.n == 0) throw std::runtime_error(path + ": no rows");
-  return d;
-}
-
-// Rows `rows` of the data set as arrays: x [n, 64] f32, y [n] i32.
-std::pair<Array, Array> gather_rows(const Digits& d, const std::vector<int64_t>& rows) {
-  std::vector<float> x;
-  std::vector<int32_t> y;
-  for (int64_t r : rows) {
-    x.insert(x.end(), d.pixels.begin() + r * kPixels, d.pixels.begin() + (r + 1) * kPixels);
-    y.push_back(d.labels[static_cast<size_t>(r)]);
-  }
-  const auto n = static_cast<int64_t>(rows.size());
-  return {array(x, {n, kPixels}), array(y, {n})};
-}
+constexpr int kHidden = 128, kClasses = 10, kBatch = 64;
 
 Params init_params(uint64_t seed) {
   std::vector<Array> k = random::split(random::key(seed), 2);
@@ -108,25 +59,13 @@ Array loss(const Params& p, const Array& x, const Array& y) {
 int main(int argc, char** argv) {
   const std::string path = argc > 1 ? argv[1] : kDefaultData;
   const int epochs = argc > 2 ? std::atoi(argv[2]) : 30;
-  Digits data;
-  try {
-    data = read_digits(path);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "train_digits: %s\n", e.what());
-    return 2;
-  }
-
-  // A fixed shuffle; the last 20 % are the test set.
-  std::vector<int64_t> order(static_cast<size_t>(data.n));
-  std::iota(order.begin(), order.end(), 0);
   std::mt19937_64 rng(7);
-  std::shuffle(order.begin(), order.end(), rng);
-  const auto n_test = static_cast<size_t>(data.n / 5);
-  const std::vector<int64_t> train_rows(order.begin(), order.end() - static_cast<int64_t>(n_test));
-  const std::vector<int64_t> test_rows(order.end() - static_cast<int64_t>(n_test), order.end());
+  DigitsSplit split;
+  if (!load_split("train_digits", path, rng, &split)) return 2;
+  const Digits& data = split.data;
+  const std::vector<int64_t>& train_rows = split.train_rows;
+  const std::vector<int64_t>& test_rows = split.test_rows;
   const auto [x_test, y_test] = gather_rows(data, test_rows);
-  std::printf("digits: %lld training images, %zu test images, from %s\n",
-              static_cast<long long>(train_rows.size()), test_rows.size(), path.c_str());
 
   // One training step: loss and gradient, then Adam. Parameters and optimiser
   // state are donated: the step writes their new values into their buffers.

@@ -474,6 +474,15 @@ def build_conv():
            attrs([0, 1, 2, 3], [0, 1, 2, 3], [0, 1, 2, 3], [1, 1], [0, 0], [0, 0], batch_groups=2), vmap=False)
     one_op("conv_general_dilated/f32", "conv_general_dilated", [("f32", [1, 2, 5, 5]), ("f32", [2, 2, 3, 3])],
            attrs([0, 1, 2, 3], [0, 1, 2, 3], [0, 1, 2, 3], [1, 1], [1, 1], [1, 1]))
+    # NHWC/HWIO with stride 2 (JAX's SAME pads (0, 1)); depthwise with a channel multiplier of 2;
+    # 1-D NCW with lhs and rhs dilation and a negative pad.
+    one_op("conv_general_dilated/nhwc_stride2", "conv_general_dilated", [("f64", [2, 6, 5, 3]), ("f64", [3, 3, 3, 4])],
+           attrs([0, 3, 1, 2], [3, 2, 0, 1], [0, 3, 1, 2], [2, 2], [0, 1], [1, 1]))
+    one_op("conv_general_dilated/nhwc_depthwise_x2", "conv_general_dilated",
+           [("f64", [2, 5, 5, 3]), ("f64", [3, 3, 1, 6])],
+           attrs([0, 3, 1, 2], [3, 2, 0, 1], [0, 3, 1, 2], [1, 1], [1, 1], [1, 1], groups=3))
+    one_op("conv_general_dilated/ncw_both_dilated", "conv_general_dilated", [("f64", [2, 2, 6]), ("f64", [3, 2, 3])],
+           attrs([0, 1, 2], [0, 1, 2], [0, 1, 2], [2], [2], [-1], ld=[2], rd=[2]))
 
 
 def build_cases():
@@ -751,6 +760,12 @@ def build_window():
     one_op("reduce_window_max/i32", "reduce_window_max", [("i32", [3, 4])], attrs([2, 2], [1, 1], [0, 1], [1, 0]))
     one_op("reduce_window_min/strided", "reduce_window_min", [("f64", [4, 5])],
            attrs([3, 3], [2, 2], [1, 1], [1, 1]))
+    one_op("reduce_window_sum/window_dilated", "reduce_window_sum", [("f64", [7, 4])],
+           attrs([3, 2], [2, 1], [1, 0], [0, 1], wd=[2, 2]))
+    one_op("reduce_window_max/pool_1d", "reduce_window_max", [("f64", [2, 9, 3])],
+           attrs([1, 3, 1], [1, 2, 1], [0, 1, 0], [0, 1, 0]))
+    one_op("reduce_window_min/3d", "reduce_window_min", [("f64", [1, 4, 3, 4, 2])],
+           attrs([1, 2, 2, 2, 1], [1, 2, 1, 2, 1], [0, 0, 0, 0, 0], [0, 0, 1, 0, 0]))
     one_op("select_and_gather_add/ge", "select_and_gather_add", [("f64", [4, 6]), ("f64", [4, 6])],
            attrs([2, 2], [2, 1], [0, 1], [1, 0], select="ge"))
     one_op("select_and_scatter_add/le", "select_and_scatter_add", [("f64", [2, 3]), ("f64", [4, 6])],

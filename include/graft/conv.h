@@ -2,8 +2,9 @@
 // primitive (any layout, 1 to 3 spatial dimensions, strides, padding, lhs and
 // rhs dilation, feature and batch groups), conv and conv_transpose. Derivatives are JAX's
 // (the transposes are convolutions too) and vmap folds the mapped axis into
-// the batch or the features, as JAX. The CPU kernel is a direct loop:
-// correct at every setting, not yet fast. reduce_window_sum/max/min reduce
+// the batch or the features, as JAX. The CPU kernel runs GEMMs over
+// gathered patches (depthwise ones and transposed ones without their
+// zeros); CUDA devices run it on the host so far. reduce_window_sum/max/min reduce
 // every window of an array (pooling); max and min pass derivatives to the
 // window's first extreme element, as XLA's select-and-scatter.
 #pragma once

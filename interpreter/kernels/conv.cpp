@@ -1,16 +1,31 @@
-// CPU kernel of conv_general_dilated: a direct convolution in any layout.
-// Each output element (batch, feature, position) sums, over the window's
-// positions and its group's input features, lhs at the input position
-// (position * stride + window offset * rhs dilation - low padding, taken
-// only where it lands on an undilated lhs element: a multiple of the lhs
-// dilation inside the input) times the kernel. Outputs of one (batch,
-// feature) pair run on one OpenMP thread each, so results do not depend on
-// the thread count. A direct loop: correct at every setting, not fast; the
-// library kernels of large convolutions are the next step (bench/conv).
+// CPU kernel of conv_general_dilated: the convolution as GEMMs over patches
+// of lhs gathered into a buffer (im2col), per feature (or batch) group, in
+// any layout. Output element (b, o, p) sums lhs at input position
+// p * stride + w * rhs_dilation - low padding (taken where it lands on an
+// undilated lhs element; zero elsewhere) times rhs[o, i, w] over the
+// window offsets w and the group's input features i. Two arrangements of
+// the same sum, chosen by which of lhs's batch and feature dimensions lies
+// closer in memory (the one gathered in runs):
+//  - rows: patches, one row per (b, p) and one column per (w, i): a forward
+//    convolution in NHWC, and its data gradient; row blocks run on OpenMP
+//    threads, each a single-threaded GEMM writing its rows of the output.
+//  - columns: one row per (i, w) and one column per (p, b), multiplied
+//    transposed: the weight gradient (lhs's batch holds the input features,
+//    its features the examples, the window the whole image), whose sum is
+//    long and whose output is small; fixed slices of the sum run on threads
+//    into partial results added in order.
+// Block sizes do not depend on the thread count, so neither do the results.
 #include <algorithm>
 #include <array>
 #include <complex>
 #include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include <Eigen/Core>
+#ifdef GRAFT_HAVE_OPENBLAS
+#include <cblas.h>
+#endif
 
 #include "graft/errors.h"
 #include "interpreter/kernel.h"
@@ -19,77 +34,434 @@
 namespace graft::interpreter {
 namespace {
 
-constexpr int kMaxSpatial = 3;
+constexpr int kDims = 3;  // spatial dimensions, fewer padded with size-1 ones
+
+// C[m, n] (row stride ldc) = beta C + op(A) B: A is [m, k] (lda), or [k, m]
+// when `transpose_a`; B is [k, n] (ldb); one thread (callers run it inside
+// their OpenMP teams, where OpenBLAS keeps to the calling thread).
+template <class T>
+void gemm(bool transpose_a, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
+          bool accumulate, T* c, int64_t ldc) {
+#ifdef GRAFT_HAVE_OPENBLAS
+  const auto ta = transpose_a ? CblasTrans : CblasNoTrans;
+  const auto M = static_cast<blasint>(m), N = static_cast<blasint>(n), K = static_cast<blasint>(k);
+  const auto LA = static_cast<blasint>(lda), LB = static_cast<blasint>(ldb), LC = static_cast<blasint>(ldc);
+  if constexpr (std::is_same_v<T, float>) {
+    cblas_sgemm(CblasRowMajor, ta, CblasNoTrans, M, N, K, 1.0f, a, LA, b, LB, accumulate ? 1.0f : 0.0f, c, LC);
+  } else if constexpr (std::is_same_v<T, double>) {
+    cblas_dgemm(CblasRowMajor, ta, CblasNoTrans, M, N, K, 1.0, a, LA, b, LB, accumulate ? 1.0 : 0.0, c, LC);
+  } else {
+    const T one(1), beta(accumulate ? 1 : 0);
+    if constexpr (std::is_same_v<T, std::complex<float>>)
+      cblas_cgemm(CblasRowMajor, ta, CblasNoTrans, M, N, K, &one, a, LA, b, LB, &beta, c, LC);
+    else
+      cblas_zgemm(CblasRowMajor, ta, CblasNoTrans, M, N, K, &one, a, LA, b, LB, &beta, c, LC);
+  }
+#else
+  using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using Const = Eigen::Map<const Mat, 0, Eigen::OuterStride<>>;
+  Eigen::Map<Mat, 0, Eigen::OuterStride<>> C(c, m, n, Eigen::OuterStride<>(ldc));
+  const Const B(b, k, n, Eigen::OuterStride<>(ldb));
+  if (!accumulate) C.setZero();
+  if (transpose_a)
+    C.noalias() += Const(a, k, m, Eigen::OuterStride<>(lda)).transpose() * B;
+  else
+    C.noalias() += Const(a, m, k, Eigen::OuterStride<>(lda)) * B;
+#endif
+}
+
+// Whether dims (size, stride), outermost first, walk memory as rows of
+// `row` elements each: size-1 dims aside, each dim's stride is the next
+// one's times its size, and the last one's is `row`.
+bool rows_of(const std::vector<std::pair<int64_t, int64_t>>& dims, int64_t row) {
+  int64_t want = row;
+  for (auto it = dims.rbegin(); it != dims.rend(); ++it) {
+    if (it->first == 1) continue;
+    if (it->second != want) return false;
+    want *= it->first;
+  }
+  return true;
+}
+
+// The call's sizes and strides, spatial dimensions padded to kDims.
+struct ConvGeometry {
+  int64_t batch = 0, out_features = 0, in_per_group = 0, out_per_group = 0, groups = 1;
+  bool batch_groups = false;           // the groups split lhs's batch, not its features
+  int64_t l_batch = 0, l_feature = 0;  // lhs strides
+  int64_t r_out = 0, r_in = 0;         // rhs strides
+  int64_t o_batch = 0, o_feature = 0;  // output strides
+  std::array<int64_t, kDims> out{}, window{}, r_sp{}, o_sp{};
+  std::array<int64_t, kDims> in{}, l_sp{}, stride{}, lhs_dilation{}, rhs_dilation{}, pad_low{};
+  bool lhs_dilated = false;
+  std::array<std::vector<int64_t>, kDims> taps;  // [p * window + w]: lhs offset along the dim, or -1
+  int64_t positions = 1, window_size = 1;
+
+  explicit ConvGeometry(const KernelCall& call) {
+    const Shape &ls = call.inputs[0].type->shape, &rs = call.inputs[1].type->shape, &os = call.outputs[0].type->shape;
+    const ir::Ints &lspec = ints_attr(call, "lhs_spec"), &rspec = ints_attr(call, "rhs_spec"),
+                   &ospec = ints_attr(call, "out_spec"), &stride_attr = ints_attr(call, "window_strides"),
+                   &lo = ints_attr(call, "padding_low"), &ld = ints_attr(call, "lhs_dilation"),
+                   &rd = ints_attr(call, "rhs_dilation");
+    const int64_t fg = int_attr(call, "feature_group_count"), bg = int_attr(call, "batch_group_count");
+    const std::vector<int64_t> lst = row_major_strides(ls), rst = row_major_strides(rs), ost = row_major_strides(os);
+    batch = os[ospec[0]], out_features = os[ospec[1]], in_per_group = rs[rspec[1]];
+    groups = std::max(fg, bg), batch_groups = bg > 1;
+    out_per_group = out_features / groups;
+    l_batch = lst[lspec[0]], l_feature = lst[lspec[1]], r_out = rst[rspec[0]], r_in = rst[rspec[1]];
+    o_batch = ost[ospec[0]], o_feature = ost[ospec[1]];
+    const int n = static_cast<int>(ls.size()) - 2;
+    for (int d = 0; d < kDims; ++d) {
+      if (d >= n) {
+        out[d] = window[d] = in[d] = stride[d] = lhs_dilation[d] = rhs_dilation[d] = 1, taps[d] = {0};
+        continue;
+      }
+      in[d] = ls[lspec[2 + d]], l_sp[d] = lst[lspec[2 + d]];
+      stride[d] = stride_attr[d], lhs_dilation[d] = ld[d], rhs_dilation[d] = rd[d], pad_low[d] = lo[d];
+      lhs_dilated = lhs_dilated || ld[d] > 1;
+      out[d] = os[ospec[2 + d]], window[d] = rs[rspec[2 + d]];
+      r_sp[d] = rst[rspec[2 + d]], o_sp[d] = ost[ospec[2 + d]];
+      taps[d].resize(static_cast<size_t>(out[d] * window[d]));
+      for (int64_t p = 0; p < out[d]; ++p)
+        for (int64_t w = 0; w < window[d]; ++w) {
+          const int64_t at = p * stride_attr[d] + w * rd[d] - lo[d];
+          const bool real = at >= 0 && at % ld[d] == 0 && at / ld[d] < in[d];
+          taps[d][p * window[d] + w] = real ? at / ld[d] * lst[lspec[2 + d]] : -1;
+        }
+      positions *= out[d];
+      window_size *= window[d];
+    }
+  }
+
+  // off[w] = the lhs offset of window offset w at output position p (flat), or -1.
+  void window_offsets(int64_t p, std::vector<int64_t>& off) const {
+    const int64_t p2 = p % out[2], p1 = p / out[2] % out[1], p0 = p / out[2] / out[1];
+    const int64_t* t0 = &taps[0][p0 * window[0]];
+    const int64_t* t1 = &taps[1][p1 * window[1]];
+    const int64_t* t2 = &taps[2][p2 * window[2]];
+    off.resize(static_cast<size_t>(window_size));
+    size_t k = 0;
+    for (int64_t a = 0; a < window[0]; ++a)
+      for (int64_t b = 0; b < window[1]; ++b)
+        for (int64_t c = 0; c < window[2]; ++c)
+          off[k++] = t0[a] < 0 || t1[b] < 0 || t2[c] < 0 ? -1 : t0[a] + t1[b] + t2[c];
+  }
+  // off[p] = the lhs offset of window offset w (flat) at each output position, or -1.
+  void position_offsets(int64_t w, std::vector<int64_t>& off) const {
+    const int64_t w2 = w % window[2], w1 = w / window[2] % window[1], w0 = w / window[2] / window[1];
+    off.resize(static_cast<size_t>(positions));
+    size_t k = 0;
+    for (int64_t a = 0; a < out[0]; ++a)
+      for (int64_t b = 0; b < out[1]; ++b)
+        for (int64_t c = 0; c < out[2]; ++c) {
+          const int64_t x = taps[0][a * window[0] + w0], y = taps[1][b * window[1] + w1],
+                        z = taps[2][c * window[2] + w2];
+          off[k++] = x < 0 || y < 0 || z < 0 ? -1 : x + y + z;
+        }
+  }
+  // The output offset of spatial position p (flat), and rhs's of window offset w.
+  int64_t out_offset(int64_t p) const {
+    return p / out[2] / out[1] * o_sp[0] + p / out[2] % out[1] * o_sp[1] + p % out[2] * o_sp[2];
+  }
+  int64_t rhs_offset(int64_t w) const {
+    return w / window[2] / window[1] * r_sp[0] + w / window[2] % window[1] * r_sp[1] + w % window[2] * r_sp[2];
+  }
+  // Where group g's output features, lhs features and lhs batch start.
+  int64_t first_out(int64_t g) const { return g * out_per_group; }
+  int64_t lhs_base(int64_t g) const { return batch_groups ? g * batch * l_batch : g * in_per_group * l_feature; }
+};
+
+// run(i) for i in [0, count): on OpenMP threads (each GEMM then single-
+// threaded) when there are several and `flops` is large, else here, outside
+// any OpenMP construct, where OpenBLAS threads each GEMM itself (it ran 20x
+// slower inside an inactive `omp parallel if (false)`).
+template <class Run>
+void over_blocks(int64_t count, int64_t flops, const Run& run) {
+  if (count < 2 || flops < (int64_t{1} << 18)) {
+    for (int64_t i = 0; i < count; ++i) run(i);
+    return;
+  }
+#pragma omp parallel for schedule(dynamic)
+  for (int64_t i = 0; i < count; ++i) run(i);
+}
+
+template <class T>
+T* scratch(std::vector<T>& v, int64_t n) {
+  if (static_cast<int64_t>(v.size()) < n) v.resize(static_cast<size_t>(n));
+  return v.data();
+}
+
+// rhs of group g as a [K, out_per_group] matrix, K ordered (w, i) when
+// `window_major`, else (i, w): a view of rhs itself when its layout has
+// those rows, else packed into `buf`. Returns the matrix and its row stride.
+template <class T>
+std::pair<const T*, int64_t> kernel_matrix(const ConvGeometry& G, const T* rhs, int64_t g, bool window_major,
+                                           std::vector<T>& buf) {
+  const T* base = rhs + G.first_out(g) * G.r_out;
+  std::vector<std::pair<int64_t, int64_t>> k_dims;
+  if (!window_major) k_dims.emplace_back(G.in_per_group, G.r_in);
+  for (int d = 0; d < kDims; ++d) k_dims.emplace_back(G.window[d], G.r_sp[d]);
+  if (window_major) k_dims.emplace_back(G.in_per_group, G.r_in);
+  for (int64_t row : {G.r_in, G.r_sp[2], G.r_sp[1], G.r_sp[0]})
+    if ((G.r_out == 1 || G.out_per_group == 1) && row >= G.out_per_group && rows_of(k_dims, row)) return {base, row};
+  const int64_t n = G.out_per_group, K = G.in_per_group * G.window_size;
+  T* m = scratch(buf, K * n);
+  for (int64_t i = 0; i < G.in_per_group; ++i)
+    for (int64_t w = 0; w < G.window_size; ++w) {
+      const int64_t k = window_major ? w * G.in_per_group + i : i * G.window_size + w;
+      const T* src = base + i * G.r_in + G.rhs_offset(w);
+      for (int64_t o = 0; o < n; ++o) m[k * n + o] = src[o * G.r_out];
+    }
+  return {m, n};
+}
+
+// Patches as rows: A[(b, p), (w, i)].
+template <class T>
+void conv_rows(const ConvGeometry& G, const T* lhs, const T* rhs, T* y) {
+  const int64_t K = G.window_size * G.in_per_group, n = G.out_per_group, M = G.batch * G.positions;
+  // The output as rows (b, p) of features: written in place when its layout is that.
+  std::vector<std::pair<int64_t, int64_t>> row_dims{{G.batch, G.o_batch}};
+  for (int d = 0; d < kDims; ++d) row_dims.emplace_back(G.out[d], G.o_sp[d]);
+  int64_t out_row = 0;
+  for (int64_t r : {G.o_sp[2], G.o_sp[1], G.o_sp[0], G.o_batch})
+    if (out_row == 0 && (G.o_feature == 1 || n == 1) && r >= n && rows_of(row_dims, r)) out_row = r;
+  // Rows per GEMM: patches of about 4 MiB, at least 64 rows (each call repacks the kernel).
+  const int64_t block = std::clamp<int64_t>((int64_t{1} << 22) / std::max<int64_t>(K * sizeof(T), 1), 64, 1024);
+  const int64_t blocks = (M + block - 1) / block;
+  std::vector<T> packed;
+  for (int64_t g = 0; g < G.groups; ++g) {
+    const auto [B, ldb] = kernel_matrix(G, rhs, g, true, packed);
+    const T* l = lhs + G.lhs_base(g);
+    T* yg = y + G.first_out(g) * G.o_feature;
+    auto run = [&](int64_t blk) {
+      thread_local std::vector<T> a_buf, c_buf;
+      thread_local std::vector<int64_t> off;
+      const int64_t r0 = blk * block, rows = std::min(block, M - r0);
+      T* A = scratch(a_buf, rows * K);
+      for (int64_t r = 0; r < rows; ++r) {
+        const int64_t b = (r0 + r) / G.positions, p = (r0 + r) % G.positions;
+        G.window_offsets(p, off);
+        const T* src = l + b * G.l_batch;
+        T* dst = A + r * K;
+        for (int64_t w = 0; w < G.window_size; ++w, dst += G.in_per_group) {
+          const int64_t at = off[static_cast<size_t>(w)];
+          if (at < 0)
+            std::fill_n(dst, G.in_per_group, T(0));
+          else if (G.l_feature == 1)
+            std::memcpy(dst, src + at, static_cast<size_t>(G.in_per_group) * sizeof(T));
+          else
+            for (int64_t i = 0; i < G.in_per_group; ++i) dst[i] = src[at + i * G.l_feature];
+        }
+      }
+      if (out_row != 0) return gemm(false, rows, n, K, A, K, B, ldb, false, yg + r0 * out_row, out_row);
+      T* C = scratch(c_buf, rows * n);
+      gemm(false, rows, n, K, A, K, B, ldb, false, C, n);
+      for (int64_t r = 0; r < rows; ++r) {
+        T* dst = yg + (r0 + r) / G.positions * G.o_batch + G.out_offset((r0 + r) % G.positions);
+        for (int64_t o = 0; o < n; ++o) dst[o * G.o_feature] = C[r * n + o];
+      }
+    };
+    over_blocks(blocks, M * n * K, run);
+  }
+}
+
+// Patches as columns: A[(i, w), (p, b)], multiplied transposed.
+template <class T>
+void conv_columns(const ConvGeometry& G, const T* lhs, const T* rhs, T* y) {
+  const int64_t K = G.window_size * G.in_per_group, n = G.out_per_group, M = G.positions * G.batch;
+  // Sum terms per GEMM: patches of about 4 MiB, at least 64 (each call updates all of C).
+  const int64_t block = std::clamp<int64_t>((int64_t{1} << 22) / std::max<int64_t>(M * sizeof(T), 1), 64, 4096);
+  const int64_t blocks = (K + block - 1) / block;
+  // Partial sums, each over a fixed run of blocks: at most 8, and 2^24 elements in all.
+  const int64_t parts =
+      std::clamp<int64_t>(std::min<int64_t>(blocks, (int64_t{1} << 24) / std::max<int64_t>(M * n, 1)), 1, 8);
+  std::vector<T> packed, partial;
+  for (int64_t g = 0; g < G.groups; ++g) {
+    const auto [B, ldb] = kernel_matrix(G, rhs, g, false, packed);
+    const T* l = lhs + G.lhs_base(g);
+    T* sums = scratch(partial, parts * M * n);
+    auto run = [&](int64_t part) {
+      thread_local std::vector<T> a_buf;
+      thread_local std::vector<int64_t> off;
+      T* C = sums + part * M * n;
+      std::fill_n(C, M * n, T(0));
+      for (int64_t blk = blocks * part / parts; blk < blocks * (part + 1) / parts; ++blk) {
+        const int64_t k0 = blk * block, rows = std::min(block, K - k0);
+        T* A = scratch(a_buf, rows * M);
+        int64_t last_w = -1;
+        for (int64_t r = 0; r < rows; ++r) {
+          const int64_t i = (k0 + r) / G.window_size, w = (k0 + r) % G.window_size;
+          if (w != last_w) G.position_offsets(w, off), last_w = w;
+          const T* src = l + i * G.l_feature;
+          T* dst = A + r * M;
+          for (int64_t p = 0; p < G.positions; ++p, dst += G.batch) {
+            const int64_t at = off[static_cast<size_t>(p)];
+            if (at < 0)
+              std::fill_n(dst, G.batch, T(0));
+            else if (G.l_batch == 1)
+              std::memcpy(dst, src + at, static_cast<size_t>(G.batch) * sizeof(T));
+            else
+              for (int64_t b = 0; b < G.batch; ++b) dst[b] = src[at + b * G.l_batch];
+          }
+        }
+        gemm(true, M, n, rows, A, M, B + k0 * ldb, ldb, true, C, n);
+      }
+    };
+    over_blocks(parts, M * n * K, run);
+    T* yg = y + G.first_out(g) * G.o_feature;
+    for (int64_t part = 1; part < parts; ++part)
+      for (int64_t e = 0; e < M * n; ++e) sums[e] += sums[part * M * n + e];
+    for (int64_t p = 0; p < G.positions; ++p)
+      for (int64_t b = 0; b < G.batch; ++b) {
+        T* dst = yg + b * G.o_batch + G.out_offset(p);
+        const T* src = sums + (p * G.batch + b) * n;
+        for (int64_t o = 0; o < n; ++o) dst[o * G.o_feature] = src[o];
+      }
+  }
+}
+
+// acc[o] += a[o * as] * b[o * bs] over o < n: contiguous runs vectorise.
+template <class T>
+void lanes_multiply_add(T* __restrict acc, const T* __restrict a, int64_t as, const T* __restrict b, int64_t bs,
+                        int64_t n) {
+  if (as == 1 && bs == 1) {
+    for (int64_t o = 0; o < n; ++o) acc[o] += a[o] * b[o];
+  } else {
+    for (int64_t o = 0; o < n; ++o) acc[o] += a[o * as] * b[o * bs];
+  }
+}
+
+// One output feature per group, reading one lhs channel (depthwise: one
+// input feature per group; the depthwise weight gradient: one lhs batch
+// element per batch group): output features side by side as lanes, each
+// output position's window summed in order, positions on OpenMP threads.
+template <class T>
+void conv_lanes(const ConvGeometry& G, const T* lhs, const T* rhs, T* y) {
+  const int64_t O = G.out_features, n = G.batch * G.positions;
+  const int64_t lane_step = G.batch_groups ? G.l_batch : G.l_feature;  // lhs: one output feature's channel to the next
+  const int64_t feature_step = G.batch_groups ? G.l_feature : 0;       // lhs: one summed feature to the next
+  const int64_t batch_step = G.batch_groups ? 0 : G.l_batch;
+  auto run = [&](int64_t q) {
+    thread_local std::vector<T> acc_buf;
+    thread_local std::vector<int64_t> off;
+    const int64_t b = q / G.positions, p = q % G.positions;
+    T* acc = scratch(acc_buf, O);
+    std::fill_n(acc, O, T(0));
+    G.window_offsets(p, off);
+    for (int64_t i = 0; i < G.in_per_group; ++i)
+      for (int64_t w = 0; w < G.window_size; ++w) {
+        const int64_t at = off[static_cast<size_t>(w)];
+        if (at < 0) continue;
+        lanes_multiply_add(acc, lhs + b * batch_step + i * feature_step + at, lane_step,
+                           rhs + i * G.r_in + G.rhs_offset(w), G.r_out, O);
+      }
+    T* dst = y + b * G.o_batch + G.out_offset(p);
+    for (int64_t o = 0; o < O; ++o) dst[o * G.o_feature] = acc[o];
+  };
+  if (n * O * G.in_per_group * G.window_size < (int64_t{1} << 16) || n < 2) {
+    for (int64_t q = 0; q < n; ++q) run(q);
+    return;
+  }
+#pragma omp parallel for schedule(dynamic, 16)
+  for (int64_t q = 0; q < n; ++q) run(q);
+}
+
+// An lhs-dilated convolution (a transposed one: the data gradient of a
+// strided convolution) without the dilation's zeros: each lhs element t
+// times the kernel, Z[t, (w, o)] = sum_i lhs[b, i, t] rhs[o, i, w] (one
+// GEMM per block of t), added into the output position t reaches through
+// window offset w (col2im). Runs of whole batch elements are tasks on
+// OpenMP threads, each adding into its own outputs in order.
+template <class T>
+void conv_scatter(const ConvGeometry& G, const T* lhs, const T* rhs, T* y, int64_t outputs) {
+  std::fill_n(y, outputs, T(0));
+  const int64_t n = G.out_per_group, WO = G.window_size * n, I = G.in_per_group;
+  const int64_t inputs = G.in[0] * G.in[1] * G.in[2];
+  // Per dim: the output index input index t reaches through window offset w, or -1.
+  std::array<std::vector<int64_t>, kDims> reach;
+  for (int d = 0; d < kDims; ++d) {
+    reach[d].assign(static_cast<size_t>(G.in[d] * G.window[d]), -1);
+    for (int64_t t = 0; t < G.in[d]; ++t)
+      for (int64_t w = 0; w < G.window[d]; ++w) {
+        const int64_t at = t * G.lhs_dilation[d] + G.pad_low[d] - w * G.rhs_dilation[d];
+        if (at >= 0 && at % G.stride[d] == 0 && at / G.stride[d] < G.out[d])
+          reach[d][t * G.window[d] + w] = at / G.stride[d];
+      }
+  }
+  const int64_t block = std::clamp<int64_t>((int64_t{1} << 22) / std::max<int64_t>(WO * sizeof(T), 1), 16, 1024);
+  std::vector<T> packed(static_cast<size_t>(I * WO));
+  for (int64_t g = 0; g < G.groups; ++g) {
+    // R[i, (w, o)] = rhs[o, i, w].
+    const T* base = rhs + G.first_out(g) * G.r_out;
+    for (int64_t i = 0; i < I; ++i)
+      for (int64_t w = 0; w < G.window_size; ++w)
+        for (int64_t o = 0; o < n; ++o) packed[i * WO + w * n + o] = base[o * G.r_out + i * G.r_in + G.rhs_offset(w)];
+    const T* l = lhs + G.lhs_base(g);
+    T* yg = y + G.first_out(g) * G.o_feature;
+    // Tasks of whole batch elements, about 256 GEMM rows each.
+    const int64_t per_task = std::max<int64_t>(1, 256 / std::max<int64_t>(inputs, 1));
+    const int64_t tasks = (G.batch + per_task - 1) / per_task;
+    auto run = [&](int64_t task) {
+      thread_local std::vector<T> x_buf, z_buf;
+      const int64_t b_end = std::min(G.batch, (task + 1) * per_task), total = (b_end - task * per_task) * inputs;
+      for (int64_t r0 = 0; r0 < total; r0 += block) {
+        const int64_t rows = std::min(block, total - r0);
+        T* X = scratch(x_buf, rows * I);
+        auto locate = [&](int64_t r, int64_t& b, int64_t& u0, int64_t& u1, int64_t& u2) {
+          const int64_t q = task * per_task * inputs + r0 + r, t = q % inputs;
+          b = q / inputs, u2 = t % G.in[2], u1 = t / G.in[2] % G.in[1], u0 = t / G.in[2] / G.in[1];
+        };
+        for (int64_t r = 0; r < rows; ++r) {
+          int64_t b, u0, u1, u2;
+          locate(r, b, u0, u1, u2);
+          const T* src = l + b * G.l_batch + u0 * G.l_sp[0] + u1 * G.l_sp[1] + u2 * G.l_sp[2];
+          for (int64_t i = 0; i < I; ++i) X[r * I + i] = src[i * G.l_feature];
+        }
+        T* Z = scratch(z_buf, rows * WO);
+        gemm(false, rows, WO, I, X, I, packed.data(), WO, false, Z, WO);
+        for (int64_t r = 0; r < rows; ++r) {
+          int64_t b, u0, u1, u2;
+          locate(r, b, u0, u1, u2);
+          int64_t w = 0;
+          for (int64_t a = 0; a < G.window[0]; ++a)
+            for (int64_t c = 0; c < G.window[1]; ++c)
+              for (int64_t e = 0; e < G.window[2]; ++e, ++w) {
+                const int64_t q0 = reach[0][u0 * G.window[0] + a], q1 = reach[1][u1 * G.window[1] + c],
+                              q2 = reach[2][u2 * G.window[2] + e];
+                if (q0 < 0 || q1 < 0 || q2 < 0) continue;
+                T* dst = yg + b * G.o_batch + q0 * G.o_sp[0] + q1 * G.o_sp[1] + q2 * G.o_sp[2];
+                const T* z = Z + r * WO + w * n;
+                if (G.o_feature == 1)
+                  for (int64_t o = 0; o < n; ++o) dst[o] += z[o];
+                else
+                  for (int64_t o = 0; o < n; ++o) dst[o * G.o_feature] += z[o];
+              }
+        }
+      }
+    };
+    over_blocks(tasks, G.batch * inputs * I * WO, run);
+  }
+}
 
 template <class T>
 void conv_typed(const KernelCall& call) {
-  const Shape& ls = call.inputs[0].type->shape;
-  const Shape& rs = call.inputs[1].type->shape;
-  const Shape& os = call.outputs[0].type->shape;
-  const ir::Ints& lspec = ints_attr(call, "lhs_spec");
-  const ir::Ints& rspec = ints_attr(call, "rhs_spec");
-  const ir::Ints& ospec = ints_attr(call, "out_spec");
-  const ir::Ints& strides = ints_attr(call, "window_strides");
-  const ir::Ints& pad_lo = ints_attr(call, "padding_low");
-  const ir::Ints& lhs_dilation = ints_attr(call, "lhs_dilation");
-  const ir::Ints& rhs_dilation = ints_attr(call, "rhs_dilation");
-  const int64_t groups = int_attr(call, "feature_group_count"), batch_groups = int_attr(call, "batch_group_count");
-  const int n = static_cast<int>(ls.size()) - 2;
-  const std::vector<int64_t> lst = row_major_strides(ls), rst = row_major_strides(rs), ost = row_major_strides(os);
-  const int64_t out_batch = os[ospec[0]], out_features = os[ospec[1]], in_per_group = rs[rspec[1]];
-  const int64_t per_feature_group = out_features / groups, per_batch_group = out_features / batch_groups;
-  // Per spatial dimension: input size, window size, output size, and the strides.
-  std::array<int64_t, kMaxSpatial> in{}, window{}, out{}, l_step{}, r_step{}, o_step{};
-  int64_t positions = 1, window_size = 1;
-  for (int d = 0; d < n; ++d) {
-    in[d] = ls[lspec[2 + d]], window[d] = rs[rspec[2 + d]], out[d] = os[ospec[2 + d]];
-    l_step[d] = lst[lspec[2 + d]], r_step[d] = rst[rspec[2 + d]], o_step[d] = ost[ospec[2 + d]];
-    positions *= out[d];
-    window_size *= window[d];
-  }
+  const ConvGeometry G(call);
   const T* lhs = static_cast<const T*>(call.inputs[0].data);
   const T* rhs = static_cast<const T*>(call.inputs[1].data);
   T* y = static_cast<T*>(call.outputs[0].data);
-  const int64_t pairs = out_batch * out_features;
-  if (pairs * positions == 0) return;
-#pragma omp parallel for schedule(dynamic) if (pairs * positions * window_size * in_per_group >= (int64_t{1} << 16))
-  for (int64_t pair = 0; pair < pairs; ++pair) {
-    const int64_t b = pair / out_features, o = pair % out_features;
-    const int64_t first_in = (o / per_feature_group) * in_per_group;
-    const int64_t in_batch = (o / per_batch_group) * out_batch + b;
-    const T* lhs_b = lhs + in_batch * lst[lspec[0]] + first_in * lst[lspec[1]];
-    const T* rhs_o = rhs + o * rst[rspec[0]];
-    const int64_t l_feature = lst[lspec[1]], r_feature = rst[rspec[1]];
-    T* y_bo = y + b * ost[ospec[0]] + o * ost[ospec[1]];
-    std::array<int64_t, kMaxSpatial> p{};  // the output position
-    for (int64_t pi = 0; pi < positions; ++pi) {
-      T acc = T(0);
-      std::array<int64_t, kMaxSpatial> w{};  // the window offset
-      for (int64_t wi = 0; wi < window_size; ++wi) {
-        int64_t l_off = 0, r_off = 0;
-        bool inside = true;
-        for (int d = 0; d < n && inside; ++d) {
-          const int64_t at = p[d] * strides[d] + w[d] * rhs_dilation[d] - pad_lo[d];
-          if (at < 0 || at % lhs_dilation[d] != 0 || at / lhs_dilation[d] >= in[d]) inside = false;
-          l_off += (at / std::max<int64_t>(lhs_dilation[d], 1)) * l_step[d];
-          r_off += w[d] * r_step[d];
-        }
-        if (inside)
-          for (int64_t i = 0; i < in_per_group; ++i) acc += lhs_b[l_off + i * l_feature] * rhs_o[r_off + i * r_feature];
-        for (int d = n - 1; d >= 0; --d) {  // next window offset, last dimension fastest
-          if (++w[d] < window[d]) break;
-          w[d] = 0;
-        }
-      }
-      int64_t y_off = 0;
-      for (int d = 0; d < n; ++d) y_off += p[d] * o_step[d];
-      y_bo[y_off] = acc;
-      for (int d = n - 1; d >= 0; --d) {
-        if (++p[d] < out[d]) break;
-        p[d] = 0;
-      }
-    }
+  const int64_t outputs = call.outputs[0].type->num_elements();
+  if (outputs == 0) return;
+  if (G.in_per_group * G.window_size == 0) {
+    std::fill_n(y, outputs, T(0));
+    return;
   }
+  // Depthwise convolutions and their weight gradients: one lhs channel per output feature.
+  if (G.out_per_group == 1 && G.groups > 1 && (G.batch_groups ? G.batch == 1 : G.in_per_group == 1))
+    return conv_lanes(G, lhs, rhs, y);
+  // Transposed convolutions: no multiplications by the lhs dilation's zeros.
+  if (G.lhs_dilated && !G.batch_groups) return conv_scatter(G, lhs, rhs, y, outputs);
+  // Gather in runs along whichever of lhs's batch and feature dimensions is closer in memory.
+  if (G.l_batch < G.l_feature) return conv_columns(G, lhs, rhs, y);
+  conv_rows(G, lhs, rhs, y);
 }
 
 }  // namespace

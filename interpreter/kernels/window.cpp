@@ -1,11 +1,14 @@
 // CPU kernels of the windowed reductions and of max pooling's derivatives.
-// Per operand dimension, the operand indices each output index's window
-// reaches are listed once (Windows::taps): padding and the holes base
-// dilation makes take no part, so a window visits only real elements, in
-// order, last dimension fastest. reduce_window_* fold them from the
-// identity; select_and_* keep the first element the select prefers ("ge":
-// the first maximum, as XLA's SelectAndScatter), a window with no real
-// element gathering 0 and scattering nothing.
+// The operand's trailing dimensions whose windows are trivial (one element,
+// stride 1, no padding or dilation: the features of an NHWC pool) are lanes,
+// computed side by side in contiguous runs. Over the other dimensions the
+// operand indices each output index's window reaches are listed once per
+// dimension (Windows::taps): padding and the holes base dilation makes take
+// no part, so a window visits only real elements, in order, last dimension
+// fastest. reduce_window_* fold them from the identity; select_and_* keep
+// the first element the select prefers ("ge": the first maximum, as XLA's
+// SelectAndScatter), a window with no real element gathering 0 and
+// scattering nothing.
 #include <complex>
 #include <string>
 #include <vector>
@@ -22,13 +25,21 @@ using ir::Op;
 class Windows {
  public:
   // The windows of the call's attributes over `operand`, giving `windowed`.
-  Windows(const KernelCall& call, const Shape& operand, const Shape& windowed) : out_(windowed) {
+  Windows(const KernelCall& call, const Shape& operand, const Shape& windowed) {
     const ir::Ints &window = ints_attr(call, "window_dimensions"), &stride = ints_attr(call, "window_strides"),
-                   &lo = ints_attr(call, "padding_low"), &base = ints_attr(call, "base_dilation"),
-                   &wd = ints_attr(call, "window_dilation");
+                   &lo = ints_attr(call, "padding_low"), &hi = ints_attr(call, "padding_high"),
+                   &base = ints_attr(call, "base_dilation"), &wd = ints_attr(call, "window_dilation");
+    size_t outer = operand.size();
+    while (outer > 0) {
+      const size_t d = outer - 1;
+      if (window[d] != 1 || stride[d] != 1 || lo[d] != 0 || hi[d] != 0 || base[d] != 1) break;
+      lanes_ *= operand[d];
+      --outer;
+    }
+    out_.assign(windowed.begin(), windowed.begin() + static_cast<std::ptrdiff_t>(outer));
     const std::vector<int64_t> steps = row_major_strides(operand);
-    taps_.resize(operand.size());
-    for (size_t d = 0; d < operand.size(); ++d) {
+    taps_.resize(outer);
+    for (size_t d = 0; d < outer; ++d) {
       Taps& t = taps_[d];
       t.start.push_back(0);
       for (int64_t p = 0; p < windowed[d]; ++p) {
@@ -41,15 +52,20 @@ class Windows {
     }
   }
 
-  int64_t outputs() const { return ir::ValueType{DType::f32, out_}.num_elements(); }
+  // Elements side by side: output o's lane l is output o * lanes() + l, and
+  // reads operand offsets (from f's list) + l.
+  int64_t lanes() const { return lanes_; }
+  int64_t outputs() const { return ir::ValueType{DType::f32, out_}.num_elements(); }  // windows, lanes aside
 
-  // Calls f(o, visit) for outputs o in [b, e) in order; visit(g) calls
-  // g(operand offset) for each real element of window o.
+  // Calls f(o, offsets) for windows o in [b, e) in order, offsets listing
+  // the operand offsets of window o's real elements in order.
   template <class F>
   void each_output_in(int64_t b, int64_t e, F&& f) const {
-    std::vector<int64_t> p = unravel(b);
+    std::vector<int64_t> p = unravel(b), offsets;
     for (int64_t o = b; o < e; ++o) {
-      f(o, [&](auto&& g) { walk(0, 0, p, g); });
+      offsets.clear();
+      list(0, 0, p, offsets);
+      f(o, offsets);
       for (int d = static_cast<int>(p.size()) - 1; d >= 0; --d) {
         if (++p[d] < out_[d]) break;
         p[d] = 0;
@@ -57,18 +73,22 @@ class Windows {
     }
   }
 
-  // each_output_in over every output, on OpenMP threads when `work` (the
+  // each_output_in over every window, on OpenMP threads when `work` (the
   // elements visited) is large.
   template <class F>
   void each_output(F&& f, int64_t work) const {
-    if (work < kParallelThreshold) return each_output_in(0, outputs(), f);
-    parallel_ranges(outputs(), [&](int64_t b, int64_t e) { each_output_in(b, e, f); });
+    if (work < kParallelThreshold || outputs() < 2) return each_output_in(0, outputs(), f);
+    const int64_t chunk = std::max<int64_t>(1, (int64_t{1} << 14) / lanes_), n = outputs();
+    const int64_t chunks = (n + chunk - 1) / chunk;
+#pragma omp parallel for schedule(static)
+    for (int64_t c = 0; c < chunks; ++c) each_output_in(c * chunk, std::min(n, (c + 1) * chunk), f);
   }
 
-  // Whether windows of different indices along dimension 0 never share an
-  // operand element (so scatters into them may run in parallel).
+  // Whether windows of different indices along the first windowed
+  // dimension never share an operand element (so scatters into them may
+  // run in parallel).
   bool disjoint_along_first() const {
-    if (taps_.empty()) return false;
+    if (taps_.empty()) return true;
     const Taps& t = taps_[0];
     for (size_t p = 0; p + 1 < t.start.size(); ++p)
       if (t.start[p + 1] - t.start[p] > 1) return false;
@@ -91,15 +111,15 @@ class Windows {
     return p;
   }
 
-  template <class G>
-  void walk(size_t d, int64_t base, const std::vector<int64_t>& p, G& g) const {
-    if (d == taps_.size()) return g(base);
+  void list(size_t d, int64_t base, const std::vector<int64_t>& p, std::vector<int64_t>& offsets) const {
+    if (d == taps_.size()) return offsets.push_back(base);
     const Taps& t = taps_[d];
-    for (int64_t k = t.start[p[d]]; k < t.start[p[d] + 1]; ++k) walk(d + 1, base + t.offsets[k], p, g);
+    for (int64_t k = t.start[p[d]]; k < t.start[p[d] + 1]; ++k) list(d + 1, base + t.offsets[k], p, offsets);
   }
 
   Shape out_;
   std::vector<Taps> taps_;
+  int64_t lanes_ = 1;
 };
 
 int64_t window_size(const KernelCall& call) {
@@ -110,18 +130,20 @@ int64_t window_size(const KernelCall& call) {
 
 void reduce_window(const KernelCall& call, Op reduction) {
   const Windows windows(call, call.inputs[0].type->shape, call.outputs[0].type->shape);
-  const int64_t work = windows.outputs() * window_size(call);
+  const int64_t work = windows.outputs() * windows.lanes() * window_size(call);
   const DType dtype = call.inputs[0].type->dtype;
   auto fold = [&](auto tag, auto step) {
     using T = typename decltype(tag)::type;
     const T* x = in_ptr<T>(call, 0);
     T* y = out_ptr<T>(call, 0);
     const T start = reduction == Op::reduce_sum ? T(0) : identity<T>(reduction);
+    const int64_t L = windows.lanes();
     windows.each_output(
-        [&](int64_t o, auto visit) {
-          T acc = start;
-          visit([&](int64_t at) { acc = step(acc, x[at]); });
-          y[o] = acc;
+        [&](int64_t o, const std::vector<int64_t>& offsets) {
+          T* out = y + o * L;
+          std::fill_n(out, L, start);
+          for (int64_t at : offsets)
+            for (int64_t l = 0; l < L; ++l) out[l] = step(out[l], x[at + l]);
         },
         work);
   };
@@ -142,20 +164,58 @@ bool keeps(bool ge, T a, T v) {
   return ge ? a >= v : a <= v;
 }
 
+// One window element v against the lanes' selections so far: lane l takes
+// v[l] (position k) unless the select keeps best[l]. Restrict pointers and
+// unconditional stores, so the loop vectorises.
+template <bool Ge, class T>
+void select_step(const T* __restrict v, int64_t lanes, int32_t k, int32_t* __restrict which, T* __restrict best) {
+  for (int64_t l = 0; l < lanes; ++l) {
+    const T b = best[l], e = v[l];
+    const int32_t w = which[l];
+    const bool take = Ge ? !(b >= e) : !(b <= e);
+    which[l] = take ? k : w;
+    best[l] = take ? e : b;
+  }
+}
+
+// which[l] = the position (in offsets) of the element lane l of a window
+// selects, over its real elements' offsets (not empty); best[l] its value,
+// kept beside it so the comparisons read no selected element back.
+template <bool Ge, class T>
+void select_lanes(const T* x, const std::vector<int64_t>& offsets, int64_t lanes, int32_t* which, T* best) {
+  std::fill_n(which, lanes, 0);
+  std::copy_n(x + offsets[0], lanes, best);
+  for (size_t k = 1; k < offsets.size(); ++k)
+    select_step<Ge>(x + offsets[k], lanes, static_cast<int32_t>(k), which, best);
+}
+
+// Calls f(l, operand offset) for each lane l with its selected element.
+template <class T, class F>
+void each_selected(const T* x, const std::vector<int64_t>& offsets, int64_t lanes, bool ge, F&& f) {
+  if (offsets.empty()) return;
+  thread_local std::vector<int32_t> which;
+  thread_local std::vector<T> best;
+  which.resize(static_cast<size_t>(lanes)), best.resize(static_cast<size_t>(lanes));
+  if (ge)
+    select_lanes<true>(x, offsets, lanes, which.data(), best.data());
+  else
+    select_lanes<false>(x, offsets, lanes, which.data(), best.data());
+  for (int64_t l = 0; l < lanes; ++l) f(l, offsets[static_cast<size_t>(which[l])] + l);
+}
+
 template <class T>
 void gather_typed(const KernelCall& call, const Windows& windows, bool ge) {
   const T* t = in_ptr<T>(call, 0);
   const T* x = in_ptr<T>(call, 1);
   T* y = out_ptr<T>(call, 0);
+  const int64_t L = windows.lanes();
   windows.each_output(
-      [&](int64_t o, auto visit) {
-        int64_t selected = -1;
-        visit([&](int64_t at) {
-          if (selected < 0 || !keeps(ge, x[selected], x[at])) selected = at;
-        });
-        y[o] = selected < 0 ? T(0) : t[selected];
+      [&](int64_t o, const std::vector<int64_t>& offsets) {
+        T* out = y + o * L;
+        std::fill_n(out, L, T(0));
+        each_selected(x, offsets, L, ge, [&](int64_t l, int64_t at) { out[l] = t[at]; });
       },
-      windows.outputs() * window_size(call));
+      windows.outputs() * L * window_size(call));
 }
 
 template <class T>
@@ -164,20 +224,18 @@ void scatter_typed(const KernelCall& call, const Windows& windows, bool ge) {
   const T* x = in_ptr<T>(call, 1);
   T* y = out_ptr<T>(call, 0);
   std::fill_n(y, out_elements(call), T(0));
-  const int64_t n = windows.outputs();
-  if (n == 0) return;
-  auto scatter = [&](int64_t o, auto visit) {
-    int64_t selected = -1;
-    visit([&](int64_t at) {
-      if (selected < 0 || !keeps(ge, x[selected], x[at])) selected = at;
-    });
-    if (selected >= 0) y[selected] += source[o];
+  const int64_t n = windows.outputs(), L = windows.lanes();
+  if (n * L == 0) return;
+  auto scatter = [&](int64_t o, const std::vector<int64_t>& offsets) {
+    const T* src = source + o * L;
+    each_selected(x, offsets, L, ge, [&](int64_t l, int64_t at) { y[at] += src[l]; });
   };
   // Overlapping windows add into shared elements: in order, one thread,
-  // unless windows along dimension 0 are disjoint (pooling over a batch).
+  // unless windows along the first windowed dimension are disjoint (pooling
+  // over a batch).
   const int64_t rows = windows.first_extent(), per_row = n / rows;
-  if (!windows.disjoint_along_first() || rows < 2 || n * window_size(call) < kParallelThreshold)
-    return windows.each_output(scatter, 0);
+  if (!windows.disjoint_along_first() || rows < 2 || n * L * window_size(call) < kParallelThreshold)
+    return windows.each_output_in(0, n, scatter);
 #pragma omp parallel for schedule(static)
   for (int64_t r = 0; r < rows; ++r) windows.each_output_in(r * per_row, (r + 1) * per_row, scatter);
 }

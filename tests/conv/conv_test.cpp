@@ -186,3 +186,62 @@ TEST_CASE("conv_general_dilated: conv's canonical layout, and errors naming the 
   CHECK_THROWS_AS(Padding("FULL"), Error);
   CHECK_THROWS_AS(conv(astype(lhs, DType::bf16), astype(rhs, DType::bf16), {1, 1}, "SAME"), DTypeError);
 }
+
+namespace {
+
+// Naive NHWC/HWIO convolution (stride s, padding p each side, feature
+// groups), its gradients by direct loops: the reference of the GEMM paths.
+struct NaiveConv {
+  int64_t n, h, c, k, o, s, p, groups;
+  int64_t out() const { return (h + 2 * p - k) / s + 1; }
+  // Calls f(x index, w index, y index) for every product of the convolution.
+  template <class F>
+  void each(F&& f) const {
+    const int64_t m = out(), cg = c / groups, og = o / groups;
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t y = 0; y < m; ++y)
+        for (int64_t x = 0; x < m; ++x)
+          for (int64_t oo = 0; oo < o; ++oo)
+            for (int64_t ky = 0; ky < k; ++ky)
+              for (int64_t kx = 0; kx < k; ++kx) {
+                const int64_t iy = y * s + ky - p, ix = x * s + kx - p;
+                if (iy < 0 || iy >= h || ix < 0 || ix >= h) continue;
+                for (int64_t i = 0; i < cg; ++i) {
+                  const int64_t ci = oo / og * cg + i;
+                  f(((b * h + iy) * h + ix) * c + ci, ((ky * k + kx) * cg + i) * o + oo,
+                    ((b * m + y) * m + x) * o + oo);
+                }
+              }
+  }
+};
+
+}  // namespace
+
+TEST_CASE("conv_general_dilated: the GEMM paths at sizes that split the work, against direct loops", "[conv]") {
+  for (const NaiveConv& cfg : {NaiveConv{8, 24, 16, 3, 24, 1, 1, 1}, NaiveConv{8, 24, 16, 3, 24, 2, 1, 2},
+                               NaiveConv{4, 20, 16, 3, 16, 1, 1, 16}, NaiveConv{2, 9, 6, 2, 4, 3, 0, 1}}) {
+    INFO("size " << cfg.h << " stride " << cfg.s << " groups " << cfg.groups);
+    const int64_t m = cfg.out();
+    const Array x = fill({cfg.n, cfg.h, cfg.h, cfg.c}, 0.37, 0.1);
+    const Array w = fill({cfg.k, cfg.k, cfg.c / cfg.groups, cfg.o}, 0.53, 0.7);
+    const Array g = fill({cfg.n, m, m, cfg.o}, 0.11, 0.3);
+    const std::vector<double> xv = x.to_vector<double>(), wv = w.to_vector<double>(), gv = g.to_vector<double>();
+    std::vector<double> y(static_cast<size_t>(g.size())), dx(xv.size()), dw(wv.size());
+    cfg.each([&](int64_t xi, int64_t wi, int64_t yi) {
+      y[yi] += xv[xi] * wv[wi];
+      dx[xi] += gv[yi] * wv[wi];
+      dw[wi] += gv[yi] * xv[xi];
+    });
+    auto f = [&](const Array& a, const Array& b) {
+      return conv_general_dilated(a, b, {cfg.s, cfg.s}, Padding({{cfg.p, cfg.p}, {cfg.p, cfg.p}}), {}, {},
+                                  {"NHWC", "HWIO", "NHWC"}, cfg.groups);
+    };
+    CHECK(max_abs_diff(f(x, w), array<double>(y, g.shape())) < 1e-11);
+    const auto [gx, gw] = grad<0, 1>([&](const Array& a, const Array& b) { return sum(f(a, b) * g); })(x, w);
+    CHECK(max_abs_diff(gx, array<double>(dx, x.shape())) < 1e-11);
+    CHECK(max_abs_diff(gw, array<double>(dw, w.shape())) < 1e-10);
+    // f32 through the same paths, within f32's rounding.
+    const Array y32 = f(astype(x, DType::f32), astype(w, DType::f32));
+    CHECK(max_abs_diff(y32, array<double>(y, g.shape())) < 1e-4);
+  }
+}
