@@ -24,7 +24,8 @@ namespace {
 // its bodies' nodes, each by its own rule.)
 constexpr bool computes_halves_in_f32(ir::OpFamily family) {
   return family == ir::OpFamily::sort || family == ir::OpFamily::reduce || family == ir::OpFamily::indexing ||
-         family == ir::OpFamily::linalg || family == ir::OpFamily::collective || family == ir::OpFamily::window;
+         family == ir::OpFamily::linalg || family == ir::OpFamily::collective || family == ir::OpFamily::window ||
+         family == ir::OpFamily::conv;
 }
 
 // f32 buffers for halves_as_f32, kept per thread from call to call: a fresh

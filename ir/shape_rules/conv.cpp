@@ -35,9 +35,7 @@ OutTypes conv_general_dilated_shape(const RuleCtx& c) {
   const ValueType& rhs = c.input(1);
   if (lhs.dtype != rhs.dtype)
     c.dtype_error(std::string("operand dtypes ") + dtype_name(lhs.dtype) + " and " + dtype_name(rhs.dtype) + " differ");
-  if (is_half(lhs.dtype))
-    c.dtype_error(std::string("no convolution kernel computes on ") + dtype_name(lhs.dtype) +
-                  " yet; convert to f32 (JAX's CPU convolution of halves computes in f32 too)");
+  check_accepted_dtype(c, lhs.dtype);
   const int rank = lhs.rank();
   if (rank < 3 || rank > 5)
     c.shape_error("lhs must have rank 3 to 5 (1 to 3 spatial dimensions), got " + type_str(lhs));

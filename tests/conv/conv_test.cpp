@@ -184,7 +184,31 @@ TEST_CASE("conv_general_dilated: conv's canonical layout, and errors naming the 
   CHECK_THROWS_AS(conv_general_dilated(lhs, rhs, {1, 1}, "SAME", {}, {}, {"NCHW", "OIHW", "NCHH"}), ShapeError);
   CHECK_THROWS_AS(conv_general_dilated(lhs, rhs, {1, 1}, "SAME", {}, {}, {"NCHW", "OIXW", "NCHW"}), ShapeError);
   CHECK_THROWS_AS(Padding("FULL"), Error);
-  CHECK_THROWS_AS(conv(astype(lhs, DType::bf16), astype(rhs, DType::bf16), {1, 1}, "SAME"), DTypeError);
+}
+
+TEST_CASE("conv_general_dilated: f16 and bf16 compute in f32 and round once, as JAX on CPUs", "[conv]") {
+  const Array lhs = fill({2, 6, 5, 3}, 0.37, 0.1), rhs = fill({3, 3, 3, 4}, 0.53, 0.7);
+  auto f = [](const Array& l, const Array& r) {
+    return conv_general_dilated(l, r, {2, 1}, "SAME", {}, {}, {"NHWC", "HWIO", "NHWC"});
+  };
+  for (DType half : {DType::bf16, DType::f16}) {
+    const Array l = astype(lhs, half), r = astype(rhs, half);
+    const Array y = f(l, r);
+    CHECK(y.dtype() == half);
+    // The same sums in f32, rounded to the half once: bit for bit.
+    const Array want = astype(f(astype(l, DType::f32), astype(r, DType::f32)), half);
+    CHECK(max_abs_diff(y, want) == 0);
+    // preferred_element_type f32 keeps the f32 sums.
+    const Array wide = conv_general_dilated(l, r, {2, 1}, "SAME", {}, {}, {"NHWC", "HWIO", "NHWC"}, 1, 1,
+                                            DotOptions{.preferred_element_type = DType::f32});
+    CHECK(wide.dtype() == DType::f32);
+    CHECK(max_abs_diff(wide, f(astype(l, DType::f32), astype(r, DType::f32))) == 0);
+    // Gradients in the half too, within its rounding of the f64 ones.
+    const Array g = grad([&](const Array& a) { return sum(astype(f(a, r), DType::f32)); })(l);
+    CHECK(g.dtype() == half);
+    const Array g64 = grad([&](const Array& a) { return sum(f(a, astype(r, DType::f64))); })(astype(l, DType::f64));
+    CHECK(max_abs_diff(g, g64) < 0.05);
+  }
 }
 
 namespace {
