@@ -45,6 +45,8 @@ std::optional<CudaKernel> op_kernel(const OpKernelRequest& r, std::string* why) 
     case ir::OpFamily::sort: k = detail::sort_kernel(r, &reason); break;
     case ir::OpFamily::random: k = detail::random_kernel(r, &reason); break;
     case ir::OpFamily::creation: k = detail::creation_kernel(r, &reason); break;
+    case ir::OpFamily::window: k = detail::window_kernel(r, &reason); break;
+    case ir::OpFamily::conv: k = detail::conv_kernel(r, &reason); break;
     default: k = detail::reduce_kernel(r, &reason); break;
   }
   if (!k && why) *why = reason;

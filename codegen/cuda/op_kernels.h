@@ -3,7 +3,9 @@
 // dynamic_update_slice (codegen/cuda/indexing.cpp), reduce_prod,
 // reduce_and, reduce_or, argmax, argmin and the cumulative ops
 // (codegen/cuda/reduce.cpp), sort (codegen/cuda/sort.cpp), iota
-// (codegen/cuda/creation.cpp) and random_bits (codegen/cuda/random.cpp).
+// (codegen/cuda/creation.cpp), random_bits (codegen/cuda/random.cpp), the
+// windowed reductions (codegen/cuda/window.cpp) and conv_general_dilated
+// (codegen/cuda/conv.cpp, whose sums are in another order than the CPU's).
 //
 // Each node gets its own kernel, generated for its types and attributes
 // (shapes and strides are constants in the source, so a module serves every
@@ -73,6 +75,8 @@ std::optional<CudaKernel> reduce_kernel(const OpKernelRequest& r, std::string* w
 std::optional<CudaKernel> sort_kernel(const OpKernelRequest& r, std::string* why);
 std::optional<CudaKernel> creation_kernel(const OpKernelRequest& r, std::string* why);
 std::optional<CudaKernel> random_kernel(const OpKernelRequest& r, std::string* why);
+std::optional<CudaKernel> window_kernel(const OpKernelRequest& r, std::string* why);
+std::optional<CudaKernel> conv_kernel(const OpKernelRequest& r, std::string* why);
 
 }  // namespace detail
 }  // namespace graft::codegen::cuda

@@ -4,7 +4,7 @@
 // (the transposes are convolutions too) and vmap folds the mapped axis into
 // the batch or the features, as JAX. The CPU kernel runs GEMMs over
 // gathered patches (depthwise ones and transposed ones without their
-// zeros); CUDA devices run it on the host so far. reduce_window_sum/max/min reduce
+// zeros); CUDA devices a generated direct kernel. reduce_window_sum/max/min reduce
 // every window of an array (pooling); max and min pass derivatives to the
 // window's first extreme element, as XLA's select-and-scatter.
 #pragma once

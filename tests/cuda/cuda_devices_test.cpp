@@ -498,8 +498,7 @@ TEST_CASE("cuda devices: every primitive runs on the cuda backend, alone or on t
   // an op kernel, cuFFT), control flow and graph calls run their bodies on the
   // device; only collectives, pmap, custom_lin (an error to run), lu's
   // pivots made a permutation (a short sequential loop), eig (LAPACK's geev,
-  // as JAX's on GPUs), conv_general_dilated and the windowed reductions (no cuDNN or generated kernel yet) and the
-  // complex numbers' parts (no
+  // as JAX's on GPUs) and the complex numbers' parts (no
   // device code for complex elements yet) take the host, each with a reason.
   int generated = 0, hosted = 0;
   for (int i = 0; i < ir::kNumOps; ++i) {
@@ -511,13 +510,11 @@ TEST_CASE("cuda devices: every primitive runs on the cuda backend, alone or on t
     const ir::OpFamily family = ir::op_info(op).family;
     const bool complex_parts = op == ir::Op::complex || op == ir::Op::real || op == ir::Op::imag || op == ir::Op::conj;
     const bool host_family = op == ir::Op::custom_lin || op == ir::Op::lu_pivots_to_permutation || op == ir::Op::eig ||
-                             op == ir::Op::conv_general_dilated || complex_parts ||
-                             family == ir::OpFamily::collective || family == ir::OpFamily::pmap ||
-                             family == ir::OpFamily::window;
+                             complex_parts || family == ir::OpFamily::collective || family == ir::OpFamily::pmap;
     CHECK(why.empty() == !host_family);
   }
-  CHECK(generated == 126);
-  CHECK(hosted == 22);
+  CHECK(generated == 132);
+  CHECK(hosted == 16);
 }
 
 TEST_CASE("cuda devices: dot_general layouts as one cuBLAS GEMM, or on the host, equal the CPU", "[cuda_devices]") {
