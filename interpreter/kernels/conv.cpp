@@ -225,7 +225,13 @@ void conv_rows(const ConvGeometry& G, const T* lhs, const T* rhs, T* y) {
   for (int64_t r : {G.o_sp[2], G.o_sp[1], G.o_sp[0], G.o_batch})
     if (out_row == 0 && (G.o_feature == 1 || n == 1) && r >= n && rows_of(row_dims, r)) out_row = r;
   // Rows per GEMM: patches of about 4 MiB, at least 64 rows (each call repacks the kernel).
-  const int64_t block = std::clamp<int64_t>((int64_t{1} << 22) / std::max<int64_t>(K * sizeof(T), 1), 64, 1024);
+  // A kernel of 4 MiB or more, repacked by every GEMM, is worth one GEMM
+  // that OpenBLAS threads itself, over patches of up to 64 MiB gathered
+  // on OpenMP threads (measured: ResNet-18's 7x7x512 layers at batch 32).
+  const bool one_gemm = K * n * static_cast<int64_t>(sizeof(T)) >= (int64_t{1} << 22) &&
+                        M * K * static_cast<int64_t>(sizeof(T)) <= (int64_t{1} << 26);
+  const int64_t block =
+      one_gemm ? M : std::clamp<int64_t>((int64_t{1} << 22) / std::max<int64_t>(K * sizeof(T), 1), 64, 1024);
   const int64_t blocks = (M + block - 1) / block;
   std::vector<T> packed;
   for (int64_t g = 0; g < G.groups; ++g) {
@@ -234,10 +240,11 @@ void conv_rows(const ConvGeometry& G, const T* lhs, const T* rhs, T* y) {
     T* yg = y + G.first_out(g) * G.o_feature;
     auto run = [&](int64_t blk) {
       thread_local std::vector<T> a_buf, c_buf;
-      thread_local std::vector<int64_t> off;
       const int64_t r0 = blk * block, rows = std::min(block, M - r0);
       T* A = scratch(a_buf, rows * K);
+#pragma omp parallel for if (one_gemm && rows * K >= (int64_t{1} << 16))
       for (int64_t r = 0; r < rows; ++r) {
+        thread_local std::vector<int64_t> off;
         const int64_t b = (r0 + r) / G.positions, p = (r0 + r) % G.positions;
         G.window_offsets(p, off);
         const T* src = l + b * G.l_batch;
@@ -271,9 +278,10 @@ void conv_columns(const ConvGeometry& G, const T* lhs, const T* rhs, T* y) {
   // Sum terms per GEMM: patches of about 4 MiB, at least 64 (each call updates all of C).
   const int64_t block = std::clamp<int64_t>((int64_t{1} << 22) / std::max<int64_t>(M * sizeof(T), 1), 64, 4096);
   const int64_t blocks = (K + block - 1) / block;
-  // Partial sums, each over a fixed run of blocks: at most 8, and 2^24 elements in all.
+  // Partial sums, each over a fixed run of blocks: at most 8 and 2^21
+  // elements in all; a larger output is one sum whose GEMMs OpenBLAS threads.
   const int64_t parts =
-      std::clamp<int64_t>(std::min<int64_t>(blocks, (int64_t{1} << 24) / std::max<int64_t>(M * n, 1)), 1, 8);
+      std::clamp<int64_t>(std::min<int64_t>(blocks, (int64_t{1} << 21) / std::max<int64_t>(M * n, 1)), 1, 8);
   std::vector<T> packed, partial;
   for (int64_t g = 0; g < G.groups; ++g) {
     const auto [B, ldb] = kernel_matrix(G, rhs, g, false, packed);
@@ -397,19 +405,24 @@ void conv_scatter(const ConvGeometry& G, const T* lhs, const T* rhs, T* y, int64
         for (int64_t o = 0; o < n; ++o) packed[i * WO + w * n + o] = base[o * G.r_out + i * G.r_in + G.rhs_offset(w)];
     const T* l = lhs + G.lhs_base(g);
     T* yg = y + G.first_out(g) * G.o_feature;
-    // Tasks of whole batch elements, about 256 GEMM rows each.
-    const int64_t per_task = std::max<int64_t>(1, 256 / std::max<int64_t>(inputs, 1));
-    const int64_t tasks = (G.batch + per_task - 1) / per_task;
+    // Tasks of whole batch elements, about 256 GEMM rows each; or, for a
+    // kernel of 4 MiB or more (repacked by every GEMM), one task whose GEMM
+    // OpenBLAS threads, its gathers and additions on OpenMP threads.
+    const bool one = I * WO * static_cast<int64_t>(sizeof(T)) >= (int64_t{1} << 22) &&
+                     G.batch * inputs * WO * static_cast<int64_t>(sizeof(T)) <= (int64_t{1} << 26);
+    const int64_t per_task = one ? G.batch : std::max<int64_t>(1, 256 / std::max<int64_t>(inputs, 1));
+    const int64_t tasks = (G.batch + per_task - 1) / per_task, step = one ? G.batch * inputs : block;
     auto run = [&](int64_t task) {
       thread_local std::vector<T> x_buf, z_buf;
       const int64_t b_end = std::min(G.batch, (task + 1) * per_task), total = (b_end - task * per_task) * inputs;
-      for (int64_t r0 = 0; r0 < total; r0 += block) {
-        const int64_t rows = std::min(block, total - r0);
+      for (int64_t r0 = 0; r0 < total; r0 += step) {
+        const int64_t rows = std::min(step, total - r0);
         T* X = scratch(x_buf, rows * I);
         auto locate = [&](int64_t r, int64_t& b, int64_t& u0, int64_t& u1, int64_t& u2) {
           const int64_t q = task * per_task * inputs + r0 + r, t = q % inputs;
           b = q / inputs, u2 = t % G.in[2], u1 = t / G.in[2] % G.in[1], u0 = t / G.in[2] / G.in[1];
         };
+#pragma omp parallel for if (one)
         for (int64_t r = 0; r < rows; ++r) {
           int64_t b, u0, u1, u2;
           locate(r, b, u0, u1, u2);
@@ -418,24 +431,34 @@ void conv_scatter(const ConvGeometry& G, const T* lhs, const T* rhs, T* y, int64
         }
         T* Z = scratch(z_buf, rows * WO);
         gemm(false, rows, WO, I, X, I, packed.data(), WO, false, Z, WO);
-        for (int64_t r = 0; r < rows; ++r) {
-          int64_t b, u0, u1, u2;
-          locate(r, b, u0, u1, u2);
-          int64_t w = 0;
-          for (int64_t a = 0; a < G.window[0]; ++a)
-            for (int64_t c = 0; c < G.window[1]; ++c)
-              for (int64_t e = 0; e < G.window[2]; ++e, ++w) {
-                const int64_t q0 = reach[0][u0 * G.window[0] + a], q1 = reach[1][u1 * G.window[1] + c],
-                              q2 = reach[2][u2 * G.window[2] + e];
-                if (q0 < 0 || q1 < 0 || q2 < 0) continue;
-                T* dst = yg + b * G.o_batch + q0 * G.o_sp[0] + q1 * G.o_sp[1] + q2 * G.o_sp[2];
-                const T* z = Z + r * WO + w * n;
-                if (G.o_feature == 1)
-                  for (int64_t o = 0; o < n; ++o) dst[o] += z[o];
-                else
-                  for (int64_t o = 0; o < n; ++o) dst[o * G.o_feature] += z[o];
-              }
+        // Rows [r_begin, r_end) added into their outputs, in order.
+        auto add_rows = [&](int64_t r_begin, int64_t r_end) {
+          for (int64_t r = r_begin; r < r_end; ++r) {
+            int64_t b, u0, u1, u2;
+            locate(r, b, u0, u1, u2);
+            int64_t w = 0;
+            for (int64_t a = 0; a < G.window[0]; ++a)
+              for (int64_t c = 0; c < G.window[1]; ++c)
+                for (int64_t e = 0; e < G.window[2]; ++e, ++w) {
+                  const int64_t q0 = reach[0][u0 * G.window[0] + a], q1 = reach[1][u1 * G.window[1] + c],
+                                q2 = reach[2][u2 * G.window[2] + e];
+                  if (q0 < 0 || q1 < 0 || q2 < 0) continue;
+                  T* dst = yg + b * G.o_batch + q0 * G.o_sp[0] + q1 * G.o_sp[1] + q2 * G.o_sp[2];
+                  const T* z = Z + r * WO + w * n;
+                  if (G.o_feature == 1)
+                    for (int64_t o = 0; o < n; ++o) dst[o] += z[o];
+                  else
+                    for (int64_t o = 0; o < n; ++o) dst[o * G.o_feature] += z[o];
+                }
+          }
+        };
+        if (!one) {
+          add_rows(0, rows);
+          continue;
         }
+        // One batch element per OpenMP iteration: each adds into its own outputs.
+#pragma omp parallel for
+        for (int64_t b = 0; b < G.batch; ++b) add_rows(b * inputs, (b + 1) * inputs);
       }
     };
     over_blocks(tasks, G.batch * inputs * I * WO, run);
