@@ -224,10 +224,10 @@ void conv_rows(const ConvGeometry& G, const T* lhs, const T* rhs, T* y) {
   int64_t out_row = 0;
   for (int64_t r : {G.o_sp[2], G.o_sp[1], G.o_sp[0], G.o_batch})
     if (out_row == 0 && (G.o_feature == 1 || n == 1) && r >= n && rows_of(row_dims, r)) out_row = r;
-  // Rows per GEMM: patches of about 4 MiB, at least 64 rows (each call repacks the kernel).
-  // A kernel of 4 MiB or more, repacked by every GEMM, is worth one GEMM
-  // that OpenBLAS threads itself, over patches of up to 64 MiB gathered
-  // on OpenMP threads (measured: ResNet-18's 7x7x512 layers at batch 32).
+  // Rows per GEMM: patches of about 4 MiB, at least 64 rows (each call
+  // repacks the kernel). A kernel of 4 MiB or more is worth one GEMM that
+  // OpenBLAS threads itself, over patches of up to 64 MiB gathered on
+  // OpenMP threads (measured: ResNet-18's 7x7x512 layers at batch 32).
   const bool one_gemm = K * n * static_cast<int64_t>(sizeof(T)) >= (int64_t{1} << 22) &&
                         M * K * static_cast<int64_t>(sizeof(T)) <= (int64_t{1} << 26);
   const int64_t block =
