@@ -7,6 +7,7 @@
 // as JAX's. Matrices below kThreadedLapackMin run one per OpenMP thread. A build without
 // OpenBLAS has no eig (Eigen's solver orders and scales differently).
 #include <algorithm>
+#include <cmath>
 #include <complex>
 #include <cstdint>
 #include <limits>
@@ -71,9 +72,20 @@ void eig_typed(const KernelCall& call) {
     std::vector<T> vl(static_cast<size_t>(left ? size : 1)), vr(static_cast<size_t>(right ? size : 1));
     lapack::Workspace<T> ws;
     for (int64_t b = begin; b < end; ++b) {
-      lapack::transpose_copy(ni, ni, in + b * size, ni, a.data(), ni);
-      const int info = lapack::geev(left ? 'V' : 'N', right ? 'V' : 'N', ni, a.data(), ni, w.data(), wi.data(),
-                                    vl.data(), left ? ni : 1, vr.data(), right ? ni : 1, ws);
+      // A NaN or infinity: NaN results without calling geev, whose balancing
+      // (gebal) refuses such a matrix through LAPACK's xerbla, printing to stderr.
+      const bool finite = std::all_of(in + b * size, in + (b + 1) * size, [](const T& x) {
+        if constexpr (lapack::is_complex_v<T>)
+          return std::isfinite(x.real()) && std::isfinite(x.imag());
+        else
+          return std::isfinite(x);
+      });
+      int info = 1;
+      if (finite) {
+        lapack::transpose_copy(ni, ni, in + b * size, ni, a.data(), ni);
+        info = lapack::geev(left ? 'V' : 'N', right ? 'V' : 'N', ni, a.data(), ni, w.data(), wi.data(), vl.data(),
+                            left ? ni : 1, vr.data(), right ? ni : 1, ws);
+      }
       C* wb = w_out + b * n;
       if (info != 0) {
         std::fill(wb, wb + n, nan);
