@@ -18,19 +18,14 @@
 #include "graft/graft.h"
 #include "linalg/linalg_helpers.h"
 #include "support/arrays.h"
+#include "support/cuda_devices.h"
 
 using namespace graft;
+using graft::test::gpus;
 using graft::test::max_abs_diff;
 using graft::test::randn;
 
 namespace {
-
-std::vector<Device> cuda_devices() {
-  std::vector<Device> out = devices("cuda");
-  const char* driver = std::getenv("GRAFT_CUDA_DRIVER");
-  if (driver && std::string(driver) == "emulated") REQUIRE(!out.empty());
-  return out;
-}
 
 void same_bits(const Array& got, const Array& want) {
   REQUIRE(got.shape() == want.shape());
@@ -47,7 +42,7 @@ void same_bits(const Array& got, const Array& want) {
 
 TEST_CASE("cuda devices: windowed reductions and max pooling's derivatives are CUDA kernels, bit for bit",
           "[cuda_devices]") {
-  const std::vector<Device> g = cuda_devices();
+  const std::vector<Device> g = gpus();
   if (g.empty()) return;
   using P = std::vector<std::pair<int64_t, int64_t>>;
   std::vector<float> v = randn({2, 7, 6, 3}, 21).to_vector<float>();
@@ -107,7 +102,7 @@ TEST_CASE("cuda devices: windowed reductions and max pooling's derivatives are C
 }
 
 TEST_CASE("cuda devices: conv_general_dilated is a CUDA kernel, gradients too, within f32 rounding", "[cuda_devices]") {
-  const std::vector<Device> g = cuda_devices();
+  const std::vector<Device> g = gpus();
   if (g.empty()) return;
   const Array x = randn({2, 6, 5, 4}, 31), k = randn({3, 3, 2, 6}, 32), ct = randn({2, 3, 5, 6}, 33);
   // NHWC/HWIO, stride (2, 1), SAME, rhs dilation 1, two feature groups.

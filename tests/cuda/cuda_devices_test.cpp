@@ -25,28 +25,16 @@
 #include "runtime/bfc_allocator.h"
 #include "runtime/device.h"
 #include "support/arrays.h"
+#include "support/cuda_devices.h"
 
 using namespace graft;
 using Catch::Matchers::Contains;
 using graft::test::check_close;
+using graft::test::gpus;
 using graft::test::randn;
 using graft::test::values;
 
 namespace {
-
-// The CUDA devices, or none with a warning; under the ctest (emulated
-// driver) their absence is a failure, never a skip.
-std::vector<Device> gpus() {
-  std::vector<Device> out = devices("cuda");
-  const char* driver = std::getenv("GRAFT_CUDA_DRIVER");
-  if (driver && std::string(driver) == "emulated") REQUIRE(!out.empty());
-  if (out.empty()) {
-    std::string why;
-    codegen::cuda::cuda_available(&why);
-    WARN("no CUDA device: " << why);
-  }
-  return out;
-}
 
 int64_t in_use(const Device& d) { return d.memory_stats().bytes_in_use; }
 
