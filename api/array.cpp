@@ -131,8 +131,8 @@ Array from_values(const T* values, Shape shape, DType dtype, const std::source_l
   ir::ValueType type{dtype, std::move(shape)};
   int64_t n = ir::checked_num_elements(type.shape);
   if (n < 0) throw ShapeError("array: invalid shape " + ir::shape_str(type.shape) + detail::where(loc));
-  runtime::SiteScope site(runtime::intern_site(site_name, ir::current_scope(), loc.file_name(), loc.function_name(),
-                                               static_cast<int>(loc.line())));
+  const ir::SourceLoc user = detail::to_loc(loc);  // a profile names the user's line, not graft's
+  runtime::SiteScope site(runtime::intern_site(site_name, ir::current_scope(), user.file, user.function, user.line));
   std::shared_ptr<detail::ArrayImpl> impl;
   {
     runtime::DeviceScope on(detail::fill_device());

@@ -38,8 +38,31 @@ std::shared_ptr<ArrayImpl> allocate_concrete(ir::ValueType type) {
   return make_concrete(std::move(type), runtime::make_buffer(nbytes));
 }
 
+namespace {
+
+// graft's API layer: the directory of this file.
+std::string_view api_dir() {
+  static const std::string dir = [] {
+    const std::string self = std::source_location::current().file_name();
+    return self.substr(0, self.rfind('/') + 1);
+  }();
+  return dir;
+}
+
+bool inside_graft(std::string_view file) {
+  return file.substr(0, api_dir().size()) == api_dir() || file.find("include/graft/") != std::string_view::npos;
+}
+
+}  // namespace
+
 ir::SourceLoc to_loc(const std::source_location& loc) {
-  return ir::SourceLoc{loc.file_name(), loc.function_name(), static_cast<int>(loc.line())};
+  if (const ir::SourceLoc* composite = ir::composite_loc()) return *composite;
+  thread_local ir::SourceLoc last_user_loc;
+  const std::string_view file = loc.file_name();
+  if (inside_graft(file)) return last_user_loc;
+  if (last_user_loc.file != file || last_user_loc.line != static_cast<int>(loc.line()))
+    last_user_loc = ir::SourceLoc{file, loc.function_name(), static_cast<int>(loc.line())};
+  return last_user_loc;
 }
 
 const ArrayImpl& checked_impl(const Array& a, const char* what) {
@@ -135,8 +158,8 @@ std::vector<Array> bind(ir::Op op, const std::vector<Array>& inputs, ir::Attrs a
   runtime::Device& device = inputs.empty() ? placement_device() : data_buffer(*inputs[0].impl())->device();
   std::optional<runtime::DeviceScope> on_device;
   if (&device != &runtime::current_device()) on_device.emplace(device);
-  runtime::SiteScope site(runtime::intern_site(name, ir::current_scope(), where.file_name(), where.function_name(),
-                                               static_cast<int>(where.line())));
+  const ir::SourceLoc user = to_loc(where);  // a profile names the user's line, not graft's
+  runtime::SiteScope site(runtime::intern_site(name, ir::current_scope(), user.file, user.function, user.line));
   // An operand the device cannot read where it is (GPU memory read by the
   // CPU, or host memory by a GPU) is copied to the device first.
   std::vector<runtime::BufferPtr> copied;

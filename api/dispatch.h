@@ -9,6 +9,7 @@
 #include "graft/array.h"
 #include "ir/attrs.h"
 #include "ir/op.h"
+#include "ir/trace.h"
 
 namespace graft::detail {
 
@@ -16,7 +17,21 @@ std::vector<Array> bind(ir::Op op, const std::vector<Array>& inputs, ir::Attrs a
                         const std::source_location& loc);
 Array bind1(ir::Op op, const std::vector<Array>& inputs, ir::Attrs attrs, const std::source_location& loc);
 
+// Where a node or error is attributed: the user's line. A call site inside
+// graft itself (its API layer, or a template of its public headers) is not
+// one: it becomes the user's line of the composite function being traced,
+// else the last user line seen on this thread, else unknown.
 ir::SourceLoc to_loc(const std::source_location& loc);
+
+// Marks a composite library function (softmax, gelu, ...) while it runs:
+// its nodes form one group named `name` and carry the user's line `loc`.
+class Composite {
+ public:
+  Composite(const char* name, const std::source_location& loc) : scope_(name, to_loc(loc)) {}
+
+ private:
+  ir::CompositeScope scope_;
+};
 
 // Runs a graph on Arrays: inlined into the active trace (so transforms
 // compose), or evaluated by the interpreter when no trace is active.

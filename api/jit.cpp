@@ -2,6 +2,7 @@
 // donation, analyse), running it, and the compile log.
 #include "graft/jit.h"
 #include "ir/attr_access.h"
+#include "ir/cost.h"
 
 #include <atomic>
 #include <chrono>
@@ -122,27 +123,8 @@ Backend resolve(Backend b) {
 }
 
 CostAnalysis cost_of(const ir::Graph& g) {
-  CostAnalysis c;
-  for (const ir::Node& n : g.nodes()) {
-    double in_bytes = 0, out_bytes = 0;
-    for (ir::ValueId v : n.inputs) in_bytes += static_cast<double>(bytes_of(g.type(v)));
-    for (ir::ValueId v : n.outputs) out_bytes += static_cast<double>(bytes_of(g.type(v)));
-    c.bytes_accessed += in_bytes + out_bytes;
-    const ir::OpFamily family = ir::op_info(n.op).family;
-    if (n.op == ir::Op::dot_general) {
-      // 2 * (output elements) * (contracted elements).
-      const ir::ValueType& a = g.type(n.inputs[0]);
-      double contracted = 1;
-      for (int64_t axis : ir::attr<ir::Ints>(n, "lhs_contracting"))
-        contracted *= static_cast<double>(a.shape[static_cast<size_t>(axis)]);
-      c.flops += 2.0 * static_cast<double>(g.type(n.outputs[0]).num_elements()) * contracted;
-    } else if (family == ir::OpFamily::elementwise) {
-      c.flops += static_cast<double>(g.type(n.outputs[0]).num_elements());
-    } else if (family == ir::OpFamily::reduce) {
-      c.flops += static_cast<double>(g.type(n.inputs[0]).num_elements());
-    }
-  }
-  return c;
+  const ir::Cost c = ir::graph_cost(g);
+  return CostAnalysis{.flops = c.flops, .bytes_accessed = c.bytes};
 }
 
 // Argument, output and aliased bytes (temp_bytes comes from the memory plan).

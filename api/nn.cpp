@@ -33,16 +33,19 @@ Array float_input(const char* name, const Array& x, const Loc& loc) {
 // where(x <= 0, 0, x) rather than max(x, 0): the derivative at 0 is 0 (max
 // splits ties), and NaN still propagates (NaN <= 0 is false).
 Array relu(const Array& x, Loc loc) {
+  detail::Composite group("relu", loc);
   reject_bool("relu", x, loc);
   return where(ArrayAt(x, loc) <= 0, 0, x, loc);
 }
 
 Array relu6(const Array& x, Loc loc) {
+  detail::Composite group("relu6", loc);
   reject_bool("relu6", x, loc);
   return where(ArrayAt(x, loc) <= 0, 0, where(ArrayAt(x, loc) >= 6, 6, x, loc), loc);
 }
 
 Array gelu(const Array& x, bool approximate, Loc loc) {
+  detail::Composite group("gelu", loc);
   Array v = float_input("gelu", x, loc);
   ArrayAt at(v, loc);
   Array half_x = at * 0.5;
@@ -54,6 +57,7 @@ Array gelu(const Array& x, bool approximate, Loc loc) {
 }
 
 Array silu(const Array& x, Loc loc) {
+  detail::Composite group("silu", loc);
   Array v = float_input("silu", x, loc);
   return ArrayAt(v, loc) * sigmoid({v, loc});
 }
@@ -61,16 +65,19 @@ Array silu(const Array& x, Loc loc) {
 // max(x, 0) + log1p(exp(-|x|)): exp never sees a positive argument. max's
 // even split at the tie makes the derivative at 0 exactly sigmoid(0) = 1/2.
 Array softplus(const Array& x, Loc loc) {
+  detail::Composite group("softplus", loc);
   Array v = float_input("softplus", x, loc);
   return ArrayAt(maximum(v, 0.0, loc), loc) + log1p({exp({-ArrayAt(abs({v, loc}), loc), loc}), loc});
 }
 
 Array log_sigmoid(const Array& x, Loc loc) {
+  detail::Composite group("log_sigmoid", loc);
   Array v = float_input("log_sigmoid", x, loc);
   return -ArrayAt(softplus(-ArrayAt(v, loc), loc), loc);
 }
 
 Array elu(const Array& x, double alpha, Loc loc) {
+  detail::Composite group("elu", loc);
   Array v = float_input("elu", x, loc);
   Array positive = ArrayAt(v, loc) > 0;
   Array safe = where(positive, 0.0, v, loc);  // expm1 of a large positive x would overflow
@@ -78,11 +85,13 @@ Array elu(const Array& x, double alpha, Loc loc) {
 }
 
 Array leaky_relu(const Array& x, double negative_slope, Loc loc) {
+  detail::Composite group("leaky_relu", loc);
   Array v = float_input("leaky_relu", x, loc);
   return where(ArrayAt(v, loc) >= 0, v, ArrayAt(v, loc) * negative_slope, loc);
 }
 
 Array standardize(const Array& x, std::vector<int> axes, double epsilon, Loc loc) {
+  detail::Composite group("standardize", loc);
   Array v = float_input("standardize", x, loc);
   std::vector<int> seen;
   for (int a : axes) {

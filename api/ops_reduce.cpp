@@ -137,6 +137,7 @@ Array argmin(const Array& x, int axis, Loc loc) { return arg_reduce(Op::argmin, 
 
 // Shifted by the (gradient-stopped) maximum so large inputs do not overflow.
 Array logsumexp(const Array& x, std::vector<int> axes, bool keepdims, Loc loc) {
+  detail::Composite group("logsumexp", loc);
   Array xf = ir::is_floating(x.dtype()) ? x : detail::convert(x, default_float_dtype(), loc);
   Array m = stop_gradient({max(xf, axes, true, loc), loc});
   Array finite_m = where(isfinite({m, loc}), m, zeros({}, m.dtype(), loc), loc);
@@ -147,11 +148,13 @@ Array logsumexp(const Array& x, std::vector<int> axes, bool keepdims, Loc loc) {
 }
 
 Array log_softmax(const Array& x, std::vector<int> axes, Loc loc) {
+  detail::Composite group("log_softmax", loc);
   Array xf = ir::is_floating(x.dtype()) ? x : detail::convert(x, default_float_dtype(), loc);
   return xf - logsumexp(xf, axes, true, loc);
 }
 
 Array softmax(const Array& x, std::vector<int> axes, Loc loc) {
+  detail::Composite group("softmax", loc);
   Array xf = ir::is_floating(x.dtype()) ? x : detail::convert(x, default_float_dtype(), loc);
   Array e = exp({xf - stop_gradient({max(xf, axes, true, loc), loc}), loc});
   return e / sum(e, axes, true, loc);

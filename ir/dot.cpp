@@ -9,9 +9,10 @@
 // first mentioned).
 #include "ir/dot.h"
 
+#include <algorithm>
 #include <map>
-#include <set>
 #include <ostream>
+#include <set>
 #include <sstream>
 #include <string_view>
 #include <unordered_map>
@@ -85,7 +86,7 @@ class DotBuilder {
 
   // prefix: how this graph's value names start ("" at the top, "7/body/" in the body of %7's node).
   void add_graph(const Graph& g, size_t cluster, int depth, const std::string& prefix);
-  const DotGraph& dot() const { return dot_; }
+  DotGraph& dot() { return dot_; }
   void write_clusters(std::ostream& out) const {
     for (size_t child : clusters_[0].children) write_cluster(out, child, 1);
   }
@@ -146,6 +147,20 @@ std::string node_label(const Graph& g, const Node& n) {
 
 bool is_backward(const std::string& scope) { return scope == "backward" || scope.rfind("backward/", 0) == 0; }
 
+// The pytree prefix a name shares with its siblings: "params['b3']" of
+// "params['b3']['wq']", "out[1]" of "out[1]['w']"; the name itself if none.
+std::string pytree_prefix(const std::string& name) {
+  const size_t cut = name.find_last_of("[.");
+  return cut == std::string::npos || cut == 0 ? name : name.substr(0, cut);
+}
+
+// Ops a picture folds into their readers (fold_constants): they only make or
+// rearrange values.
+bool foldable(Op op) { return op == Op::constant || op == Op::broadcast_in_dim || op == Op::reshape; }
+
+constexpr DotVertexId kNoVertex = ~DotVertexId{0};  // a folded node has no box
+constexpr size_t kGroupAbove = 8;                   // group_inputs: more inputs than this
+
 DotVertexId DotBuilder::add_vertex(size_t cluster, DotAttrs attrs) {
   // Assigned after adding: add_vertex(property, g) trips a false GCC
   // -Wuninitialized inside Boost's named_graph under sanitizer builds.
@@ -194,12 +209,61 @@ void DotBuilder::add_graph(const Graph& g, size_t cluster, int depth, const std:
   // The vertex each value comes from: an input, a node, or (for a broken
   // graph) a placeholder. The first definition wins if a broken graph has two.
   std::unordered_map<ValueId, DotVertexId> source;
-  // Inputs and outputs by name where the graph has names (pytree paths from make_graph).
+  // Inputs and outputs by name where the graph has names (pytree paths from
+  // make_graph); many of them grouped by prefix when asked.
+  auto groups_of = [&](const std::vector<std::string>& names) {
+    std::map<std::string, int64_t> count;
+    if (options_.group_inputs && names.size() > kGroupAbove)
+      for (const std::string& name : names) ++count[pytree_prefix(name)];
+    return count;
+  };
+  const std::map<std::string, int64_t> input_groups = groups_of(g.input_names());
+  std::map<std::string, DotVertexId> input_group_vertex;
   for (size_t i = 0; i < g.inputs().size(); ++i) {
     const ValueId v = g.inputs()[i];
+    if (source.count(v)) continue;
+    if (!input_groups.empty()) {
+      const std::string prefix = pytree_prefix(g.input_names()[i]);
+      if (const int64_t n = input_groups.at(prefix); n > 1) {
+        auto it = input_group_vertex.find(prefix);
+        if (it == input_group_vertex.end())
+          it = input_group_vertex
+                   .emplace(prefix, add_vertex(cluster, {{"label", prefix + "\n" + std::to_string(n) + " inputs"},
+                                                         {"shape", "ellipse"}}))
+                   .first;
+        source.emplace(v, it->second);
+        continue;
+      }
+    }
     const std::string label = g.input_names().empty() ? "in " + value_label(v) : g.input_names()[i] + ": " + type_of(v);
-    if (!source.count(v)) source.emplace(v, add_vertex(cluster, {{"label", label}, {"shape", "ellipse"}}));
+    source.emplace(v, add_vertex(cluster, {{"label", label}, {"shape", "ellipse"}}));
   }
+  std::set<ValueId> graph_outputs(g.outputs().begin(), g.outputs().end());
+  // fold_constants: the text a folded value adds to its readers' labels (a
+  // constant, or a broadcast or reshape of one); a broadcast or reshape of a
+  // drawn value takes that value's source instead, with its op on the edge.
+  std::unordered_map<ValueId, std::string> folded_text, via;
+  auto fold = [&](const Node& n) {
+    if (!foldable(n.op) || n.outputs.size() != 1 || graph_outputs.count(n.outputs[0])) return false;
+    if (n.op != Op::constant && n.inputs.size() != 1) return false;
+    const ValueId out = n.outputs[0];
+    const std::string op(op_name(n.op));
+    if (n.op == Op::constant) {
+      for (const auto& [name, value] : n.attrs.items())
+        if (name == "value") folded_text[out] = short_attr(value) + ": " + type_of(out);
+      return true;
+    }
+    if (auto text = folded_text.find(n.inputs[0]); text != folded_text.end()) {
+      folded_text[out] = op + " of " + text->second.substr(0, text->second.find(':')) + ": " + type_of(out);
+      return true;
+    }
+    if (auto from = source.find(n.inputs[0]); from != source.end()) {
+      source.emplace(out, from->second);
+      via[out] = op;
+      return true;
+    }
+    return false;  // a broken graph's undefined operand: drawn as it is
+  };
 
   // Nodes in a collapsed scope share one box per scope.
   std::map<std::string, std::pair<DotVertexId, int64_t>> collapsed;  // scope -> (box, nodes in it)
@@ -221,10 +285,17 @@ void DotBuilder::add_graph(const Graph& g, size_t cluster, int depth, const std:
       for (ValueId v : n.outputs) source.emplace(v, node_vertex.back());
       continue;
     }
+    if (options_.fold_constants && fold(n)) {
+      node_vertex.push_back(kNoVertex);
+      continue;
+    }
     std::string tooltip = "node " + std::to_string(n.id);
     if (!n.scope.empty()) tooltip += " in " + n.scope;
     if (!n.loc.empty()) tooltip += " at " + loc_str(n.loc);
-    DotAttrs attrs = {{"label", node_label(g, n)}, {"shape", "box"}, {"tooltip", tooltip}};
+    std::string label = node_label(g, n);
+    for (ValueId v : n.inputs)
+      if (auto text = folded_text.find(v); text != folded_text.end()) label += "\n<- " + text->second;
+    DotAttrs attrs = {{"label", label}, {"shape", "box"}, {"tooltip", tooltip}};
     if (is_backward(n.scope)) attrs.insert(attrs.end(), {{"style", "filled"}, {"fillcolor", "#fde0dc"}});
 
     size_t home = scope_cluster(cluster, n.scope);
@@ -268,20 +339,51 @@ void DotBuilder::add_graph(const Graph& g, size_t cluster, int depth, const std:
     source.emplace(v, missing);
     return missing;
   };
-  // One edge per value and reader (a collapsed box reading a value twice draws it once; inside one, none).
+  // One edge per value and reader (a collapsed box reading a value twice draws it once; inside one, none);
+  // bundled: one per pair of boxes.
   std::set<std::pair<ValueId, DotVertexId>> drawn;
-  for (size_t j = 0; j < g.nodes().size(); ++j)
+  std::map<std::pair<DotVertexId, DotVertexId>, std::vector<std::string>> bundles;
+  auto edge = [&](DotVertexId from, DotVertexId to, ValueId v) {
+    const std::string label = value_label(v) + (via.count(v) ? " (" + via[v] + ")" : "");
+    if (options_.bundle_edges)
+      bundles[{from, to}].push_back(label);
+    else
+      boost::add_edge(from, to, DotEdge{{{"label", label}}}, dot_);
+  };
+  for (size_t j = 0; j < g.nodes().size(); ++j) {
+    if (node_vertex[j] == kNoVertex) continue;
     for (ValueId v : g.nodes()[j].inputs) {
+      if (folded_text.count(v)) continue;  // in the reader's label
       const DotVertexId from = source_of(v), to = node_vertex[j];
       if (from == to || !drawn.emplace(v, to).second) continue;
-      boost::add_edge(from, to, DotEdge{{{"label", value_label(v)}}}, dot_);
+      edge(from, to, v);
     }
+  }
+  const std::map<std::string, int64_t> output_groups = groups_of(g.output_names());
+  std::map<std::string, DotVertexId> output_group_vertex;
   for (size_t k = 0; k < g.outputs().size(); ++k) {
     ValueId v = g.outputs()[k];
     const std::string name = g.output_names().empty() ? "out " + std::to_string(k) : g.output_names()[k];
-    DotVertexId out = add_vertex(cluster, {{"label", name + ": " + type_of(v)}, {"shape", "ellipse"}, {"peripheries", "2"}});
-    boost::add_edge(source_of(v), out, DotEdge{{{"label", value_label(v)}}}, dot_);
+    DotVertexId out;
+    if (const std::string prefix = pytree_prefix(name); !output_groups.empty() && output_groups.at(prefix) > 1) {
+      auto it = output_group_vertex.find(prefix);
+      if (it == output_group_vertex.end()) {
+        const std::string label = prefix + "\n" + std::to_string(output_groups.at(prefix)) + " outputs";
+        it = output_group_vertex
+                 .emplace(prefix, add_vertex(cluster, {{"label", label}, {"shape", "ellipse"}, {"peripheries", "2"}}))
+                 .first;
+      }
+      out = it->second;
+    } else {
+      out = add_vertex(cluster, {{"label", name + ": " + type_of(v)}, {"shape", "ellipse"}, {"peripheries", "2"}});
+    }
+    edge(source_of(v), out, v);
   }
+  for (const auto& [ends, labels] : bundles)
+    boost::add_edge(ends.first, ends.second,
+                    DotEdge{{{"label", labels.size() == 1 ? labels[0] : std::to_string(labels.size()) + " values"},
+                             {"tooltip", labels.front() + (labels.size() > 1 ? ", ..." : "")}}},
+                    dot_);
 }
 
 void DotBuilder::write_cluster(std::ostream& out, size_t cluster, int indent) const {
@@ -299,13 +401,26 @@ void DotBuilder::write_cluster(std::ostream& out, size_t cluster, int indent) co
 std::string to_dot(const Graph& g, const DotOptions& options) {
   DotBuilder builder(options);
   builder.add_graph(g, 0, 0, "");
-  const DotGraph& dot = builder.dot();
+  DotGraph& dot = builder.dot();
 
+  if (options.max_edge_labels >= 0 && static_cast<int64_t>(boost::num_edges(dot)) > options.max_edge_labels) {
+    for (auto [e, end] = boost::edges(dot); e != end; ++e) {
+      DotAttrs& attrs = dot[*e].attrs;
+      const bool has_tooltip =
+          std::any_of(attrs.begin(), attrs.end(), [](const auto& a) { return a.first == "tooltip"; });
+      for (auto& [key, value] : attrs)
+        if (key == "label") key = has_tooltip ? "xlabel_unused" : "tooltip";
+      std::erase_if(attrs, [](const auto& a) { return a.first == "xlabel_unused"; });
+    }
+  }
   std::ostringstream out;
   boost::write_graphviz(
       out, dot, [&](std::ostream& os, DotVertexId v) { write_attr_list(os, dot[v].attrs); },
       [&](std::ostream& os, boost::graph_traits<DotGraph>::edge_descriptor e) { write_attr_list(os, dot[e].attrs); },
-      [&](std::ostream& os) { builder.write_clusters(os); });
+      [&](std::ostream& os) {
+        os << "newrank=true;\n";  // ranks the whole graph at once: the default ranking fails on some clusters
+        builder.write_clusters(os);
+      });
   return out.str();
 }
 

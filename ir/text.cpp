@@ -30,7 +30,15 @@ std::string value_decl(const Graph& g, ValueId v, const std::string& prefix) {
   return s;
 }
 
-void print_graph(const Graph& g, int indent, const std::string& prefix, std::string& out);
+// with_lines: the user's source line after each node's scope.
+void print_graph(const Graph& g, int indent, const std::string& prefix, bool with_lines, std::string& out);
+
+// "model.cpp:12": the file's name without its directories.
+std::string short_loc(const SourceLoc& loc) {
+  const std::string where = loc_str(loc);
+  const size_t slash = where.rfind('/');
+  return slash == std::string::npos ? where : where.substr(slash + 1);
+}
 
 }  // namespace
 
@@ -67,7 +75,8 @@ std::string attr_text(const AttrValue& value, int64_t literal_limit) {
 
 namespace {
 
-void print_node(const Graph& g, const Node& n, int indent, const std::string& prefix, std::string& out) {
+void print_node(const Graph& g, const Node& n, int indent, const std::string& prefix, bool with_lines,
+                std::string& out) {
   std::string line(indent, ' ');
   for (size_t i = 0; i < n.outputs.size(); ++i) {
     if (i) line += ' ';
@@ -92,10 +101,15 @@ void print_node(const Graph& g, const Node& n, int indent, const std::string& pr
     line += ' ';
     line += value_name(prefix, v);
   }
-  if (!n.scope.empty()) {
+  const std::string where = with_lines && !n.loc.empty() ? short_loc(n.loc) : std::string();
+  if (!n.scope.empty() || !where.empty()) {
     if (line.size() < 60) line.resize(60, ' ');
     line += "  # ";
     line += n.scope;
+    if (!where.empty()) {
+      if (!n.scope.empty()) line += "  ";
+      line += where;
+    }
   }
   out += line + "\n";
   for (const auto& [name, value] : n.attrs.items()) {
@@ -112,34 +126,48 @@ void print_node(const Graph& g, const Node& n, int indent, const std::string& pr
       out += which;
       out += " = ";
       if ((*gs)[i])
-        print_graph(*(*gs)[i], indent + 4, subgraph_prefix(prefix, n, which), out);
+        print_graph(*(*gs)[i], indent + 4, subgraph_prefix(prefix, n, which), with_lines, out);
       else
         out += "null\n";
     }
   }
 }
 
-void print_graph(const Graph& g, int indent, const std::string& prefix, std::string& out) {
+void print_graph(const Graph& g, int indent, const std::string& prefix, bool with_lines, std::string& out) {
+  // Named inputs and outputs (a top-level graph from make_graph) one per line with their names.
+  const bool named = with_lines && !g.input_names().empty();
   out += "{ lambda";
-  for (ValueId v : g.inputs()) {
-    out += ' ';
-    out += value_decl(g, v, prefix);
+  for (size_t i = 0; i < g.inputs().size(); ++i) {
+    out += named ? "\n" + std::string(indent + 4, ' ') : " ";
+    out += value_decl(g, g.inputs()[i], prefix);
+    if (named) out += "  # " + g.input_names()[i];
   }
-  out += " .\n";
-  for (const Node& n : g.nodes()) print_node(g, n, indent + 2, prefix, out);
+  out += named ? "\n" + std::string(indent + 2, ' ') + ".\n" : " .\n";
+  for (const Node& n : g.nodes()) print_node(g, n, indent + 2, prefix, with_lines, out);
   out += std::string(indent, ' ') + "  in (";
+  const bool named_outputs = with_lines && !g.output_names().empty();
   for (size_t i = 0; i < g.outputs().size(); ++i) {
-    if (i) out += ", ";
-    out += value_name(prefix, g.outputs()[i]);
+    if (named_outputs) {
+      out += "\n" + std::string(indent + 4, ' ') + value_name(prefix, g.outputs()[i]) + "  # " + g.output_names()[i];
+    } else {
+      if (i) out += ", ";
+      out += value_name(prefix, g.outputs()[i]);
+    }
   }
-  out += ") }\n";
+  out += named_outputs ? "\n" + std::string(indent + 2, ' ') + ") }\n" : ") }\n";
 }
 
 }  // namespace
 
 std::string to_text(const Graph& graph) {
   std::string out;
-  print_graph(graph, 0, "", out);
+  print_graph(graph, 0, "", false, out);
+  return out;
+}
+
+std::string to_text_with_names(const Graph& graph) {
+  std::string out;
+  print_graph(graph, 0, "", true, out);
   return out;
 }
 
@@ -154,7 +182,7 @@ std::string subgraph_prefix(const std::string& prefix, const Node& n, const std:
 
 std::string node_text(const Graph& graph, const Node& node) {
   std::string out;
-  print_node(graph, node, 0, "", out);
+  print_node(graph, node, 0, "", false, out);
   return out;
 }
 

@@ -8,6 +8,10 @@
 namespace graft::ir {
 
 std::string to_text(const Graph& graph);
+// The same, for a person reading an exported graph: the inputs one per line
+// with their names (pytree paths), each node's source line after its scope,
+// and the outputs with their names.
+std::string to_text_with_names(const Graph& graph);
 // An attribute's value as the text view writes it: 3, (0,1), 0.5, f32,
 // 'name', [1, 2, ...] (a literal's first literal_limit elements); "" for
 // subgraphs, which are printed below their node.

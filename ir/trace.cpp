@@ -8,6 +8,8 @@ namespace {
 struct ThreadState {
   std::vector<TracePtr> traces;
   std::vector<std::string> scopes;  // full paths: scopes.back() is the current one
+  SourceLoc composite_loc;          // the outermost composite's call site
+  int composite_depth = 0;
 };
 
 ThreadState& state() {
@@ -51,14 +53,40 @@ const std::string& current_scope() {
   return s.empty() ? kEmpty : s.back();
 }
 
+std::string Trace::scope_instance(const std::string& path) {
+  if (scope_paths_.insert(path).second) return path;
+  // The next suffix no path of this graph has (a scope the user named "dense_1" included).
+  int& suffix = scope_suffix_[path];
+  std::string instance;
+  do instance = path + "_" + std::to_string(++suffix);
+  while (!scope_paths_.insert(instance).second);
+  return instance;
+}
+
 void push_scope(const std::string& name) {
   auto& s = state().scopes;
-  s.push_back(s.empty() ? name : s.back() + "/" + name);
+  std::string path = s.empty() ? name : s.back() + "/" + name;
+  if (const TracePtr& trace = current_trace()) path = trace->scope_instance(path);
+  s.push_back(std::move(path));
 }
 
 void pop_scope() {
   auto& s = state().scopes;
   if (!s.empty()) s.pop_back();
 }
+
+CompositeScope::CompositeScope(const char* name, const SourceLoc& user_loc)
+    : outermost_(state().composite_depth++ == 0) {
+  if (!outermost_) return;
+  state().composite_loc = user_loc;
+  push_scope(name);
+}
+
+CompositeScope::~CompositeScope() {
+  --state().composite_depth;
+  if (outermost_) pop_scope();
+}
+
+const SourceLoc* composite_loc() { return state().composite_depth > 0 ? &state().composite_loc : nullptr; }
 
 }  // namespace graft::ir

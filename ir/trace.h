@@ -6,6 +6,8 @@
 
 #include <memory>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/builder.h"
@@ -39,12 +41,19 @@ class Trace {
   };
   const std::vector<Capture>& captures() const { return captures_; }
 
+  // A scope path entered again in this graph gets its own instance
+  // ("mlp/dense", then "mlp/dense_1"), so each call of a helper is a group
+  // of its own (drawn collapsed, two calls would look like a cycle).
+  std::string scope_instance(const std::string& path);
+
  private:
   GraphBuilder builder_;
   TracePtr parent_;
   int depth_;
   bool alive_ = true;
   std::vector<Capture> captures_;
+  std::unordered_set<std::string> scope_paths_;        // the scope instances handed out
+  std::unordered_map<std::string, int> scope_suffix_;  // the last suffix given to each path entered again
 };
 
 // The innermost active trace of this thread, or null when running eagerly.
@@ -66,5 +75,23 @@ class TraceScope {
 const std::string& current_scope();
 void push_scope(const std::string& name);
 void pop_scope();
+
+// A composite library function (softmax, gelu, a layer norm) while it runs:
+// the outermost one opens a scope of its name, and every node it traces, and
+// every error it raises, carries the user's line instead of graft's own.
+// Nested composites add nothing (log_softmax's logsumexp stays inside the
+// log_softmax group).
+class CompositeScope {
+ public:
+  CompositeScope(const char* name, const SourceLoc& user_loc);
+  ~CompositeScope();
+  CompositeScope(const CompositeScope&) = delete;
+  CompositeScope& operator=(const CompositeScope&) = delete;
+
+ private:
+  bool outermost_;
+};
+// The user's line of the composite being traced, or null outside one.
+const SourceLoc* composite_loc();
 
 }  // namespace graft::ir
