@@ -22,7 +22,7 @@ std::string str(const Array& a) {
 
 }  // namespace
 
-TEST_CASE("Array printing: values, dtype and shape; large arrays summarised", "[array][print]") {
+TEST_CASE("Array printing: values, dtype and shape, large arrays summarised", "[array][print]") {
   CHECK(str(array({1.0, 2.5})) == "Array([ 1., 2.5], dtype=f64, shape=(2,))");
   CHECK(str(scalar(3.0)) == "Array(3., dtype=f32, shape=())");
   CHECK(str(array({1, -2})) == "Array([ 1, -2], dtype=i32, shape=(2,))");

@@ -270,7 +270,7 @@ TEST_CASE("scan: cumulative sums, forwards and in reverse", "[control]") {
   CHECK(out[1].to_vector<float>() == std::vector<float>{3, 7, 13, 21, 31});
 }
 
-TEST_CASE("scan: pytree carry, xs and ys; length with no xs", "[control]") {
+TEST_CASE("scan: pytree carry, xs and ys, length with no xs", "[control]") {
   using Carry = std::pair<Array, Array>;  // (running sum, running product)
   using Xs = std::tuple<Array, Array>;
   auto body = [](const Carry& c, const Xs& x) {

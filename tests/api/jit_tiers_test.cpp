@@ -74,7 +74,7 @@ TEST_CASE("jit tiers: wait_for_compile and Lowered::compile run compiled code fr
   CHECK(detail::tier_counts().compiled == t0.compiled + 2);
 }
 
-TEST_CASE("jit tiers: equal kernels compile once; many distinct ones are split into modules", "[jit][cpu][tiers]") {
+TEST_CASE("jit tiers: equal kernels compile once, many distinct ones are split into modules", "[jit][cpu][tiers]") {
   // 12 layers: every layer's forward and backward kernels have the same source.
   std::vector<Array> ws;
   for (int i = 0; i < 12; ++i) ws.push_back(randn({8, 8}, 100 + i) * 0.3f);

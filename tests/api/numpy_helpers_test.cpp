@@ -172,7 +172,7 @@ TEST_CASE("while trip limit: set by the environment, in a child process", "[nump
   graft::test::check_child_passes("GRAFT_WHILE_MAX_TRIPS=100", "[.child_while_limit]");
 }
 
-TEST_CASE("indexing lists take none (a new axis) and ellipsis; arrays come from nested lists", "[numpy_helpers]") {
+TEST_CASE("indexing lists take none (a new axis) and ellipsis, arrays come from nested lists", "[numpy_helpers]") {
   Array x = reshape(astype(arange(24), f32), {2, 3, 4});
   CHECK(x[{none}].shape() == Shape{1, 2, 3, 4});
   CHECK(x[{Slice(), none}].shape() == Shape{2, 1, 3, 4});

@@ -128,7 +128,7 @@ TEST_CASE("memory plan: random graphs, fused and not, plan soundly and compute t
   CHECK(reused > 100);
 }
 
-TEST_CASE("memory plan: a chain of products keeps two blocks; a fused tail runs in place", "[codegen][memory_plan]") {
+TEST_CASE("memory plan: a chain of products keeps two blocks, a fused tail runs in place", "[codegen][memory_plan]") {
   // x @ w, four times, then an elementwise tail: two 16 KiB blocks suffice
   // (the product being read and the one being written); the fused tail
   // (tanh(d) * 2 + 1) writes over the last product, which dies there.

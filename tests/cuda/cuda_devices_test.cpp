@@ -461,7 +461,7 @@ TEST_CASE("cuda devices: donation keeps the device buffer", "[cuda_devices]") {
   CHECK(q.to_vector<float>() == want);
 }
 
-TEST_CASE("cuda devices: out of memory names the device and the line; profiles list GPU buffers", "[cuda_devices]") {
+TEST_CASE("cuda devices: out of memory names the device and the line, profiles list GPU buffers", "[cuda_devices]") {
   const std::vector<Device> g = gpus();
   if (g.empty()) return;
   const int64_t limit = g[0].memory_stats().bytes_limit;

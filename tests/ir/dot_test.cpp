@@ -203,7 +203,7 @@ TEST_CASE("dot: broken graphs are drawn, not rejected", "[dot]") {
   REQUIRE(render_svg(dot, "dot_test_broken") == 0);
 }
 
-TEST_CASE("dot: labels carry attributes, constants and source lines; backward shaded; scopes collapse", "[dot]") {
+TEST_CASE("dot: labels carry attributes, constants and source lines, backward shaded, scopes collapse", "[dot]") {
   GraphBuilder b;
   ValueId x = b.input(ValueType{DType::f32, {2, 3}});
   const SourceLoc here{"/src/model/mlp.cpp", "loss", 42};

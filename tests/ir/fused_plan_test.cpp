@@ -192,7 +192,7 @@ TEST_CASE("fused plan: an op on broadcast scalars is uniform, whatever its size"
   check_equal(*body, run_cpu(*body, in, "fused_plan_uniform_op"), want, 1e-15);
 }
 
-TEST_CASE("fused plan: a reshape of a strided view is that view; the CPU emitter refuses it", "[fusion][ir]") {
+TEST_CASE("fused plan: a reshape of a strided view is that view, the CPU emitter refuses it", "[fusion][ir]") {
   ir::GraphBuilder b;
   const DType f64 = DType::f64;
   ValueId x = b.input({f64, {12}}), r = b.input({f64, {3}});

@@ -441,7 +441,7 @@ TEST_CASE("linalg: complex derivatives are JAX's", "[linalg][complex]") {
   CHECK(cdiff(gb, ref.g_tri2_b_re, ref.g_tri2_b_im) < 1e-12);
 }
 
-TEST_CASE("linalg: eig under vmap and jit; its eigenvectors' derivative is refused, as JAX's", "[linalg][complex]") {
+TEST_CASE("linalg: eig under vmap and jit, its eigenvectors' derivative is refused, as JAX's", "[linalg][complex]") {
   const Array batch = random::normal(random::key(31), {4, 5, 5}, DType::f64);
   const Array w = vmap([](const Array& m) { return linalg::eigvals(m); })(batch);
   for (int64_t i = 0; i < 4; ++i) {

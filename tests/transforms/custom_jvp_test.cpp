@@ -62,7 +62,7 @@ TEST_CASE("custom_jvp: a rule that differs from the truth is what autodiff uses"
                   UnsupportedError);
 }
 
-TEST_CASE("custom_jvp: an eager call runs f alone; transforms still get the rule", "[transforms][custom_jvp]") {
+TEST_CASE("custom_jvp: an eager call runs f alone, transforms still get the rule", "[transforms][custom_jvp]") {
   int f_calls = 0, rule_calls = 0;
   auto fn = custom_jvp(
       [&](const Array& a) {

@@ -495,7 +495,7 @@ TEST_CASE("fusion: scalar constants read by unfused nodes come first", "[jit][fu
   }
 }
 
-TEST_CASE("fusion: complex arithmetic joins groups; transcendental functions and complex sums do not",
+TEST_CASE("fusion: complex arithmetic joins groups, transcendental functions and complex sums do not",
           "[jit][fusion]") {
   auto f = [](const Array& z, const Array& w) {
     const Array a = z * w + conj(z);  // 3 ops: one group with what follows
