@@ -136,7 +136,10 @@ std::string node_label(const Graph& g, const Node& n) {
   // Short attribute lists stay on the op's line; long ones get their own.
   std::string label = head;
   if (!attrs.empty()) label += (head.size() + attrs.size() <= 40 ? " " : "\n") + attrs;
-  for (ValueId v : n.outputs) label += "\n" + (g.has_value(v) ? type_str(g.type(v)) : std::string("?"));
+  for (ValueId v : n.outputs) {
+    label += '\n';  // appended, not "\n" + std::string: GCC 12 warns falsely on that (-Wrestrict)
+    label += g.has_value(v) ? type_str(g.type(v)) : std::string("?");
+  }
   if (!n.loc.empty()) {
     std::string where = loc_str(n.loc);
     const size_t slash = where.rfind('/');

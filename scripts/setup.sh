@@ -18,6 +18,7 @@ packages=(
   golang-go               # go tool pprof: tests read graft's memory profiles with it
   openmpi-bin libopenmpi-dev  # Open MPI: pmap across processes (graft::distributed); mpirun runs its tests
   clang-format            # the style check of changed lines (scripts/check_format.sh)
+  chromium                # headless Chromium: the browser test of graft-inspect's html view
 )
 
 # scripts/fuzz.sh also needs clang and its libFuzzer and sanitizer runtimes.

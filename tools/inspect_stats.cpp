@@ -9,6 +9,7 @@
 #include "graft/errors.h"
 #include "graft/jit.h"
 #include "inspect.h"
+#include "ir/cost.h"
 #include "ir/graph.h"
 #include "ir/op.h"
 
@@ -37,7 +38,54 @@ std::string bytes_text(int64_t b) {
 
 }  // namespace
 
-void print_stats(const Graph& g, std::ostream& out) {
+namespace {
+
+std::string count_text(double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.0f", x);
+  return buf;
+}
+
+bool is_backward(const std::string& scope) { return scope == "backward" || scope.rfind("backward/", 0) == 0; }
+
+// Flops and bytes of the graph as traced: each node's own, control-flow
+// bodies as often as they run; forward and backward apart.
+void print_traced_cost(const ir::Graph& ir, std::ostream& out, bool by_scope) {
+  ir::Cost total, backward;
+  for (const ir::Node& n : ir.nodes()) {
+    const ir::Cost c = ir::node_cost(ir, n);
+    total += c;
+    if (is_backward(n.scope)) backward += c;
+  }
+  out << "\nas traced (control-flow bodies counted as often as they run):\n  flops: " << count_text(total.flops);
+  if (backward.flops > 0 || backward.bytes > 0)
+    out << " (forward " << count_text(total.flops - backward.flops) << ", backward " << count_text(backward.flops)
+        << ")";
+  out << "\n  bytes accessed: " << bytes_text(static_cast<int64_t>(total.bytes));
+  if (backward.flops > 0 || backward.bytes > 0)
+    out << " (forward " << bytes_text(static_cast<int64_t>(total.bytes - backward.bytes)) << ", backward "
+        << bytes_text(static_cast<int64_t>(backward.bytes)) << ")";
+  out << "\n";
+  if (total.per_trip) out << "  (a while loop's body is counted once: its trip count is known only when it runs)\n";
+  if (!by_scope) return;
+  out << "\nby scope (subscopes included):\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "  %-40s %8s %14s %14s\n", "scope", "nodes", "flops", "bytes");
+  out << line;
+  for (const auto& [scope, t] : scope_totals(ir)) {
+    const size_t depth = static_cast<size_t>(std::count(scope.begin(), scope.end(), '/'));
+    const std::string name = std::string(2 * depth, ' ') +
+                             scope.substr(scope.rfind('/') == std::string::npos ? 0 : scope.rfind('/') + 1) +
+                             (t.per_trip ? " (per trip)" : "");
+    std::snprintf(line, sizeof line, "  %-40s %8lld %14s %14s\n", name.c_str(), static_cast<long long>(t.nodes),
+                  count_text(t.flops).c_str(), count_text(t.bytes).c_str());
+    out << line;
+  }
+}
+
+}  // namespace
+
+void print_stats(const Graph& g, std::ostream& out, bool by_scope) {
   const ir::Graph& ir = g.ir();
   out << "inputs: " << ir.inputs().size() << ", outputs: " << ir.outputs().size() << ", nodes: " << ir.num_nodes()
       << "\n\nops (top level / in subgraphs):\n";
@@ -53,6 +101,7 @@ void print_stats(const Graph& g, std::ostream& out) {
                   static_cast<long long>(c.second));
     out << line;
   }
+  print_traced_cost(ir, out, by_scope);
   // What jit makes of it, on each backend.
   for (Backend backend : {Backend::interpreter, Backend::cpu}) {
     const char* name = backend == Backend::cpu ? "cpu" : "interpreter";

@@ -9,36 +9,19 @@
 #include <string>
 
 #include "graft/graft.h"
-#include "support/shell.h"
+#include "tools/inspect_shell.h"
 
 using namespace graft;
 
-namespace {
+using test::inspect;
+using test::save;
+const std::filesystem::path& kDir = test::kInspectDir;
 
-const std::filesystem::path kDir = std::filesystem::path(GRAFT_TEST_TMPDIR) / "graft_inspect";
-
-// Runs graft-inspect with `args`; its exit status in *status.
-std::string inspect(const std::string& args, int* status) {
-  int raw = 0;
-  std::string out = test::run(std::string("'") + GRAFT_INSPECT + "' " + args, &raw);
-  *status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return out;
-}
-
-std::string save(const Graph& g, const std::string& name) {
-  std::filesystem::create_directories(kDir);
-  const std::string path = (kDir / name).string();
-  std::ofstream(path) << g.to_json();
-  return "'" + path + "'";
-}
-
-}  // namespace
-
-TEST_CASE("graft-inspect --help lists every command; bad usage is status 2", "[tools]") {
+TEST_CASE("graft-inspect --help lists every command, bad usage is status 2", "[tools]") {
   int status = -1;
   const std::string help = inspect("--help", &status);
   CHECK(status == 0);
-  for (const char* command : {"verify", "text", "json", "dot", "svg", "png", "stats", "run", "diff"})
+  for (const char* command : {"verify", "text", "json", "scopes", "dot", "svg", "png", "stats", "run", "diff"})
     CHECK(help.find(std::string("\n  ") + command + " ") != std::string::npos);
   CHECK(inspect("", &status).find("no command") != std::string::npos);
   CHECK(status == 2);
@@ -48,7 +31,7 @@ TEST_CASE("graft-inspect --help lists every command; bad usage is status 2", "[t
   CHECK(status == 2);
 }
 
-TEST_CASE("graft-inspect verify, text, svg; a malformed file is status 1 with a message", "[tools]") {
+TEST_CASE("graft-inspect verify, text, svg, a malformed file is status 1 with a message", "[tools]") {
   const std::string g = save(make_graph([](const Array& x) { return exp(x) * 2.0f; })(zeros({3})), "exp.json");
   int status = -1;
   CHECK(inspect("verify " + g, &status) == "ok: 4 nodes, 1 inputs, 1 outputs\n");  // exp, the 2 and its broadcast, mul
@@ -109,7 +92,7 @@ TEST_CASE("graft-inspect stats: the op histogram, flops and the fused kernels pe
   CHECK(stats.find("outputs 256,") != std::string::npos);             // 64 floats
 }
 
-TEST_CASE("graft-inspect diff: nodes matched by what they compute; added, removed and changed", "[tools]") {
+TEST_CASE("graft-inspect diff: nodes matched by what they compute, added, removed and changed", "[tools]") {
   const Array x = ones({3, 4});
   const std::string a = save(make_graph([](const Array& v) { return sum(exp(v), {0}) * 2.0f; })(x), "a.json");
   const std::string b =
@@ -122,9 +105,9 @@ TEST_CASE("graft-inspect diff: nodes matched by what they compute; added, remove
   INFO(d);
   CHECK(status == 1);
   // reduce_sum over another axis: changed (exp, read by it, is the same node).
-  CHECK(d.find("changed:\n  - %2:f32[4] = reduce_sum[axes=(0)] %1\n  + %2:f32[3] = reduce_sum[axes=(1)] %1") !=
-        std::string::npos);
-  CHECK(d.find("added:   %3:f32[3] = sin %2") != std::string::npos);
+  CHECK(d.find("changed:\n  - %2:f32[4] = reduce_sum[axes=(0)] %1  # graft_inspect_test.cpp:") != std::string::npos);
+  CHECK(d.find("\n  + %2:f32[3] = reduce_sum[axes=(1)] %1  # graft_inspect_test.cpp:") != std::string::npos);
+  CHECK(d.find("added:   %3:f32[3] = sin %2  # graft_inspect_test.cpp:") != std::string::npos);
   CHECK(d.find("= exp") == std::string::npos);
 }
 #endif
