@@ -31,7 +31,7 @@ namespace {
 
 const std::filesystem::path kDir = std::filesystem::path(GRAFT_TEST_TMPDIR) / "html_view";
 
-// Generous bounds on one layout and one drawing of the 2,336-node graph,
+// Generous bounds on one layout and one drawing of the 3,066-node graph,
 // for a loaded CI machine; they take about 10 ms each on a developer's one.
 constexpr double kLayoutMsLimit = 300, kDrawMsLimit = 300;
 
@@ -180,11 +180,12 @@ std::set<std::string> child_scopes(const ir::Graph& g, const std::string& parent
 }  // namespace
 
 // (Test names hold no ',' or ';': ctest passes a name to Catch as a test spec.)
-TEST_CASE("graft-inspect html: a 16-block transformer gradient opens collapsed and clicks and search open it",
+TEST_CASE("graft-inspect html: a 21-block transformer gradient opens collapsed and clicks and search open it",
           "[tools][html]") {
-  const Graph graph = test::transformer_grad_graph(16);
+  constexpr int kBlocks = 21;  // past 3,000 nodes
+  const Graph graph = test::transformer_grad_graph(kBlocks);
   const ir::Graph& g = graph.ir();
-  REQUIRE(g.num_nodes() > 2000);
+  REQUIRE(g.num_nodes() > 3000);
   REQUIRE(g.inputs().size() > 12);  // so the page groups the inputs and the outputs into a box each
   REQUIRE(g.outputs().size() > 12);
 
@@ -198,22 +199,22 @@ TEST_CASE("graft-inspect html: a 16-block transformer gradient opens collapsed a
   while (wq < g.input_names().size() && g.input_names()[wq].find("['block05']['wq']") == std::string::npos) ++wq;
   REQUIRE(wq < g.input_names().size());
 
-  const std::vector<Step> steps = browse(graph, "transformer16",
+  const std::vector<Step> steps = browse(graph, "transformer21",
                                          {"open", "overlay:flops", "expand:block03", "search:dot_general " + mlp7,
                                           "pick:0", "search:" + g.input_names()[wq], "pick:0", "collapse:block03"});
   const Step &open = steps[0], &overlay = steps[1], &expand = steps[2], &search = steps[3], &pick = steps[4],
              &name_search = steps[5], &name_pick = steps[6], &collapse = steps[7];
 
-  // Opened: one box per top-level scope (the 16 blocks, loss, backward) and
+  // Opened: one box per top-level scope (the blocks, loss, backward) and
   // for the inputs and the outputs; the top-level nodes as nodes.
   std::set<std::string> top = child_scopes(g, "");
-  REQUIRE(top.size() == 18);
+  REQUIRE(top.size() == kBlocks + 2);
   int top_nodes = 0;
   for (const ir::Node& n : g.nodes()) top_nodes += n.scope.empty();
   std::set<std::string> collapsed = top;
   collapsed.insert({"(inputs)", "(outputs)"});
   CHECK(open.list("collapsed") == collapsed);
-  CHECK(open.number("visible_boxes") == 20);
+  CHECK(open.number("visible_boxes") == kBlocks + 4);
   CHECK(open.number("visible_nodes") == top_nodes);
   CHECK(open.number("visible_frames") == 0);
   CHECK(open.get("expanded") == "");
@@ -237,7 +238,7 @@ TEST_CASE("graft-inspect html: a 16-block transformer gradient opens collapsed a
   collapsed.insert(block03.begin(), block03.end());
   CHECK(expand.get("expanded") == "block03");
   CHECK(expand.list("collapsed") == collapsed);
-  CHECK(expand.number("visible_boxes") == 21);
+  CHECK(expand.number("visible_boxes") == kBlocks + 5);
   CHECK(expand.number("visible_frames") == 1);
   CHECK(expand.number("visible_edges") == bundled_edges(g, {"block03"}));
   CHECK(expand.get("selected") == "group block03");

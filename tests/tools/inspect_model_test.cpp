@@ -1,5 +1,5 @@
 // graft-inspect on graphs of the sizes engineers inspect (an MLP, a
-// 16-block transformer's value_and_grad, a scan RNN): scopes, pictures that
+// 21-block transformer's value_and_grad, a scan RNN): scopes, pictures that
 // finish, diffs that report what changed, stats through loops, names and
 // lines that point into the user's code.
 #ifdef GRAFT_INSPECT
@@ -111,12 +111,12 @@ TEST_CASE("graft-inspect scopes lists the tree, --collapse takes globs and rejec
   CHECK(inspect("dot " + g + " --collapse 'block00/att'", &status).find("no scope matches") != std::string::npos);
 }
 
-TEST_CASE("graft-inspect svg of a 16-block transformer's gradient finishes with a picture, dot has a timeout",
+TEST_CASE("graft-inspect svg of a 21-block transformer's gradient finishes with a picture, dot has a timeout",
           "[tools]") {
-  const Graph graph = test::transformer_grad_graph(16);
-  REQUIRE(graph.num_nodes() > 2000);
-  const std::string g = save(graph, "transformer16.json");
-  const std::filesystem::path svg = test::kInspectDir / "transformer16.svg";
+  const Graph graph = test::transformer_grad_graph(21);
+  REQUIRE(graph.num_nodes() > 3000);
+  const std::string g = save(graph, "transformer21.json");
+  const std::filesystem::path svg = test::kInspectDir / "transformer21.svg";
   std::filesystem::remove(svg);
   int status = -1;
   const auto start = std::chrono::steady_clock::now();
@@ -132,7 +132,7 @@ TEST_CASE("graft-inspect svg of a 16-block transformer's gradient finishes with 
   CHECK(picture.find("<svg") != std::string::npos);
   CHECK(picture.find("block07/attention") != std::string::npos);
   // Everything at once does not finish in a second: a clear error, no picture, no temporary file.
-  const std::filesystem::path big = test::kInspectDir / "transformer16_full.svg";
+  const std::filesystem::path big = test::kInspectDir / "transformer21_full.svg";
   const std::string late = inspect("svg " + g + " --full --budget 0 --timeout 1 -o '" + big.string() + "'", &status);
   CHECK(status == 1);
   CHECK(late.find("did not finish within 1 s") != std::string::npos);
