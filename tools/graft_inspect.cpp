@@ -108,7 +108,7 @@ std::string dot_of(const graft::Graph& g, const std::vector<std::string>& patter
 }
 
 // Pipes DOT through Graphviz's dot into `file` ("" = stdout), within `timeout` seconds.
-int draw(const std::string& dot, const std::string& format, const std::string& file, int timeout) {
+int draw(const std::string& dot, const std::string& format, const std::string& file, int timeout, bool big) {
   if (std::system("command -v dot >/dev/null 2>&1") != 0) {
     std::cerr << "graft-inspect: Graphviz's dot is not installed (apt install graphviz)\n";
     return 1;
@@ -117,7 +117,10 @@ int draw(const std::string& dot, const std::string& format, const std::string& f
       std::filesystem::temp_directory_path() / ("graft-inspect-" + std::to_string(getpid()) + ".dot");
   std::ofstream(dot_file) << dot;
   const std::filesystem::path errors = dot_file.string() + ".err";
-  std::string cmd = "timeout --kill-after=5 " + std::to_string(timeout) + " dot -T" + format + " '" +
+  // A big picture's x coordinates: a few network-simplex passes, not dot's
+  // unbounded default (a 3,056-node graph collapsed to 118 boxes: 21 s -> 1.5 s).
+  std::string cmd = "timeout --kill-after=5 " + std::to_string(timeout) + " dot" + (big ? " -Gnslimit=5" : "") +
+                    " -T" + format + " '" +
                     dot_file.string() + "' 2>'" + errors.string() + "'";
   if (!file.empty()) cmd += " -o '" + file + "'";
   const int status = std::system(cmd.c_str());
@@ -216,7 +219,8 @@ int main(int argc, char** argv) {
       std::cout << dot_of(read_graph(operands[0]), collapse, budget, full);
     } else if ((command == "svg" || command == "png") && want(1)) {
       if (command == "png" && output.empty()) return usage("png needs -o FILE");
-      return draw(dot_of(read_graph(operands[0]), collapse, budget, full), command, output, static_cast<int>(timeout));
+      const graft::Graph g = read_graph(operands[0]);
+      return draw(dot_of(g, collapse, budget, full), command, output, static_cast<int>(timeout), g.num_nodes() > 150);
     } else if (command == "html" && want(1)) {
       if (output.empty()) return usage("html needs -o FILE");
       const graft::Graph g = read_graph(operands[0]);

@@ -31,7 +31,7 @@ namespace {
 
 const std::filesystem::path kDir = std::filesystem::path(GRAFT_TEST_TMPDIR) / "html_view";
 
-// Generous bounds on one layout and one drawing of the 3,066-node graph,
+// Generous bounds on one layout and one drawing of the 3,056-node graph,
 // for a loaded CI machine; they take about 10 ms each on a developer's one.
 constexpr double kLayoutMsLimit = 300, kDrawMsLimit = 300;
 
