@@ -31,7 +31,7 @@ int64_t axis_size(const RuleCtx& c) {
 
 OutTypes same_type(const RuleCtx& c) {
   check_name(c);
-  if (c.op() == Op::psum && c.input(0).dtype == DType::bool_) c.dtype_error("needs a numeric operand, got bool");
+  check_accepted_dtype(c, c.input(0).dtype);  // psum: numbers; pmax, pmin: ordered (no complex, whose max is undefined)
   return {c.input(0)};
 }
 

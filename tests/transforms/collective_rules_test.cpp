@@ -4,6 +4,7 @@
 // pmap's tests check the numbers.
 #include <catch2/catch.hpp>
 
+#include "graft/errors.h"
 #include "ir/builder.h"
 #include "ir/graph.h"
 #include "transforms/jvp.h"
@@ -56,4 +57,17 @@ TEST_CASE("collective rules: pmax's tangent comes from the replicas that attain 
   CHECK(nodes_of(*jg, Op::eq).size() == 1);
   CHECK(nodes_of(*jg, Op::psum).size() == 2);
   CHECK(nodes_of(*jg, Op::div).size() == 1);
+}
+
+TEST_CASE("collective rules: pmax and pmin refuse complex operands, psum bool ones", "[transforms][collective]") {
+  auto apply = [](Op op, DType dtype) {
+    GraphBuilder b;
+    ValueId x = b.input(ValueType{dtype, {3}});
+    b.add(op, {x}, {{"axis_name", std::string("i")}});
+  };
+  CHECK_THROWS_AS(apply(Op::pmax, DType::c64), DTypeError);  // no order: its max would be meaningless
+  CHECK_THROWS_AS(apply(Op::pmin, DType::c128), DTypeError);
+  CHECK_THROWS_AS(apply(Op::psum, DType::bool_), DTypeError);
+  CHECK_NOTHROW(apply(Op::psum, DType::c64));
+  CHECK_NOTHROW(apply(Op::pmax, DType::i32));
 }
