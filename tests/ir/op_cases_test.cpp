@@ -960,7 +960,7 @@ void add_collective_cases(Catalogue& c) {
     c.bad_format(op, {{f32, {3}}}, {}, "attribute 'axis_name' is missing (it must be string)");
   }
   c.ok(Op::pmax, {{bool_, {3}}}, {{"axis_name", std::string("i")}}, {{bool_, {3}}});
-  c.bad_dtype(Op::psum, {{bool_, {3}}}, {{"axis_name", std::string("i")}}, "numeric operand, got bool");
+  c.bad_dtype(Op::psum, {{bool_, {3}}}, {{"axis_name", std::string("i")}}, "needs a numeric dtype, got bool");
 
   auto gather_attrs = [](int64_t axis, int64_t tiled) {
     return Attrs{{"axis_name", std::string("i")}, {"axis_size", int64_t{4}}, {"axis", axis}, {"tiled", tiled}};
