@@ -4,6 +4,7 @@
 #include <deque>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "graft/errors.h"
@@ -163,9 +164,17 @@ KernelTable build_table() {
 
 }  // namespace
 
-Kernel kernel_for(ir::Op op) {
-  static const KernelTable table = build_table();
-  return table[static_cast<size_t>(op)];
+namespace {
+KernelTable& kernel_table() {
+  static KernelTable table = build_table();
+  return table;
+}
+}  // namespace
+
+Kernel kernel_for(ir::Op op) { return kernel_table()[static_cast<size_t>(op)]; }
+
+Kernel replace_kernel(ir::Op op, Kernel kernel) {
+  return std::exchange(kernel_table()[static_cast<size_t>(op)], kernel);
 }
 
 void run_kernel(const KernelCall& call) {

@@ -51,6 +51,10 @@ using KernelTable = std::array<Kernel, ir::kNumOps>;
 Kernel elementwise_kernel(ir::Op op);
 
 Kernel kernel_for(ir::Op op);  // nullptr when the op has none
+// Puts `kernel` in op's place and returns the one it had: only for the
+// mutation tests (a deliberately wrong kernel must fail the corpus). Not
+// thread-safe; restore the old kernel before anything else runs.
+Kernel replace_kernel(ir::Op op, Kernel kernel);
 void run_kernel(const KernelCall& call);  // throws UnsupportedError when the op has none
 
 // Loops above this many elements run on OpenMP threads.

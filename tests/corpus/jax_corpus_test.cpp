@@ -1,130 +1,19 @@
-// The corpus with JAX's answers (corpus/, written by scripts/make_corpus.py):
-// every case's graph is read (graft's shape rules must agree with the types
-// JAX inferred), run op by op, through jit on the interpreter and the cpu
-// backend (also fused with a negation, so the op's generated C++ runs),
-// and its jvp, vjp, vmap over a batch and Hessian are compared with
-// what JAX computed in float64. Tolerances: f64 results within 1e-11
-// (derivatives 1e-9) relative; results of graphs holding any f32 or c64
-// value, against JAX's f64 or c128, within 2e-5 (derivatives 1e-4); complex
-// numbers part by part; integers and bools exactly.
+// The corpus with JAX's answers, every case on every backend and under
+// every transform (tests/corpus/corpus_runner.h runs the checks).
 #include <catch2/catch.hpp>
-#include <cmath>
-#include <fstream>
-#include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 #include <string>
 
-#include "api/dispatch.h"
-#include "graft/graft.h"
-#include "ir/dtype.h"
-#include "ir/graph.h"
+#include "corpus/corpus_runner.h"
 #include "ir/op.h"
-#include "support/arrays.h"
 
-using namespace graft;
 using nlohmann::json;
-
-namespace {
-
-const std::string kDir = GRAFT_JAX_CORPUS_DIR;
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// Whether got (graft) matches want (JAX, f64 for floats, c128 for complex
-// numbers, compared part by part); the first mismatch in *why.
-bool matches(const Array& got, const Array& want, double rtol, std::string* why) {
-  if (got.shape() != want.shape()) {
-    *why = "shape " + std::to_string(got.shape().size()) + "-d differs from JAX's";
-    return false;
-  }
-  if (ir::is_complex(got.dtype()) != ir::is_complex(want.dtype())) {
-    *why = std::string("dtype ") + dtype_name(got.dtype()) + " differs from JAX's " + dtype_name(want.dtype());
-    return false;
-  }
-  if (ir::is_complex(got.dtype())) {
-    if (!matches(real(got), real(want), rtol, why)) return *why = "real part: " + *why, false;
-    if (!matches(imag(got), imag(want), rtol, why)) return *why = "imaginary part: " + *why, false;
-    return true;
-  }
-  const bool floating = got.dtype() == DType::f32 || got.dtype() == DType::f64;
-  if (!floating && got.dtype() != want.dtype()) {
-    *why = std::string("dtype ") + dtype_name(got.dtype()) + " differs from JAX's " + dtype_name(want.dtype());
-    return false;
-  }
-  // u32 and i64 values are exact as doubles in every case here (|v| < 2^53).
-  const std::vector<double> a = got.to_vector<double>(), b = want.to_vector<double>();
-  for (size_t i = 0; i < a.size(); ++i) {
-    const bool ok = floating ? ((std::isnan(a[i]) && std::isnan(b[i])) || a[i] == b[i] ||
-                                std::abs(a[i] - b[i]) <= rtol * (1 + std::abs(b[i])))
-                             : a[i] == b[i];
-    if (!ok) {
-      std::ostringstream s;
-      s.precision(17);
-      s << "element " << i << ": graft " << a[i] << ", JAX " << b[i];
-      *why = s.str();
-      return false;
-    }
-  }
-  return true;
-}
-
-struct JaxCase {
-  std::string name;
-  Graph graph;
-  std::vector<Array> inputs;
-  json meta;
-
-  Array load(const std::string& file) const { return load_npy(kDir + "/cases/" + name + "/" + file); }
-  std::vector<Array> load_all(const char* key) const {
-    std::vector<Array> out;
-    for (const json& f : meta.at("files").at(key)) out.push_back(load(f.get<std::string>()));
-    return out;
-  }
-  bool has(const char* key) const { return meta.at("files").contains(key); }
-  std::vector<size_t> positions(const char* key) const { return meta.at(key).get<std::vector<size_t>>(); }
-  bool has_f32 = false;  // any f32 or c64 value in the graph: results went through f32 rounding
-  double tol(DType t, bool derivative) const {
-    return t == DType::f32 || t == DType::c64 || has_f32 ? (derivative ? 1e-4 : 2e-5) : (derivative ? 1e-9 : 1e-11);
-  }
-};
-
-// g with every float output negated (exact in IEEE, and not simplified away
-// as a double negation would be): the op fuses with the negation, so jit's
-// cpu backend runs generated C++ for it (a lone op runs the interpreter's
-// kernel).
-Graph with_negation(const Graph& g) {
-  ir::Graph h = g.ir();
-  std::vector<ir::ValueId> outs;
-  for (ir::ValueId v : h.outputs()) {
-    const ir::ValueType t = h.type(v);
-    if (ir::is_inexact(t.dtype)) {
-      ir::Node n;
-      n.id = h.next_node_id();
-      n.op = ir::Op::neg;
-      n.inputs = {v};
-      v = h.new_value(t);
-      n.outputs = {v};
-      h.add_node(std::move(n));
-    }
-    outs.push_back(v);
-  }
-  h.set_outputs(outs);
-  return Graph(std::make_shared<const ir::Graph>(std::move(h)));
-}
-
-
-}  // namespace
 
 TEST_CASE("corpus: every case agrees with JAX's answers, on every backend and under every transform",
           "[corpus][jax]") {
-  const json index = json::parse(read_text(kDir + "/index.json"));
+  const json index = graft::test::corpus_index();
   REQUIRE(index.at("format") == "graft.jax_corpus");
+  REQUIRE(index.at("version") == 2);
   const auto& cases = index.at("cases");
   CHECK(cases.size() >= 300);
 
@@ -132,110 +21,25 @@ TEST_CASE("corpus: every case agrees with JAX's answers, on every backend and un
   std::set<std::string> covered;
   for (const json& c : cases)
     for (const json& op : c.at("ops")) covered.insert(op.get<std::string>());
-  for (int k = 0; k < ir::kNumOps; ++k) {
-    const std::string op(ir::op_name(static_cast<ir::Op>(k)));
+  for (int k = 0; k < graft::ir::kNumOps; ++k) {
+    const std::string op(graft::ir::op_name(static_cast<graft::ir::Op>(k)));
     INFO("op " << op);
     CHECK((covered.count(op) == 1 || index.at("not_covered").contains(op)));
   }
 
-  int checked = 0, failures = 0, jvps = 0, vjps = 0, vmaps = 0, hessians = 0;
+  graft::test::CorpusCounts counts;
+  int failures = 0;
   for (const json& meta : cases) {
-    JaxCase c;
-    c.name = meta.at("name").get<std::string>();
-    c.meta = meta;
-    INFO("case " << c.name << " (corpus/cases/" << c.name << ")");
-    try {
-      c.graph = Graph::from_json(read_text(kDir + "/cases/" + c.name + "/graph.json"));
-    } catch (const Error& e) {
-      FAIL_CHECK("graft cannot read the graph: " << e.what());
-      ++failures;
-      continue;
-    }
-    for (size_t i = 0; i < c.graph.ir().inputs().size(); ++i) c.inputs.push_back(c.load("in_" + std::to_string(i) + ".npy"));
-    for (ir::ValueId v = 0; v < c.graph.ir().value_id_bound(); ++v)
-      c.has_f32 = c.has_f32 || (c.graph.ir().has_value(v) &&
-                                (c.graph.ir().type(v).dtype == DType::f32 || c.graph.ir().type(v).dtype == DType::c64));
-    const std::vector<Array> want = c.load_all("eval");
-    const std::vector<ir::ValueType> out_types = c.graph.ir().output_types();
-    auto check = [&](const char* what, const std::vector<Array>& got, const std::vector<Array>& expected,
-                     const std::vector<DType>& dtypes, bool derivative) {
-      bool ok = got.size() == expected.size();
-      std::string why = ok ? "" : "output count differs";
-      for (size_t k = 0; ok && k < got.size(); ++k) ok = matches(got[k], expected[k], c.tol(dtypes[k], derivative), &why);
-      if (!ok) {
-        ++failures;
-        FAIL_CHECK(what << " differs from JAX: " << why);
-      }
-    };
-    std::vector<DType> out_dtypes;
-    for (const ir::ValueType& t : out_types) out_dtypes.push_back(t.dtype);
-    try {
-      check("eval (interpreter, op by op)", evaluate(c.graph, c.inputs), want, out_dtypes, false);
-      check("jit (interpreter)", test::run_jit(c.graph, c.inputs, Backend::interpreter), want, out_dtypes, false);
-      check("jit (cpu)", test::run_jit(c.graph, c.inputs, Backend::cpu), want, out_dtypes, false);
-      std::vector<Array> negated = want;
-      for (Array& w : negated)
-        if (ir::is_inexact(w.dtype())) w = -w;
-      check("jit (cpu), fused with a negation", test::run_jit(with_negation(c.graph), c.inputs, Backend::cpu), negated,
-            out_dtypes, false);
-
-      const std::vector<size_t> fin = c.positions("float_inputs"), fout = c.positions("float_outputs");
-      auto float_fn = [&](const std::vector<Array>& fx) {
-        std::vector<Array> xs = c.inputs;
-        for (size_t i = 0; i < fin.size(); ++i) xs[fin[i]] = fx[i];
-        std::vector<Array> outs = detail::call_graph(c.graph.ir(), xs), picked;
-        for (size_t k : fout) picked.push_back(outs[k]);
-        return picked;
-      };
-      std::vector<Array> primals;
-      for (size_t i : fin) primals.push_back(c.inputs[i]);
-      std::vector<DType> fout_dtypes;
-      for (size_t k : fout) fout_dtypes.push_back(out_dtypes[k]);
-      auto as_dtypes = [&](std::vector<Array> xs, const std::vector<Array>& like) {
-        for (size_t i = 0; i < xs.size(); ++i) xs[i] = astype(xs[i], like[i].dtype());
-        return xs;
-      };
-      if (c.has("jvp")) {
-        const std::vector<Array> tangents = as_dtypes(c.load_all("jvp_tangents"), primals);
-        check("jvp", jvp(float_fn, std::make_tuple(primals), std::make_tuple(tangents)).second, c.load_all("jvp"),
-              fout_dtypes, true);
-        ++jvps;
-      }
-      if (c.has("vjp")) {
-        std::vector<Array> outs;
-        auto [value, pullback] = vjp(float_fn, primals);
-        const std::vector<Array> cts = as_dtypes(c.load_all("vjp_cotangents"), value);
-        std::vector<DType> fin_dtypes;
-        for (const Array& p : primals) fin_dtypes.push_back(p.dtype());
-        check("vjp", std::get<0>(pullback(cts)), c.load_all("vjp"), fin_dtypes, true);
-        ++vjps;
-      }
-      if (c.has("hessian")) {
-        const std::vector<Array> ws = c.load_all("hessian_weights");
-        auto s = [&](const Array& x0) {
-          std::vector<Array> fx = primals;
-          fx[0] = x0;
-          const std::vector<Array> outs = float_fn(fx);
-          Array total = sum(outs[0] * astype(ws[0], outs[0].dtype()));
-          for (size_t k = 1; k < outs.size(); ++k) total = total + sum(outs[k] * astype(ws[k], outs[k].dtype()));
-          return total;
-        };
-        check("hessian", {hessian(s)(primals[0])}, {c.load("hessian.npy")}, {primals[0].dtype()}, true);
-        ++hessians;
-      }
-      if (c.has("vmap")) {
-        const std::vector<Array> batched = as_dtypes(c.load_all("vmap_inputs"), c.inputs);
-        check("vmap", vmap([&](const std::vector<Array>& xs) { return detail::call_graph(c.graph.ir(), xs); })(batched),
-              c.load_all("vmap"), out_dtypes, false);
-        ++vmaps;
-      }
-    } catch (const Error& e) {
-      ++failures;
-      FAIL_CHECK("graft threw: " << e.what());
-    }
-    ++checked;
+    const std::string name = meta.at("name").get<std::string>();
+    INFO("case " << name << " (corpus/cases/" << name << ")");
+    std::vector<std::string> differences;
+    graft::test::check_corpus_case(meta, true, differences, counts);
+    for (const std::string& d : differences) FAIL_CHECK(d);
+    failures += static_cast<int>(differences.size());
   }
-  std::printf("JAX corpus: %d cases (%zu ops) checked: eval on 4 paths, jvp %d, vjp %d, vmap %d, Hessian %d; %d "
-              "differences\n",
-              checked, covered.size(), jvps, vjps, vmaps, hessians, failures);
+  std::printf(
+      "JAX corpus: %zu cases (%zu ops) checked: eval on 4 paths, jvp %d, vjp %d, vmap %d (mixed in_axes %d), "
+      "Hessian %d, composed transforms %d; %d differences\n",
+      cases.size(), covered.size(), counts.jvps, counts.vjps, counts.vmaps, counts.mixed, counts.hessians,
+      counts.composed, failures);
 }

@@ -1,5 +1,7 @@
 #include "transforms/rules/batch_rule.h"
 
+#include <utility>
+
 #include "transforms/vmap.h"
 
 namespace graft::transforms {
@@ -84,11 +86,15 @@ BatchRuleTable build_table() {
   return t;
 }
 
+BatchRuleTable& table() {
+  static BatchRuleTable t = build_table();
+  return t;
+}
+
 }  // namespace
 
-BatchRule batch_rule(Op op) {
-  static const BatchRuleTable table = build_table();
-  return table[static_cast<size_t>(op)];
-}
+BatchRule batch_rule(Op op) { return table()[static_cast<size_t>(op)]; }
+
+BatchRule replace_batch_rule(Op op, BatchRule rule) { return std::exchange(table()[static_cast<size_t>(op)], rule); }
 
 }  // namespace graft::transforms

@@ -68,6 +68,10 @@ using BatchRuleTable = std::array<BatchRule, ir::kNumOps>;
 // iota and constant, which have no operands, are never batched and need no
 // rule; every other op has one.
 BatchRule batch_rule(ir::Op op);  // nullptr if the op has none
+// Puts `rule` in op's place and returns the rule it had: only for the
+// mutation tests, which show that a deliberately wrong rule fails the
+// corpus. Not thread-safe; restore the old rule before anything else runs.
+BatchRule replace_batch_rule(ir::Op op, BatchRule rule);
 
 // For rules of ops that take subgraphs: g batched with its inputs' batch
 // dims in_dims; every output comes out batched at dimension 0.
