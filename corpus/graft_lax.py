@@ -208,6 +208,13 @@ def random_bits(ins, attrs, node, wide):
     return jnp.stack([out[0], out[1]], axis=1).reshape(-1)[:n].reshape(shape)
 
 
+def select(pred, on_true, on_false):
+    """graft's select takes a bool predicate only (lax.select_n would also take an int32 case index)."""
+    if pred.dtype != np.bool_:
+        raise TypeError("select: the predicate must be bool, not %s" % pred.dtype)
+    return lax.select(pred, on_true, on_false)
+
+
 def clamp_starts(x_shape, sizes, starts):
     # graft's dynamic_slice primitive clamps each start into [0, dim - size], as
     # JAX's primitive does; lax.dynamic_slice would first wrap a negative start
@@ -241,9 +248,11 @@ OPS = {
     "top_k": lambda ins, attrs, node, wide: list(lax.top_k(ins[0], attr(attrs, "k"))),
     "or": binary(lax.bitwise_or), "xor": binary(lax.bitwise_xor), "eq": binary(lax.eq), "ne": binary(lax.ne),
     "lt": binary(lax.lt), "le": binary(lax.le), "gt": binary(lax.gt), "ge": binary(lax.ge),
-    "select": lambda ins, attrs, node, wide: lax.select(*ins),
+    "select": lambda ins, attrs, node, wide: select(*ins),
     "convert_element_type": lambda ins, attrs, node, wide: ins[0].astype(np_dtype(attr(attrs, "new_dtype"), wide)),
-    "reduce_sum": reduce(jnp.sum), "reduce_max": reduce(jnp.max), "reduce_min": reduce(jnp.min),
+    # lax's reductions: an empty axis gives the identity (jnp.max refuses it)
+    "reduce_sum": reduce(jnp.sum), "reduce_max": reduce(lambda x, axis: lax.reduce_max(x, axis)),
+    "reduce_min": reduce(lambda x, axis: lax.reduce_min(x, axis)),
     "reduce_prod": reduce(jnp.prod), "reduce_and": reduce(lambda x, axis: lax.reduce_and(x, axis)),  # logical on bool, bitwise on integers
     "reduce_or": reduce(lambda x, axis: lax.reduce_or(x, axis)),
     "argmax": arg(jnp.argmax), "argmin": arg(jnp.argmin),

@@ -11,6 +11,9 @@ stored answers by the corpus's comparison rule:
     index.json ("value" for eval and vmap, "derivative" for the rest); NaN equals NaN; an infinity equals
     only itself; complex numbers part by part; integers and bools exactly. Floats compare in float64.
 
+Must-reject graphs (index.json's "rejects") must be refused: here, a graph passes when running its nodes on
+values of their operands' types raises or gives other types than the graph declares.
+
 The implementation here is JAX: graft's ops in jax.lax (graft_lax.py, beside this file) and JAX's jvp,
 vjp, vmap and grad. To run the corpus on another library, replace the methods of `Implementation` (run a
 graph; its jvp; vjp; vmap with in_axes; grad) and keep the rest.
@@ -88,6 +91,28 @@ class Implementation:
             outs = graft_lax.run_graph(self.graph, xs, True)
             return [outs[k] for k in outputs]
         return f
+
+
+def refuses(graph):
+    """Whether the implementation refuses a graph: here, whether running each node's op on values of its operands'
+    types raises or gives types other than the node declares (graft refuses these graphs before running them)."""
+    try:
+        env = {}
+        for spec in graph["inputs"]:
+            env[spec["id"]] = jax.ShapeDtypeStruct(tuple(spec["shape"]), graft_lax.DTYPES[spec["dtype"]])
+        for n in graph["nodes"]:
+            op = graft_lax.OPS[n["op"]]
+            outs = jax.eval_shape(lambda *a: op(list(a), n.get("attrs", {}), n, False), *[env[i] for i in n["inputs"]])
+            outs = outs if isinstance(outs, (list, tuple)) else [outs]
+            if len(outs) != len(n["outputs"]):
+                return True
+            for spec, o in zip(n["outputs"], outs):
+                if tuple(spec["shape"]) != tuple(o.shape) or graft_lax.DTYPES[spec["dtype"]] != o.dtype:
+                    return True
+                env[spec["id"]] = o
+        return any(v not in env for v in graph["outputs"])
+    except Exception:
+        return True
 
 
 def mismatch(got, want, rtol, atol):
@@ -196,9 +221,21 @@ def main():
             counts[kind] += 1
             if kind in ("fail", "xpass") or a.verbose:
                 print("%-5s %s: %s%s" % (kind.upper(), meta["name"], name, (": " + why) if why else ""))
-    print("%d cases, %d checks: %d passed, %d failed, %d expected failures, %d unexpected passes (JAX %s)" %
-          (len(selected), sum(counts.values()), counts["pass"], counts["fail"], counts["xfail"], counts["xpass"],
-           jax.__version__))
+    # Must-reject graphs: the implementation must refuse each (graft names the error class in index.json).
+    rejects = [r for r in index.get("rejects", [])
+               if (not a.include or any(fnmatch.fnmatch(r["name"], g) for g in a.include))
+               and not any(fnmatch.fnmatch(r["name"], g) for g in a.exclude)]
+    for r in rejects:
+        graph = json.load(open(os.path.join(a.corpus, "cases", r["name"], "graph.json")))["graph"]
+        refused = refuses(graph)
+        expected_fail = any(fnmatch.fnmatch(r["name"], x) for x in xfail)
+        kind = ("xpass" if refused else "xfail") if expected_fail else ("pass" if refused else "fail")
+        counts[kind] += 1
+        if kind in ("fail", "xpass") or a.verbose:
+            print("%-5s %s: %s" % (kind.upper(), r["name"], "refused" if refused else "accepted, expected " + r["error"]))
+    print("%d cases and %d must-reject graphs, %d checks: %d passed, %d failed, %d expected failures, "
+          "%d unexpected passes (JAX %s)" % (len(selected), len(rejects), sum(counts.values()), counts["pass"],
+                                            counts["fail"], counts["xfail"], counts["xpass"], jax.__version__))
     return 1 if counts["fail"] else 0
 
 

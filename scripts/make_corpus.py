@@ -446,6 +446,7 @@ def build_cases():
     build_complex()
     build_conv()
     build_window()
+    build_edges()
 
 def build_window():
     """The windowed reductions as pooling layers use them (NHWC max and sum
@@ -914,6 +915,95 @@ def build_random_streams():
 
 # ---- JAX's answers
 
+# ---- edge values: the corners docs/OPS.md pins down (integer division by zero and INT_MIN / -1, NaN and
+# infinities into max, reductions, argmax and sort, float-to-int saturation, -0.0, shifts past the width)
+
+I32_MIN, I32_MAX = -2 ** 31, 2 ** 31 - 1
+NAN, INF = float("nan"), float("inf")
+
+
+def build_edges():
+    ints = [7, -7, I32_MIN, I32_MIN, 5, 0, I32_MAX]
+    by = [0, 0, -1, 0, -1, 0, -1]
+    for op in ("div", "rem"):
+        one_op("edge/%s_i32" % op, op, [("i32", [7], None, ints), ("i32", [7], None, by)])
+        one_op("edge/%s_f64" % op, op, [("f64", [6], None, [1.0, -1.0, 0.0, INF, -0.0, 5.5]),
+                                         ("f64", [6], None, [0.0, -0.0, 0.0, INF, 2.0, -INF])], smooth=False, modes="none")
+    one_op("edge/add_i32_overflow", "add", [("i32", [3], None, [I32_MAX, I32_MIN, -1]),
+                                            ("i32", [3], None, [1, -1, I32_MIN])])
+    one_op("edge/mul_u32_overflow", "mul", [("u32", [2], None, [2 ** 31, 65536]), ("u32", [2], None, [2, 65537])])
+    for op in ("max", "min"):
+        one_op("edge/%s_nan_inf" % op, op, [("f64", [5], None, [NAN, 1.0, -0.0, INF, NAN]),
+                                            ("f64", [5], None, [1.0, NAN, 0.0, -INF, NAN])], smooth=False, modes="none")
+    nan_row = [[1.0, NAN, 3.0, -INF], [2.0, -1.0, INF, 0.5]]
+    for op in ("reduce_max", "reduce_min", "reduce_sum"):
+        one_op("edge/%s_nan" % op, op, [("f64", [2, 4], None, nan_row)], {"axes": Is([1])}, smooth=False, modes="none")
+    for op in ("argmax", "argmin"):
+        one_op("edge/%s_nan" % op, op, [("f64", [2, 4], None, nan_row)], {"axis": I(1), "index_dtype": D("i32")},
+               smooth=False, modes="none")
+    one_op("edge/reduce_max_empty", "reduce_max", [("f64", [0, 3])], {"axes": Is([0])}, smooth=False, modes="none")
+    one_op("edge/reduce_min_empty_i32", "reduce_min", [("i32", [2, 0])], {"axes": Is([1])})
+    one_op("edge/sort_nan_inf", "sort", [("f64", [6], None, [3.0, NAN, -INF, 0.0, INF, -1.0])],
+           {"dimension": I(0), "is_stable": I(1), "num_keys": I(1)}, smooth=False, modes="none")
+    specials = [NAN, INF, -INF, 3.7, -3.7, 1e10, -1e10, -0.0]
+    for t in ("i32", "u32", "bool"):
+        one_op("edge/convert_f64_to_%s" % t, "convert_element_type", [("f64", [8], None, specials)],
+               {"new_dtype": D(t)}, smooth=False, modes="none")
+    one_op("edge/convert_i32_to_u32", "convert_element_type", [("i32", [3], None, [-1, I32_MIN, 5])],
+           {"new_dtype": D("u32")})
+    one_op("edge/neg_zero", "neg", [("f64", [2], None, [0.0, -0.0])])
+    one_op("edge/sqrt_neg_zero_inf", "sqrt", [("f64", [3], None, [-0.0, INF, -1.0])], smooth=False, modes="none")
+    one_op("edge/pow_negative_base", "pow", [("f64", [5], None, [-2.0, -2.0, 0.0, -8.0, INF]),
+                                             ("f64", [5], None, [3.0, 0.5, 0.0, 1.0 / 3.0, -1.0])],
+           smooth=False, modes="none")
+    for op in ("shift_left", "shift_right_logical", "shift_right_arithmetic"):
+        one_op("edge/%s_past_width" % op, op, [("i32", [5], None, [-8, 8, -8, 8, 1]),
+                                               ("i32", [5], None, [0, 31, 32, 33, -1])])
+
+
+# ---- must-reject graphs: each is a graph another implementation must refuse, with the class of graft's error
+
+REJECTS = []
+
+
+def reject(name, error, inputs, nodes, outputs):
+    """A graph written out by hand (a builder would refuse it): inputs are (dtype, shape), nodes
+    (op, input ids, [(dtype, shape)] declared outputs, attrs)."""
+    g = {"inputs": [{"dtype": t, "id": i, "shape": list(s)} for i, (t, s) in enumerate(inputs)], "nodes": [],
+         "outputs": outputs}
+    next_id = len(inputs)
+    for k, (op, ins, outs, attrs) in enumerate(nodes):
+        node = {"id": k, "op": op, "inputs": ins, "outputs": []}
+        for t, shp in outs:
+            node["outputs"].append({"dtype": t, "id": next_id, "shape": list(shp)})
+            next_id += 1
+        if attrs:
+            node["attrs"] = attrs
+        g["nodes"].append(node)
+    REJECTS.append({"name": "reject/" + name, "error": error, "graph": g})
+
+
+def build_rejects():
+    dot_attrs = {"lhs_batch": Is([]), "lhs_contracting": Is([1]), "rhs_batch": Is([]), "rhs_contracting": Is([0])}
+    reject("add_shapes_differ", "ShapeError", [("f64", [3]), ("f64", [4])], [("add", [0, 1], [("f64", [3])], None)], [2])
+    reject("add_dtypes_differ", "DTypeError", [("f64", [3]), ("f32", [3])], [("add", [0, 1], [("f64", [3])], None)], [2])
+    reject("sin_of_int", "DTypeError", [("i32", [3])], [("sin", [0], [("i32", [3])], None)], [1])
+    reject("select_int_predicate", "DTypeError", [("i32", [3]), ("f64", [3]), ("f64", [3])],
+           [("select", [0, 1, 2], [("f64", [3])], None)], [3])
+    reject("declared_type_contradicts_rule", "ShapeError", [("f64", [3])], [("exp", [0], [("f64", [2])], None)], [1])
+    reject("dot_general_contraction_mismatch", "ShapeError", [("f64", [2, 3]), ("f64", [4, 5])],
+           [("dot_general", [0, 1], [("f64", [2, 5])], dot_attrs)], [2])
+    reject("reshape_changes_size", "ShapeError", [("f64", [2, 3])],
+           [("reshape", [0], [("f64", [7])], {"new_sizes": Is([7])})], [1])
+    reject("unknown_op", "GraphFormatError", [("f64", [3])], [("frobnicate", [0], [("f64", [3])], None)], [1])
+    reject("missing_attribute", "GraphFormatError", [("f64", [2, 3])],
+           [("transpose", [0], [("f64", [3, 2])], None)], [1])
+    reject("undefined_operand", "GraphFormatError", [("f64", [3])], [("exp", [5], [("f64", [3])], None)], [1])
+    reject("undefined_output", "GraphFormatError", [("f64", [3])], [("exp", [0], [("f64", [3])], None)], [9])
+    reject("axis_out_of_range", "ShapeError", [("f64", [2, 3])],
+           [("reduce_sum", [0], [("f64", [2])], {"axes": Is([2])})], [1])
+
+
 def float_positions(types):
     return [i for i, t in enumerate(types) if t in INEXACT]
 
@@ -1105,6 +1195,14 @@ def main():
         if "vmap_in_axes" in r:
             entry["vmap_in_axes"] = r["vmap_in_axes"]
         index["cases"].append(entry)
+    build_rejects()
+    index["rejects"] = []
+    for r in REJECTS:
+        d = os.path.join(cases_dir, r["name"])
+        os.makedirs(d)
+        with open(os.path.join(d, "graph.json"), "w") as fh:
+            json.dump({"format": "graft.graph", "version": 2, "graph": r["graph"]}, fh, indent=1, sort_keys=True)
+        index["rejects"].append({"name": r["name"], "error": r["error"]})
     index["ops"] = sorted(ops_seen)
     with open(os.path.join(out_dir, "index.json"), "w") as fh:
         json.dump(index, fh, indent=1, sort_keys=True)

@@ -130,6 +130,8 @@ Graph with_negation(const Graph& g) {
 
 json corpus_index() { return json::parse(read_text(kDir + "/index.json")); }
 
+std::string corpus_file(const std::string& path) { return read_text(kDir + "/cases/" + path); }
+
 void check_corpus_case(const json& meta, bool all_paths, std::vector<std::string>& failures, CorpusCounts& counts) {
   JaxCase c;
   c.name = meta.at("name").get<std::string>();

@@ -17,6 +17,8 @@ struct CorpusCounts {
 
 // corpus/index.json.
 nlohmann::json corpus_index();
+// The text of corpus/cases/<path>.
+std::string corpus_file(const std::string& path);
 
 // Runs the checks of the case `meta` (an entry of index.json's "cases"):
 // with all_paths, eval op by op, through jit on the interpreter and the cpu
