@@ -62,12 +62,13 @@ Array silu(const Array& x, Loc loc) {
   return ArrayAt(v, loc) * sigmoid({v, loc});
 }
 
-// max(x, 0) + log1p(exp(-|x|)): exp never sees a positive argument. max's
-// even split at the tie makes the derivative at 0 exactly sigmoid(0) = 1/2.
+// max(x, 0) + log1p(exp(-|x|)): exp never sees a positive argument. -|x|
+// is written min(x, -x): max's and min's even splits at the tie make the
+// derivative at 0 exactly sigmoid(0) = 1/2 (abs's +1 at 0 would give 0).
 Array softplus(const Array& x, Loc loc) {
   detail::Composite group("softplus", loc);
   Array v = float_input("softplus", x, loc);
-  return ArrayAt(maximum(v, 0.0, loc), loc) + log1p({exp({-ArrayAt(abs({v, loc}), loc), loc}), loc});
+  return ArrayAt(maximum(v, 0.0, loc), loc) + log1p({exp({minimum(v, -ArrayAt(v, loc), loc), loc}), loc});
 }
 
 Array log_sigmoid(const Array& x, Loc loc) {

@@ -59,7 +59,8 @@ Array logaddexp(const Array& x, const Array& y, Loc loc) {
     if (!is_float(a)) a = detail::convert(a, default_float_dtype(), loc);
   auto value = [](const Array& a, const Array& b) {
     const Array delta = a - b;
-    return where(delta != delta, a + b, maximum(a, b) + log1p(exp(-abs(delta))));
+    // -|delta| as min(delta, -delta): its even split at a tie keeps the derivative 1/2 at a == b.
+    return where(delta != delta, a + b, maximum(a, b) + log1p(exp(minimum(delta, -delta))));
   };
   auto finite = [](const Array& a) { return where(a == kInf, zeros_like(a), a); };
   using Pair = std::tuple<Array, Array>;

@@ -59,15 +59,17 @@ Array ndtri(ArrayAt p) { return unary(Op::ndtri, p); }
 Array log_ndtr(ArrayAt x) { return unary(Op::log_ndtr, x); }
 Array expit(ArrayAt x) { return unary(Op::logistic, x); }
 
-// e^|x| i0e(x), as jax.scipy.special.i0.
+// e^|x| i0e(x), as jax.scipy.special.i0. |x| is written max(x, -x): its
+// even split at 0 gives |x| the derivative 0 there (abs's is +1), so the
+// product's derivative at 0 is i0'(0) = 0 and i1'(0) = 1/2.
 Array i0(ArrayAt x) {
   const Array f = detail::as_float(x.array, "special::i0", x.loc);
-  return graft::exp({graft::abs({f, x.loc}), x.loc}) * unary(Op::bessel_i0e, {f, x.loc});
+  return graft::exp({graft::maximum(f, -f, x.loc), x.loc}) * unary(Op::bessel_i0e, {f, x.loc});
 }
 
 Array i1(ArrayAt x) {
   const Array f = detail::as_float(x.array, "special::i1", x.loc);
-  return graft::exp({graft::abs({f, x.loc}), x.loc}) * unary(Op::bessel_i1e, {f, x.loc});
+  return graft::exp({graft::maximum(f, -f, x.loc), x.loc}) * unary(Op::bessel_i1e, {f, x.loc});
 }
 
 // -x log(x) for x > 0, 0 at 0, -inf below; the derivative -(log(x) + 1), as

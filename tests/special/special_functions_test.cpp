@@ -486,3 +486,14 @@ TEST_CASE("elementwise: reduce_precision rounds as lax.reduce_precision", "[api]
             .to_vector<float>() == std::vector<float>{3.0f, 3.0f});
   CHECK_THROWS_AS(reduce_precision(array({1, 2}), 5, 10), DTypeError);
 }
+
+TEST_CASE("special: derivatives at the kinks of |x| are the functions' own", "[special]") {
+  // abs's derivative is +1 at ±0 (JAX's); compositions that use |x| only for range keep their true slope.
+  auto d = [](auto f, double x) { return grad(f)(scalar(x, DType::f64)).template item<double>(); };
+  CHECK(d([](const Array& a) { return abs(a); }, 0.0) == 1.0);
+  CHECK(d([](const Array& a) { return abs(a); }, -0.0) == 1.0);
+  CHECK(d([](const Array& a) { return special::i0(a); }, 0.0) == 0.0);  // i0 is even
+  CHECK(d([](const Array& a) { return special::i1(a); }, 0.0) == Approx(0.5));
+  CHECK(d([](const Array& a) { return logaddexp(a, scalar(1.0, DType::f64)); }, 1.0) == Approx(0.5));
+  CHECK(d([](const Array& a) { return nn::softplus(a); }, 0.0) == Approx(0.5));
+}

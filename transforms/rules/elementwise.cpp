@@ -195,7 +195,11 @@ ir::IdList conj_transpose(TransposeCtx& c) {
 ir::IdList abs_jvp(JvpCtx& c) {
   const ValueId x = c.primals[0], t = c.tangents[0];
   const DType d = c.type(x).dtype;
-  if (!ir::is_complex(d)) return {c.tmul(t, c.add(Op::sign, {x}))};
+  if (!ir::is_complex(d)) {
+    // JAX's convention at the kink: +1 at ±0 (select(x >= 0, t, -t)), not sign(x)'s 0.
+    const ValueId up = c.add(Op::ge, {x, c.scalar_like(0, x)});
+    return {c.tmul(t, c.add(Op::select, {up, c.scalar_like(1, x), c.scalar_like(-1, x)}))};
+  }
   const ValueId y = c.outputs[0];
   const ValueId zero = c.scalar_like(0, y), one = c.scalar_like(1, y);
   const ValueId safe = c.add(Op::select, {c.add(Op::eq, {y, zero}), one, y});
