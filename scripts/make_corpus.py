@@ -929,6 +929,12 @@ def build_edges():
         one_op("edge/%s_i32" % op, op, [("i32", [7], None, ints), ("i32", [7], None, by)])
         one_op("edge/%s_f64" % op, op, [("f64", [6], None, [1.0, -1.0, 0.0, INF, -0.0, 5.5]),
                                          ("f64", [6], None, [0.0, -0.0, 0.0, INF, 2.0, -INF])], smooth=False, modes="none")
+    i64_min = -2 ** 63
+    for op in ("div", "rem"):
+        one_op("edge/%s_i64" % op, op, [("i64", [4], None, [7, i64_min, i64_min, 0]), ("i64", [4], None, [0, -1, 0, 0])])
+        one_op("edge/%s_u32" % op, op, [("u32", [3], None, [7, 0, 2 ** 32 - 1]), ("u32", [3], None, [0, 0, 2])])
+        one_op("edge/%s_f32" % op, op, [("f32", [5], None, [1.0, -1.0, 0.0, INF, -0.0]),
+                                         ("f32", [5], None, [0.0, -0.0, 0.0, INF, 2.0])], smooth=False, modes="none")
     one_op("edge/add_i32_overflow", "add", [("i32", [3], None, [I32_MAX, I32_MIN, -1]),
                                             ("i32", [3], None, [1, -1, I32_MIN])])
     one_op("edge/mul_u32_overflow", "mul", [("u32", [2], None, [2 ** 31, 65536]), ("u32", [2], None, [2, 65537])])
@@ -946,6 +952,12 @@ def build_edges():
     one_op("edge/sort_nan_inf", "sort", [("f64", [6], None, [3.0, NAN, -INF, 0.0, INF, -1.0])],
            {"dimension": I(0), "is_stable": I(1), "num_keys": I(1)}, smooth=False, modes="none")
     specials = [NAN, INF, -INF, 3.7, -3.7, 1e10, -1e10, -0.0]
+    one_op("edge/max_nan_inf_f32", "max", [("f32", [4], None, [NAN, 1.0, -0.0, INF]), ("f32", [4], None, [1.0, NAN, 0.0, -INF])],
+           smooth=False, modes="none")
+    one_op("edge/convert_f32_to_i32", "convert_element_type", [("f32", [6], None, [NAN, INF, -INF, 2.5, -2.5, 3e9])],
+           {"new_dtype": D("i32")}, smooth=False, modes="none")
+    one_op("edge/convert_f64_to_i64", "convert_element_type", [("f64", [5], None, [NAN, INF, -INF, -7.9, 1e19])],
+           {"new_dtype": D("i64")}, smooth=False, modes="none")
     for t in ("i32", "u32", "bool"):
         one_op("edge/convert_f64_to_%s" % t, "convert_element_type", [("f64", [8], None, specials)],
                {"new_dtype": D(t)}, smooth=False, modes="none")

@@ -107,47 +107,41 @@ void dynamic_slice_wrapping(const interp::KernelCall& call) {
   right_dynamic_slice(wrapped);
 }
 
-}  // namespace
-
-TEST_CASE("corpus mutation: a vmap of cond that takes example 0's branch for the batch fails", "[corpus][mutation]") {
-  const std::vector<json> cases = cases_with("cond");
-  REQUIRE(cases.size() >= 3);
-  CHECK(differences(cases).empty());
-  std::vector<std::string> found;
-  {
-    SwappedRule wrong(ir::Op::cond, cond_batch_from_example_0);
-    right_cond_batch = wrong.right;
-    found = differences(cases);
-  }
-  INFO(found.size() << " differences, the first: " << (found.empty() ? "" : found[0]));
-  CHECK(found.size() >= 2);
-  CHECK(differences(cases).empty());  // the right rule is back
-}
-
-TEST_CASE("corpus mutation: select with its choices swapped fails", "[corpus][mutation]") {
-  const std::vector<json> cases = cases_with("select");
+// The differences the cases of `op` show with `wrong` in place of its rule
+// (Swap: SwappedRule or SwappedKernel), after checking they show none
+// without it; `right` receives the displaced rule for `wrong` to call.
+template <typename Swap, typename T>
+std::vector<std::string> differences_with(ir::Op op, T wrong, T& right) {
+  const std::vector<json> cases = cases_with(std::string(ir::op_name(op)));
   REQUIRE(!cases.empty());
   CHECK(differences(cases).empty());
   std::vector<std::string> found;
   {
-    SwappedKernel wrong(ir::Op::select, select_swapped);
-    right_select = wrong.right;
+    Swap swapped(op, wrong);
+    right = swapped.right;
     found = differences(cases);
   }
+  CHECK(differences(cases).empty());  // the right one is back
+  return found;
+}
+
+}  // namespace
+
+TEST_CASE("corpus mutation: a vmap of cond that takes example 0's branch for the batch fails", "[corpus][mutation]") {
+  const auto found = differences_with<SwappedRule>(ir::Op::cond, &cond_batch_from_example_0, right_cond_batch);
+  INFO(found.size() << " differences, the first: " << (found.empty() ? "" : found[0]));
+  CHECK(found.size() >= 2);
+}
+
+TEST_CASE("corpus mutation: select with its choices swapped fails", "[corpus][mutation]") {
+  const auto found = differences_with<SwappedKernel>(ir::Op::select, &select_swapped, right_select);
   INFO(found.size() << " differences, the first: " << (found.empty() ? "" : found[0]));
   CHECK(!found.empty());
 }
 
 TEST_CASE("corpus mutation: dynamic_slice that wraps negative starts instead of clamping fails", "[corpus][mutation]") {
-  const std::vector<json> cases = cases_with("dynamic_slice");
-  REQUIRE(!cases.empty());
-  CHECK(differences(cases).empty());
-  std::vector<std::string> found;
-  {
-    SwappedKernel wrong(ir::Op::dynamic_slice, dynamic_slice_wrapping);
-    right_dynamic_slice = wrong.right;
-    found = differences(cases);
-  }
+  const auto found =
+      differences_with<SwappedKernel>(ir::Op::dynamic_slice, &dynamic_slice_wrapping, right_dynamic_slice);
   INFO(found.size() << " differences, the first: " << (found.empty() ? "" : found[0]));
   CHECK(!found.empty());
 }
