@@ -963,6 +963,8 @@ def build_edges():
                {"new_dtype": D(t)}, smooth=False, modes="none")
     one_op("edge/convert_i32_to_u32", "convert_element_type", [("i32", [3], None, [-1, I32_MIN, 5])],
            {"new_dtype": D("u32")})
+    one_op("edge/cholesky_not_positive_definite", "cholesky", [("f64", [2, 2], None, [1.0, 2.0, 2.0, 1.0])],
+           smooth=False, modes="none")  # NaNs in the lower triangle, zeros above
     one_op("edge/neg_zero", "neg", [("f64", [2], None, [0.0, -0.0])])
     one_op("edge/abs_kink", "abs", [("f64", [4], None, [0.0, -0.0, -2.0, 3.0])], smooth=False)  # derivative +1 at ±0
     one_op("edge/sqrt_neg_zero_inf", "sqrt", [("f64", [3], None, [-0.0, INF, -1.0])], smooth=False, modes="none")

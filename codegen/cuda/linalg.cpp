@@ -317,7 +317,7 @@ std::optional<SolverKernel> svd_kernel(const OpKernelRequest& r, std::string* wh
   return result;
 }
 
-// cholesky: L in the lower triangle, zeros above, NaNs where potrf failed.
+// cholesky: L in the lower triangle, zeros above; where potrf failed, NaNs in the lower triangle.
 std::optional<SolverKernel> cholesky_kernel(const OpKernelRequest& r, std::string* why) {
   const ir::ValueType& a = *r.inputs[0];
   if (refuse(a, why)) return std::nullopt;
@@ -328,7 +328,7 @@ std::optional<SolverKernel> cholesky_kernel(const OpKernelRequest& r, std::strin
   const std::string body = cat(
       "  for (int64_t t = gcg_tid; t < p.n; t += gcg_stride) {\n",                                                   //
       "    const int64_t b = t / ", num(n * n), ", i = (t / ", num(n), ") % ", num(n), ", j = t % ", num(n), ";\n",  //
-      "    p.out0[t] = p.in1[b] != 0 ? ", nan_of(a.dtype), " : (j > i ? (", ctype(a.dtype), ")0 : p.in0[t]);\n  }\n");
+      "    p.out0[t] = j > i ? (", ctype(a.dtype), ")0 : (p.in1[b] != 0 ? ", nan_of(a.dtype), " : p.in0[t]);\n  }\n");
   auto kernel = std::make_shared<const CudaKernel>(detail::frame_kernel("cholesky's triangle", tidy, total, body));
   SolverKernel out{nullptr, {*kernel}};
   out.run = [kernel, n, batch, f64 = a.dtype == DType::f64](const KernelCall& call) {

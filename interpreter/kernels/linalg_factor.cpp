@@ -5,8 +5,8 @@
 // and bench/linalg measures Eigen ahead of LAPACK there).
 //
 // cholesky reads the lower triangle of each matrix and writes L (zeros above
-// the diagonal); a matrix that is not positive definite gives a matrix of
-// NaNs, as jax.lax.linalg.cholesky (so a caller can test for it without an
+// the diagonal); a matrix that is not positive definite gives NaNs in the
+// lower triangle and zeros above, as jax.lax.linalg.cholesky (so a caller can test for it without an
 // exception in the middle of a jitted program). triangular_solve reads a's
 // `lower` (or upper) triangle, its diagonal taken as ones with unit_diagonal,
 // and solves op(a) x = b (left_side) or x op(a) = b, op(a) = a or a^T.
@@ -95,7 +95,7 @@ void cholesky_typed(const KernelCall& call) {
       l = ConstMatMap<T>(in + k * size, n, n).template triangularView<Eigen::Lower>();
       // Row-major L is column-major L^T: LAPACK's upper factor U = L^T of the same storage.
       // For a complex a that factors conj(a) = U^H U with U = L^T again.
-      if (lapack::potrf('U', ni, l.data(), ni) != 0) l.setConstant(nan_of<T>());
+      if (lapack::potrf('U', ni, l.data(), ni) != 0) l.template triangularView<Eigen::Lower>().setConstant(nan_of<T>());
     }
     return;
   }
@@ -106,7 +106,7 @@ void cholesky_typed(const KernelCall& call) {
     l = ConstMatMap<T>(in + k * size, n, n).template triangularView<Eigen::Lower>();
     Eigen::LLT<Eigen::Ref<RowMajor<T>>, Eigen::Lower> llt(l);  // in place: l's lower triangle becomes L
     if (llt.info() != Eigen::Success) {
-      l.setConstant(nan_of<T>());
+      l.template triangularView<Eigen::Lower>().setConstant(nan_of<T>());  // (the upper triangle is already 0)
       continue;
     }
     l.template triangularView<Eigen::StrictlyUpper>().setZero();
