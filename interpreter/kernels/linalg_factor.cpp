@@ -69,6 +69,14 @@ T nan_of() {
     return T(nan, nan);
 }
 
+// A factor that failed, as lax.linalg.cholesky's: NaN on and below the
+// diagonal, 0 above (set here: a failed factorization may leave anything).
+template <typename T>
+void fail_factor(MatMap<T>& l) {
+  l.template triangularView<Eigen::Lower>().setConstant(nan_of<T>());
+  l.template triangularView<Eigen::StrictlyUpper>().setZero();
+}
+
 // |re| + |im| (|x| for a real x): the magnitude by which LAPACK's getrf picks
 // pivots (BLAS's i?amax), so small matrices pivot as large ones.
 template <class T>
@@ -95,7 +103,7 @@ void cholesky_typed(const KernelCall& call) {
       l = ConstMatMap<T>(in + k * size, n, n).template triangularView<Eigen::Lower>();
       // Row-major L is column-major L^T: LAPACK's upper factor U = L^T of the same storage.
       // For a complex a that factors conj(a) = U^H U with U = L^T again.
-      if (lapack::potrf('U', ni, l.data(), ni) != 0) l.template triangularView<Eigen::Lower>().setConstant(nan_of<T>());
+      if (lapack::potrf('U', ni, l.data(), ni) != 0) fail_factor(l);
     }
     return;
   }
@@ -106,7 +114,7 @@ void cholesky_typed(const KernelCall& call) {
     l = ConstMatMap<T>(in + k * size, n, n).template triangularView<Eigen::Lower>();
     Eigen::LLT<Eigen::Ref<RowMajor<T>>, Eigen::Lower> llt(l);  // in place: l's lower triangle becomes L
     if (llt.info() != Eigen::Success) {
-      l.template triangularView<Eigen::Lower>().setConstant(nan_of<T>());  // (the upper triangle is already 0)
+      fail_factor(l);
       continue;
     }
     l.template triangularView<Eigen::StrictlyUpper>().setZero();
