@@ -119,9 +119,8 @@ int draw(const std::string& dot, const std::string& format, const std::string& f
   const std::filesystem::path errors = dot_file.string() + ".err";
   // A big picture's x coordinates: a few network-simplex passes, not dot's
   // unbounded default (a 3,056-node graph collapsed to 118 boxes: 21 s -> 1.5 s).
-  std::string cmd = "timeout --kill-after=5 " + std::to_string(timeout) + " dot" + (big ? " -Gnslimit=5" : "") +
-                    " -T" + format + " '" +
-                    dot_file.string() + "' 2>'" + errors.string() + "'";
+  std::string cmd = "timeout --kill-after=5 " + std::to_string(timeout) + " dot" + (big ? " -Gnslimit=5" : "") + " -T" +
+                    format + " '" + dot_file.string() + "' 2>'" + errors.string() + "'";
   if (!file.empty()) cmd += " -o '" + file + "'";
   const int status = std::system(cmd.c_str());
   std::filesystem::remove(dot_file);
