@@ -1057,20 +1057,20 @@ def mixed_in_axes(ranks):
     return axes
 
 
+def graphs_in(g):
+    """g and every subgraph nested in its nodes' attributes, depth first."""
+    yield g
+    for n in g["nodes"]:
+        for a in n.get("attrs", {}).values():
+            for sg in a.get("graphs", []):
+                yield from graphs_in(sg)
+
+
 def tolerance(g):
     """The comparison rule's bounds for a case (corpus/README.md): per element |got - want| <= atol + rtol |want|.
     Answers are float64; a graph holding any f32 or c64 value is compared at f32's accuracy."""
-    def dtypes(graph):
-        for s in graph["inputs"]:
-            yield s["dtype"]
-        for n in graph["nodes"]:
-            for s in n["outputs"]:
-                yield s["dtype"]
-            for a in n.get("attrs", {}).values():
-                if "graphs" in a:
-                    for sg in a["graphs"]:
-                        yield from dtypes(sg)
-    low = any(t in ("f32", "c64") for t in dtypes(g))
+    dtypes = [s["dtype"] for sg in graphs_in(g) for s in sg["inputs"] + [o for n in sg["nodes"] for o in n["outputs"]]]
+    low = any(t in ("f32", "c64") for t in dtypes)
     return {"value": {"rtol": 2e-5, "atol": 2e-5} if low else {"rtol": 1e-11, "atol": 1e-11},
             "derivative": {"rtol": 1e-4, "atol": 1e-4} if low else {"rtol": 1e-9, "atol": 1e-9}}
 
@@ -1195,14 +1195,7 @@ def main():
             np.save(os.path.join(d, "hessian.npy"), r["hessian"])
             files["hessian"] = "hessian.npy"
 
-        def ops_of(g):
-            for n in g["nodes"]:
-                yield n["op"]
-                for a in n.get("attrs", {}).values():
-                    if "graphs" in a:
-                        for sg in a["graphs"]:
-                            yield from ops_of(sg)
-        ops = sorted(set(ops_of(c["graph"])))
+        ops = sorted({n["op"] for sg in graphs_in(c["graph"]) for n in sg["nodes"]})
         ops_seen.update(ops)
         entry = {"name": c["name"], "ops": ops, "smooth": c["smooth"], "modes": c["modes"],
                  "float_inputs": r["float_inputs"], "float_outputs": r["float_outputs"], "files": files,
