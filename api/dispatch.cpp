@@ -49,8 +49,18 @@ std::string_view api_dir() {
   return dir;
 }
 
-bool inside_graft(std::string_view file) {
-  return file.substr(0, api_dir().size()) == api_dir() || file.find("include/graft/") != std::string_view::npos;
+// Whether a call site is graft's own. Every eager op asks, so the answer for
+// the last file is kept: a file's name is one literal per translation unit,
+// compared by pointer.
+bool inside_graft(const char* file) {
+  thread_local const char* last_file = nullptr;
+  thread_local bool last_inside = false;
+  if (file != last_file) {
+    const std::string_view f = file;
+    last_file = file;
+    last_inside = f.substr(0, api_dir().size()) == api_dir() || f.find("include/graft/") != std::string_view::npos;
+  }
+  return last_inside;
 }
 
 }  // namespace
@@ -58,8 +68,8 @@ bool inside_graft(std::string_view file) {
 ir::SourceLoc to_loc(const std::source_location& loc) {
   if (const ir::SourceLoc* composite = ir::composite_loc()) return *composite;
   thread_local ir::SourceLoc last_user_loc;
+  if (inside_graft(loc.file_name())) return last_user_loc;
   const std::string_view file = loc.file_name();
-  if (inside_graft(file)) return last_user_loc;
   if (last_user_loc.file != file || last_user_loc.line != static_cast<int>(loc.line()))
     last_user_loc = ir::SourceLoc{file, loc.function_name(), static_cast<int>(loc.line())};
   return last_user_loc;
