@@ -16,6 +16,7 @@ struct ArrayImpl {
   ir::TracePtr trace;         // traced arrays: the trace that owns `value`
   ir::ValueId value = -1;
   bool deleted = false;       // its buffer was donated
+  bool writable = false;      // a host callback's output view, while the callback runs (graft/callback.h)
   // A sharded array (a pmap result): one buffer per device, shard i holding
   // index i of axis 0. `buffer` stays empty until the whole array is read
   // (data_buffer), so the next pmap call takes the shards where they are.

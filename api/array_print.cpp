@@ -70,13 +70,10 @@ std::string shape_text(const Shape& s) {
 
 }  // namespace
 
-std::ostream& operator<<(std::ostream& os, const Array& x) {
-  if (!x.valid()) return os << "Array(<empty>)";
-  const detail::ArrayImpl& impl = *x.impl();
-  const std::string tail = ", dtype=" + std::string(dtype_name(impl.type.dtype)) + ", shape=" + shape_text(impl.type.shape) + ")";
-  if (impl.traced()) return os << "Traced<" << ir::type_str(impl.type) << ">";
-  if (impl.deleted) return os << "Array(<deleted: donated>" << tail;
+namespace detail {
 
+std::string values_text(const Array& x, const std::string& pad) {
+  const detail::ArrayImpl& impl = *x.impl();
   const int64_t n = impl.type.num_elements();
   const bool summarise = n > kSummariseAbove;
   std::vector<std::string> text(static_cast<size_t>(n));
@@ -107,10 +104,22 @@ std::ostream& operator<<(std::ostream& os, const Array& x) {
   } else {
     size_t width = 0;
     for (const std::string& t : text) width = std::max(width, t.size());
-    Printer p{text, impl.type.shape, summarise, width, "      "};  // under "Array("
+    Printer p{text, impl.type.shape, summarise, width, pad};
     p.print(body, 0, 0, n);
   }
-  return os << "Array(" << body.str() << tail;
+  return body.str();
+}
+
+}  // namespace detail
+
+std::ostream& operator<<(std::ostream& os, const Array& x) {
+  if (!x.valid()) return os << "Array(<empty>)";
+  const detail::ArrayImpl& impl = *x.impl();
+  const std::string tail =
+      ", dtype=" + std::string(dtype_name(impl.type.dtype)) + ", shape=" + shape_text(impl.type.shape) + ")";
+  if (impl.traced()) return os << "Traced<" << ir::type_str(impl.type) << ">";
+  if (impl.deleted) return os << "Array(<deleted: donated>" << tail;
+  return os << "Array(" << detail::values_text(x, "      ") << tail;  // rows continue under "Array("
 }
 
 }  // namespace graft

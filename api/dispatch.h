@@ -42,6 +42,9 @@ const ArrayImpl& checked_impl(const Array& a, const char* what);
 // The same, for using its data: a donated Array throws DonatedArrayError
 // naming `what` and, when given, the user's line.
 const ArrayImpl& live_impl(const Array& a, const char* what, const std::source_location* loc = nullptr);
+// A concrete Array's values as operator<< prints them, without "Array(" and
+// the dtype (debug.print's form); continued rows start with `pad`.
+std::string values_text(const Array& x, const std::string& pad);
 // " (made at file:line)" for a traced Array whose node records the user's line, else "".
 std::string made_at(const ArrayImpl& impl);
 

@@ -48,7 +48,7 @@ bool log_compiles() {
   return on;
 }
 
-std::string describe(const codegen::cpu::FusedGraphKernels& k) {
+std::string describe_kernels(const codegen::cpu::FusedGraphKernels& k) {
   return std::to_string(k.compiled) + " fused kernels (" + std::to_string(k.distinct) + " distinct, " +
          std::to_string(k.modules) + (k.modules == 1 ? " module)" : " modules)");
 }
@@ -164,23 +164,23 @@ std::shared_ptr<const codegen::cpu::PendingKernels> start_cpu_compile(const ir::
   if (wait) {
     auto pending = codegen::cpu::compile_fused_graph_now(graph);
     if (log_compiles())
-      std::fprintf(stderr, "graft: jit cpu module: %s compiled in %.2f s\n", describe(*pending->ready()).c_str(),
-                   pending->seconds());
+      std::fprintf(stderr, "graft: jit cpu module: %s compiled in %.2f s\n",
+                   describe_kernels(*pending->ready()).c_str(), pending->seconds());
     return pending;
   }
   // Every module already on disk (an earlier run compiled them): load them now, so the first call runs compiled.
   if (auto cached = codegen::cpu::load_fused_graph_if_cached(graph)) {
     if (log_compiles())
-      std::fprintf(stderr, "graft: jit cpu module: %s loaded from the cache in %.3f s\n", describe(*cached->ready()).c_str(),
-                   cached->seconds());
+      std::fprintf(stderr, "graft: jit cpu module: %s loaded from the cache in %.3f s\n",
+                   describe_kernels(*cached->ready()).c_str(), cached->seconds());
     return cached;
   }
   if (log_compiles()) std::fprintf(stderr, "graft: jit cpu module: compiling in the background\n");
   return codegen::cpu::compile_fused_graph_in_background(graph, [](const codegen::cpu::PendingKernels& p) {
     if (const codegen::cpu::FusedGraphKernels* k = p.ready()) {
       if (log_compiles())
-        std::fprintf(stderr, "graft: jit cpu module: %s loaded after %.2f s in the background\n", describe(*k).c_str(),
-                     p.seconds());
+        std::fprintf(stderr, "graft: jit cpu module: %s loaded after %.2f s in the background\n",
+                     describe_kernels(*k).c_str(), p.seconds());
     } else if (!codegen::cpu::process_exiting()) {  // at exit the compiler was killed: nothing to report
       std::fprintf(stderr, "graft: jit: the cpu module failed to compile; this executable keeps running on the "
                            "interpreter:\n%s\n", p.failure().c_str());

@@ -25,6 +25,8 @@ constexpr const char* attr_type_name() {
   else if constexpr (std::is_same_v<T, std::string>) return "a string";
   else if constexpr (std::is_same_v<T, Graphs>) return "a list of graphs";
   else if constexpr (std::is_same_v<T, LiteralPtr>) return "a literal";
+  else if constexpr (std::is_same_v<T, HostCallbackPtr>)
+    return "a host callback";
   else return "another kind";
 }
 

@@ -9,7 +9,7 @@
 namespace graft::ir {
 namespace {
 
-constexpr int kNumKinds = 7;
+constexpr int kNumKinds = 8;
 
 // "axis:int index_dtype:dtype" -> {{"axis", int_}, {"index_dtype", dtype}}. A
 // malformed column is a bug in ops.def, reported on first use.

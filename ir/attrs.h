@@ -1,5 +1,5 @@
 // Typed node attributes: int, int list, float, dtype, string, subgraphs and
-// literal arrays (the payload of `constant`). Kept sorted by name so that
+// literal arrays (the payload of `constant`) and host functions (callbacks). Kept sorted by name so that
 // printing, hashing and comparison are deterministic.
 #pragma once
 
@@ -10,6 +10,7 @@
 #include <variant>
 #include <vector>
 
+#include "ir/host_callback.h"
 #include "ir/value.h"
 
 namespace graft::ir {
@@ -29,12 +30,15 @@ using Ints = std::vector<int64_t>;
 using Graphs = std::vector<GraphPtr>;
 
 // The order of alternatives is the attribute's kind, used in JSON and hashing.
-using AttrValue = std::variant<int64_t, Ints, double, DType, std::string, Graphs, LiteralPtr>;
-enum class AttrKind { int_, ints, float_, dtype, string, graphs, literal };
+using AttrValue = std::variant<int64_t, Ints, double, DType, std::string, Graphs, LiteralPtr, HostCallbackPtr>;
+enum class AttrKind { int_, ints, float_, dtype, string, graphs, literal, callback };
 const char* attr_kind_name(AttrKind kind);  // "int", "ints", "float", ...
 inline AttrKind attr_kind(const AttrValue& v) { return static_cast<AttrKind>(v.index()); }
 
-bool attr_equal(const AttrValue& a, const AttrValue& b);  // subgraphs structurally, floats bitwise
+// Subgraphs structurally, floats bitwise, callbacks by identity (each traced
+// call is its own callback), or by name and types when neither has a
+// function (both read from JSON).
+bool attr_equal(const AttrValue& a, const AttrValue& b);
 size_t attr_hash(const AttrValue& v);
 
 class Attrs {

@@ -1,5 +1,7 @@
 #include "ir/bgl.h"
 
+#include "ir/effects.h"
+
 #include <algorithm>
 
 #include <iterator>
@@ -181,7 +183,7 @@ std::optional<std::vector<bool>> live_nodes_in_order(const Graph& g) {
   for (ValueId v : g.outputs()) flag[static_cast<size_t>(v)] = 1;
   std::vector<bool> live(nodes.size(), false);
   for (size_t i = nodes.size(); i-- > 0;) {
-    live[i] = has_side_effects(nodes[i].op);
+    live[i] = has_effects(nodes[i]);
     for (ValueId v : nodes[i].outputs) live[i] = live[i] || flag[static_cast<size_t>(v)];
     if (live[i])
       for (ValueId v : nodes[i].inputs) flag[static_cast<size_t>(v)] = 1;
@@ -210,7 +212,7 @@ Graph dead_code_elimination(Graph&& g) {
       if (int64_t p = view.producer_of(v); p != DataflowView::kNoProducer)
         output_producers.push_back(static_cast<DataflowVertex>(p));
     for (size_t i = 0; i < g.nodes().size(); ++i)  // an op with effects lives whether used or not
-      if (has_side_effects(g.nodes()[i].op)) output_producers.push_back(static_cast<DataflowVertex>(i));
+      if (has_effects(g.nodes()[i])) output_producers.push_back(static_cast<DataflowVertex>(i));
     live = reached_from(boost::make_reverse_graph(view.graph), output_producers);
   }
   if (std::find(live.begin(), live.end(), false) == live.end()) return std::move(g);  // nothing to drop

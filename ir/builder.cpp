@@ -1,5 +1,7 @@
 #include "ir/builder.h"
 
+#include "ir/effects.h"
+
 #include <algorithm>
 
 #include "graft/errors.h"
@@ -31,8 +33,8 @@ int32_t GraphBuilder::add_node_index(Op op, IdList&& inputs, Attrs&& attrs, Sour
   mixed *= 0xff51afd7ed558ccdull;
   mixed ^= mixed >> 33;
   const auto h = static_cast<uint32_t>(mixed ^ (mixed >> 32));
-  // Equal nodes are shared (CSE), unless ops.def says the op has effects.
-  if (!table_.empty() && !has_side_effects(op)) {
+  // Equal nodes are shared (CSE), unless the node has effects (ir/effects.h).
+  if (!table_.empty() && !has_effects(op, attrs)) {
     const size_t mask = table_.size() - 1;
     for (size_t i = h & mask; table_[i].node >= 0; i = (i + 1) & mask) {
       if (table_[i].hash != h) continue;

@@ -130,7 +130,9 @@ ValueId Reader::define(Graph& g, const json& j, const std::string& path, ValueId
 
 AttrValue Reader::attr(const json& j, const std::string& path, int depth) {
   if (!j.is_object() || j.size() != 1)
-    fail(path, "an attribute must be an object with one field naming its kind (int, ints, float, dtype, string, graphs, literal)");
+    fail(path,
+         "an attribute must be an object with one field naming its kind (int, ints, float, dtype, string, graphs, "
+         "literal, callback)");
   auto first = j.begin();  // (not items(): its proxy would dangle once the statement ends)
   const std::string kind = first.key();
   const json& v = first.value();
@@ -164,6 +166,22 @@ AttrValue Reader::attr(const json& j, const std::string& path, int depth) {
       fail(p + ".data", "literal " + type_str(t) + " needs " + std::to_string(want) + " bytes (" +
                             std::to_string(2 * want) + " hex digits), found " + std::to_string(data.size()) + " digits");
     return std::make_shared<const Literal>(Literal{std::move(t), get_hex(data, p + ".data")});
+  }
+  if (kind == "callback") {
+    // A function cannot be read back: the node keeps its name and types, and
+    // running it is an UnsupportedError naming the function.
+    expect_object(v, p, {"name", "results"});
+    auto cb = std::make_shared<HostCallback>();
+    cb->name = get_string(field(v, "name", p), p + ".name");
+    const json& results = field(v, "results", p);
+    if (!results.is_array())
+      fail(p + ".results", std::string("expected an array of types, found ") + type_name(results));
+    for (size_t i = 0; i < results.size(); ++i) {
+      std::string rp = p + ".results[" + std::to_string(i) + "]";
+      expect_object(results[i], rp, {"dtype", "shape"});
+      cb->results.push_back(get_type(results[i], rp));
+    }
+    return HostCallbackPtr(std::move(cb));
   }
   fail(path, "unknown attribute kind '" + kind + "'");
 }

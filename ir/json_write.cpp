@@ -46,6 +46,11 @@ json attr_json(const AttrValue& value) {
           json arr = json::array();
           for (const GraphPtr& g : x) arr.push_back(graph_json(*g));
           return {{"graphs", arr}};
+        } else if constexpr (std::is_same_v<T, HostCallbackPtr>) {
+          // The function itself cannot travel: its name and result types do.
+          json results = json::array();
+          for (const ValueType& t : x->results) results.push_back({{"dtype", dtype_name(t.dtype)}, {"shape", t.shape}});
+          return {{"callback", {{"name", x->name}, {"results", results}}}};
         } else {
           return {{"literal",
                    {{"dtype", dtype_name(x->type.dtype)}, {"shape", x->type.shape}, {"data", hex(x->bytes)}}}};

@@ -26,8 +26,8 @@ std::optional<Op> op_from_name(std::string_view name) {
 
 const char* family_name(OpFamily family) {
   static constexpr const char* kNames[kNumFamilies] = {
-      "elementwise", "reduce", "shape",      "indexing", "sort",   "creation", "linalg", "random",
-      "control",     "custom", "collective", "pmap",     "fusion", "fft",      "conv",   "window"};
+      "elementwise", "reduce",     "shape", "indexing", "sort", "creation", "linalg", "random",  "control",
+      "custom",      "collective", "pmap",  "fusion",   "fft",  "conv",     "window", "callback"};
   return kNames[static_cast<int>(family)];
 }
 

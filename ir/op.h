@@ -26,9 +26,10 @@ enum class OpFamily : uint8_t {
   fusion,
   fft,
   conv,
-  window
+  window,
+  callback
 };
-inline constexpr int kNumFamilies = 16;
+inline constexpr int kNumFamilies = 17;
 
 enum class Op : uint16_t {
 #define GRAFT_OP(ident, ...) ident,

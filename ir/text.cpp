@@ -66,6 +66,8 @@ std::string attr_text(const AttrValue& value, int64_t literal_limit) {
           return q;
         } else if constexpr (std::is_same_v<T, LiteralPtr>) {
           return x ? literal_str(*x, literal_limit) : "null";
+        } else if constexpr (std::is_same_v<T, HostCallbackPtr>) {
+          return x ? "<" + x->name + ">" : "null";
         } else {
           return "";  // graphs are printed below the node
         }

@@ -18,8 +18,11 @@ Buffer::Buffer(std::shared_ptr<Buffer> arena, size_t offset, size_t nbytes)
       site_(arena->site()),
       arena_(std::move(arena)) {}
 
+Buffer::Buffer(Borrowed, void* data, size_t nbytes, Device& device)
+    : data_(data), size_(nbytes), device_(device), site_(current_site()), borrowed_(true) {}
+
 Buffer::~Buffer() {
-  if (arena_) return;  // a view: the arena's own buffer is tracked and freed
+  if (arena_ || borrowed_) return;  // a view: the arena's own buffer is tracked and freed
   device_.untrack(this);
   device_.allocator().deallocate(data_, size_);
 }

@@ -41,6 +41,10 @@ class Buffer {
   // A view of `nbytes` at `offset` inside `arena` (a jit executable's
   // temporaries): it keeps the arena alive and owns nothing itself.
   Buffer(std::shared_ptr<Buffer> arena, size_t offset, size_t nbytes);
+  // A view of memory someone else owns and frees (a host callback's operands
+  // and results): never tracked, never freed here.
+  struct Borrowed {};
+  Buffer(Borrowed, void* data, size_t nbytes, Device& device);
   ~Buffer();
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
@@ -58,6 +62,7 @@ class Buffer {
   Device& device_;
   const AllocationSite* site_;
   std::shared_ptr<Buffer> arena_;  // set for a view
+  bool borrowed_ = false;
   Buffer* prev_ = nullptr;  // the device's list of live buffers
   Buffer* next_ = nullptr;
 };

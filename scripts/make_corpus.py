@@ -45,6 +45,8 @@ NOT_COVERED = {
     "all_to_all": "a collective (as psum)",
     "pmap": "runs a function on several devices: tests/api/pmap_primitive_test.cpp checks it against eager pmap and vmap",
     "fusion": "exists only inside jit executables, never in an exported graph",
+    "pure_callback": "calls a C++ function, which a file cannot carry: tests/api/callback_test.cpp checks it",
+    "io_callback": "a host callback (as pure_callback)",
     "bitcast_convert_type": "JAX's answers are computed in float64, where the bits of a 32-bit value mean something"
                             " else: tests/api/bitwise_ops_test.cpp checks its bits",
 }

@@ -3,6 +3,7 @@
 
 #include "graft/array.h"
 #include "graft/autodiff.h"
+#include "graft/callback.h"
 #include "graft/collectives.h"
 #include "graft/control_flow.h"
 #include "graft/conv.h"

@@ -62,6 +62,12 @@ const Literal& RuleCtx::attr_literal(const std::string& n) const {
   if (!p) format_error("attribute '" + n + "' holds a null literal");
   return *p;
 }
+
+const HostCallback& RuleCtx::attr_callback(const std::string& n) const {
+  const HostCallbackPtr& p = std::get<HostCallbackPtr>(attr(n, AttrKind::callback));
+  if (!p) format_error("attribute '" + n + "' holds a null callback");
+  return *p;
+}
 bool RuleCtx::attr_bool(const std::string& n) const {
   int64_t v = attr_int(n);
   if (v != 0 && v != 1) shape_error("attribute '" + n + "' must be 0 or 1, not " + std::to_string(v));

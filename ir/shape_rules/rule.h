@@ -40,6 +40,7 @@ class RuleCtx {
   const Graphs& attr_graphs(const std::string& name) const;
   const Graph& attr_graph(const std::string& name) const;  // a graphs attribute holding exactly one
   const Literal& attr_literal(const std::string& name) const;
+  const HostCallback& attr_callback(const std::string& name) const;
   bool attr_bool(const std::string& name) const;  // an int attribute that must be 0 or 1
 
   // Throw with the op's name, every operand's type, and the node's location.

@@ -273,6 +273,8 @@ TEST_CASE("corpus: every case, every check", "[corpus]") {
        "has no derivative (JAX defines none): tests/linalg/decompositions_test.cpp has JAX's values"},
       {"pmap", "runs a user's function on several devices: tests/api/pmap_primitive_test.cpp"},
       {"fusion", "exists only inside jit executables"},
+      {"pure_callback", "calls a C++ function and refuses a derivative: tests/api/callback_test.cpp"},
+      {"io_callback", "calls a C++ function and refuses a derivative: tests/api/callback_test.cpp"},
       {"complex", "takes complex values, which the corpus format has not: tests/dtypes has JAX's values and grads"},
       {"real", "takes complex values, which the corpus format has not: tests/dtypes has JAX's values and grads"},
       {"imag", "takes complex values, which the corpus format has not: tests/dtypes has JAX's values and grads"},

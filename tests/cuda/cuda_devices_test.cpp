@@ -486,8 +486,9 @@ TEST_CASE("cuda devices: every primitive runs on the cuda backend, alone or on t
   // an op kernel, cuFFT), control flow and graph calls run their bodies on the
   // device; only collectives, pmap, custom_lin (an error to run), lu's
   // pivots made a permutation (a short sequential loop), eig (LAPACK's geev,
-  // as JAX's on GPUs) and the complex numbers' parts (no
-  // device code for complex elements yet) take the host, each with a reason.
+  // as JAX's on GPUs), the complex numbers' parts (no device code for
+  // complex elements yet) and host callbacks (C++ functions) take the host,
+  // each with a reason.
   int generated = 0, hosted = 0;
   for (int i = 0; i < ir::kNumOps; ++i) {
     const auto op = static_cast<ir::Op>(i);
@@ -498,11 +499,12 @@ TEST_CASE("cuda devices: every primitive runs on the cuda backend, alone or on t
     const ir::OpFamily family = ir::op_info(op).family;
     const bool complex_parts = op == ir::Op::complex || op == ir::Op::real || op == ir::Op::imag || op == ir::Op::conj;
     const bool host_family = op == ir::Op::custom_lin || op == ir::Op::lu_pivots_to_permutation || op == ir::Op::eig ||
-                             complex_parts || family == ir::OpFamily::collective || family == ir::OpFamily::pmap;
+                             complex_parts || family == ir::OpFamily::collective || family == ir::OpFamily::pmap ||
+                             family == ir::OpFamily::callback;
     CHECK(why.empty() == !host_family);
   }
   CHECK(generated == 132);
-  CHECK(hosted == 16);
+  CHECK(hosted == 18);
 }
 
 TEST_CASE("cuda devices: dot_general layouts as one cuBLAS GEMM, or on the host, equal the CPU", "[cuda_devices]") {

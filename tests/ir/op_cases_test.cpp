@@ -952,6 +952,27 @@ void add_custom_cases(Catalogue& c) {
   c.bad_format(Op::remat, {f32_3}, {{"body", Graphs{GraphPtr{}}}}, "attribute 'body' holds a null graph");
 }
 
+void add_callback_cases(Catalogue& c) {
+  const ValueType f32_3{f32, {3}};
+  // A callback without a function (as one read from JSON): the rules see only its declared results.
+  auto cb = std::make_shared<HostCallback>();
+  cb->name = "pure_callback at model.cpp:3";
+  cb->results = {f32_3, {i32, {}}};
+  auto none = std::make_shared<HostCallback>();
+  none->name = "debug.print at model.cpp:4";
+  const HostCallbackPtr two(cb), zero(none);
+  c.ok(Op::pure_callback, {f32_3, {f64, {2, 2}}}, {{"callback", two}, {"vmap_method", std::string("expand_dims")}},
+       {f32_3, {i32, {}}});
+  c.ok(Op::io_callback, {f32_3}, {{"callback", zero}, {"ordered", int64_t{1}}}, {});
+  c.ok(Op::io_callback, {}, {{"callback", two}, {"ordered", int64_t{0}}}, {f32_3, {i32, {}}});
+  c.bad_format(Op::pure_callback, {f32_3}, {{"callback", two}, {"vmap_method", std::string("loop")}},
+               "vmap_method must be sequential, expand_dims or broadcast_all");
+  c.bad_shape(Op::io_callback, {f32_3}, {{"callback", zero}, {"ordered", int64_t{2}}}, "'ordered' must be 0 or 1");
+  c.bad_format(Op::io_callback, {f32_3}, {{"callback", HostCallbackPtr{}}, {"ordered", int64_t{0}}}, "null callback");
+  c.bad_format(Op::pure_callback, {f32_3}, {{"vmap_method", std::string("sequential")}},
+               "attribute 'callback' is missing (it must be callback)");
+}
+
 void add_collective_cases(Catalogue& c) {
   for (Op op : {Op::psum, Op::pmax, Op::pmin}) {
     c.ok(op, {{f32, {2, 3}}}, {{"axis_name", std::string("devices")}}, {{f32, {2, 3}}});
@@ -1068,6 +1089,7 @@ const Catalogue& catalogue() {
     add_random_cases(c);
     add_control_cases(c);
     add_custom_cases(c);
+    add_callback_cases(c);
     add_collective_cases(c);
     add_pmap_cases(c);
     add_fusion_cases(c);
@@ -1095,6 +1117,11 @@ std::string attr_value_str(const AttrValue& value) {
           std::string s = std::to_string(v.size());
           s.append(" graph(s)>");
           return s.insert(0, 1, '<');
+        } else if constexpr (std::is_same_v<T, HostCallbackPtr>) {
+          std::string s = "<callback ";
+          s.append(v ? v->name : "null");
+          s.push_back('>');
+          return s;
         } else {
           if (!v) return "<null literal>";
           std::string s = "<literal ";
