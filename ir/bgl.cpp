@@ -174,7 +174,7 @@ bool defined_in_order(const Graph& g, std::vector<uint8_t>& flag) {
 // (every operand defined before its use, every value defined once): one
 // backward sweep over value flags, no adjacency lists. Nothing when the
 // graph is not such a graph; the general path then finds (or reports) its shape.
-std::optional<std::vector<bool>> live_nodes_in_order(const Graph& g) {
+std::optional<std::vector<bool>> live_nodes_in_order(const Graph& g, bool keep_effects) {
   const std::vector<Node>& nodes = g.nodes();
   std::vector<uint8_t> flag;
   if (!defined_in_order(g, flag)) return std::nullopt;
@@ -183,7 +183,7 @@ std::optional<std::vector<bool>> live_nodes_in_order(const Graph& g) {
   for (ValueId v : g.outputs()) flag[static_cast<size_t>(v)] = 1;
   std::vector<bool> live(nodes.size(), false);
   for (size_t i = nodes.size(); i-- > 0;) {
-    live[i] = has_effects(nodes[i]);
+    live[i] = keep_effects && has_effects(nodes[i]);
     for (ValueId v : nodes[i].outputs) live[i] = live[i] || flag[static_cast<size_t>(v)];
     if (live[i])
       for (ValueId v : nodes[i].inputs) flag[static_cast<size_t>(v)] = 1;
@@ -198,9 +198,11 @@ bool in_topological_order(const Graph& g) {
   return defined_in_order(g, flag);
 }
 
-Graph dead_code_elimination(Graph&& g) {
+namespace {
+
+Graph eliminate(Graph&& g, bool keep_effects) {
   // Live nodes are those some output depends on.
-  std::optional<std::vector<bool>> in_order = live_nodes_in_order(g);
+  std::optional<std::vector<bool>> in_order = live_nodes_in_order(g, keep_effects);
   std::vector<bool> live;
   if (in_order) {
     live = std::move(*in_order);
@@ -212,7 +214,7 @@ Graph dead_code_elimination(Graph&& g) {
       if (int64_t p = view.producer_of(v); p != DataflowView::kNoProducer)
         output_producers.push_back(static_cast<DataflowVertex>(p));
     for (size_t i = 0; i < g.nodes().size(); ++i)  // an op with effects lives whether used or not
-      if (has_effects(g.nodes()[i])) output_producers.push_back(static_cast<DataflowVertex>(i));
+      if (keep_effects && has_effects(g.nodes()[i])) output_producers.push_back(static_cast<DataflowVertex>(i));
     live = reached_from(boost::make_reverse_graph(view.graph), output_producers);
   }
   if (std::find(live.begin(), live.end(), false) == live.end()) return std::move(g);  // nothing to drop
@@ -221,6 +223,11 @@ Graph dead_code_elimination(Graph&& g) {
   g.keep_nodes(live);
   return std::move(g);
 }
+
+}  // namespace
+
+Graph dead_code_elimination(Graph&& g) { return eliminate(std::move(g), true); }
+Graph recomputation_dce(Graph&& g) { return eliminate(std::move(g), false); }
 
 std::vector<bool> reachable_from(const DataflowView& view, const std::vector<size_t>& start_nodes) {
   const size_t num_nodes = boost::num_vertices(view.graph);

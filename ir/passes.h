@@ -23,13 +23,19 @@ void topo_sort(Graph& g);
 // Linear, with no adjacency lists; what every GraphBuilder-built graph is.
 bool in_topological_order(const Graph& g);
 
-// A copy of g without the nodes that do not contribute to g.outputs() (ops
-// with side effects, ops.def, always stay). Inputs
+// A copy of g without the nodes that do not contribute to g.outputs() (nodes
+// with effects, ir/effects.h, always stay). Inputs
 // (the signature), outputs, node ids, value ids and node order are kept.
 // Subgraphs in attributes are copied as they are.
 Graph dead_code_elimination(const Graph& g);
 // The same, moving the kept nodes out of `g` (no copies of a fresh graph).
 Graph dead_code_elimination(Graph&& g);
+// The same for a graph that recomputes what another node already computed
+// (the tangent half of a scan's, cond's, checkpoint's or pmap's JVP, whose
+// transpose recomputes the primal): its effects (io_callback, debug prints)
+// ran in the primal node, so they are dropped too unless a kept output
+// needs one's results (then it runs again).
+Graph recomputation_dce(Graph&& g);
 
 // Which nodes (by index into g.nodes()) are reachable forward from the start
 // nodes, the start nodes included.

@@ -10,6 +10,36 @@ namespace graft::transforms {
 
 using ir::Op;
 
+namespace {
+
+// The index in g's nodes of the node defining v.
+int32_t producer_of(const ir::Graph& g, ValueId v) {
+  for (size_t i = g.nodes().size(); i-- > 0;)
+    for (ValueId o : g.nodes()[i].outputs)
+      if (o == v) return static_cast<int32_t>(i);
+  return -1;
+}
+
+// g without those of the nodes (by index) whose outputs nothing reads.
+ir::Graph without_unused(ir::Graph g, const std::vector<int32_t>& nodes) {
+  if (nodes.empty()) return g;
+  std::vector<bool> read(static_cast<size_t>(g.value_id_bound()), false);
+  for (const ir::Node& n : g.nodes())
+    for (ValueId v : n.inputs) read[static_cast<size_t>(v)] = true;
+  for (ValueId v : g.outputs()) read[static_cast<size_t>(v)] = true;
+  std::vector<bool> keep(g.nodes().size(), true);
+  for (int32_t i : nodes) {
+    if (i < 0) continue;
+    bool used = false;
+    for (ValueId v : g.nodes()[static_cast<size_t>(i)].outputs) used = used || read[static_cast<size_t>(v)];
+    keep[static_cast<size_t>(i)] = used;
+  }
+  g.keep_nodes(keep);
+  return g;
+}
+
+}  // namespace
+
 ir::GraphPtr jvp_graph(const ir::Graph& g, const std::vector<bool>& has_tangent) {
   if (has_tangent.size() != g.inputs().size())
     throw Error("jvp: " + std::to_string(has_tangent.size()) + " tangent flags for " +
@@ -27,6 +57,9 @@ ir::GraphPtr jvp_graph(const ir::Graph& g, const std::vector<bool>& has_tangent)
     tangent[g.inputs()[i]] = b.input(t);
   }
 
+  // Nodes whose primal outputs a rule computed anew: dead, but one with
+  // effects would survive dead-code elimination and run twice.
+  std::vector<int32_t> superseded;
   for (const ir::Node& n : g.nodes()) {
     ir::IdList ins, tins;
     bool any_tangent = false;
@@ -58,7 +91,12 @@ ir::GraphPtr jvp_graph(const ir::Graph& g, const std::vector<bool>& has_tangent)
     for (size_t k = 0; k < touts.size(); ++k) tangent[n.outputs[k]] = touts[k];
     // A rule may compute the primal outputs anew beside the tangents (loops
     // do, so as to run once); the node emitted above then dies.
-    for (size_t k = 0; k < outs.size(); ++k) primal[n.outputs[k]] = ctx.outputs[k];
+    bool replaced = false;
+    for (size_t k = 0; k < outs.size(); ++k) {
+      replaced = replaced || ctx.outputs[k] != outs[k];
+      primal[n.outputs[k]] = ctx.outputs[k];
+    }
+    if (replaced) superseded.push_back(producer_of(b.graph(), outs[0]));
   }
 
   std::vector<ValueId> outputs;
@@ -72,7 +110,8 @@ ir::GraphPtr jvp_graph(const ir::Graph& g, const std::vector<bool>& has_tangent)
     const ir::ValueType t = b.type(primal[v]);
     outputs.push_back(emit_full(b, 0.0, t));
   }
-  return std::make_shared<const ir::Graph>(ir::dead_code_elimination(b.finish_graph(std::move(outputs))));
+  return std::make_shared<const ir::Graph>(
+      ir::dead_code_elimination(without_unused(b.finish_graph(std::move(outputs)), superseded)));
 }
 
 }  // namespace graft::transforms

@@ -388,3 +388,54 @@ TEST_CASE("callback: jit(Backend::cuda) runs the callback on the host between de
   CHECK(calls == 1);
   CHECK_THAT(on_cuda.lower(x).compile().as_text(), Catch::Contains("pure_callback"));
 }
+
+TEST_CASE("callback: effects inside scan, cond and checkpoint run once under grad and jvp", "[callback]") {
+  int n = 0;
+  auto count = [&](const Array& v) { debug::callback([&](const Array&) { ++n; }, v); };
+  auto scanned = [&](const Array& p) {
+    auto step = [&](const Array& y, const std::tuple<>&) {
+      count(y);
+      return std::make_pair(sin(y * p), std::tuple<>{});
+    };
+    return sum(scan(step, array({1.0, 0.5}), std::tuple<>{}, 3).first);
+  };
+  auto branched = [&](const Array& p) {
+    return sum(cond(
+        p[0] > 0.0,
+        [&](const Array& q) {
+          count(q);
+          return sin(q);
+        },
+        [](const Array& q) { return cos(q); }, p));
+  };
+  auto remat = [&](const Array& p) {
+    return sum(checkpoint([&](const Array& q) {
+      count(q);
+      return sin(q);
+    })(p));
+  };
+  const Array p = array({1.0, 2.0});
+  n = 0;
+  grad(scanned)(p);
+  CHECK(n == 3);  // once per step: the backward scan recomputes values, not effects
+  n = 0;
+  jit(grad(scanned))(p);
+  CHECK(n == 3);
+  n = 0;
+  grad(branched)(p);
+  CHECK(n == 1);
+  n = 0;
+  jvp(branched, std::make_tuple(p), std::make_tuple(p));
+  CHECK(n == 1);
+  n = 0;
+  grad(remat)(p);
+  CHECK(n == 1);
+  // The values are those without the callbacks.
+  check_close(
+      grad(scanned)(p), grad([](const Array& q) {
+        return sum(scan([&](const Array& y, const std::tuple<>&) { return std::make_pair(sin(y * q), std::tuple<>{}); },
+                        array({1.0, 0.5}), std::tuple<>{}, 3)
+                       .first);
+      })(p),
+      1e-12);
+}

@@ -60,7 +60,7 @@ ir::GraphPtr tangent_part(const ir::Graph& g, const std::vector<bool>& flags, co
   std::vector<ValueId> outs;
   for (size_t k : keep) outs.push_back(full->outputs()[g.outputs().size() + k]);
   part.set_outputs(std::move(outs));
-  return std::make_shared<const ir::Graph>(ir::dead_code_elimination(part));
+  return std::make_shared<const ir::Graph>(ir::recomputation_dce(std::move(part)));
 }
 
 std::vector<size_t> iota_indices(size_t first, size_t count) {
@@ -258,7 +258,9 @@ ir::IdList scan_jvp(JvpCtx& c) {
   std::vector<size_t> outs;
   for (size_t k : tc) outs.push_back(n_out + k);
   for (size_t j : ty) outs.push_back(n_out + s.carry + j);
-  ir::GraphPtr tangent_body = ir::rebind_graph(*jvp_graph(body, flags), types, bind, outs);
+  // Effects ran in the primal scan; the tangent scan only recomputes values.
+  ir::GraphPtr tangent_body = std::make_shared<const ir::Graph>(
+      ir::recomputation_dce(ir::Graph(*ir::rebind_graph(*jvp_graph(body, flags), types, bind, outs))));
   Out t = c.add_multi(Op::scan, inputs,
                       scan_attrs(tangent_body, s.consts + tk.size(), tc.size(), s.length, s.reverse));
 

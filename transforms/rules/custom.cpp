@@ -36,6 +36,9 @@ ir::IdList custom_vjp_call_jvp(JvpCtx& c) {
   const ir::GraphPtr& bwd = ir::attr<ir::Graphs>(c.node(), "bwd").at(0);
   int64_t nres = ir::attr<int64_t>(c.node(), "num_residuals");
   std::vector<ValueId> fwd_outs = c.inline_graph(fwd, c.primals);
+  // fwd's outputs stand for the call's too (as JAX's): the call itself is
+  // then dead, so a function the user gave (a host callback) runs once, not twice.
+  for (size_t k = 0; k < c.outputs.size(); ++k) c.outputs[k] = fwd_outs[k];
   std::vector<ValueId> args(fwd_outs.end() - nres, fwd_outs.end());
   for (size_t i = 0; i < c.primals.size(); ++i) args.push_back(c.instantiate(c.tangents[i], c.primals[i]));
   return c.add_multi(Op::custom_lin, args, {{"bwd", ir::Graphs{bwd}}, {"num_residuals", nres}});
@@ -58,7 +61,7 @@ ir::IdList remat_jvp(JvpCtx& c) {
   ir::Graph tangent_body = *full;
   size_t n_out = body.outputs().size();
   tangent_body.set_outputs(std::vector<ValueId>(full->outputs().begin() + static_cast<long>(n_out), full->outputs().end()));
-  auto pruned = std::make_shared<const ir::Graph>(ir::dead_code_elimination(tangent_body));
+  auto pruned = std::make_shared<const ir::Graph>(ir::recomputation_dce(std::move(tangent_body)));
   return c.add_multi(Op::remat, args, {{"body", ir::Graphs{pruned}}});
 }
 

@@ -63,7 +63,7 @@ ir::IdList pmap_jvp(JvpCtx& c) {
   tangent_body.set_outputs(
       std::vector<ValueId>(full->outputs().begin() + static_cast<long>(n_out), full->outputs().end()));
   ir::Attrs attrs = c.attrs();
-  attrs.set("body", ir::Graphs{std::make_shared<const ir::Graph>(ir::dead_code_elimination(tangent_body))});
+  attrs.set("body", ir::Graphs{std::make_shared<const ir::Graph>(ir::recomputation_dce(std::move(tangent_body)))});
   attrs.set("in_dims", dims);
   return c.add_multi(Op::pmap, args, attrs);
 }
