@@ -74,6 +74,10 @@ struct Executable {
   CostAnalysis cost;
   MemoryAnalysis memory;
   std::vector<int64_t> donation_plan;  // per input: the output its buffer backs, or -1
+  // Ref arguments (graft/ref.h): their graph inputs, whose final values are
+  // the last outputs, and whether each is written in place (else copied in).
+  std::vector<size_t> ref_inputs;
+  std::vector<bool> ref_in_place;
   // Backend::cpu: the fusion nodes' generated kernels, once compiled (tiered execution).
   std::shared_ptr<const codegen::cpu::PendingKernels> cpu;
   codegen::MemoryPlan plan;                 // where the temporaries live in the per-call arena
@@ -344,6 +348,46 @@ std::vector<Array> run_on_cuda(const Executable& exe, const std::vector<Array>& 
 }
 
 }  // namespace
+
+std::shared_ptr<const Executable> compile_with_refs(const Graph& g, const JitOptions& options,
+                                                    std::vector<bool> donated, const std::vector<size_t>& ref_inputs) {
+  for (size_t pos : ref_inputs) donated.at(pos) = true;  // the final value may take the Ref's own buffer
+  auto exe = std::const_pointer_cast<Executable>(compile_graph(g, options, donated));
+  exe->ref_inputs = ref_inputs;
+  const size_t n_out = exe->graph->outputs().size() - ref_inputs.size();
+  for (size_t k = 0; k < ref_inputs.size(); ++k) {
+    exe->ref_in_place.push_back(exe->donation_plan[ref_inputs[k]] == static_cast<int64_t>(n_out + k));
+    // Written where the Ref's elements already are: no output memory of its own.
+    exe->memory.output_bytes -= bytes_of(exe->graph->type(exe->graph->outputs()[n_out + k]));
+  }
+  return exe;
+}
+
+std::vector<Array> run_with_refs(const Executable& exe, std::vector<Array> leaves, std::vector<bool> donated,
+                                 const JitOptions& options) {
+  // Each Ref's own Array keeps its buffer; the executable gets a second
+  // handle on it, donated when the final value can be written in place.
+  std::vector<Array> own;
+  for (size_t k = 0; k < exe.ref_inputs.size(); ++k) {
+    const size_t pos = exe.ref_inputs[k];
+    const ArrayImpl& impl = live_impl(leaves[pos], "Ref argument");
+    own.push_back(leaves[pos]);
+    leaves[pos] = Array(make_concrete(impl.type, data_buffer(impl)));
+    donated[pos] = exe.ref_in_place[k];
+  }
+  std::vector<Array> outs = run_executable(exe, leaves, donated, options);
+  const size_t n_out = outs.size() - own.size();
+  for (size_t k = 0; k < own.size(); ++k) {
+    const ArrayImpl& dst = *own[k].impl();
+    const ArrayImpl& src = live_impl(outs[n_out + k], "Ref result");
+    const runtime::BufferPtr& to = data_buffer(dst);
+    const runtime::BufferPtr& from = data_buffer(src);
+    if (to->data() != from->data() && to->size())
+      runtime::copy_bytes(to->device(), to->data(), from->device(), from->data(), to->size());
+  }
+  outs.resize(n_out);
+  return outs;
+}
 
 namespace {
 

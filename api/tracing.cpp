@@ -1,6 +1,7 @@
 // The non-template side of make_graph, evaluate and named_scope.
 #include "api/array_impl.h"
 #include "api/dispatch.h"
+#include "api/ref_state.h"
 #include "graft/errors.h"
 #include "graft/make_graph.h"
 #include "graft/named_scope.h"
@@ -11,12 +12,45 @@
 namespace graft {
 namespace detail {
 
+namespace {
+thread_local std::vector<TraceSession*> t_sessions;
+}
+
+TraceSession* current_session() { return t_sessions.empty() ? nullptr : t_sessions.back(); }
+
 struct TraceSession::Impl {
   ir::TraceScope scope;
+  std::vector<std::shared_ptr<RefState>> refs;  // stand-ins of Ref arguments
 };
 
-TraceSession::TraceSession() : impl_(std::make_unique<Impl>()) {}
-TraceSession::~TraceSession() = default;
+TraceSession::TraceSession() : impl_(std::make_unique<Impl>()) { t_sessions.push_back(this); }
+TraceSession::~TraceSession() {
+  if (!t_sessions.empty() && t_sessions.back() == this) t_sessions.pop_back();
+}
+
+void TraceSession::add_ref_argument(std::shared_ptr<RefState> alias) { impl_->refs.push_back(std::move(alias)); }
+
+void TraceSession::refuse_ref_arguments() const {
+  if (!impl_->refs.empty())
+    throw UnsupportedError(
+        "a Ref was passed as an argument of a transform other than jit: only jit takes Ref arguments (it updates "
+        "them in place); pass r.get() instead, or make the Ref inside the function");
+}
+
+std::vector<Array> TraceSession::ref_finals() const {
+  std::vector<Array> out;
+  for (const auto& r : impl_->refs) out.push_back(r->value);
+  return out;
+}
+
+std::vector<size_t> TraceSession::ref_input_positions() const {
+  const std::vector<ir::ValueId>& inputs = impl_->scope.trace()->builder().graph().inputs();
+  std::vector<size_t> out;
+  for (const auto& r : impl_->refs)
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (inputs[i] == r->input) out.push_back(i);
+  return out;
+}
 
 Array TraceSession::input_like(const Array& like) {
   const ArrayImpl& impl = checked_impl(like, "make_graph");

@@ -24,6 +24,7 @@
 #include "graft/pmap.h"
 #include "graft/profiler.h"
 #include "graft/random.h"
+#include "graft/ref.h"
 #include "graft/special.h"
 #include "graft/tree.h"
 #include "graft/types.h"

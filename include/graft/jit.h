@@ -72,7 +72,7 @@ class Compiled {
   Out operator()(const Args&... args) const {
     std::vector<Array> leaves = detail::all_leaves(args...);
     std::vector<bool> donated = detail::donated_leaves(options_.donate_argnums, args...);
-    return tree::unflatten(out_like_, detail::run_executable(*exe_, leaves, donated, options_));
+    return tree::unflatten(out_like_, detail::run_with_refs(*exe_, leaves, donated, options_));
   }
 
  private:
@@ -85,9 +85,12 @@ class Compiled {
 template <class Out>
 class Lowered {
  public:
-  Lowered(Graph graph, Out out_like, JitOptions options, std::vector<bool> donated)
-      : graph_(std::move(graph)), out_like_(std::move(out_like)), options_(std::move(options)),
-        donated_(std::move(donated)) {}
+  Lowered(Graph graph, Out out_like, JitOptions options, std::vector<bool> donated, std::vector<size_t> ref_inputs = {})
+      : graph_(std::move(graph)),
+        out_like_(std::move(out_like)),
+        options_(std::move(options)),
+        donated_(std::move(donated)),
+        ref_inputs_(std::move(ref_inputs)) {}
   const Graph& graph() const { return graph_; }
   std::string as_text() const { return graph_.to_text(); }
   // Ahead of time: returns once the executable is compiled (for Backend::cpu,
@@ -95,7 +98,7 @@ class Lowered {
   Compiled<Out> compile() const {
     JitOptions waiting = options_;
     waiting.wait_for_compile = true;
-    return Compiled<Out>(detail::compile_graph(graph_, waiting, donated_), out_like_, options_);
+    return Compiled<Out>(detail::compile_with_refs(graph_, waiting, donated_, ref_inputs_), out_like_, options_);
   }
 
  private:
@@ -103,6 +106,7 @@ class Lowered {
   Out out_like_;
   JitOptions options_;
   std::vector<bool> donated_;
+  std::vector<size_t> ref_inputs_;
 };
 
 template <class F>
@@ -115,13 +119,21 @@ class Jitted {
   template <class... Args>
   auto operator()(const Args&... args) const {
     static_assert((detail::cacheable_argument<Args>() && ...));
-    using Out = std::decay_t<decltype(f_(args...))>;
+    using R = decltype(f_(args...));
     // Inside a trace the jitted function is inlined; disabled, it runs op by op.
-    if (detail::tracing() || detail::jit_disabled()) return Out(f_(args...));
-    std::shared_ptr<const Entry<Out>> entry = find_or_compile(args...);
+    if (detail::tracing() || detail::jit_disabled()) {
+      if constexpr (std::is_void_v<R>)
+        return f_(args...);
+      else
+        return std::decay_t<R>(f_(args...));
+    }
+    auto entry = find_or_compile(args...);
     std::vector<Array> leaves = detail::all_leaves(args...);
-    return tree::unflatten(entry->out_like,
-                           detail::run_executable(*entry->exe, leaves, entry->donated, options_));
+    std::vector<Array> outs = detail::run_with_refs(*entry->exe, leaves, entry->donated, options_);
+    if constexpr (std::is_void_v<R>)
+      return;
+    else
+      return tree::unflatten(entry->out_like, outs);
   }
 
   // The number of executables cached (one per abstract signature seen).
@@ -130,9 +142,10 @@ class Jitted {
 
   template <class... Args>
   auto lower(const Args&... args) const {
-    auto traced = detail::trace_function(f_, args...);
-    return Lowered<std::decay_t<decltype(traced.out)>>(
-        traced.graph, traced.out, options_, detail::donated_leaves(options_.donate_argnums, args...));
+    auto traced = detail::trace_for_jit(f_, args...);
+    return Lowered<std::decay_t<decltype(traced.out)>>(traced.graph, traced.out, options_,
+                                                       detail::donated_leaves(options_.donate_argnums, args...),
+                                                       traced.ref_inputs);
   }
 
  private:
@@ -152,7 +165,8 @@ class Jitted {
 
   template <class... Args>
   auto find_or_compile(const Args&... args) const {
-    using Out = std::decay_t<decltype(f_(args...))>;
+    using R = decltype(f_(args...));
+    using Out = std::conditional_t<std::is_void_v<R>, std::tuple<>, std::decay_t<R>>;
     std::string key = detail::signature_key("jit", args...);
     if (!key.empty())
       if (auto hit = std::static_pointer_cast<const Entry<Out>>(cache_->find(key))) return hit;
@@ -166,11 +180,11 @@ class Jitted {
     }
     cache_->count_trace();
     double t0 = detail::now_ms();
-    auto traced = detail::trace_function(f_, args...);
+    auto traced = detail::trace_for_jit(f_, args...);
     double t1 = detail::now_ms();
     std::vector<bool> donated = detail::donated_leaves(options_.donate_argnums, args...);
     auto entry = std::make_shared<const Entry<Out>>(
-        Entry<Out>{detail::compile_graph(traced.graph, options_, donated), traced.out, donated});
+        Entry<Out>{detail::compile_with_refs(traced.graph, options_, donated, traced.ref_inputs), traced.out, donated});
     detail::log_compile("jit", t1 - t0, detail::now_ms() - t1);
     if (!key.empty()) cache_->insert(key, entry);
     return entry;

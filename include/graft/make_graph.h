@@ -17,6 +17,8 @@ std::vector<Array> evaluate(const Graph& graph, const std::vector<Array>& inputs
 
 namespace detail {
 
+struct RefState;
+
 // A trace that lives while a transform calls the user's function. Inputs
 // come first; values the function captures from enclosing traces become
 // further (implicit) inputs after them.
@@ -33,6 +35,15 @@ class TraceSession {
   // Values of enclosing traces the function captured, in the order of the
   // graph's implicit inputs (after the explicit ones). Call after finish().
   std::vector<Array> captured() const;
+
+  // Refs passed as arguments (graft/ref.h): the traced function saw one Ref
+  // per such argument, made when its inputs were. Only jit takes them:
+  // refuse_ref_arguments throws for every other transform.
+  void refuse_ref_arguments() const;
+  std::vector<Array> ref_finals() const;            // each such Ref's value when the function returned
+  std::vector<size_t> ref_input_positions() const;  // the graph input each one started from
+  // Internal: records one (from detail::ref_alias).
+  void add_ref_argument(std::shared_ptr<RefState> alias);
 
  private:
   struct Impl;
@@ -73,6 +84,7 @@ auto make_graph(F f, std::vector<std::string> argnames = {}) {
     };
     (name_arg(args), ...);
     auto out = std::apply(f, traced);
+    session.refuse_ref_arguments();
     return detail::exported_graph(session.finish(tree::leaves(out)), std::move(input_names), tree::paths(out, "out"));
   };
 }

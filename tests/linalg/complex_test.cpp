@@ -27,7 +27,7 @@ namespace {
 // JAX 0.10.2's values (jax_enable_x64) for Z (3x3 complex), B (3x2), W (3x3
 // weights), R (3x3 real) and H(z) = z z^H + 3 I, as built below; each name is
 // the JAX expression in the test that reads it.
-struct Ref {
+struct JaxValues {
   const std::vector<double> chol_re{2.151743479135001,
                                     0.0,
                                     0.0,
@@ -279,7 +279,7 @@ void check_complex_derivatives(F f, const Array& a, const Array& b) {
 }  // namespace
 
 TEST_CASE("linalg: complex factorizations and solves are JAX's (c128)", "[linalg][complex]") {
-  const Ref ref;
+  const JaxValues ref;
   const Array z = z3(), b = b32(), h = hermitian(z3());
   const Array l = linalg::cholesky(h);
   CHECK(l.dtype() == DType::c128);
@@ -384,7 +384,7 @@ TEST_CASE("linalg: triangular_solve with conjugate_a in every form equals a dens
 }
 
 TEST_CASE("linalg: complex derivatives are JAX's", "[linalg][complex]") {
-  const Ref ref;
+  const JaxValues ref;
   const Array z = z3(), b = b32(), wt = w3();
   auto g = [](auto f, const Array& x) { return grad(f)(x); };
   // jax.grad(lambda z: real(sum(cholesky(H(z)) * W)))

@@ -38,6 +38,7 @@ auto trace_function(F& f, const Args&... args) {
   TraceSession session;
   std::tuple<Args...> traced{abstract_like(session, args)...};
   Out out = std::apply(f, traced);
+  session.refuse_ref_arguments();
   Graph g = session.finish(tree::leaves(out));
   return TracedFunction<Out>{g, session.captured(), out};
 }

@@ -30,7 +30,45 @@ std::shared_ptr<const Executable> compile_graph(const Graph& g, const JitOptions
                                                 const std::vector<bool>& donated);
 std::vector<Array> run_executable(const Executable& exe, const std::vector<Array>& leaves,
                                   const std::vector<bool>& donated, const JitOptions& options);
+// With Ref arguments (graft/ref.h) at graph inputs ref_inputs, whose final
+// values are the graph's last outputs: run_with_refs writes them into the
+// Refs' own buffers (in place when the plan allows, else by a copy) and
+// returns the other outputs.
+std::shared_ptr<const Executable> compile_with_refs(const Graph& g, const JitOptions& options,
+                                                    std::vector<bool> donated, const std::vector<size_t>& ref_inputs);
+std::vector<Array> run_with_refs(const Executable& exe, std::vector<Array> leaves, std::vector<bool> donated,
+                                 const JitOptions& options);
 std::string executable_text(const Executable& exe);
+
+// A function traced for jit, whose arguments may hold Refs: the graph's
+// outputs are the result's leaves, then each Ref argument's final value.
+// A function returning void has an empty result.
+template <class Out>
+struct TracedForJit {
+  Graph graph;
+  Out out;
+  std::vector<size_t> ref_inputs;  // the graph input of each Ref argument, in output order
+};
+template <class F, class... Args>
+auto trace_for_jit(const F& f, const Args&... args) {
+  using R = decltype(f(args...));
+  using Out = std::conditional_t<std::is_void_v<R>, std::tuple<>, std::decay_t<R>>;
+  TraceSession session;
+  std::tuple<Args...> traced{abstract_like(session, args)...};
+  Out out = [&]() -> Out {
+    if constexpr (std::is_void_v<R>) {
+      std::apply(f, traced);
+      return Out{};
+    } else {
+      return Out(std::apply(f, traced));
+    }
+  }();
+  std::vector<Array> outs = tree::leaves(out);
+  for (Array& a : session.ref_finals()) outs.push_back(a);
+  std::vector<size_t> ref_inputs = session.ref_input_positions();  // (finish hands the graph over)
+  Graph g = session.finish(outs);
+  return TracedForJit<Out>{g, out, std::move(ref_inputs)};
+}
 CostAnalysis executable_cost(const Executable& exe);
 MemoryAnalysis executable_memory(const Executable& exe);
 // Why a call missed the cache: which arguments' structures changed, and how.

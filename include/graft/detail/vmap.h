@@ -89,6 +89,7 @@ auto trace_example(F& f, const std::vector<Array>& leaves, const std::vector<int
     AxisFrame frame(axis_name, size);
     out.emplace(std::apply(f, traced_args));
   }
+  session.refuse_ref_arguments();
   Graph g = session.finish(tree::leaves(*out));
   return Traced{std::move(g), std::move(*out), session.captured()};
 }

@@ -1,0 +1,183 @@
+// Mutable references (graft/ref.h): eager updates write into the Ref's own
+// buffer; inside a trace an update replaces the value later reads see (the
+// discharge to functional form happens as the function is traced).
+#include "graft/ref.h"
+
+#include "api/array_impl.h"
+#include "api/dispatch.h"
+#include "api/ref_state.h"
+#include "graft/errors.h"
+#include "graft/ops.h"
+#include "runtime/device.h"
+
+namespace graft {
+
+namespace detail {
+
+namespace {
+
+std::string at_line(const std::source_location& loc) {
+  std::string l = ir::loc_str(to_loc(loc));
+  return l.empty() ? "" : " (at " + l + ")";
+}
+
+RefState& live_state(const Ref& r, const char* what, const std::source_location& loc) {
+  if (!r.valid()) throw Error(std::string("Ref.") + what + ": the Ref is empty" + at_line(loc));
+  RefState& st = *r.state();
+  if (st.frozen)
+    throw Error(std::string("Ref.") + what + ": the Ref was frozen (freeze) and may not be used" + at_line(loc));
+  return st;
+}
+
+// Whether the code running now may read (or write) the Ref: it belongs to the
+// current trace (or, with no trace, is eager), or, for a read, to an
+// enclosing trace whose value the current one captures.
+void check_access(const RefState& st, const char* what, bool write, const std::source_location& loc) {
+  const ir::TracePtr& cur = ir::current_trace();
+  if (st.home == cur) return;
+  const std::string op = std::string("Ref.") + what + at_line(loc);
+  if (!st.home)
+    throw UnsupportedError(op +
+                           ": the Ref was made outside the transform being traced; pass it as an argument of jit "
+                           "(which updates it in place), or read it outside and pass the value");
+  for (const ir::Trace* t = cur ? cur->parent().get() : nullptr; t; t = t->parent().get()) {
+    if (t != st.home.get()) continue;
+    if (!write) return;
+    throw UnsupportedError(op +
+                           ": the Ref belongs to an enclosing transform and is written inside a nested one (a scan, "
+                           "while_loop or cond body, grad or vmap); return the new value from the nested function and "
+                           "set the Ref after it");
+  }
+  throw TracerLeakError(op + ": the Ref was made inside a transform that has finished");
+}
+
+// The value as the Ref holds it (eagerly: its own buffer, never handed out).
+const Array& held(const Ref& r, const char* what, bool write, const std::source_location& loc) {
+  RefState& st = live_state(r, what, loc);
+  check_access(st, what, write, loc);
+  return st.value;
+}
+
+std::string shape_of(const Array& a) {
+  std::string s = "(";
+  for (size_t i = 0; i < a.shape().size(); ++i) s += (i ? ", " : "") + std::to_string(a.shape()[i]);
+  return s + (a.shape().size() == 1 ? ",)" : ")");
+}
+
+void check_type(const RefState& st, const Array& v, const char* what, const std::source_location& loc) {
+  if (!v.valid()) throw Error(std::string("Ref.") + what + ": the value is an empty Array" + at_line(loc));
+  if (v.dtype() != st.value.dtype())
+    throw DTypeError(std::string("Ref.") + what + ": the Ref holds " + dtype_name(st.value.dtype()) +
+                     " but the value is " + dtype_name(v.dtype()) + at_line(loc));
+  if (v.shape() != st.value.shape())
+    throw ShapeError(std::string("Ref.") + what + ": the Ref holds shape " + shape_of(st.value) +
+                     " but the value has shape " + shape_of(v) + at_line(loc));
+}
+
+// Replaces the Ref's value: eagerly by writing into its buffer.
+void store(const Ref& r, const Array& v, const char* what, const std::source_location& loc) {
+  RefState& st = live_state(r, what, loc);
+  check_access(st, what, true, loc);
+  check_type(st, v, what, loc);
+  if (st.home) {
+    st.value = v;
+    return;
+  }
+  if (v.impl() == st.value.impl()) return;
+  const ArrayImpl& src = live_impl(v, "Ref.set", &loc);
+  if (src.traced())
+    throw TracerLeakError(std::string("Ref.") + what + ": a traced value stored into a Ref made outside the transform" +
+                          at_line(loc));
+  const runtime::BufferPtr& to = data_buffer(*st.value.impl());
+  const runtime::BufferPtr& from = data_buffer(src);
+  if (to->size()) runtime::copy_bytes(to->device(), to->data(), from->device(), from->data(), to->size());
+}
+
+}  // namespace
+
+Array ref_leaf(const Ref& r) {
+  if (!r.valid()) throw Error("Ref: an empty Ref passed to a transform");
+  if (r.state()->frozen) throw Error("Ref: a frozen Ref passed to a transform");
+  return r.state()->value;
+}
+
+Ref ref_alias(const Ref& r, const Array& traced_value) {
+  if (!traced_value.is_traced()) return r;
+  auto st = std::make_shared<RefState>();
+  st->value = traced_value;
+  st->home = traced_value.impl()->trace;
+  st->target = r.state();
+  st->input = traced_value.impl()->value;
+  if (TraceSession* session = current_session()) session->add_ref_argument(st);
+  return Ref(st);
+}
+
+}  // namespace detail
+
+Array Ref::get(std::source_location loc) const {
+  const Array& v = detail::held(*this, "get", false, loc);
+  if (!v.is_traced() && !ir::current_trace())
+    return detail::bind1(ir::Op::copy, {v}, {}, loc);  // a copy: later sets leave it
+  return v;
+}
+
+void Ref::set(const Array& v, std::source_location loc) const { detail::store(*this, v, "set", loc); }
+
+Array Ref::swap(const Array& v, std::source_location loc) const {
+  Array old = get(loc);
+  detail::store(*this, v, "swap", loc);
+  return old;
+}
+
+void Ref::addupdate(const Array& v, std::source_location loc) const {
+  const Array& now = detail::held(*this, "addupdate", true, loc);
+  detail::store(*this, detail::bind1(ir::Op::add, {now, v}, {}, loc), "addupdate", loc);
+}
+
+RefIndex Ref::at(std::vector<Index> index) const { return RefIndex(*this, std::move(index)); }
+RefIndex Ref::at(int64_t i) const { return RefIndex(*this, {Index(i)}); }
+
+const Shape& Ref::shape() const {
+  return detail::live_state(*this, "shape", std::source_location::current()).value.shape();
+}
+DType Ref::dtype() const { return detail::live_state(*this, "dtype", std::source_location::current()).value.dtype(); }
+const void* Ref::unsafe_buffer_pointer() const {
+  return detail::live_state(*this, "unsafe_buffer_pointer", std::source_location::current())
+      .value.unsafe_buffer_pointer();
+}
+
+Array RefIndex::get(std::source_location loc) const { return detail::held(ref_, "at().get", false, loc)[index_]; }
+
+void RefIndex::set(const Array& v, std::source_location loc) const {
+  const Array& now = detail::held(ref_, "at().set", true, loc);
+  detail::store(ref_, now.at(index_).set(v, loc), "at().set", loc);
+}
+
+Array RefIndex::swap(const Array& v, std::source_location loc) const {
+  Array old = get(loc);
+  set(v, loc);
+  return old;
+}
+
+void RefIndex::addupdate(const Array& v, std::source_location loc) const {
+  const Array& now = detail::held(ref_, "at().addupdate", true, loc);
+  detail::store(ref_, now.at(index_).add(v, loc), "at().addupdate", loc);
+}
+
+Ref new_ref(const Array& init, std::source_location loc) {
+  const detail::ArrayImpl& impl = detail::live_impl(init, "new_ref", &loc);
+  auto st = std::make_shared<detail::RefState>();
+  st->home = ir::current_trace();
+  // Eagerly a buffer of its own (init stays as it is); traced, the value itself.
+  st->value = st->home ? init : detail::bind1(ir::Op::copy, {init}, {}, loc);
+  (void)impl;
+  return Ref(st);
+}
+
+Array freeze(const Ref& r, std::source_location loc) {
+  Array v = r.get(loc);
+  r.state()->frozen = true;
+  return v;
+}
+
+}  // namespace graft

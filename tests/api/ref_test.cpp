@@ -1,0 +1,190 @@
+// Mutable references (graft/ref.h): eager updates in place, Ref arguments
+// of jit updated in the caller's buffer (checked by address, and by
+// memory_analysis), and Refs made inside transforms discharged to dataflow
+// (checked against the same function written without Refs).
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "graft/graft.h"
+#include "graft/testing.h"
+#include "support/arrays.h"
+
+using namespace graft;
+using test::check_close;
+
+namespace {
+
+Array data(Shape shape, float scale = 1.0f) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return reshape(sin(arange(n, f32) * 0.7f) * scale, shape);
+}
+
+}  // namespace
+
+TEST_CASE("ref: eager get, set, swap, addupdate and at update one buffer in place", "[ref]") {
+  Array init = data({2, 3});
+  Ref r = new_ref(init);
+  const void* address = r.unsafe_buffer_pointer();
+  CHECK(address != init.unsafe_buffer_pointer());  // new_ref copies
+  Array before = r.get();
+  r.set(init * 2.0f);
+  check_close(before, init, 0);  // a value read earlier keeps its value
+  check_close(r.get(), init * 2.0f, 0);
+  check_close(init, data({2, 3}), 0);  // init untouched
+  Array old = r.swap(init * 3.0f);
+  check_close(old, init * 2.0f, 0);
+  r.addupdate(ones({2, 3}));
+  check_close(r.get(), init * 3.0f + 1.0f, 0);
+  r.at(1).set(zeros({3}));
+  r.at({0, Slice(0, 2)}).addupdate(array({10.0f, 20.0f}));
+  Array want = (init * 3.0f + 1.0f).at(1).set(zeros({3})).at({0, Slice(0, 2)}).add(array({10.0f, 20.0f}));
+  check_close(r.get(), want, 0);
+  check_close(r.at({0, Slice(1, 3)}).get(), want[{0, Slice(1, 3)}], 0);
+  CHECK(r.unsafe_buffer_pointer() == address);  // every update wrote into the same buffer
+  CHECK(r.shape() == Shape{2, 3});
+  CHECK(r.dtype() == f32);
+
+  CHECK_THROWS_AS(r.set(zeros({3, 2})), ShapeError);
+  CHECK_THROWS_AS(r.set(zeros({2, 3}, f64)), DTypeError);
+  Array frozen = freeze(r);
+  check_close(frozen, want, 0);
+  CHECK_THROWS_WITH(r.get(), Catch::Contains("frozen"));
+  CHECK_THROWS_WITH(Ref().get(), Catch::Contains("empty"));
+}
+
+namespace {
+
+struct Batch {
+  Array x, y;
+};
+
+// One SGD-with-momentum step of least squares, written functionally: the reference.
+std::pair<Array, Array> sgd_step(const Array& w, const Array& m, const Batch& b) {
+  auto loss = [&](const Array& v) { return mean(square(matmul(b.x, v) - b.y)); };
+  Array g = grad(loss)(w);
+  Array m2 = m * 0.9f + g;
+  return {w - 0.1f * m2, m2};
+}
+
+}  // namespace
+
+TEST_CASE("ref: a jitted training step with Ref arguments keeps its parameters at one address", "[ref]") {
+  Batch b{data({16, 8}), data({16, 4}, 0.5f)};
+  Ref w = new_ref(data({8, 4}, 0.1f));
+  Ref m = new_ref(zeros({8, 4}));
+  auto step = jit([](const Ref& wr, const Ref& mr, const Array& x, const Array& y) {
+    auto loss = [&](const Array& v) { return mean(square(matmul(x, v) - y)); };
+    Array g = grad(loss)(wr.get());
+    mr.set(mr.get() * 0.9f + g);
+    wr.addupdate(-0.1f * mr.get());
+  });
+  const void* w_at = w.unsafe_buffer_pointer();
+  const void* m_at = m.unsafe_buffer_pointer();
+  Array w_ref = data({8, 4}, 0.1f), m_ref = zeros({8, 4});
+  for (int i = 0; i < 5; ++i) {
+    step(w, m, b.x, b.y);
+    std::tie(w_ref, m_ref) = sgd_step(w_ref, m_ref, b);
+    check_close(w.get(), w_ref, 1e-6);
+    check_close(m.get(), m_ref, 1e-6);
+    CHECK(w.unsafe_buffer_pointer() == w_at);
+    CHECK(m.unsafe_buffer_pointer() == m_at);
+  }
+  CHECK(step.cache_size() == 1);
+  // No output memory: both final values are written where the Refs' elements are.
+  MemoryAnalysis mem = step.lower(w, m, b.x, b.y).compile().memory_analysis();
+  CHECK(mem.output_bytes == 0);
+  CHECK(mem.alias_bytes == 2 * 8 * 4 * 4);
+}
+
+TEST_CASE("ref: a jitted function returns values beside its Ref updates, on every backend", "[ref]") {
+  for (Backend backend : {Backend::interpreter, Backend::cpu}) {
+    Ref counter = new_ref(zeros({}, i32));
+    Ref total = new_ref(zeros({3}));
+    auto f = jit(
+        [](const Ref& c, const Ref& t, const Array& x) {
+          c.addupdate(ones({}, i32));
+          t.at({Slice(0, 2)}).addupdate(x[{Slice(0, 2)}]);
+          return sum(t.get());
+        },
+        JitOptions{.backend = backend, .wait_for_compile = true});
+    Array x = array({1.0f, 2.0f, 3.0f});
+    const void* at = total.unsafe_buffer_pointer();
+    CHECK(f(counter, total, x).item<float>() == 3.0f);
+    CHECK(f(counter, total, x).item<float>() == 6.0f);
+    CHECK(counter.get().item<int>() == 2);
+    check_close(total.get(), array({2.0f, 4.0f, 0.0f}), 0);
+    CHECK(total.unsafe_buffer_pointer() == at);
+    // A Ref the function only reads comes back unchanged, at its address.
+    auto read_only = jit([](const Ref& t) { return t.get() * 2.0f; });
+    check_close(read_only(total), array({4.0f, 8.0f, 0.0f}), 0);
+    check_close(total.get(), array({2.0f, 4.0f, 0.0f}), 0);
+    CHECK(total.unsafe_buffer_pointer() == at);
+  }
+}
+
+TEST_CASE("ref: Refs made inside grad, vmap, jit and scan bodies are plain dataflow", "[ref]") {
+  // A running sum kept in a Ref: its gradient equals that of the sum written out.
+  auto with_ref = [](const Array& x) {
+    Ref acc = new_ref(zeros({}));
+    for (int i = 0; i < 3; ++i) acc.addupdate(sum(sin(x * static_cast<float>(i + 1))));
+    Ref scratch = new_ref(x);
+    scratch.at(0).set(scratch.at(1).get() * acc.get());
+    return acc.get() + sum(scratch.get());
+  };
+  auto without = [](const Array& x) {
+    Array acc = sum(sin(x)) + sum(sin(x * 2.0f)) + sum(sin(x * 3.0f));
+    return acc + sum(x.at(0).set(x[1] * acc));
+  };
+  Array x = data({4});
+  check_close(with_ref(x), without(x), 1e-6);
+  check_close(grad(with_ref)(x), grad(without)(x), 1e-6);
+  check_close(jit(grad(with_ref))(x), grad(without)(x), 1e-6);
+  check_close(vmap(with_ref)(data({3, 4})), vmap(without)(data({3, 4})), 1e-6);
+
+  // Inside a scan body, a Ref made there; the body also reads a Ref of the enclosing jit.
+  auto scanned = jit([](const Array& xs) {
+    Ref scale = new_ref(full({}, 2.0f));
+    auto body = [&](const Array& c, const Array& xi) {
+      Ref local = new_ref(c);
+      local.addupdate(xi * scale.get());
+      return std::make_pair(local.get(), local.get());
+    };
+    return scan(body, zeros({}), xs);
+  });
+  auto [carry, ys] = scanned(array({1.0f, 2.0f, 3.0f}));
+  CHECK(carry.item<float>() == 12.0f);
+  check_close(ys, array({2.0f, 6.0f, 12.0f}), 0);
+}
+
+TEST_CASE("ref: misuse across transforms is a clear error", "[ref]") {
+  Ref outside = new_ref(zeros({3}));
+  Array x = data({3});
+  // An eager Ref read inside grad: its value would be baked into the traced graph.
+  CHECK_THROWS_WITH(grad([&](const Array& v) { return sum(v * outside.get()); })(x),
+                    Catch::Contains("pass it as an argument of jit"));
+  // A Ref passed to a transform other than jit.
+  CHECK_THROWS_WITH(vmap([](const Ref& r) { return r.get(); })(outside),
+                    Catch::Contains("only jit takes Ref arguments"));
+  // Written inside a nested body while it belongs to the enclosing trace.
+  auto writes_in_body = jit([](const Array& xs) {
+    Ref total = new_ref(zeros({}));
+    scan(
+        [&](const Array& c, const Array& xi) {
+          total.addupdate(xi);
+          return std::make_pair(c, c);
+        },
+        zeros({}), xs);
+    return total.get();
+  });
+  CHECK_THROWS_WITH(writes_in_body(x), Catch::Contains("written inside a nested one"));
+  // A Ref made inside a transform and used after it ended.
+  Ref leaked;
+  jit([&](const Array& v) {
+    leaked = new_ref(v);
+    return v;
+  })(x);
+  CHECK_THROWS_AS(leaked.get(), TracerLeakError);
+}
