@@ -12,6 +12,8 @@
 #include "ir/dtype.h"
 #include "ir/json.h"
 
+#include "ir/effects.h"
+
 namespace graft::ir {
 namespace {
 
@@ -209,7 +211,7 @@ GraphPtr Reader::graph(const json& j, const std::string& path, int depth) {
   for (size_t i = 0; i < nodes.size(); ++i) {
     std::string np = path + ".nodes[" + std::to_string(i) + "]";
     const json& jn = nodes[i];
-    expect_object(jn, np, {"id", "op", "inputs", "outputs", "attrs", "scope", "loc"});
+    expect_object(jn, np, {"id", "op", "inputs", "outputs", "attrs", "scope", "loc", "effects"});
     Node n;
     n.id = static_cast<int32_t>(get_int(field(jn, "id", np), np + ".id", 0, std::numeric_limits<int32_t>::max() - 1));
     if (!node_ids.insert(n.id).second) fail(np + ".id", "duplicate node id " + std::to_string(n.id));
@@ -238,6 +240,12 @@ GraphPtr Reader::graph(const json& j, const std::string& path, int depth) {
       const int line = static_cast<int>(get_int(field(loc, "line", lp), lp + ".line", 0, std::numeric_limits<int>::max()));
       n.loc = SourceLoc(file, get_string(field(loc, "function", lp), lp + ".function"), line);
     }
+    // "effects" restates what the op and its subgraphs say; a file that disagrees is malformed.
+    const bool effects = jn.contains("effects") && jn["effects"].is_boolean() && jn["effects"].get<bool>();
+    if (jn.contains("effects") && !jn["effects"].is_boolean()) fail(np + ".effects", "expected true or false");
+    if (effects != has_effects(n))
+      fail(np + ".effects", op_text + (has_effects(n) ? " has effects but the node does not say so"
+                                                      : " has no effects but the node says it has"));
     g.add_node(std::move(n));
   }
   for (size_t k = 0; k < outputs.size(); ++k) {
@@ -320,6 +328,7 @@ namespace {
 //           a version 1 document are refused as the version 1 reader did.
 //   2 -> 3: triangular_solve gained "conjugate_a" (complex matrices); a
 //           version 2 node, which has none, gets 0, its meaning then.
+//   3 -> 4: nothing to change (version 4 added callbacks and "effects").
 void upgrade(json& doc, int64_t version) {
   if (version == 1) {
     std::function<void(const json&, const std::string&, int)> refuse_names = [&](const json& g, const std::string& path,
@@ -363,6 +372,9 @@ void upgrade(json& doc, int64_t version) {
     if (auto g = doc.find("graph"); g != doc.end()) add_conjugate_a(*g, 0);
     version = 3;
   }
+  // 3 -> 4: host callbacks came (the attribute kind "callback", the node
+  // field "effects"); a version 3 document has neither, and needs no change.
+  if (version == 3) version = 4;
   doc["version"] = version;
 }
 

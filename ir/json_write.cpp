@@ -3,6 +3,8 @@
 
 #include "ir/json.h"
 
+#include "ir/effects.h"
+
 namespace graft::ir {
 namespace {
 
@@ -71,6 +73,8 @@ json node_json(const Graph& g, const Node& n) {
   for (const auto& [name, value] : n.attrs.items()) attrs[name] = attr_json(value);
   j["attrs"] = attrs;
   if (!n.scope.empty()) j["scope"] = n.scope;
+  // A reader that does not know the op can still tell it must not drop, merge or reorder the node.
+  if (has_effects(n)) j["effects"] = true;
   if (!n.loc.empty()) j["loc"] = {{"file", std::string(n.loc.file)}, {"line", n.loc.line}, {"function", std::string(n.loc.function)}};
   return j;
 }

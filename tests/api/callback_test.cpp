@@ -344,6 +344,25 @@ TEST_CASE("callback: JSON keeps a callback's name and types, running one read ba
   CHECK_THAT(back.to_text(), Catch::Contains("pure_callback at"));
   CHECK_THROWS_WITH(test::run_jit(back, {data({3})}, Backend::interpreter),
                     Catch::Contains("a C++ function cannot be"));
+
+  // io callbacks, and the scans holding them, say they have effects; a file that hides one is refused.
+  Graph io = make_graph([](const Array& xs) {
+    return scan(
+        [](const Array& c, const Array& x) {
+          debug::print("{}", x);
+          return std::make_pair(c + x, c);
+        },
+        zeros({}), xs);
+  })(data({3}));
+  std::string text = io.to_json(-1);
+  const std::string mark = "\"effects\":true";
+  size_t marks = 0;
+  for (size_t at = text.find(mark); at != std::string::npos; at = text.find(mark, at + 1)) ++marks;
+  CHECK(marks == 2);  // the scan and the io_callback in its body
+  CHECK_NOTHROW(Graph::from_json(text));
+  std::string hidden = text;
+  hidden.erase(hidden.find("," + mark), mark.size() + 1);
+  CHECK_THROWS_WITH(Graph::from_json(hidden), Catch::Contains("has effects but the node does not say so"));
 }
 
 TEST_CASE("callback: under pmap every replica calls the function on its shard", "[.pmap4]") {
