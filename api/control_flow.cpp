@@ -12,6 +12,7 @@
 #include "api/array_impl.h"
 #include "api/dispatch.h"
 #include "api/lowering.h"
+#include "api/ref_state.h"
 #include "graft/errors.h"
 #include "graft/ops.h"
 #include "ir/builder.h"
@@ -307,6 +308,54 @@ std::vector<Array> scan_bind(const char* what, const TracedBody& body, const std
                   {"length", length},
                   {"reverse", int64_t{reverse ? 1 : 0}}};
   return bind(ir::Op::scan, inputs, std::move(attrs), loc);
+}
+
+std::vector<Array> ref_initials(const std::vector<std::shared_ptr<RefState>>& refs) {
+  std::vector<Array> out;
+  for (const auto& r : refs) out.push_back(visible_value(*r, ir::current_trace().get()));
+  return out;
+}
+
+void write_back_refs(const std::vector<std::shared_ptr<RefState>>& refs, const std::vector<Array>& finals) {
+  for (size_t i = 0; i < refs.size(); ++i) ref_write_back(refs[i], finals.at(i));
+}
+
+void carry_refs_through_scan(TracedBody& body, size_t num_carry, size_t num_xs) {
+  const ir::Graph& g = body.graph.ir();
+  const size_t nc = num_carry, nx = num_xs, nr = body.refs.size();
+  const size_t nk = g.inputs().size() - nc - nx - nr;
+  const size_t ny = g.outputs().size() - nc - nr;
+  const Types in = g.input_types();
+  // New inputs: carry.., refs.., xs.., captured..; g's input i binds to bind[i].
+  Types types(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(nc));
+  types.insert(types.end(), in.begin() + static_cast<std::ptrdiff_t>(nc + nx),
+               in.begin() + static_cast<std::ptrdiff_t>(nc + nx + nr));
+  types.insert(types.end(), in.begin() + static_cast<std::ptrdiff_t>(nc),
+               in.begin() + static_cast<std::ptrdiff_t>(nc + nx));
+  types.insert(types.end(), in.begin() + static_cast<std::ptrdiff_t>(nc + nx + nr), in.end());
+  std::vector<size_t> bind;
+  append_range(bind, 0, nc);
+  append_range(bind, nc + nr, nx);
+  append_range(bind, nc, nr);
+  append_range(bind, nc + nr + nx, nk);
+  std::vector<size_t> outs;
+  append_range(outs, 0, nc);
+  append_range(outs, nc + ny, nr);
+  append_range(outs, nc, ny);
+  body.graph = Graph(ir::rebind_graph(g, types, bind, outs));
+}
+
+void cond_reads_refs(TracedBody& cond, const std::source_location& loc) {
+  const ir::Graph& g = cond.graph.ir();
+  const size_t nr = cond.refs.size();
+  const size_t nc = g.inputs().size() - cond.captured.size() - nr;
+  for (size_t k = 0; k < nr; ++k)
+    if (g.outputs()[1 + k] != g.inputs()[nc + k])
+      throw UnsupportedError("while_loop: cond_fn writes a Ref" + where(loc) +
+                             "; a loop's condition may read Refs, and only its body may write them");
+  ir::Graph copy = g;
+  copy.set_outputs({g.outputs()[0]});
+  cond.graph = Graph(std::make_shared<const ir::Graph>(std::move(copy)));
 }
 
 std::pair<Array, Array> fori_bounds(const Array& lo, const Array& hi, const std::source_location& loc) {

@@ -29,33 +29,73 @@ RefState& live_state(const Ref& r, const char* what, const std::source_location&
   return st;
 }
 
-// Whether the code running now may read (or write) the Ref: it belongs to the
-// current trace (or, with no trace, is eager), or, for a read, to an
-// enclosing trace whose value the current one captures.
-void check_access(const RefState& st, const char* what, bool write, const std::source_location& loc) {
-  const ir::TracePtr& cur = ir::current_trace();
-  if (st.home == cur) return;
-  const std::string op = std::string("Ref.") + what + at_line(loc);
-  if (!st.home)
-    throw UnsupportedError(op +
-                           ": the Ref was made outside the transform being traced; pass it as an argument of jit "
-                           "(which updates it in place), or read it outside and pass the value");
-  for (const ir::Trace* t = cur ? cur->parent().get() : nullptr; t; t = t->parent().get()) {
-    if (t != st.home.get()) continue;
-    if (!write) return;
-    throw UnsupportedError(op +
-                           ": the Ref belongs to an enclosing transform and is written inside a nested one (a scan, "
-                           "while_loop or cond body, grad or vmap); return the new value from the nested function and "
-                           "set the Ref after it");
-  }
-  throw TracerLeakError(op + ": the Ref was made inside a transform that has finished");
+bool encloses(const ir::Trace* outer, const ir::Trace* t) {
+  for (; t; t = t->parent().get())
+    if (t == outer) return true;
+  return false;
 }
 
-// The value as the Ref holds it (eagerly: its own buffer, never handed out).
-const Array& held(const Ref& r, const char* what, bool write, const std::source_location& loc) {
+// The session of `trace` when it is a loop body that carries enclosing Refs.
+TraceSession* carrying_session(const ir::Trace* trace) {
+  TraceSession* s = current_session();
+  return s && s->trace_id() == trace && s->carries_refs() ? s : nullptr;
+}
+
+// Checks that the code running now may use the Ref (it belongs to the
+// current trace, or, with no trace, is eager; or it belongs to enclosing
+// code and a loop body carries it); returns the value that code sees.
+const Array& access(const Ref& r, const char* what, bool write, const std::source_location& loc) {
   RefState& st = live_state(r, what, loc);
-  check_access(st, what, write, loc);
-  return st.value;
+  const ir::Trace* cur = ir::current_trace().get();
+  if (st.home.get() == cur) return st.value;
+  const std::string op = std::string("Ref.") + what + at_line(loc);
+  if (!st.home) {
+    if (!carrying_to_root(cur))
+      throw UnsupportedError(op +
+                             ": the Ref was made outside the transform being traced; pass it as an argument of jit "
+                             "(which updates it in place), or read it outside and pass the value");
+  } else if (!encloses(st.home.get(), cur)) {
+    throw TracerLeakError(op + ": the Ref was made inside a transform that has finished");
+  }
+  TraceSession* body = carrying_session(cur);
+  if (write && !body)
+    throw UnsupportedError(op +
+                           ": the Ref belongs to enclosing code and is written inside a cond branch, grad, vmap or a "
+                           "custom rule (only scan, fori_loop and while_loop bodies carry such writes out); return "
+                           "the new value and set the Ref after the call");
+  if (body) body->note_touched(r.state());
+  return visible_value(st, cur);
+}
+
+const Array& held(const Ref& r, const char* what, bool write, const std::source_location& loc) {
+  return access(r, what, write, loc);
+}
+
+// Makes v the value the running code sees: in the Ref itself where it
+// lives (eagerly, written into its buffer), else in the loop body's overlay.
+void put(RefState& st, const Array& v, const std::source_location& loc, const char* what) {
+  const ir::Trace* cur = ir::current_trace().get();
+  if (st.home.get() != cur) {
+    for (RefState::Overlay& o : st.overlays)
+      if (o.trace == cur) {
+        o.value = v;
+        return;
+      }
+    st.overlays.push_back({cur, v});
+    return;
+  }
+  if (st.home) {
+    st.value = v;
+    return;
+  }
+  if (v.impl() == st.value.impl()) return;
+  const ArrayImpl& src = live_impl(v, "Ref.set", &loc);
+  if (src.traced())
+    throw TracerLeakError(std::string("Ref.") + what + ": a traced value stored into a Ref made outside the transform" +
+                          at_line(loc));
+  const runtime::BufferPtr& to = data_buffer(*st.value.impl());
+  const runtime::BufferPtr& from = data_buffer(src);
+  if (to->size()) runtime::copy_bytes(to->device(), to->data(), from->device(), from->data(), to->size());
 }
 
 std::string shape_of(const Array& a) {
@@ -76,24 +116,25 @@ void check_type(const RefState& st, const Array& v, const char* what, const std:
 
 // Replaces the Ref's value: eagerly by writing into its buffer.
 void store(const Ref& r, const Array& v, const char* what, const std::source_location& loc) {
-  RefState& st = live_state(r, what, loc);
-  check_access(st, what, true, loc);
+  access(r, what, true, loc);
+  RefState& st = *r.state();
   check_type(st, v, what, loc);
-  if (st.home) {
-    st.value = v;
-    return;
-  }
-  if (v.impl() == st.value.impl()) return;
-  const ArrayImpl& src = live_impl(v, "Ref.set", &loc);
-  if (src.traced())
-    throw TracerLeakError(std::string("Ref.") + what + ": a traced value stored into a Ref made outside the transform" +
-                          at_line(loc));
-  const runtime::BufferPtr& to = data_buffer(*st.value.impl());
-  const runtime::BufferPtr& from = data_buffer(src);
-  if (to->size()) runtime::copy_bytes(to->device(), to->data(), from->device(), from->data(), to->size());
+  put(st, v, loc, what);
 }
 
 }  // namespace
+
+const Array& visible_value(const RefState& state, const ir::Trace* trace) {
+  for (auto it = state.overlays.rbegin(); it != state.overlays.rend(); ++it)
+    if (encloses(it->trace, trace)) return it->value;
+  return state.value;
+}
+
+void ref_write_back(const std::shared_ptr<RefState>& state, const Array& v) {
+  const std::source_location here = std::source_location::current();
+  access(Ref(state), "set (a loop's carried value)", true, here);
+  put(*state, v, here, "set");
+}
 
 Array ref_leaf(const Ref& r) {
   if (!r.valid()) throw Error("Ref: an empty Ref passed to a transform");

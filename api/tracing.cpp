@@ -18,14 +18,63 @@ thread_local std::vector<TraceSession*> t_sessions;
 
 TraceSession* current_session() { return t_sessions.empty() ? nullptr : t_sessions.back(); }
 
+bool carrying_to_root(const ir::Trace* trace) {
+  const ir::Trace* expected = trace;
+  for (auto it = t_sessions.rbegin(); it != t_sessions.rend() && expected; ++it) {
+    if ((*it)->trace_id() != expected || !(*it)->carries_refs()) return false;
+    expected = expected->parent().get();
+  }
+  return expected == nullptr;
+}
+
 struct TraceSession::Impl {
   ir::TraceScope scope;
-  std::vector<std::shared_ptr<RefState>> refs;  // stand-ins of Ref arguments
+  std::vector<std::shared_ptr<RefState>> refs;     // stand-ins of Ref arguments
+  bool carries = false;                            // a loop body that carries enclosing Refs
+  std::vector<std::shared_ptr<RefState>> touched;  // enclosing Refs used, not bound
+  std::vector<std::shared_ptr<RefState>> bound;    // enclosing Refs bound to inputs
 };
 
 TraceSession::TraceSession() : impl_(std::make_unique<Impl>()) { t_sessions.push_back(this); }
 TraceSession::~TraceSession() {
+  // The overlays this trace made end with it (a first, discarded trace leaves none behind).
+  const ir::Trace* t = impl_->scope.trace().get();
+  auto drop = [t](const std::shared_ptr<RefState>& st) {
+    std::erase_if(st->overlays, [t](const RefState::Overlay& o) { return o.trace == t; });
+  };
+  for (const auto& st : impl_->touched) drop(st);
+  for (const auto& st : impl_->bound) drop(st);
   if (!t_sessions.empty() && t_sessions.back() == this) t_sessions.pop_back();
+}
+
+void TraceSession::carry_refs() { impl_->carries = true; }
+bool TraceSession::carries_refs() const { return impl_->carries; }
+const void* TraceSession::trace_id() const { return impl_->scope.trace().get(); }
+
+void TraceSession::note_touched(const std::shared_ptr<RefState>& state) {
+  for (const auto& s : impl_->touched)
+    if (s == state) return;
+  for (const auto& s : impl_->bound)
+    if (s == state) return;
+  impl_->touched.push_back(state);
+}
+
+std::vector<std::shared_ptr<RefState>> TraceSession::touched_refs() const { return impl_->touched; }
+
+void TraceSession::bind_refs(const std::vector<std::shared_ptr<RefState>>& states) {
+  const ir::TracePtr& trace = impl_->scope.trace();
+  for (const auto& st : states) {
+    const ir::ValueType& type = st->value.impl()->type;
+    Array in(make_traced(type, trace, trace->builder().input(type)));
+    st->overlays.push_back({trace.get(), in});
+    impl_->bound.push_back(st);
+  }
+}
+
+std::vector<Array> TraceSession::bound_finals() const {
+  std::vector<Array> out;
+  for (const auto& st : impl_->bound) out.push_back(visible_value(*st, impl_->scope.trace().get()));
+  return out;
 }
 
 void TraceSession::add_ref_argument(std::shared_ptr<RefState> alias) { impl_->refs.push_back(std::move(alias)); }

@@ -45,6 +45,19 @@ class TraceSession {
   // Internal: records one (from detail::ref_alias).
   void add_ref_argument(std::shared_ptr<RefState> alias);
 
+  // Refs of enclosing code inside a loop body (scan, fori_loop, while_loop):
+  // a body traced with carry_refs() may read and write them. The body is
+  // traced once to find the Refs it touches (touched_refs), then again with
+  // each bound to an input (bind_refs, after the arguments' inputs), so the
+  // loop carries them; bound_finals are their values at the end.
+  void carry_refs();
+  bool carries_refs() const;
+  void note_touched(const std::shared_ptr<RefState>& state);
+  std::vector<std::shared_ptr<RefState>> touched_refs() const;
+  void bind_refs(const std::vector<std::shared_ptr<RefState>>& states);
+  std::vector<Array> bound_finals() const;
+  const void* trace_id() const;  // the trace this session records into
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

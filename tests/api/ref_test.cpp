@@ -168,18 +168,28 @@ TEST_CASE("ref: misuse across transforms is a clear error", "[ref]") {
   // A Ref passed to a transform other than jit.
   CHECK_THROWS_WITH(vmap([](const Ref& r) { return r.get(); })(outside),
                     Catch::Contains("only jit takes Ref arguments"));
-  // Written inside a nested body while it belongs to the enclosing trace.
-  auto writes_in_body = jit([](const Array& xs) {
+  // Written inside a cond branch while it belongs to the enclosing code.
+  auto writes_in_branch = jit([](const Array& v) {
     Ref total = new_ref(zeros({}));
-    scan(
-        [&](const Array& c, const Array& xi) {
-          total.addupdate(xi);
-          return std::make_pair(c, c);
+    cond(
+        v[0] > 0.0f,
+        [&](const Array& u) {
+          total.addupdate(sum(u));
+          return u;
         },
-        zeros({}), xs);
+        [](const Array& u) { return u; }, v);
     return total.get();
   });
-  CHECK_THROWS_WITH(writes_in_body(x), Catch::Contains("written inside a nested one"));
+  CHECK_THROWS_WITH(writes_in_branch(x), Catch::Contains("only scan, fori_loop and while_loop bodies"));
+  // A while_loop's condition may read Refs, not write them.
+  Ref n = new_ref(zeros({}, i32));
+  CHECK_THROWS_WITH(while_loop(
+                        [&](const Array& i) {
+                          n.addupdate(ones({}, i32));
+                          return i < 3;
+                        },
+                        [](const Array& i) { return i + 1; }, scalar(0, i32)),
+                    Catch::Contains("cond_fn writes a Ref"));
   // A Ref made inside a transform and used after it ended.
   Ref leaked;
   jit([&](const Array& v) {
@@ -187,4 +197,105 @@ TEST_CASE("ref: misuse across transforms is a clear error", "[ref]") {
     return v;
   })(x);
   CHECK_THROWS_AS(leaked.get(), TracerLeakError);
+}
+
+TEST_CASE("ref: scan, fori_loop and while_loop bodies read and write enclosing Refs as carries", "[ref]") {
+  Array xs = data({5, 3});
+  // Eagerly: an accumulator written by the body, read by the next step, updated in place.
+  Ref acc = new_ref(zeros({3}));
+  const void* at = acc.unsafe_buffer_pointer();
+  auto [c, ys] = scan(
+      [&](const Array& carry, const Array& x) {
+        acc.addupdate(x * carry);
+        return std::make_pair(carry + 1.0f, acc.get());
+      },
+      ones({}), xs);
+  Array want = zeros({3});
+  std::vector<Array> partial;
+  for (int i = 0; i < 5; ++i) {
+    want = want + xs[i] * static_cast<float>(i + 1);
+    partial.push_back(want);
+  }
+  check_close(acc.get(), want, 1e-6);
+  check_close(ys, stack(partial), 1e-6);
+  CHECK(acc.unsafe_buffer_pointer() == at);
+  CHECK(c.item<float>() == 6.0f);
+
+  // fori_loop with integer bounds (a scan) and with Array bounds (a while), and a
+  // while whose condition reads the Ref its body writes.
+  Ref count = new_ref(zeros({}, i32));
+  fori_loop(
+      0, 4,
+      [&](const Array&, const Array& v) {
+        count.addupdate(ones({}, i32));
+        return v;
+      },
+      zeros({}));
+  CHECK(count.get().item<int>() == 4);
+  fori_loop(
+      scalar(0, i32), scalar(3, i32),
+      [&](const Array& i, const Array& v) {
+        count.addupdate(i);
+        return v;
+      },
+      zeros({}));
+  CHECK(count.get().item<int>() == 7);
+  Ref level = new_ref(scalar(1.0f));
+  Array steps = while_loop([&](const Array&) { return level.get() < 100.0f; },
+                           [&](const Array& k) {
+                             level.set(level.get() * 3.0f);
+                             return k + 1;
+                           },
+                           scalar(0, i32));
+  CHECK(steps.item<int>() == 5);  // 1, 3, 9, 27, 81, 243
+  CHECK(level.get().item<float>() == 243.0f);
+
+  // Inside jit: a Ref argument updated in a nested scan (scan in scan), at its address.
+  Ref total = new_ref(zeros({3}));
+  const void* total_at = total.unsafe_buffer_pointer();
+  auto twice = jit([](const Ref& t, const Array& v) {
+    scan(
+        [&](const Array& carry, const Array& row) {
+          scan(
+              [&](const Array& c2, const Array& x) {
+                t.addupdate(x * c2);
+                return std::make_pair(c2, c2);
+              },
+              carry, stack({row, row}));
+          return std::make_pair(carry * 2.0f, carry);
+        },
+        ones({}), v);
+  });
+  twice(total, xs);
+  Array w = zeros({3});
+  float scale = 1.0f;
+  for (int i = 0; i < 5; ++i, scale *= 2.0f) w = w + 2.0f * scale * xs[i];
+  check_close(total.get(), w, 1e-5);
+  CHECK(total.unsafe_buffer_pointer() == total_at);
+
+  // Under grad: a Ref made inside the differentiated function and written in a scan.
+  auto with_ref = [](const Array& p) {
+    Ref s = new_ref(zeros({}));
+    scan(
+        [&](const Array& carry, const Array& x) {
+          s.addupdate(sum(sin(x * p)) * carry);
+          return std::make_pair(carry * 0.5f, carry);
+        },
+        ones({}), data({4, 3}));
+    return s.get();
+  };
+  auto without = [](const Array& p) {
+    Array s = zeros({});
+    Array carry = ones({});
+    Array rows = data({4, 3});
+    for (int i = 0; i < 4; ++i) {
+      s = s + sum(sin(rows[i] * p)) * carry;
+      carry = carry * 0.5f;
+    }
+    return s;
+  };
+  Array p = data({3}) + 1.0f;
+  check_close(with_ref(p), without(p), 1e-6);
+  check_close(grad(with_ref)(p), grad(without)(p), 1e-6);
+  check_close(jit(grad(with_ref))(p), grad(without)(p), 1e-6);
 }

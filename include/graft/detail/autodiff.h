@@ -26,21 +26,48 @@ namespace detail {
 
 template <class Out>
 struct TracedFunction {
-  Graph graph;                  // inputs: the arguments' leaves, then captured values
+  Graph graph;                  // inputs: the arguments' leaves, [carried Refs,] then captured values
   std::vector<Array> captured;  // values of enclosing traces the function used
   Out out;                      // the result tree (its leaves are dead tracers: structure only)
+  // A loop body traced with trace_body: enclosing Refs it uses, each an
+  // input after the arguments' leaves and an output after the result's.
+  std::vector<std::shared_ptr<RefState>> refs;
 };
+
+// Traces f on abstract copies of args, binding the Refs `bound` to inputs
+// when this is a loop body (carry): the Refs it used but were not bound come back too.
+template <class F, class... Args>
+auto trace_once(bool carry, const std::vector<std::shared_ptr<RefState>>& bound,
+                std::vector<std::shared_ptr<RefState>>* touched, F& f, const Args&... args) {
+  using Out = std::decay_t<decltype(f(args...))>;
+  TraceSession session;
+  if (carry) session.carry_refs();
+  std::tuple<Args...> traced{abstract_like(session, args)...};
+  session.bind_refs(bound);
+  Out out = std::apply(f, traced);
+  session.refuse_ref_arguments();
+  std::vector<Array> outs = tree::leaves(out);
+  for (Array& a : session.bound_finals()) outs.push_back(a);
+  if (touched) *touched = session.touched_refs();
+  Graph g = session.finish(outs);
+  return TracedFunction<Out>{g, session.captured(), out, bound};
+}
 
 // Traces f on abstract copies of args.
 template <class F, class... Args>
 auto trace_function(F& f, const Args&... args) {
-  using Out = std::decay_t<decltype(f(args...))>;
-  TraceSession session;
-  std::tuple<Args...> traced{abstract_like(session, args)...};
-  Out out = std::apply(f, traced);
-  session.refuse_ref_arguments();
-  Graph g = session.finish(tree::leaves(out));
-  return TracedFunction<Out>{g, session.captured(), out};
+  return trace_once(false, {}, nullptr, f, args...);
+}
+
+// Traces a loop body (scan, fori_loop, while_loop): Refs of enclosing code
+// it reads or writes become carried values (TracedFunction::refs). A body
+// that uses some is traced twice: once to find them, once with them bound.
+template <class F, class... Args>
+auto trace_body(F& f, const Args&... args) {
+  std::vector<std::shared_ptr<RefState>> touched;
+  auto first = trace_once(true, {}, &touched, f, args...);
+  if (touched.empty()) return first;
+  return trace_once(true, touched, nullptr, f, args...);
 }
 
 // Runs the JVP of a traced function: returns its outputs, then their tangents.

@@ -3,7 +3,9 @@
 // Not part of the API: names here may change.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <source_location>
 #include <string>
@@ -28,6 +30,7 @@ struct TracedBody {
   Graph graph;
   std::vector<Array> captured;
   std::string out_structure;
+  std::vector<std::shared_ptr<RefState>> refs;  // enclosing Refs the loop carries (trace_body)
 };
 
 // The structure of t with its Array leaves blanked: two trees whose leaves
@@ -39,7 +42,7 @@ std::string blank_structure(const T& t) {
 
 template <class Out>
 TracedBody traced_body(TracedFunction<Out>&& t) {
-  return TracedBody{std::move(t.graph), std::move(t.captured), blank_structure(t.out)};
+  return TracedBody{std::move(t.graph), std::move(t.captured), blank_structure(t.out), std::move(t.refs)};
 }
 
 // Emit the nodes (or run them eagerly); the non-template side in api/control_flow.cpp.
@@ -58,6 +61,18 @@ std::vector<Array> scan_slices_like(const std::vector<Array>& xs);
 std::vector<Array> scan_bind(const char* what, const TracedBody& body, const std::string& init_structure,
                              const std::vector<Array>& init, const std::vector<Array>& xs, int64_t length, bool reverse,
                              const std::source_location& loc);
+// Loops that carry enclosing Refs (trace_body): each Ref's value as the
+// code running now sees it (the extra carries' initial values), and the
+// loop's final values written back.
+std::vector<Array> ref_initials(const std::vector<std::shared_ptr<RefState>>& refs);
+void write_back_refs(const std::vector<std::shared_ptr<RefState>>& refs, const std::vector<Array>& finals);
+// A scan body traced as (carry.., x.., refs..) -> (carry.., y.., ref finals..)
+// rewired to (carry.., refs.., x..) -> (carry.., ref finals.., y..), so the
+// Refs are carries.
+void carry_refs_through_scan(TracedBody& body, size_t num_carry, size_t num_xs);
+// A while cond traced with the loop's Refs bound: its Ref outputs dropped
+// (an UnsupportedError if it wrote one).
+void cond_reads_refs(TracedBody& cond, const std::source_location& loc);
 // fori_loop's Array bounds as i32 scalars (DTypeError for non-integers).
 std::pair<Array, Array> fori_bounds(const Array& lo, const Array& hi, const std::source_location& loc);
 
@@ -70,12 +85,32 @@ constexpr bool is_pair_like<std::tuple<A, B>> = true;
 
 template <class CondFn, class BodyFn, class T>
 T while_impl(const char* what, CondFn& cond_fn, BodyFn& body_fn, const T& init, const std::source_location& loc) {
-  auto c = trace_function(cond_fn, init);
-  auto b = trace_function(body_fn, init);
+  // Enclosing Refs either function uses are carried (both traced again with them bound).
+  std::vector<std::shared_ptr<RefState>> in_cond, in_body;
+  auto c = trace_once(true, {}, &in_cond, cond_fn, init);
+  auto b = trace_once(true, {}, &in_body, body_fn, init);
   static_assert(std::is_same_v<std::decay_t<decltype(b.out)>, T>,
                 "while_loop: body_fn must return the carry with the C++ type of init");
-  std::vector<Array> outs = while_bind(what, traced_body(std::move(c)), traced_body(std::move(b)),
-                                       blank_structure(init), tree::leaves(init), loc);
+  for (const auto& r : in_body)
+    if (std::find(in_cond.begin(), in_cond.end(), r) == in_cond.end()) in_cond.push_back(r);
+  if (!in_cond.empty()) {
+    c = trace_once(true, in_cond, nullptr, cond_fn, init);
+    b = trace_once(true, in_cond, nullptr, body_fn, init);
+  }
+  TracedBody cond = traced_body(std::move(c));
+  TracedBody body = traced_body(std::move(b));
+  std::vector<Array> carry = tree::leaves(init);
+  const size_t nc = carry.size();
+  std::string structure = blank_structure(init);
+  if (!body.refs.empty()) {
+    cond_reads_refs(cond, loc);
+    for (Array& a : ref_initials(body.refs)) carry.push_back(a);
+    structure += " + " + std::to_string(body.refs.size()) + " Refs";
+    body.out_structure += " + " + std::to_string(body.refs.size()) + " Refs";
+  }
+  std::vector<Array> outs = while_bind(what, cond, body, structure, carry, loc);
+  write_back_refs(body.refs, std::vector<Array>(outs.begin() + static_cast<std::ptrdiff_t>(nc), outs.end()));
+  outs.resize(nc);
   return tree::unflatten(init, outs);
 }
 
@@ -85,7 +120,7 @@ auto scan_impl(const char* what, F& f, const Carry& init, const Xs& xs, int64_t 
   std::vector<Array> x_leaves = tree::leaves(xs);
   int64_t n = scan_length(x_leaves, length, loc);
   Xs x_like = tree::unflatten(xs, scan_slices_like(x_leaves));
-  auto traced = trace_function(f, init, x_like);
+  auto traced = trace_body(f, init, x_like);
   using Out = std::decay_t<decltype(traced.out)>;
   if constexpr (!is_pair_like<Out>) {
     // One message, then nothing else instantiated (the caller still gets a pair).
@@ -100,10 +135,23 @@ auto scan_impl(const char* what, F& f, const Carry& init, const Xs& xs, int64_t 
   } else {
     auto ys_like = std::get<1>(traced.out);
     std::string carry_structure = blank_structure(std::get<0>(traced.out));
-    TracedBody body{std::move(traced.graph), std::move(traced.captured), std::move(carry_structure)};
-    std::vector<Array> outs =
-        scan_bind(what, body, blank_structure(init), tree::leaves(init), x_leaves, n, reverse, loc);
-    size_t nc = tree::leaves(init).size();
+    TracedBody body{std::move(traced.graph), std::move(traced.captured), std::move(carry_structure),
+                    std::move(traced.refs)};
+    std::vector<Array> carry_in = tree::leaves(init);
+    size_t nc = carry_in.size();
+    std::string init_structure = blank_structure(init);
+    const size_t nr = body.refs.size();
+    if (nr) {
+      // Enclosing Refs the body uses are extra carries, written back after the loop.
+      carry_refs_through_scan(body, nc, x_leaves.size());
+      for (Array& a : ref_initials(body.refs)) carry_in.push_back(a);
+      init_structure += " + " + std::to_string(nr) + " Refs";
+      body.out_structure += " + " + std::to_string(nr) + " Refs";
+    }
+    std::vector<Array> outs = scan_bind(what, body, init_structure, carry_in, x_leaves, n, reverse, loc);
+    write_back_refs(body.refs, std::vector<Array>(outs.begin() + static_cast<std::ptrdiff_t>(nc),
+                                                  outs.begin() + static_cast<std::ptrdiff_t>(nc + nr)));
+    outs.erase(outs.begin() + static_cast<std::ptrdiff_t>(nc), outs.begin() + static_cast<std::ptrdiff_t>(nc + nr));
     Carry carry = tree::unflatten(init, std::vector<Array>(outs.begin(), outs.begin() + nc));
     auto ys = tree::unflatten(ys_like, std::vector<Array>(outs.begin() + nc, outs.end()));
     return std::make_pair(std::move(carry), std::move(ys));
