@@ -7,6 +7,7 @@
 #include "api/dispatch.h"
 #include "api/ref_state.h"
 #include "graft/errors.h"
+#include "graft/jit.h"
 #include "graft/ops.h"
 #include "runtime/device.h"
 
@@ -52,8 +53,9 @@ const Array& access(const Ref& r, const char* what, bool write, const std::sourc
   if (!st.home) {
     if (!carrying_to_root(cur))
       throw UnsupportedError(op +
-                             ": the Ref was made outside the transform being traced; pass it as an argument of jit "
-                             "(which updates it in place), or read it outside and pass the value");
+                             ": the Ref was made outside the transform being traced (grad, vmap, cond or a custom "
+                             "rule), which would keep its value as a constant; read it outside and pass the value, "
+                             "or use it in jit or a loop body, which carry it");
   } else if (!encloses(st.home.get(), cur)) {
     throw TracerLeakError(op + ": the Ref was made inside a transform that has finished");
   }
@@ -134,6 +136,12 @@ void ref_write_back(const std::shared_ptr<RefState>& state, const Array& v) {
   const std::source_location here = std::source_location::current();
   access(Ref(state), "set (a loop's carried value)", true, here);
   put(*state, v, here, "set");
+}
+
+std::vector<Array> closed_ref_leaves(const std::vector<std::shared_ptr<RefState>>& closed) {
+  std::vector<Array> out;
+  for (const auto& st : closed) out.push_back(ref_leaf(Ref(st)));
+  return out;
 }
 
 Array ref_leaf(const Ref& r) {

@@ -33,6 +33,7 @@ struct TraceSession::Impl {
   bool carries = false;                            // a loop body that carries enclosing Refs
   std::vector<std::shared_ptr<RefState>> touched;  // enclosing Refs used, not bound
   std::vector<std::shared_ptr<RefState>> bound;    // enclosing Refs bound to inputs
+  std::vector<ir::ValueId> bound_inputs;           // their inputs
 };
 
 TraceSession::TraceSession() : impl_(std::make_unique<Impl>()) { t_sessions.push_back(this); }
@@ -65,10 +66,20 @@ void TraceSession::bind_refs(const std::vector<std::shared_ptr<RefState>>& state
   const ir::TracePtr& trace = impl_->scope.trace();
   for (const auto& st : states) {
     const ir::ValueType& type = st->value.impl()->type;
-    Array in(make_traced(type, trace, trace->builder().input(type)));
-    st->overlays.push_back({trace.get(), in});
+    const ir::ValueId v = trace->builder().input(type);
+    st->overlays.push_back({trace.get(), Array(make_traced(type, trace, v))});
     impl_->bound.push_back(st);
+    impl_->bound_inputs.push_back(v);
   }
+}
+
+std::vector<size_t> TraceSession::bound_input_positions() const {
+  const std::vector<ir::ValueId>& inputs = impl_->scope.trace()->builder().graph().inputs();
+  std::vector<size_t> out;
+  for (ir::ValueId v : impl_->bound_inputs)
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (inputs[i] == v) out.push_back(i);
+  return out;
 }
 
 std::vector<Array> TraceSession::bound_finals() const {

@@ -63,8 +63,12 @@ namespace graft {
 template <class Out>
 class Compiled {
  public:
-  Compiled(std::shared_ptr<const detail::Executable> exe, Out out_like, JitOptions options)
-      : exe_(std::move(exe)), out_like_(std::move(out_like)), options_(std::move(options)) {}
+  Compiled(std::shared_ptr<const detail::Executable> exe, Out out_like, JitOptions options,
+           std::vector<std::shared_ptr<detail::RefState>> closed = {})
+      : exe_(std::move(exe)),
+        out_like_(std::move(out_like)),
+        options_(std::move(options)),
+        closed_(std::move(closed)) {}
   std::string as_text() const { return detail::executable_text(*exe_); }
   CostAnalysis cost_analysis() const { return detail::executable_cost(*exe_); }
   MemoryAnalysis memory_analysis() const { return detail::executable_memory(*exe_); }
@@ -72,6 +76,10 @@ class Compiled {
   Out operator()(const Args&... args) const {
     std::vector<Array> leaves = detail::all_leaves(args...);
     std::vector<bool> donated = detail::donated_leaves(options_.donate_argnums, args...);
+    for (Array& a : detail::closed_ref_leaves(closed_)) {
+      leaves.push_back(a);
+      donated.push_back(false);
+    }
     return tree::unflatten(out_like_, detail::run_with_refs(*exe_, leaves, donated, options_));
   }
 
@@ -79,18 +87,21 @@ class Compiled {
   std::shared_ptr<const detail::Executable> exe_;
   Out out_like_;
   JitOptions options_;
+  std::vector<std::shared_ptr<detail::RefState>> closed_;
 };
 
 // A traced function before compilation (jitted.lower(...)).
 template <class Out>
 class Lowered {
  public:
-  Lowered(Graph graph, Out out_like, JitOptions options, std::vector<bool> donated, std::vector<size_t> ref_inputs = {})
+  Lowered(Graph graph, Out out_like, JitOptions options, std::vector<bool> donated, std::vector<size_t> ref_inputs = {},
+          std::vector<std::shared_ptr<detail::RefState>> closed = {})
       : graph_(std::move(graph)),
         out_like_(std::move(out_like)),
         options_(std::move(options)),
         donated_(std::move(donated)),
-        ref_inputs_(std::move(ref_inputs)) {}
+        ref_inputs_(std::move(ref_inputs)),
+        closed_(std::move(closed)) {}
   const Graph& graph() const { return graph_; }
   std::string as_text() const { return graph_.to_text(); }
   // Ahead of time: returns once the executable is compiled (for Backend::cpu,
@@ -98,7 +109,10 @@ class Lowered {
   Compiled<Out> compile() const {
     JitOptions waiting = options_;
     waiting.wait_for_compile = true;
-    return Compiled<Out>(detail::compile_with_refs(graph_, waiting, donated_, ref_inputs_), out_like_, options_);
+    std::vector<bool> donated = donated_;
+    donated.resize(donated_.size() + closed_.size(), false);
+    return Compiled<Out>(detail::compile_with_refs(graph_, waiting, donated, ref_inputs_), out_like_, options_,
+                         closed_);
   }
 
  private:
@@ -107,6 +121,7 @@ class Lowered {
   JitOptions options_;
   std::vector<bool> donated_;
   std::vector<size_t> ref_inputs_;
+  std::vector<std::shared_ptr<detail::RefState>> closed_;
 };
 
 template <class F>
@@ -129,7 +144,12 @@ class Jitted {
     }
     auto entry = find_or_compile(args...);
     std::vector<Array> leaves = detail::all_leaves(args...);
-    std::vector<Array> outs = detail::run_with_refs(*entry->exe, leaves, entry->donated, options_);
+    std::vector<bool> donated = entry->donated;
+    for (Array& a : detail::closed_ref_leaves(entry->closed)) {
+      leaves.push_back(a);
+      donated.push_back(false);
+    }
+    std::vector<Array> outs = detail::run_with_refs(*entry->exe, leaves, donated, options_);
     if constexpr (std::is_void_v<R>)
       return;
     else
@@ -145,7 +165,7 @@ class Jitted {
     auto traced = detail::trace_for_jit(f_, args...);
     return Lowered<std::decay_t<decltype(traced.out)>>(traced.graph, traced.out, options_,
                                                        detail::donated_leaves(options_.donate_argnums, args...),
-                                                       traced.ref_inputs);
+                                                       traced.ref_inputs, traced.closed);
   }
 
  private:
@@ -154,6 +174,7 @@ class Jitted {
     std::shared_ptr<const detail::Executable> exe;
     Out out_like;
     std::vector<bool> donated;
+    std::vector<std::shared_ptr<detail::RefState>> closed;  // closed-over Refs, passed after the arguments
   };
   // The arguments of the previous miss, for the log.
   struct Last {
@@ -183,8 +204,11 @@ class Jitted {
     auto traced = detail::trace_for_jit(f_, args...);
     double t1 = detail::now_ms();
     std::vector<bool> donated = detail::donated_leaves(options_.donate_argnums, args...);
+    std::vector<bool> all_donated = donated;  // closed-over Refs come after the arguments
+    all_donated.resize(donated.size() + traced.closed.size(), false);
     auto entry = std::make_shared<const Entry<Out>>(
-        Entry<Out>{detail::compile_with_refs(traced.graph, options_, donated, traced.ref_inputs), traced.out, donated});
+        Entry<Out>{detail::compile_with_refs(traced.graph, options_, all_donated, traced.ref_inputs), traced.out,
+                   donated, traced.closed});
     detail::log_compile("jit", t1 - t0, detail::now_ms() - t1);
     if (!key.empty()) cache_->insert(key, entry);
     return entry;

@@ -10,10 +10,14 @@
 // keeps its parameters at one address across steps. A jitted function whose
 // only effects are on Refs may return void.
 //
-// A Ref made inside a transform is used there (and in the loops and branches
-// it traces, which may read it); one made outside a transform reaches it
-// only as an argument of jit: reading or writing it anywhere else inside a
-// transform is an UnsupportedError saying so.
+// Where a Ref may be used: where it was made; in jit (as an argument, or
+// closed over: either way the executable reads its current value and
+// writes the final one back in place); in scan, fori_loop and while_loop
+// bodies (which carry it as an extra loop value and write it back after
+// the loop; a while's condition may read it); and, for reading only, in
+// any transform traced inside the one that made it. Anything else (an
+// eager Ref inside grad or vmap, a write inside a cond branch) is an
+// UnsupportedError saying what to do instead.
 #pragma once
 
 #include <memory>

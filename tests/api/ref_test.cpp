@@ -164,7 +164,7 @@ TEST_CASE("ref: misuse across transforms is a clear error", "[ref]") {
   Array x = data({3});
   // An eager Ref read inside grad: its value would be baked into the traced graph.
   CHECK_THROWS_WITH(grad([&](const Array& v) { return sum(v * outside.get()); })(x),
-                    Catch::Contains("pass it as an argument of jit"));
+                    Catch::Contains("read it outside and pass the value"));
   // A Ref passed to a transform other than jit.
   CHECK_THROWS_WITH(vmap([](const Ref& r) { return r.get(); })(outside),
                     Catch::Contains("only jit takes Ref arguments"));
@@ -298,4 +298,23 @@ TEST_CASE("ref: scan, fori_loop and while_loop bodies read and write enclosing R
   check_close(with_ref(p), without(p), 1e-6);
   check_close(grad(with_ref)(p), grad(without)(p), 1e-6);
   check_close(jit(grad(with_ref))(p), grad(without)(p), 1e-6);
+}
+
+TEST_CASE("ref: a jitted function may close over an eager Ref: read each call, updated in place", "[ref]") {
+  Ref scale = new_ref(scalar(2.0f));
+  Ref calls = new_ref(zeros({}, i32));
+  const void* at = calls.unsafe_buffer_pointer();
+  auto f = jit([&](const Array& x) {
+    calls.addupdate(ones({}, i32));
+    return x * scale.get();
+  });
+  Array x = array({1.0f, 2.0f});
+  check_close(f(x), x * 2.0f, 0);
+  scale.set(scalar(5.0f));  // an eager update between calls: the next call reads it, nothing is baked in
+  check_close(f(x), x * 5.0f, 0);
+  CHECK(calls.get().item<int>() == 2);
+  CHECK(calls.unsafe_buffer_pointer() == at);
+  CHECK(f.cache_size() == 1);
+  check_close(f.lower(x).compile()(x), x * 5.0f, 0);
+  CHECK(calls.get().item<int>() == 3);
 }

@@ -40,34 +40,52 @@ std::vector<Array> run_with_refs(const Executable& exe, std::vector<Array> leave
                                  const JitOptions& options);
 std::string executable_text(const Executable& exe);
 
-// A function traced for jit, whose arguments may hold Refs: the graph's
-// outputs are the result's leaves, then each Ref argument's final value.
-// A function returning void has an empty result.
+// A function traced for jit, whose arguments may hold Refs and which may
+// use eager Refs it closes over: the graph's outputs are the result's
+// leaves, then each Ref argument's final value, then each closed-over Ref's;
+// a closed-over Ref is an input after the arguments' leaves (found by a
+// first trace, bound in a second). A function returning void has an empty result.
 template <class Out>
 struct TracedForJit {
   Graph graph;
   Out out;
-  std::vector<size_t> ref_inputs;  // the graph input of each Ref argument, in output order
+  std::vector<size_t> ref_inputs;                 // the graph input of each Ref, in output order
+  std::vector<std::shared_ptr<RefState>> closed;  // the closed-over Refs (their inputs come last)
 };
+// The values of closed-over Refs, passed after the arguments' leaves.
+std::vector<Array> closed_ref_leaves(const std::vector<std::shared_ptr<RefState>>& closed);
+
 template <class F, class... Args>
 auto trace_for_jit(const F& f, const Args&... args) {
   using R = decltype(f(args...));
   using Out = std::conditional_t<std::is_void_v<R>, std::tuple<>, std::decay_t<R>>;
-  TraceSession session;
-  std::tuple<Args...> traced{abstract_like(session, args)...};
-  Out out = [&]() -> Out {
-    if constexpr (std::is_void_v<R>) {
-      std::apply(f, traced);
-      return Out{};
-    } else {
-      return Out(std::apply(f, traced));
-    }
-  }();
-  std::vector<Array> outs = tree::leaves(out);
-  for (Array& a : session.ref_finals()) outs.push_back(a);
-  std::vector<size_t> ref_inputs = session.ref_input_positions();  // (finish hands the graph over)
-  Graph g = session.finish(outs);
-  return TracedForJit<Out>{g, out, std::move(ref_inputs)};
+  auto once = [&](const std::vector<std::shared_ptr<RefState>>& bound,
+                  std::vector<std::shared_ptr<RefState>>* touched) {
+    TraceSession session;
+    session.carry_refs();
+    std::tuple<Args...> traced{abstract_like(session, args)...};
+    session.bind_refs(bound);
+    Out out = [&]() -> Out {
+      if constexpr (std::is_void_v<R>) {
+        std::apply(f, traced);
+        return Out{};
+      } else {
+        return Out(std::apply(f, traced));
+      }
+    }();
+    std::vector<Array> outs = tree::leaves(out);
+    for (Array& a : session.ref_finals()) outs.push_back(a);
+    for (Array& a : session.bound_finals()) outs.push_back(a);
+    std::vector<size_t> ref_inputs = session.ref_input_positions();  // (finish hands the graph over)
+    for (size_t p : session.bound_input_positions()) ref_inputs.push_back(p);
+    if (touched) *touched = session.touched_refs();
+    Graph g = session.finish(outs);
+    return TracedForJit<Out>{g, out, std::move(ref_inputs), bound};
+  };
+  std::vector<std::shared_ptr<RefState>> touched;
+  auto first = once({}, &touched);
+  if (touched.empty()) return first;
+  return once(touched, nullptr);
 }
 CostAnalysis executable_cost(const Executable& exe);
 MemoryAnalysis executable_memory(const Executable& exe);
