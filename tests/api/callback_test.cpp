@@ -458,3 +458,38 @@ TEST_CASE("callback: effects inside scan, cond and checkpoint run once under gra
       })(p),
       1e-12);
 }
+
+TEST_CASE("callback: custom_jvp gives a callback its derivative, and constant arguments are not folded", "[callback]") {
+  auto cubic_fn = custom_jvp(
+      [](const Array& v) {
+        return pure_callback(host_cubic, ShapeDtype{{4}, f32}, v);
+      },
+      [](const auto& primals, const auto& tangents) {
+        const Array& v = std::get<0>(primals);
+        const Array& t = std::get<0>(tangents);
+        return std::make_pair(pure_callback(host_cubic, ShapeDtype{{4}, f32}, v), t * (3.0f * v * v - 1.0f));
+      });
+  Array x = data({4});
+  check_close(grad([&](const Array& v) { return sum(cubic_fn(v)); })(x), 3.0f * x * x - 1.0f, 1e-6);
+  auto [y, dy] = jvp(cubic_fn, std::make_tuple(x), std::make_tuple(ones({4})));
+  check_close(y, host_cubic(x), 0);
+  check_close(dy, 3.0f * x * x - 1.0f, 1e-6);
+
+  // A callback on constants runs when the program runs, every call, never at compile time.
+  int calls = 0;
+  auto on_constants = jit([&](const Array& v) {
+    Array c = pure_callback(
+        [&](const Array& a) {
+          ++calls;
+          return a * 2.0f;
+        },
+        ShapeDtype{{2}, f32}, array({1.0f, 2.0f}));
+    return v + c;
+  });
+  Array z = zeros({2});
+  on_constants.lower(z).compile();
+  CHECK(calls == 0);
+  check_close(on_constants(z), array({2.0f, 4.0f}), 0);
+  on_constants(z);
+  CHECK(calls == 2);
+}
