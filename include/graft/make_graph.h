@@ -57,7 +57,7 @@ class TraceSession {
   void bind_refs(const std::vector<std::shared_ptr<RefState>>& states);
   std::vector<Array> bound_finals() const;
   std::vector<size_t> bound_input_positions() const;  // the graph input of each bound Ref
-  const void* trace_id() const;  // the trace this session records into
+  const void* trace_id() const;                       // the trace this session records into
 
  private:
   struct Impl;
