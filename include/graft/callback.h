@@ -3,7 +3,8 @@
 // runs on the host on concrete Arrays whenever the program runs: right away
 // in eager code, once per call of a jitted function (on every backend; CUDA
 // copies the operands to the host and the results back), per step of a
-// scan or while_loop, per replica under pmap, and under vmap per its
+// scan or while_loop, per replica under pmap (from the replicas' threads at
+// once: the function must be thread-safe), and under vmap per its
 // VmapMethod. A callback has no derivative: differentiating through one is
 // an UnsupportedError unless it is wrapped in custom_jvp or custom_vjp.
 //
@@ -31,6 +32,7 @@
 #include <vector>
 
 #include "graft/array.h"
+#include "graft/detail/autodiff.h"
 #include "graft/tree.h"
 #include "graft/types.h"
 
@@ -259,17 +261,6 @@ T blank_tree(const T& t) {
   return tree::unflatten(t, std::vector<Array>(tree::leaves(t).size()));
 }
 
-template <class... Args>
-std::vector<Array> callback_leaves(const Args&... args) {
-  std::vector<Array> out;
-  (
-      [&] {
-        for (Array& a : tree::leaves(args)) out.push_back(a);
-      }(),
-      ...);
-  return out;
-}
-
 // Whether f(args..., Result& out) is the writing form: callable so, returning void.
 template <class F, class Result, class... Args>
 constexpr bool writes_results() {
@@ -312,8 +303,21 @@ auto callback_call(CallbackKind kind, VmapMethod method, F f, const Spec& spec, 
     };
   }
   std::vector<Array> outs =
-      callback_bind(kind, method, std::move(returning), std::move(writing), types, callback_leaves(args...), loc, what);
+      callback_bind(kind, method, std::move(returning), std::move(writing), types, all_leaves(args...), loc, what);
   return tree::unflatten(like, outs);
+}
+
+// f(args...) as an unordered io_callback with no results (debug::print, debug::callback).
+template <class F, class... Args>
+void debug_call(F f, const std::source_location& loc, const char* what, const Args&... args) {
+  std::vector<ShapeDtype> none;
+  callback_bind(
+      CallbackKind::io, VmapMethod::sequential,
+      [f, like = std::tuple<Args...>{blank_tree(args)...}](const std::vector<Array>& in) mutable {
+        std::apply(f, rebuild_args(like, in));
+        return std::vector<Array>{};
+      },
+      {}, none, all_leaves(args...), loc, what);
 }
 
 }  // namespace detail
@@ -350,33 +354,19 @@ template <class... Args>
 void print(FormatAt format, const Args&... args) {
   std::string text = format.text;
   std::source_location loc = format.loc;
+  // The format is checked now, where the user wrote it, not when the program runs.
+  detail::format_debug(text, std::vector<std::string>(sizeof...(Args)), loc);
   auto f = [text, loc](const Args&... a) {
     std::vector<std::string> values{
         detail::debug_value(tree::leaves(a), std::is_same_v<std::decay_t<decltype(a)>, Array>)...};
     detail::debug_write(detail::format_debug(text, values, loc));
   };
-  // The format is checked now, where the user wrote it, not when the program runs.
-  detail::format_debug(text, std::vector<std::string>(sizeof...(Args)), loc);
-  std::vector<ShapeDtype> none;
-  detail::callback_bind(
-      detail::CallbackKind::io, VmapMethod::sequential,
-      [f, like = std::tuple<Args...>{detail::blank_tree(args)...}](const std::vector<Array>& in) mutable {
-        std::apply(f, detail::rebuild_args(like, in));
-        return std::vector<Array>{};
-      },
-      {}, none, detail::callback_leaves(args...), loc, "debug.print");
+  detail::debug_call(std::move(f), loc, "debug.print", args...);
 }
 
 template <class F, class... Args>
 void callback(F f, const Args&... args) {
-  std::vector<ShapeDtype> none;
-  detail::callback_bind(
-      detail::CallbackKind::io, VmapMethod::sequential,
-      [f, like = std::tuple<Args...>{detail::blank_tree(args)...}](const std::vector<Array>& in) mutable {
-        std::apply(f, detail::rebuild_args(like, in));
-        return std::vector<Array>{};
-      },
-      {}, none, detail::callback_leaves(args...), std::source_location::current(), "debug.callback");
+  detail::debug_call(std::move(f), std::source_location::current(), "debug.callback", args...);
 }
 
 }  // namespace debug
