@@ -320,6 +320,18 @@ void write_back_refs(const std::vector<std::shared_ptr<RefState>>& refs, const s
   for (size_t i = 0; i < refs.size(); ++i) ref_write_back(refs[i], finals.at(i));
 }
 
+void merge_refs(std::vector<std::shared_ptr<RefState>>& refs, const std::vector<std::shared_ptr<RefState>>& more) {
+  for (const auto& r : more)
+    if (std::find(refs.begin(), refs.end(), r) == refs.end()) refs.push_back(r);
+}
+
+std::vector<Array> split_ref_results(const std::vector<std::shared_ptr<RefState>>& refs, std::vector<Array> outs) {
+  const size_t n = outs.size() - refs.size();
+  write_back_refs(refs, std::vector<Array>(outs.begin() + static_cast<std::ptrdiff_t>(n), outs.end()));
+  outs.resize(n);
+  return outs;
+}
+
 void carry_refs_through_scan(TracedBody& body, size_t num_carry, size_t num_xs) {
   const ir::Graph& g = body.graph.ir();
   const size_t nc = num_carry, nx = num_xs, nr = body.refs.size();

@@ -53,17 +53,17 @@ const Array& access(const Ref& r, const char* what, bool write, const std::sourc
   if (!st.home) {
     if (!carrying_to_root(cur))
       throw UnsupportedError(op +
-                             ": the Ref was made outside the transform being traced (grad, vmap, cond or a custom "
+                             ": the Ref was made outside the transform being traced (grad, vmap or a custom "
                              "rule), which would keep its value as a constant; read it outside and pass the value, "
-                             "or use it in jit or a loop body, which carry it");
+                             "or use it in jit, a loop body or a cond branch, which carry it");
   } else if (!encloses(st.home.get(), cur)) {
     throw TracerLeakError(op + ": the Ref was made inside a transform that has finished");
   }
   TraceSession* body = carrying_session(cur);
   if (write && !body)
     throw UnsupportedError(op +
-                           ": the Ref belongs to enclosing code and is written inside a cond branch, grad, vmap or a "
-                           "custom rule (only scan, fori_loop and while_loop bodies carry such writes out); return "
+                           ": the Ref belongs to enclosing code and is written inside grad, vmap or a custom rule "
+                           "(scan, fori_loop and while_loop bodies and cond branches carry such writes out); return "
                            "the new value and set the Ref after the call");
   if (body) body->note_touched(r.state());
   return visible_value(st, cur);

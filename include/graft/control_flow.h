@@ -34,16 +34,25 @@ namespace graft {
 // dtypes (ShapeError / DTypeError naming the branch otherwise).
 template <class TrueFn, class FalseFn, class... Operands>
 auto cond(ArrayAt pred, TrueFn true_fn, FalseFn false_fn, const Operands&... operands) {
-  auto f = detail::trace_function(false_fn, operands...);
-  auto t = detail::trace_function(true_fn, operands...);
+  // Refs of enclosing code a branch uses are extra operands and results (both branches bind them).
+  std::vector<std::shared_ptr<detail::RefState>> refs, more;
+  auto f = detail::trace_once(true, {}, &refs, false_fn, operands...);
+  auto t = detail::trace_once(true, {}, &more, true_fn, operands...);
   static_assert(std::is_same_v<decltype(f.out), decltype(t.out)>,
                 "cond: true_fn and false_fn must return the same C++ type");
+  detail::merge_refs(refs, more);
+  if (!refs.empty()) {
+    f = detail::trace_once(true, refs, nullptr, false_fn, operands...);
+    t = detail::trace_once(true, refs, nullptr, true_fn, operands...);
+  }
   auto out_like = f.out;
   std::vector<detail::TracedBody> branches;
   branches.push_back(detail::traced_body(std::move(f)));
   branches.push_back(detail::traced_body(std::move(t)));
-  std::vector<Array> outs = detail::cond_bind(false, pred.array, branches, detail::all_leaves(operands...), pred.loc);
-  return tree::unflatten(out_like, outs);
+  std::vector<Array> args = detail::all_leaves(operands...);
+  for (Array& a : detail::ref_initials(refs)) args.push_back(a);
+  std::vector<Array> outs = detail::cond_bind(false, pred.array, branches, args, pred.loc);
+  return tree::unflatten(out_like, detail::split_ref_results(refs, outs));
 }
 
 // switch_(index, branches, operands...): branches[index](operands...), the
@@ -51,17 +60,26 @@ auto cond(ArrayAt pred, TrueFn true_fn, FalseFn false_fn, const Operands&... ope
 template <class F, class... Operands>
 auto switch_(ArrayAt index, const std::vector<F>& branches, const Operands&... operands) {
   using Out = std::decay_t<std::invoke_result_t<F&, const Operands&...>>;
+  std::vector<std::shared_ptr<detail::RefState>> refs;
+  for (const F& branch : branches) {
+    F fn = branch;
+    std::vector<std::shared_ptr<detail::RefState>> used;
+    detail::trace_once(true, {}, &used, fn, operands...);
+    detail::merge_refs(refs, used);
+  }
   std::vector<detail::TracedBody> traced;
   std::optional<Out> out_like;
   for (const F& branch : branches) {
     F fn = branch;
-    auto t = detail::trace_function(fn, operands...);
+    auto t = detail::trace_once(true, refs, nullptr, fn, operands...);
     if (!out_like) out_like.emplace(t.out);
     traced.push_back(detail::traced_body(std::move(t)));
   }
+  std::vector<Array> args = detail::all_leaves(operands...);
+  for (Array& a : detail::ref_initials(refs)) args.push_back(a);
   // With no branches cond_bind throws before out_like is read.
-  std::vector<Array> outs = detail::cond_bind(true, index.array, traced, detail::all_leaves(operands...), index.loc);
-  return tree::unflatten(*out_like, outs);
+  std::vector<Array> outs = detail::cond_bind(true, index.array, traced, args, index.loc);
+  return tree::unflatten(*out_like, detail::split_ref_results(refs, outs));
 }
 
 // while_loop(cond_fn, body_fn, init): carry = init; while cond_fn(carry)

@@ -13,11 +13,12 @@
 // Where a Ref may be used: where it was made; in jit (as an argument, or
 // closed over: either way the executable reads its current value and
 // writes the final one back in place); in scan, fori_loop and while_loop
-// bodies (which carry it as an extra loop value and write it back after
-// the loop; a while's condition may read it); and, for reading only, in
-// any transform traced inside the one that made it. Anything else (an
-// eager Ref inside grad or vmap, a write inside a cond branch) is an
-// UnsupportedError saying what to do instead.
+// bodies and cond/switch_ branches (which carry it as an extra value and
+// write it back after the loop or branch; a while's condition may read
+// it); and, for reading only, in any transform traced inside the one that
+// made it. Anything else (an eager Ref inside grad or vmap, a write inside
+// grad, vmap or a custom rule) is an UnsupportedError saying what to do
+// instead.
 #pragma once
 
 #include <memory>

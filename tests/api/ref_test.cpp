@@ -4,6 +4,7 @@
 // (checked against the same function written without Refs).
 #include <catch2/catch.hpp>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -168,19 +169,16 @@ TEST_CASE("ref: misuse across transforms is a clear error", "[ref]") {
   // A Ref passed to a transform other than jit.
   CHECK_THROWS_WITH(vmap([](const Ref& r) { return r.get(); })(outside),
                     Catch::Contains("only jit takes Ref arguments"));
-  // Written inside a cond branch while it belongs to the enclosing code.
-  auto writes_in_branch = jit([](const Array& v) {
-    Ref total = new_ref(zeros({}));
-    cond(
-        v[0] > 0.0f,
-        [&](const Array& u) {
-          total.addupdate(sum(u));
-          return u;
-        },
-        [](const Array& u) { return u; }, v);
-    return total.get();
+  // Written inside grad while it belongs to the enclosing code.
+  auto writes_in_grad = jit([](const Array& v) {
+    Ref seen = new_ref(zeros({}));
+    Array g = grad([&](const Array& u) {
+      seen.set(sum(u));
+      return sum(u * u);
+    })(v);
+    return g + seen.get();
   });
-  CHECK_THROWS_WITH(writes_in_branch(x), Catch::Contains("only scan, fori_loop and while_loop bodies"));
+  CHECK_THROWS_WITH(writes_in_grad(x), Catch::Contains("cond branches carry such writes out"));
   // A while_loop's condition may read Refs, not write them.
   Ref n = new_ref(zeros({}, i32));
   CHECK_THROWS_WITH(while_loop(
@@ -317,4 +315,38 @@ TEST_CASE("ref: a jitted function may close over an eager Ref: read each call, u
   CHECK(f.cache_size() == 1);
   check_close(f.lower(x).compile()(x), x * 5.0f, 0);
   CHECK(calls.get().item<int>() == 3);
+}
+
+TEST_CASE("ref: cond and switch_ branches read and write enclosing Refs", "[ref]") {
+  // Eagerly, and inside jit: the branch taken updates the Ref; the other leaves it as it was.
+  Ref hits = new_ref(zeros({2}));
+  const void* at = hits.unsafe_buffer_pointer();
+  auto classify = [&](const Array& v) {
+    return cond(
+        sum(v) > 0.0f,
+        [&](const Array& u) {
+          hits.at(0).addupdate(scalar(1.0f));
+          return u * 2.0f;
+        },
+        [&](const Array& u) { return u - hits.get()[0]; }, v);
+  };
+  check_close(classify(array({1.0f, 2.0f})), array({2.0f, 4.0f}), 0);
+  check_close(classify(array({-1.0f, -2.0f})), array({-2.0f, -3.0f}), 0);  // reads hits[0] == 1
+  check_close(hits.get(), array({1.0f, 0.0f}), 0);
+  auto jitted = jit(classify);
+  jitted(array({3.0f, 1.0f}));
+  jitted(array({-3.0f, 1.0f}));
+  jitted(array({3.0f, 1.0f}));
+  check_close(hits.get(), array({3.0f, 0.0f}), 0);
+  CHECK(hits.unsafe_buffer_pointer() == at);
+
+  Ref which = new_ref(zeros({3}, i32));
+  std::vector<std::function<Array(const Array&)>> branches;
+  for (int k = 0; k < 3; ++k)
+    branches.push_back([&, k](const Array& u) {
+      which.at(k).addupdate(ones({}, i32));
+      return u + static_cast<float>(k);
+    });
+  for (int i : {2, 0, 2, 5}) switch_(scalar(i, i32), branches, scalar(0.0f));
+  CHECK(which.get().to_vector<int>() == std::vector<int>{1, 0, 3});  // 5 clamps to 2
 }

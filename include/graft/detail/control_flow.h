@@ -66,6 +66,10 @@ std::vector<Array> scan_bind(const char* what, const TracedBody& body, const std
 // loop's final values written back.
 std::vector<Array> ref_initials(const std::vector<std::shared_ptr<RefState>>& refs);
 void write_back_refs(const std::vector<std::shared_ptr<RefState>>& refs, const std::vector<Array>& finals);
+// Adds the Refs of `more` that `refs` lacks.
+void merge_refs(std::vector<std::shared_ptr<RefState>>& refs, const std::vector<std::shared_ptr<RefState>>& more);
+// A cond's results: the Refs' finals (the last refs.size()) written back, the others returned.
+std::vector<Array> split_ref_results(const std::vector<std::shared_ptr<RefState>>& refs, std::vector<Array> outs);
 // A scan body traced as (carry.., x.., refs..) -> (carry.., y.., ref finals..)
 // rewired to (carry.., refs.., x..) -> (carry.., ref finals.., y..), so the
 // Refs are carries.
