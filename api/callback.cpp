@@ -57,8 +57,6 @@ class Views {
   std::vector<std::shared_ptr<ArrayImpl>> impls_;
 };
 
-std::string type_text(const ir::ValueType& t) { return ir::type_str(t); }
-
 // Runs the user's function on one call's buffers.
 void run_user_function(const std::string& name, const CallbackReturning& returning, const CallbackWriting& writing,
                        const ir::HostCallbackCall& c) {
@@ -92,11 +90,11 @@ void run_user_function(const std::string& name, const CallbackReturning& returni
       if (r.traced()) throw TracerLeakError(name + ": the callback returned a traced Array");
       const ir::ValueType& want = c.output_types[i];
       if (r.type.dtype != want.dtype)
-        throw DTypeError(name + ": result " + std::to_string(i) + " is " + type_text(r.type) + " but " +
-                         type_text(want) + " was declared in result_shape_dtypes");
+        throw DTypeError(name + ": result " + std::to_string(i) + " is " + ir::type_str(r.type) + " but " +
+                         ir::type_str(want) + " was declared in result_shape_dtypes");
       if (r.type.shape != want.shape)
-        throw ShapeError(name + ": result " + std::to_string(i) + " is " + type_text(r.type) + " but " +
-                         type_text(want) + " was declared in result_shape_dtypes");
+        throw ShapeError(name + ": result " + std::to_string(i) + " is " + ir::type_str(r.type) + " but " +
+                         ir::type_str(want) + " was declared in result_shape_dtypes");
       runtime::BufferPtr data = host_buffer(r);
       if (want.num_bytes()) std::memcpy(c.outputs[i], data->data(), want.num_bytes());
     }

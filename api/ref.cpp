@@ -69,10 +69,6 @@ const Array& access(const Ref& r, const char* what, bool write, const std::sourc
   return visible_value(st, cur);
 }
 
-const Array& held(const Ref& r, const char* what, bool write, const std::source_location& loc) {
-  return access(r, what, write, loc);
-}
-
 // Makes v the value the running code sees: in the Ref itself where it
 // lives (eagerly, written into its buffer), else in the loop body's overlay.
 void put(RefState& st, const Array& v, const std::source_location& loc, const char* what) {
@@ -164,7 +160,7 @@ Ref ref_alias(const Ref& r, const Array& traced_value) {
 }  // namespace detail
 
 Array Ref::get(std::source_location loc) const {
-  const Array& v = detail::held(*this, "get", false, loc);
+  const Array& v = detail::access(*this, "get", false, loc);
   if (!v.is_traced() && !ir::current_trace())
     return detail::bind1(ir::Op::copy, {v}, {}, loc);  // a copy: later sets leave it
   return v;
@@ -179,7 +175,7 @@ Array Ref::swap(const Array& v, std::source_location loc) const {
 }
 
 void Ref::addupdate(const Array& v, std::source_location loc) const {
-  const Array& now = detail::held(*this, "addupdate", true, loc);
+  const Array& now = detail::access(*this, "addupdate", true, loc);
   detail::store(*this, detail::bind1(ir::Op::add, {now, v}, {}, loc), "addupdate", loc);
 }
 
@@ -195,10 +191,10 @@ const void* Ref::unsafe_buffer_pointer() const {
       .value.unsafe_buffer_pointer();
 }
 
-Array RefIndex::get(std::source_location loc) const { return detail::held(ref_, "at().get", false, loc)[index_]; }
+Array RefIndex::get(std::source_location loc) const { return detail::access(ref_, "at().get", false, loc)[index_]; }
 
 void RefIndex::set(const Array& v, std::source_location loc) const {
-  const Array& now = detail::held(ref_, "at().set", true, loc);
+  const Array& now = detail::access(ref_, "at().set", true, loc);
   detail::store(ref_, now.at(index_).set(v, loc), "at().set", loc);
 }
 
@@ -209,7 +205,7 @@ Array RefIndex::swap(const Array& v, std::source_location loc) const {
 }
 
 void RefIndex::addupdate(const Array& v, std::source_location loc) const {
-  const Array& now = detail::held(ref_, "at().addupdate", true, loc);
+  const Array& now = detail::access(ref_, "at().addupdate", true, loc);
   detail::store(ref_, now.at(index_).add(v, loc), "at().addupdate", loc);
 }
 
