@@ -38,12 +38,12 @@ std::vector<Array> jvp_call(const Graph& graph, const std::vector<Array>& captur
 }
 
 Graph grad_graph(const Graph& graph, size_t num_captured, const std::vector<Array>& leaves,
-                 const std::vector<bool>& wrt, bool with_aux, bool holomorphic) {
+                 const std::vector<bool>& wrt, bool with_aux, bool holomorphic, size_t num_ref_outputs) {
   const ir::Graph& g = graph.ir();
-  if (g.outputs().empty() || (!with_aux && g.outputs().size() != 1))
-    throw ShapeError("grad: the function must return one scalar float Array, it returns " +
-                     std::to_string(g.outputs().size()) + " arrays" +
-                     (with_aux ? "" : " (use has_aux to return auxiliary values beside the loss)"));
+  const size_t returned = g.outputs().size() - num_ref_outputs;
+  if (returned == 0 || (!with_aux && returned != 1))
+    throw ShapeError("grad: the function must return one scalar float Array, it returns " + std::to_string(returned) +
+                     " arrays" + (with_aux ? "" : " (use has_aux to return auxiliary values beside the loss)"));
   const ir::ValueType& out = g.type(g.outputs()[0]);
   // Where the returned value was computed: the user's line.
   std::string made;

@@ -310,16 +310,6 @@ std::vector<Array> scan_bind(const char* what, const TracedBody& body, const std
   return bind(ir::Op::scan, inputs, std::move(attrs), loc);
 }
 
-std::vector<Array> ref_initials(const std::vector<std::shared_ptr<RefState>>& refs) {
-  std::vector<Array> out;
-  for (const auto& r : refs) out.push_back(visible_value(*r, ir::current_trace().get()));
-  return out;
-}
-
-void write_back_refs(const std::vector<std::shared_ptr<RefState>>& refs, const std::vector<Array>& finals) {
-  for (size_t i = 0; i < refs.size(); ++i) ref_write_back(refs[i], finals.at(i));
-}
-
 void merge_refs(std::vector<std::shared_ptr<RefState>>& refs, const std::vector<std::shared_ptr<RefState>>& more) {
   for (const auto& r : more)
     if (std::find(refs.begin(), refs.end(), r) == refs.end()) refs.push_back(r);

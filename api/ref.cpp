@@ -44,7 +44,7 @@ TraceSession* carrying_session(const ir::Trace* trace) {
 
 // Checks that the code running now may use the Ref (it belongs to the
 // current trace, or, with no trace, is eager; or it belongs to enclosing
-// code and a loop body carries it); returns the value that code sees.
+// code and the function traced now carries it); returns the value that code sees.
 const Array& access(const Ref& r, const char* what, bool write, const std::source_location& loc) {
   RefState& st = live_state(r, what, loc);
   const ir::Trace* cur = ir::current_trace().get();
@@ -53,18 +53,20 @@ const Array& access(const Ref& r, const char* what, bool write, const std::sourc
   if (!st.home) {
     if (!carrying_to_root(cur))
       throw UnsupportedError(op +
-                             ": the Ref was made outside the transform being traced (grad, vmap or a custom "
-                             "rule), which would keep its value as a constant; read it outside and pass the value, "
-                             "or use it in jit, a loop body or a cond branch, which carry it");
+                             ": the Ref was made outside the function traced here (by jvp, vjp, a Jacobian, pmap, "
+                             "checkpoint or a custom rule), which would keep its value as a constant; read it "
+                             "outside and pass the value, or use it where Refs are carried: jit, grad, "
+                             "value_and_grad, vmap, loop bodies and cond branches");
   } else if (!encloses(st.home.get(), cur)) {
     throw TracerLeakError(op + ": the Ref was made inside a transform that has finished");
   }
   TraceSession* body = carrying_session(cur);
   if (write && !body)
     throw UnsupportedError(op +
-                           ": the Ref belongs to enclosing code and is written inside grad, vmap or a custom rule "
-                           "(scan, fori_loop and while_loop bodies and cond branches carry such writes out); return "
-                           "the new value and set the Ref after the call");
+                           ": the Ref belongs to enclosing code and is written inside jvp, vjp, a Jacobian, "
+                           "pmap, checkpoint or a custom rule (jit, grad, value_and_grad, vmap, loop bodies and "
+                           "cond branches carry such writes out); return the new value and set the Ref after the "
+                           "call");
   if (body) body->note_touched(r.state());
   return visible_value(st, cur);
 }
@@ -128,10 +130,20 @@ const Array& visible_value(const RefState& state, const ir::Trace* trace) {
   return state.value;
 }
 
-void ref_write_back(const std::shared_ptr<RefState>& state, const Array& v) {
+std::vector<Array> ref_initials(const std::vector<std::shared_ptr<RefState>>& refs) {
+  std::vector<Array> out;
+  // A read through access: code that encloses this, and carries Refs itself, learns of it.
+  for (const auto& r : refs)
+    out.push_back(access(Ref(r), "get (a carried value)", false, std::source_location::current()));
+  return out;
+}
+
+void write_back_refs(const std::vector<std::shared_ptr<RefState>>& refs, const std::vector<Array>& finals) {
   const std::source_location here = std::source_location::current();
-  access(Ref(state), "set (a loop's carried value)", true, here);
-  put(*state, v, here, "set");
+  for (size_t i = 0; i < refs.size(); ++i) {
+    access(Ref(refs[i]), "set (a carried value written back)", true, here);
+    put(*refs[i], finals.at(i), here, "set");
+  }
 }
 
 std::vector<Array> closed_ref_leaves(const std::vector<std::shared_ptr<RefState>>& closed) {

@@ -32,7 +32,5 @@ TraceSession* current_session();
 bool carrying_to_root(const ir::Trace* trace);
 // The Ref's value as code running in `trace` sees it (its innermost overlay there, else its value).
 const Array& visible_value(const RefState& state, const ir::Trace* trace);
-// Stores v as the Ref's value where the code runs now (after a loop carried it out).
-void ref_write_back(const std::shared_ptr<RefState>& state, const Array& v);
 
 }  // namespace graft::detail

@@ -146,10 +146,22 @@ Array example_input(TraceSession& session, const Array& leaf, int64_t dim) {
 }
 
 Graph vmap_transform(const Graph& traced, size_t num_captured, const std::vector<int64_t>& in_dims,
-                     const std::vector<int64_t>& out_dims, int64_t axis_size, const std::string& axis_name) {
+                     const std::vector<int64_t>& out_dims, int64_t axis_size, const std::string& axis_name,
+                     size_t num_refs) {
   std::vector<int64_t> dims = in_dims;
   dims.resize(in_dims.size() + num_captured, -1);
-  return Graph(transforms::vmap_graph(traced.ir(), dims, out_dims, axis_size, axis_name));
+  transforms::BatchedGraph bg = transforms::batch_graph(traced.ir(), dims, axis_size, axis_name);
+  const size_t n = bg.out_dims.size();
+  for (size_t k = n - num_refs; k < n; ++k)
+    if (bg.out_dims[k] >= 0)
+      // JAX refuses this too: the Ref holds one value for the whole batch.
+      throw UnsupportedError("vmap: a Ref of the enclosing code (" +
+                             ir::type_str(traced.ir().type(traced.ir().outputs()[k])) +
+                             ") is given a value that varies along the mapped axis, but it holds one value for the "
+                             "whole batch; return the batched value and set the Ref after vmap");
+  std::vector<int64_t> want = out_dims;
+  want.resize(n, -1);
+  return Graph(transforms::place_batch_axes(bg, want, axis_size));
 }
 
 }  // namespace graft::detail

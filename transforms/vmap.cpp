@@ -84,10 +84,7 @@ BatchedGraph batch_graph(const ir::Graph& g, const std::vector<int64_t>& in_dims
   return result;
 }
 
-namespace {
-
-// Moves (or broadcasts in) each output's batch axis to where `want` says.
-ir::GraphPtr place_outputs(const BatchedGraph& bg, const std::vector<int64_t>& want, int64_t axis_size) {
+ir::GraphPtr place_batch_axes(const BatchedGraph& bg, const std::vector<int64_t>& want, int64_t axis_size) {
   const ir::Graph& g = *bg.graph;
   ir::GraphBuilder b;
   std::vector<ir::ValueId> ins;
@@ -120,12 +117,10 @@ ir::GraphPtr place_outputs(const BatchedGraph& bg, const std::vector<int64_t>& w
   return b.finish(std::move(outs));
 }
 
-}  // namespace
-
 ir::GraphPtr vmap_graph(const ir::Graph& g, const std::vector<int64_t>& in_dims, const std::vector<int64_t>& out_dims,
                         int64_t axis_size, const std::string& axis_name) {
   BatchedGraph bg = batch_graph(g, in_dims, axis_size, axis_name);
-  return place_outputs(bg, out_dims, axis_size);
+  return place_batch_axes(bg, out_dims, axis_size);
 }
 
 }  // namespace graft::transforms

@@ -20,6 +20,11 @@ struct BatchedGraph {
 BatchedGraph batch_graph(const ir::Graph& g, const std::vector<int64_t>& in_dims, int64_t axis_size,
                          const std::string& axis_name);
 
+// bg's graph with output k's batch axis moved to want[k]; an unbatched
+// output is broadcast there. want[k] == -1 asks for an output that is not
+// batched (ShapeError if it is).
+ir::GraphPtr place_batch_axes(const BatchedGraph& bg, const std::vector<int64_t>& want, int64_t axis_size);
+
 // As batch_graph, with output k's batch axis moved to out_dims[k]; an
 // unbatched output is broadcast there. out_dims[k] == -1 asks for an output
 // that is not batched (ShapeError if it is).

@@ -15,9 +15,12 @@
 // writes the final one back in place); in scan, fori_loop and while_loop
 // bodies and cond/switch_ branches (which carry it as an extra value and
 // write it back after the loop or branch; a while's condition may read
-// it); and, for reading only, in any transform traced inside the one that
-// made it. Anything else (an eager Ref inside grad or vmap, a write inside
-// grad, vmap or a custom rule) is an UnsupportedError saying what to do
+// it); in grad, value_and_grad and vmap (an input that is not
+// differentiated, or not mapped; its final value written back after the
+// call; under vmap it must not vary along the mapped axis); and, for
+// reading only, in any transform traced inside the one that made it.
+// Anything else (an eager Ref inside jvp, vjp, pmap, checkpoint or a
+// custom rule, a write there) is an UnsupportedError saying what to do
 // instead.
 #pragma once
 

@@ -163,22 +163,29 @@ TEST_CASE("ref: Refs made inside grad, vmap, jit and scan bodies are plain dataf
 TEST_CASE("ref: misuse across transforms is a clear error", "[ref]") {
   Ref outside = new_ref(zeros({3}));
   Array x = data({3});
-  // An eager Ref read inside grad: its value would be baked into the traced graph.
-  CHECK_THROWS_WITH(grad([&](const Array& v) { return sum(v * outside.get()); })(x),
-                    Catch::Contains("read it outside and pass the value"));
+  // An eager Ref read inside jvp (which does not carry Refs): its value would be baked into the traced graph.
+  CHECK_THROWS_WITH(
+      jvp([&](const Array& v) { return sum(v * outside.get()); }, std::make_tuple(x), std::make_tuple(ones({3}))),
+      Catch::Contains("read it outside and pass the value"));
   // A Ref passed to a transform other than jit.
   CHECK_THROWS_WITH(vmap([](const Ref& r) { return r.get(); })(outside),
                     Catch::Contains("only jit takes Ref arguments"));
-  // Written inside grad while it belongs to the enclosing code.
-  auto writes_in_grad = jit([](const Array& v) {
+  // Written inside a custom rule while it belongs to the enclosing code.
+  auto writes_in_rule = jit([](const Array& v) {
     Ref seen = new_ref(zeros({}));
-    Array g = grad([&](const Array& u) {
+    Array y = checkpoint([&](const Array& u) {
       seen.set(sum(u));
       return sum(u * u);
     })(v);
-    return g + seen.get();
+    return y + seen.get();
   });
-  CHECK_THROWS_WITH(writes_in_grad(x), Catch::Contains("cond branches carry such writes out"));
+  CHECK_THROWS_WITH(writes_in_rule(x), Catch::Contains("loop bodies and cond branches carry such writes out"));
+  // vmap: a Ref of the enclosing code holds one value for the whole batch.
+  CHECK_THROWS_WITH(vmap([&](const Array& v) {
+                      outside.set(v);
+                      return v;
+                    })(data({4, 3})),
+                    Catch::Contains("varies along the mapped axis"));
   // A while_loop's condition may read Refs, not write them.
   Ref n = new_ref(zeros({}, i32));
   CHECK_THROWS_WITH(while_loop(
@@ -195,6 +202,93 @@ TEST_CASE("ref: misuse across transforms is a clear error", "[ref]") {
     return v;
   })(x);
   CHECK_THROWS_AS(leaked.get(), TracerLeakError);
+}
+
+TEST_CASE("ref: grad and vmap read and write Refs of the enclosing code", "[ref]") {
+  Array x = data({3});
+  // Read inside grad: a constant that is not differentiated, read at every call (a set between calls is seen).
+  Ref scale = new_ref(scalar(3.0f));
+  auto weighted = [&](const Array& v) { return sum(v * v * scale.get()); };
+  check_close(grad(weighted)(x), x * 6.0f, 1e-6);
+  scale.set(scalar(0.5f));
+  check_close(grad(weighted)(x), x * 1.0f, 1e-6);
+  check_close(jit(grad(weighted))(x), x * 1.0f, 1e-6);
+
+  // Written inside grad: the forward pass's value lands in the Ref once per
+  // call (not once per trace, nor again in the backward pass), in place.
+  Ref last = new_ref(zeros({}));
+  Ref calls = new_ref(zeros({}, i32));
+  const void* last_at = last.unsafe_buffer_pointer();
+  auto logged = [&](const Array& v) {
+    Array loss = sum(v * v);
+    last.set(loss);
+    calls.addupdate(ones({}, i32));
+    return loss;
+  };
+  auto [value, g] = value_and_grad(logged)(x);
+  check_close(g, x * 2.0f, 1e-6);
+  CHECK(last.get().item<float>() == value.item<float>());
+  CHECK(calls.get().item<int32_t>() == 1);
+  CHECK(last.unsafe_buffer_pointer() == last_at);
+  auto jitted = jit(grad(logged));
+  for (int k = 0; k < 3; ++k) check_close(jitted(x * static_cast<float>(k + 1)), x * (2.0f * (k + 1)), 1e-5);
+  CHECK(calls.get().item<int32_t>() == 4);
+  CHECK(std::abs(last.get().item<float>() - 9.0f * sum(x * x).item<float>()) < 1e-4f);
+  CHECK(jitted.cache_size() == 1);
+
+  // A value written and read back inside the differentiated function is
+  // differentiated through: sum((2v) * v) has gradient 4v.
+  Ref twice = new_ref(zeros({3}));
+  check_close(grad([&](const Array& v) {
+                twice.set(v * 2.0f);
+                return sum(twice.get() * v);
+              })(x),
+              x * 4.0f, 1e-6);
+  check_close(twice.get(), x * 2.0f, 1e-6);
+
+  // A Ref made inside jit and written inside a grad within it.
+  auto inside_jit = jit([](const Array& v) {
+    Ref seen = new_ref(zeros({}));
+    Array gv = grad([&](const Array& u) {
+      seen.set(sum(u));
+      return sum(u * u);
+    })(v);
+    return gv + seen.get();
+  });
+  check_close(inside_jit(x), x * 2.0f + sum(x), 1e-5);
+
+  // grad in each step of a scan, counting its calls in an enclosing Ref.
+  Ref steps = new_ref(zeros({}, i32));
+  auto [w, losses] = scan(
+      [&](const Array& wk, const Array&) {
+        auto [l, gk] = value_and_grad([&](const Array& u) {
+          steps.addupdate(ones({}, i32));
+          return sum(u * u);
+        })(wk);
+        return std::make_pair(wk - gk * 0.25f, l);
+      },
+      x, zeros({4}));
+  check_close(w, x * 0.0625f, 1e-6);  // each step halves w
+  check_close(losses[3], sum(x * x) / 64.0f, 1e-6);
+  CHECK(steps.get().item<int32_t>() == 4);
+
+  // vmap: the Ref is not mapped; a write that does not vary with the example happens once.
+  Ref bias = new_ref(array({1.0f, 2.0f, 3.0f}));
+  Ref batches = new_ref(zeros({}, i32));
+  Array xs = data({4, 3});
+  auto shifted = [&](const Array& v) {
+    batches.addupdate(ones({}, i32));
+    return v + bias.get();
+  };
+  check_close(vmap(shifted)(xs), xs + array({1.0f, 2.0f, 3.0f}), 0);
+  CHECK(batches.get().item<int32_t>() == 1);
+  bias.set(zeros({3}));
+  check_close(jit(vmap(shifted))(xs), xs, 0);
+  CHECK(batches.get().item<int32_t>() == 2);
+  // vmap of grad, reading an enclosing Ref: a loop over the examples.
+  Ref s2 = new_ref(scalar(2.0f));
+  Array per_example = vmap(grad([&](const Array& v) { return sum(v * v * v * s2.get()); }))(xs);
+  for (int64_t i = 0; i < 4; ++i) check_close(per_example[i], xs[i] * xs[i] * 6.0f, 1e-5);
 }
 
 TEST_CASE("ref: scan, fori_loop and while_loop bodies read and write enclosing Refs as carries", "[ref]") {

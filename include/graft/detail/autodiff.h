@@ -29,13 +29,14 @@ struct TracedFunction {
   Graph graph;                  // inputs: the arguments' leaves, [carried Refs,] then captured values
   std::vector<Array> captured;  // values of enclosing traces the function used
   Out out;                      // the result tree (its leaves are dead tracers: structure only)
-  // A loop body traced with trace_body: enclosing Refs it uses, each an
-  // input after the arguments' leaves and an output after the result's.
+  // Traced with trace_using_refs: enclosing Refs it uses, each an input
+  // after the arguments' leaves and an output after the result's.
   std::vector<std::shared_ptr<RefState>> refs;
 };
 
 // Traces f on abstract copies of args, binding the Refs `bound` to inputs
-// when this is a loop body (carry): the Refs it used but were not bound come back too.
+// when f may use Refs of enclosing code (carry): the Refs it used but were
+// not bound come back too.
 template <class F, class... Args>
 auto trace_once(bool carry, const std::vector<std::shared_ptr<RefState>>& bound,
                 std::vector<std::shared_ptr<RefState>>* touched, F& f, const Args&... args) {
@@ -59,16 +60,22 @@ auto trace_function(F& f, const Args&... args) {
   return trace_once(false, {}, nullptr, f, args...);
 }
 
-// Traces a loop body (scan, fori_loop, while_loop): Refs of enclosing code
-// it reads or writes become carried values (TracedFunction::refs). A body
-// that uses some is traced twice: once to find them, once with them bound.
+// Traces a function that may read and write Refs of enclosing code (a loop
+// body, or the function of grad or vmap): each becomes an extra input and
+// output (TracedFunction::refs). A function that uses some is traced twice:
+// once to find them, once with them bound.
 template <class F, class... Args>
-auto trace_body(F& f, const Args&... args) {
+auto trace_using_refs(F& f, const Args&... args) {
   std::vector<std::shared_ptr<RefState>> touched;
   auto first = trace_once(true, {}, &touched, f, args...);
   if (touched.empty()) return first;
   return trace_once(true, touched, nullptr, f, args...);
 }
+
+// Refs bound by trace_using_refs: each one's value as the code running now
+// sees it (the extra inputs), and the final values written back after the call.
+std::vector<Array> ref_initials(const std::vector<std::shared_ptr<RefState>>& refs);
+void write_back_refs(const std::vector<std::shared_ptr<RefState>>& refs, const std::vector<Array>& finals);
 
 // Runs the JVP of a traced function: returns its outputs, then their tangents.
 std::vector<Array> jvp_call(const Graph& graph, const std::vector<Array>& captured, const std::vector<Array>& primals,
@@ -77,9 +84,11 @@ std::vector<Array> jvp_call(const Graph& graph, const std::vector<Array>& captur
 // The VJP graph of a traced scalar function (checked to be one) w.r.t. the
 // leaves flagged in wrt. Its inputs: the leaves, the captured values, then
 // the output cotangents; its outputs: f's outputs, then the gradients.
-// With `holomorphic`, the value and the flagged leaves must be complex (JAX's holomorphic=True).
+// With `holomorphic`, the value and the flagged leaves must be complex (JAX's
+// holomorphic=True). The last num_ref_outputs outputs are the final values
+// of Refs f used (trace_using_refs), carried along like auxiliary outputs.
 Graph grad_graph(const Graph& graph, size_t num_captured, const std::vector<Array>& leaves,
-                 const std::vector<bool>& wrt, bool with_aux, bool holomorphic = false);
+                 const std::vector<bool>& wrt, bool with_aux, bool holomorphic = false, size_t num_ref_outputs = 0);
 // Runs a grad_graph with cotangent 1 for the value (zeros for auxiliary
 // outputs): returns every output, then the gradient of each flagged leaf.
 std::vector<Array> run_grad_graph(const Graph& vjp, const std::vector<Array>& leaves,
@@ -244,7 +253,12 @@ auto value_and_grad_impl(F& f, GraphCache& cache, const std::source_location& si
                                   : Holomorphic ? "value_and_grad+holomorphic"
                                                 : "value_and_grad",
                                   args...);
-  auto traced = trace_function(f, args...);
+  // Refs of enclosing code that f uses are inputs that are not
+  // differentiated, their final values outputs written back after the call.
+  auto traced = trace_using_refs(f, args...);
+  const size_t nr = traced.refs.size();
+  for (Array& a : ref_initials(traced.refs)) leaves.push_back(a);
+  wrt.resize(leaves.size(), false);
   std::vector<Array> captured = traced.captured;
   std::shared_ptr<const Entry> entry;
   if (!key.empty()) entry = std::static_pointer_cast<const Entry>(cache.find(key, traced.graph));
@@ -252,7 +266,7 @@ auto value_and_grad_impl(F& f, GraphCache& cache, const std::source_location& si
     cache.count_trace();
     Graph vjp;
     try {
-      vjp = grad_graph(traced.graph, captured.size(), leaves, wrt, WithAux, Holomorphic);
+      vjp = grad_graph(traced.graph, captured.size(), leaves, wrt, WithAux, Holomorphic, nr);
     } catch (const Error&) {
       rethrow_with_site(WithAux ? "value_and_grad(has_aux)" : Holomorphic ? "grad(holomorphic)" : "grad", site);
     }
@@ -260,9 +274,10 @@ auto value_and_grad_impl(F& f, GraphCache& cache, const std::source_location& si
     if (!key.empty()) cache.insert(key, traced.graph, entry);
   }
   size_t n_out = tree::leaves(entry->out_like).size();
-  std::vector<Array> res = run_grad_graph(entry->vjp, leaves, captured, n_out);
+  std::vector<Array> res = run_grad_graph(entry->vjp, leaves, captured, n_out + nr);
   auto value = tree::unflatten(entry->out_like, std::vector<Array>(res.begin(), res.begin() + n_out));
-  std::vector<Array> grads(res.begin() + n_out, res.end());
+  write_back_refs(traced.refs, std::vector<Array>(res.begin() + n_out, res.begin() + n_out + nr));
+  std::vector<Array> grads(res.begin() + n_out + nr, res.end());
   auto packed = std::forward_as_tuple(args...);
   if constexpr (default_arg) {
     return std::make_pair(value, std::get<0>(regroup<0>(packed, grads)));

@@ -30,7 +30,7 @@ struct TracedBody {
   Graph graph;
   std::vector<Array> captured;
   std::string out_structure;
-  std::vector<std::shared_ptr<RefState>> refs;  // enclosing Refs the loop carries (trace_body)
+  std::vector<std::shared_ptr<RefState>> refs;  // enclosing Refs the loop carries (trace_using_refs)
 };
 
 // The structure of t with its Array leaves blanked: two trees whose leaves
@@ -61,11 +61,6 @@ std::vector<Array> scan_slices_like(const std::vector<Array>& xs);
 std::vector<Array> scan_bind(const char* what, const TracedBody& body, const std::string& init_structure,
                              const std::vector<Array>& init, const std::vector<Array>& xs, int64_t length, bool reverse,
                              const std::source_location& loc);
-// Loops that carry enclosing Refs (trace_body): each Ref's value as the
-// code running now sees it (the extra carries' initial values), and the
-// loop's final values written back.
-std::vector<Array> ref_initials(const std::vector<std::shared_ptr<RefState>>& refs);
-void write_back_refs(const std::vector<std::shared_ptr<RefState>>& refs, const std::vector<Array>& finals);
 // Adds the Refs of `more` that `refs` lacks.
 void merge_refs(std::vector<std::shared_ptr<RefState>>& refs, const std::vector<std::shared_ptr<RefState>>& more);
 // A cond's results: the Refs' finals (the last refs.size()) written back, the others returned.
@@ -95,8 +90,7 @@ T while_impl(const char* what, CondFn& cond_fn, BodyFn& body_fn, const T& init, 
   auto b = trace_once(true, {}, &in_body, body_fn, init);
   static_assert(std::is_same_v<std::decay_t<decltype(b.out)>, T>,
                 "while_loop: body_fn must return the carry with the C++ type of init");
-  for (const auto& r : in_body)
-    if (std::find(in_cond.begin(), in_cond.end(), r) == in_cond.end()) in_cond.push_back(r);
+  merge_refs(in_cond, in_body);
   if (!in_cond.empty()) {
     c = trace_once(true, in_cond, nullptr, cond_fn, init);
     b = trace_once(true, in_cond, nullptr, body_fn, init);
@@ -124,7 +118,7 @@ auto scan_impl(const char* what, F& f, const Carry& init, const Xs& xs, int64_t 
   std::vector<Array> x_leaves = tree::leaves(xs);
   int64_t n = scan_length(x_leaves, length, loc);
   Xs x_like = tree::unflatten(xs, scan_slices_like(x_leaves));
-  auto traced = trace_body(f, init, x_like);
+  auto traced = trace_using_refs(f, init, x_like);
   using Out = std::decay_t<decltype(traced.out)>;
   if constexpr (!is_pair_like<Out>) {
     // One message, then nothing else instantiated (the caller still gets a pair).

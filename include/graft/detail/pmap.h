@@ -54,7 +54,7 @@ template <class F, class... Args>
 auto trace_replica(F& f, const std::vector<Array>& leaves, const std::vector<int64_t>& dims,
                    const std::string& axis_name, int64_t replicas, const Args&... args) {
   PmapBodyScope body;
-  return trace_example(f, leaves, dims, axis_name, replicas, args...);
+  return trace_example(f, leaves, dims, axis_name, replicas, RefUse{}, args...);
 }
 
 template <class F, class... Args>

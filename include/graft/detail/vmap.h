@@ -36,10 +36,13 @@ int64_t mapped_axis_size(const std::vector<Array>& leaves, const std::vector<int
                          const tree::TreeShape& shape);
 // A traced input for one example of a leaf mapped at dim (the leaf itself if dim < 0).
 Array example_input(TraceSession& session, const Array& leaf, int64_t dim);
-// The batched graph of a traced function; its inputs are the leaves then the
-// captured values (not mapped), its outputs placed at out_dims.
+// The batched graph of a traced function; its inputs are the leaves, the
+// Refs it uses (not mapped), then the captured values (not mapped); its
+// outputs placed at out_dims, then the Refs' final values, which must not
+// vary along the mapped axis (an UnsupportedError if one does).
 Graph vmap_transform(const Graph& traced, size_t num_captured, const std::vector<int64_t>& in_dims,
-                     const std::vector<int64_t>& out_dims, int64_t axis_size, const std::string& axis_name);
+                     const std::vector<int64_t>& out_dims, int64_t axis_size, const std::string& axis_name,
+                     size_t num_refs = 0);
 
 template <class... Args>
 tree::TreeShape arguments_shape(const Args&... args) {
@@ -67,31 +70,47 @@ MappedLeaves map_leaves(const AxisSpec& in_axes, const Args&... args) {
   return {std::move(leaves), std::move(dims), size};
 }
 
+// How a traced function may use Refs of enclosing code: not at all, or
+// (carry) with those in `bound` bound to inputs after the arguments' leaves
+// and their final values outputs after the result's; Refs used but not
+// bound are reported in *touched (see trace_once).
+struct RefUse {
+  bool carry = false;
+  std::vector<std::shared_ptr<RefState>> bound;
+  std::vector<std::shared_ptr<RefState>>* touched = nullptr;
+};
+
 // f traced on one example of its arguments: each leaf mapped at dims[i]
 // without that axis (an unmapped leaf as it is), with axis `axis_name` of
 // `size` bound for collectives. Gives the graph, f's result (for its tree
-// structure) and the values of enclosing traces f captured.
+// structure), the values of enclosing traces f captured and the Refs bound.
 template <class F, class... Args>
 auto trace_example(F& f, const std::vector<Array>& leaves, const std::vector<int64_t>& dims,
-                   const std::string& axis_name, int64_t size, const Args&... args) {
+                   const std::string& axis_name, int64_t size, const RefUse& refs, const Args&... args) {
   using Out = std::decay_t<decltype(f(args...))>;
   struct Traced {
     Graph graph;
     Out out;
     std::vector<Array> captured;
+    std::vector<std::shared_ptr<RefState>> refs;
   };
   TraceSession session;
+  if (refs.carry) session.carry_refs();
   std::vector<Array> examples;
   for (size_t i = 0; i < leaves.size(); ++i) examples.push_back(example_input(session, leaves[i], dims[i]));
   std::tuple<Args...> traced_args = regroup_all(std::forward_as_tuple(args...), examples);
+  session.bind_refs(refs.bound);
   std::optional<Out> out;
   {
     AxisFrame frame(axis_name, size);
     out.emplace(std::apply(f, traced_args));
   }
   session.refuse_ref_arguments();
-  Graph g = session.finish(tree::leaves(*out));
-  return Traced{std::move(g), std::move(*out), session.captured()};
+  std::vector<Array> outs = tree::leaves(*out);
+  for (Array& a : session.bound_finals()) outs.push_back(a);
+  if (refs.touched) *refs.touched = session.touched_refs();
+  Graph g = session.finish(outs);
+  return Traced{std::move(g), std::move(*out), session.captured(), refs.bound};
 }
 
 template <class F, class... Args>
@@ -112,8 +131,12 @@ auto vmap_impl(F& f, const AxisSpec& in_axes, const AxisSpec& out_axes, const st
 
   // Traced at every call, so arrays f closes over are read now; the batched
   // graph is reused when this signature traced to the same graph.
+  // Refs of enclosing code that f uses are unmapped inputs (found by a first trace, bound in a second).
   std::string key = signature_key("vmap", args...);
-  auto traced = trace_example(f, leaves, dims, axis_name, size, args...);
+  std::vector<std::shared_ptr<RefState>> used;
+  auto traced = trace_example(f, leaves, dims, axis_name, size, RefUse{true, {}, &used}, args...);
+  if (!used.empty()) traced = trace_example(f, leaves, dims, axis_name, size, RefUse{true, used, nullptr}, args...);
+  const size_t nr = traced.refs.size();
   std::vector<Array> captured = traced.captured;
   std::shared_ptr<const Entry> entry;
   if (!key.empty()) entry = std::static_pointer_cast<const Entry>(cache.find(key, traced.graph));
@@ -121,19 +144,25 @@ auto vmap_impl(F& f, const AxisSpec& in_axes, const AxisSpec& out_axes, const st
     cache.count_trace();
     std::vector<int64_t> out_ranks;
     for (const Array& a : tree::leaves(traced.out)) out_ranks.push_back(a.ndim() + 1);
-    std::vector<int64_t> out_dims;
+    Graph batched;
     try {
-      out_dims = leaf_axes(out_axes, tree::shape(traced.out), out_ranks, "out_axes", "output");
+      std::vector<int64_t> out_dims = leaf_axes(out_axes, tree::shape(traced.out), out_ranks, "out_axes", "output");
+      std::vector<int64_t> in_dims = dims;
+      in_dims.resize(dims.size() + nr, -1);
+      batched = vmap_transform(traced.graph, captured.size(), in_dims, out_dims, size, axis_name, nr);
     } catch (const Error&) {
       rethrow_with_site("vmap", site);
     }
-    entry = std::make_shared<const Entry>(
-        Entry{vmap_transform(traced.graph, captured.size(), dims, out_dims, size, axis_name), traced.out});
+    entry = std::make_shared<const Entry>(Entry{std::move(batched), traced.out});
     if (!key.empty()) cache.insert(key, traced.graph, entry);
   }
   std::vector<Array> inputs = leaves;
+  for (Array& a : ref_initials(traced.refs)) inputs.push_back(a);
   inputs.insert(inputs.end(), captured.begin(), captured.end());
-  return tree::unflatten(entry->out_like, run_graph(entry->graph, inputs));
+  std::vector<Array> outs = run_graph(entry->graph, inputs);
+  write_back_refs(traced.refs, std::vector<Array>(outs.end() - static_cast<std::ptrdiff_t>(nr), outs.end()));
+  outs.resize(outs.size() - nr);
+  return tree::unflatten(entry->out_like, outs);
 }
 
 }  // namespace detail
