@@ -128,8 +128,11 @@ template <class F>
 class Jitted {
  public:
   Jitted(F f, JitOptions options, std::source_location site = std::source_location::current())
-      : f_(std::move(f)), options_(std::move(options)), cache_(std::make_shared<detail::GraphCache>()),
-        last_(std::make_shared<Last>()), site_(site) {}
+      : f_(std::move(f)),
+        options_(std::move(options)),
+        cache_(std::make_shared<detail::GraphCache>()),
+        last_(std::make_shared<detail::JitMisses>()),
+        site_(site) {}
 
   template <class... Args>
   auto operator()(const Args&... args) const {
@@ -169,28 +172,13 @@ class Jitted {
   }
 
  private:
-  template <class Out>
-  struct Entry {
-    std::shared_ptr<const detail::Executable> exe;
-    Out out_like;
-    std::vector<bool> donated;
-    std::vector<std::shared_ptr<detail::RefState>> closed;  // closed-over Refs, passed after the arguments
-  };
-  // The arguments of the previous miss, for the log.
-  struct Last {
-    std::mutex mutex;
-    std::vector<std::string> structures;
-    int static_retraces = 0;  // misses where only numbers, enums or strings changed
-    bool warned = false;
-  };
-
   template <class... Args>
   auto find_or_compile(const Args&... args) const {
     using R = decltype(f_(args...));
     using Out = std::conditional_t<std::is_void_v<R>, std::tuple<>, std::decay_t<R>>;
     std::string key = detail::signature_key("jit", args...);
     if (!key.empty())
-      if (auto hit = std::static_pointer_cast<const Entry<Out>>(cache_->find(key))) return hit;
+      if (auto hit = std::static_pointer_cast<const detail::JitEntry<Out>>(cache_->find(key))) return hit;
     {
       std::vector<std::string> now = detail::argument_structures(args...);
       std::lock_guard lock(last_->mutex);
@@ -206,9 +194,9 @@ class Jitted {
     std::vector<bool> donated = detail::donated_leaves(options_.donate_argnums, args...);
     std::vector<bool> all_donated = donated;  // closed-over Refs come after the arguments
     all_donated.resize(donated.size() + traced.closed.size(), false);
-    auto entry = std::make_shared<const Entry<Out>>(
-        Entry<Out>{detail::compile_with_refs(traced.graph, options_, all_donated, traced.ref_inputs), traced.out,
-                   donated, traced.closed});
+    auto entry = std::make_shared<const detail::JitEntry<Out>>(
+        detail::JitEntry<Out>{detail::compile_with_refs(traced.graph, options_, all_donated, traced.ref_inputs),
+                              traced.out, donated, traced.closed});
     detail::log_compile("jit", t1 - t0, detail::now_ms() - t1);
     if (!key.empty()) cache_->insert(key, entry);
     return entry;
@@ -217,7 +205,7 @@ class Jitted {
   F f_;
   JitOptions options_;
   std::shared_ptr<detail::GraphCache> cache_;
-  std::shared_ptr<Last> last_;
+  std::shared_ptr<detail::JitMisses> last_;
   std::source_location site_;
 };
 

@@ -34,6 +34,17 @@ struct TracedFunction {
   std::vector<std::shared_ptr<RefState>> refs;
 };
 
+// What value_and_grad and vmap cache per signature: the transformed graph
+// and the result's structure (its leaves are dead tracers). At namespace
+// scope, so wrappers of different functions with one result type share its
+// instantiations (a local struct would be a new type, with its own
+// shared_ptr machinery, per function: test files compiled that much slower).
+template <class Out>
+struct TransformedEntry {
+  Graph graph;
+  Out out_like;
+};
+
 // Traces f on abstract copies of args, binding the Refs `bound` to inputs
 // when f may use Refs of enclosing code (carry): the Refs it used but were
 // not bound come back too.
@@ -243,10 +254,7 @@ namespace detail {
 template <bool WithAux, bool Holomorphic, size_t... Is, class F, class... Args>
 auto value_and_grad_impl(F& f, GraphCache& cache, const std::source_location& site, const Args&... args) {
   using Out = std::decay_t<decltype(f(args...))>;
-  struct Entry {
-    Graph vjp;
-    Out out_like;  // the result tree's structure (its leaves are dead tracers)
-  };
+  using Entry = TransformedEntry<Out>;
   constexpr bool default_arg = sizeof...(Is) == 0;
   auto [leaves, wrt] = default_arg ? leaves_with_flags<0>(args...) : leaves_with_flags<Is...>(args...);
   std::string key = signature_key(WithAux       ? "value_and_grad+aux"
@@ -274,7 +282,7 @@ auto value_and_grad_impl(F& f, GraphCache& cache, const std::source_location& si
     if (!key.empty()) cache.insert(key, traced.graph, entry);
   }
   size_t n_out = tree::leaves(entry->out_like).size();
-  std::vector<Array> res = run_grad_graph(entry->vjp, leaves, captured, n_out + nr);
+  std::vector<Array> res = run_grad_graph(entry->graph, leaves, captured, n_out + nr);
   auto value = tree::unflatten(entry->out_like, std::vector<Array>(res.begin(), res.begin() + n_out));
   write_back_refs(traced.refs, std::vector<Array>(res.begin() + n_out, res.begin() + n_out + nr));
   std::vector<Array> grads(res.begin() + n_out + nr, res.end());

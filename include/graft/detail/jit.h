@@ -52,6 +52,24 @@ struct TracedForJit {
   std::vector<size_t> ref_inputs;                 // the graph input of each Ref, in output order
   std::vector<std::shared_ptr<RefState>> closed;  // the closed-over Refs (their inputs come last)
 };
+// What a jitted function caches per signature. At namespace scope (as
+// JitMisses), so jitted functions with one result type share its
+// instantiations rather than each making its own.
+template <class Out>
+struct JitEntry {
+  std::shared_ptr<const Executable> exe;
+  Out out_like;
+  std::vector<bool> donated;
+  std::vector<std::shared_ptr<RefState>> closed;  // closed-over Refs, passed after the arguments
+};
+// The arguments of a jitted function's previous cache miss, for the log.
+struct JitMisses {
+  std::mutex mutex;
+  std::vector<std::string> structures;
+  int static_retraces = 0;  // misses where only numbers, enums or strings changed
+  bool warned = false;
+};
+
 // The values of closed-over Refs, passed after the arguments' leaves.
 std::vector<Array> closed_ref_leaves(const std::vector<std::shared_ptr<RefState>>& closed);
 

@@ -57,6 +57,17 @@ auto trace_replica(F& f, const std::vector<Array>& leaves, const std::vector<int
   return trace_example(f, leaves, dims, axis_name, replicas, RefUse{}, args...);
 }
 
+// What a pmapped function caches per signature (at namespace scope, as
+// JitEntry: functions with one result type share its instantiations).
+template <class Out>
+struct PmapEntry {
+  std::shared_ptr<const Executable> exe;
+  Out out_like;
+  std::vector<int64_t> out_dims;  // per output leaf: its stacking axis, -1 for none
+  std::vector<bool> donated;      // per argument leaf: the caller's Arrays to delete
+  std::vector<bool> inside;       // per argument leaf: pieces the outputs may take over
+};
+
 template <class F, class... Args>
 auto pmap_impl(F& f, const PmapOptions& options, GraphCache& cache, const std::source_location& site,
                const Args&... args) {
@@ -89,13 +100,7 @@ auto pmap_impl(F& f, const PmapOptions& options, GraphCache& cache, const std::s
     }
   }
 
-  struct Entry {
-    std::shared_ptr<const Executable> exe;
-    Out out_like;
-    std::vector<int64_t> out_dims;  // per output leaf: its stacking axis, -1 for none
-    std::vector<bool> donated;      // per argument leaf: the caller's Arrays to delete
-    std::vector<bool> inside;       // per argument leaf: pieces the outputs may take over
-  };
+  using Entry = PmapEntry<Out>;
   std::string key = signature_key("pmap", args...);
   std::shared_ptr<const Entry> entry;
   if (!key.empty()) entry = std::static_pointer_cast<const Entry>(cache.find(key));

@@ -88,12 +88,6 @@ template <class F, class... Args>
 auto trace_example(F& f, const std::vector<Array>& leaves, const std::vector<int64_t>& dims,
                    const std::string& axis_name, int64_t size, const RefUse& refs, const Args&... args) {
   using Out = std::decay_t<decltype(f(args...))>;
-  struct Traced {
-    Graph graph;
-    Out out;
-    std::vector<Array> captured;
-    std::vector<std::shared_ptr<RefState>> refs;
-  };
   TraceSession session;
   if (refs.carry) session.carry_refs();
   std::vector<Array> examples;
@@ -110,17 +104,14 @@ auto trace_example(F& f, const std::vector<Array>& leaves, const std::vector<int
   for (Array& a : session.bound_finals()) outs.push_back(a);
   if (refs.touched) *refs.touched = session.touched_refs();
   Graph g = session.finish(outs);
-  return Traced{std::move(g), std::move(*out), session.captured(), refs.bound};
+  return TracedFunction<Out>{std::move(g), session.captured(), std::move(*out), refs.bound};
 }
 
 template <class F, class... Args>
 auto vmap_impl(F& f, const AxisSpec& in_axes, const AxisSpec& out_axes, const std::string& axis_name, GraphCache& cache,
                const std::source_location& site, const Args&... args) {
   using Out = std::decay_t<decltype(f(args...))>;
-  struct Entry {
-    Graph graph;
-    Out out_like;
-  };
+  using Entry = TransformedEntry<Out>;
   auto [leaves, dims, size] = [&] {
     try {
       return map_leaves(in_axes, args...);
