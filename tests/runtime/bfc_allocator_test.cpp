@@ -73,7 +73,7 @@ TEST_CASE("bfc: chunk sizes are requests rounded up to 64 bytes", "[memory]") {
   CHECK_THROWS_AS(BfcAllocator(63, true), std::invalid_argument);
 }
 
-TEST_CASE("bfc: randomized alloc/free against a reference model", "[memory]") {
+TEST_CASE("bfc: randomized alloc/free against a reference model", "[memory][slow]") {
   const bool preallocate = GENERATE(false, true);
   INFO("preallocate = " << preallocate);
   const size_t limit = 8 * MiB;
