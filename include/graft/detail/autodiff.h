@@ -45,6 +45,26 @@ struct TransformedEntry {
   Out out_like;
 };
 
+// How a traced function may use Refs of enclosing code: not at all, or
+// (carry) with those in `bound` bound to inputs after the arguments' leaves
+// and their final values outputs after the result's; Refs used but not
+// bound are reported in *touched.
+struct RefUse {
+  bool carry = false;
+  std::vector<std::shared_ptr<RefState>> bound;
+  std::vector<std::shared_ptr<RefState>>* touched = nullptr;
+};
+
+// trace(RefUse) once to find the Refs of enclosing code the function uses
+// and, when there are some, again with them bound.
+template <class Trace>
+auto trace_finding_refs(const Trace& trace) {
+  std::vector<std::shared_ptr<RefState>> touched;
+  auto first = trace(RefUse{true, {}, &touched});
+  if (touched.empty()) return first;
+  return trace(RefUse{true, touched, nullptr});
+}
+
 // Traces f on abstract copies of args, binding the Refs `bound` to inputs
 // when f may use Refs of enclosing code (carry): the Refs it used but were
 // not bound come back too.
@@ -77,10 +97,7 @@ auto trace_function(F& f, const Args&... args) {
 // once to find them, once with them bound.
 template <class F, class... Args>
 auto trace_using_refs(F& f, const Args&... args) {
-  std::vector<std::shared_ptr<RefState>> touched;
-  auto first = trace_once(true, {}, &touched, f, args...);
-  if (touched.empty()) return first;
-  return trace_once(true, touched, nullptr, f, args...);
+  return trace_finding_refs([&](const RefUse& refs) { return trace_once(true, refs.bound, refs.touched, f, args...); });
 }
 
 // Refs bound by trace_using_refs: each one's value as the code running now

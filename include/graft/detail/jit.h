@@ -77,12 +77,11 @@ template <class F, class... Args>
 auto trace_for_jit(const F& f, const Args&... args) {
   using R = decltype(f(args...));
   using Out = std::conditional_t<std::is_void_v<R>, std::tuple<>, std::decay_t<R>>;
-  auto once = [&](const std::vector<std::shared_ptr<RefState>>& bound,
-                  std::vector<std::shared_ptr<RefState>>* touched) {
+  return trace_finding_refs([&](const RefUse& refs) {
     TraceSession session;
     session.carry_refs();
     std::tuple<Args...> traced{abstract_like(session, args)...};
-    session.bind_refs(bound);
+    session.bind_refs(refs.bound);
     Out out = [&]() -> Out {
       if constexpr (std::is_void_v<R>) {
         std::apply(f, traced);
@@ -96,14 +95,10 @@ auto trace_for_jit(const F& f, const Args&... args) {
     for (Array& a : session.bound_finals()) outs.push_back(a);
     std::vector<size_t> ref_inputs = session.ref_input_positions();  // (finish hands the graph over)
     for (size_t p : session.bound_input_positions()) ref_inputs.push_back(p);
-    if (touched) *touched = session.touched_refs();
+    if (refs.touched) *refs.touched = session.touched_refs();
     Graph g = session.finish(outs);
-    return TracedForJit<Out>{g, out, std::move(ref_inputs), bound};
-  };
-  std::vector<std::shared_ptr<RefState>> touched;
-  auto first = once({}, &touched);
-  if (touched.empty()) return first;
-  return once(touched, nullptr);
+    return TracedForJit<Out>{g, out, std::move(ref_inputs), refs.bound};
+  });
 }
 CostAnalysis executable_cost(const Executable& exe);
 MemoryAnalysis executable_memory(const Executable& exe);

@@ -70,16 +70,6 @@ MappedLeaves map_leaves(const AxisSpec& in_axes, const Args&... args) {
   return {std::move(leaves), std::move(dims), size};
 }
 
-// How a traced function may use Refs of enclosing code: not at all, or
-// (carry) with those in `bound` bound to inputs after the arguments' leaves
-// and their final values outputs after the result's; Refs used but not
-// bound are reported in *touched (see trace_once).
-struct RefUse {
-  bool carry = false;
-  std::vector<std::shared_ptr<RefState>> bound;
-  std::vector<std::shared_ptr<RefState>>* touched = nullptr;
-};
-
 // f traced on one example of its arguments: each leaf mapped at dims[i]
 // without that axis (an unmapped leaf as it is), with axis `axis_name` of
 // `size` bound for collectives. Gives the graph, f's result (for its tree
@@ -124,9 +114,8 @@ auto vmap_impl(F& f, const AxisSpec& in_axes, const AxisSpec& out_axes, const st
   // graph is reused when this signature traced to the same graph.
   // Refs of enclosing code that f uses are unmapped inputs (found by a first trace, bound in a second).
   std::string key = signature_key("vmap", args...);
-  std::vector<std::shared_ptr<RefState>> used;
-  auto traced = trace_example(f, leaves, dims, axis_name, size, RefUse{true, {}, &used}, args...);
-  if (!used.empty()) traced = trace_example(f, leaves, dims, axis_name, size, RefUse{true, used, nullptr}, args...);
+  auto traced =
+      trace_finding_refs([&](const RefUse& refs) { return trace_example(f, leaves, dims, axis_name, size, refs, args...); });
   const size_t nr = traced.refs.size();
   std::vector<Array> captured = traced.captured;
   std::shared_ptr<const Entry> entry;
