@@ -7,6 +7,7 @@
 #include "api/dispatch.h"
 #include "graft/errors.h"
 #include "ir/dtype.h"
+#include "ir/remat_policy.h"
 #include "transforms/jvp.h"
 #include "transforms/linearize.h"
 #include "transforms/vjp.h"
@@ -194,11 +195,48 @@ std::vector<Array> custom_vjp_bind(const std::vector<const Graph*>& graphs, cons
   return bind(ir::Op::custom_vjp_call, args, attrs, std::source_location::current());
 }
 
-std::vector<Array> remat_bind(const Graph& body, const std::vector<Array>& captured, const std::vector<Array>& args) {
+std::vector<Array> remat_bind(const Graph& body, const std::vector<Array>& captured, const std::vector<Array>& args,
+                              const std::string& policy) {
   if (!captured.empty())
     throw UnsupportedError("checkpoint: the function may close over concrete arrays only, not over values traced by an "
                            "enclosing transform; pass those as arguments");
-  return bind(ir::Op::remat, args, {{"body", ir::Graphs{body.ir_ptr()}}}, std::source_location::current());
+  return bind(ir::Op::remat, args, {{"body", ir::Graphs{body.ir_ptr()}}, {"policy", policy}},
+              std::source_location::current());
 }
 
 }  // namespace graft::detail
+
+namespace graft::checkpoint_policies {
+
+namespace {
+Policy policy_of(ir::RematSave save, const std::vector<std::string>& names = {}) {
+  return Policy(ir::remat_policy_text({save, names}));
+}
+}  // namespace
+
+const Policy everything_saveable = policy_of(ir::RematSave::everything);
+const Policy nothing_saveable = policy_of(ir::RematSave::nothing);
+const Policy dots_saveable = policy_of(ir::RematSave::dots);
+const Policy dots_with_no_batch_dims_saveable = policy_of(ir::RematSave::dots_with_no_batch_dims);
+
+Policy save_only_these_names(const std::vector<std::string>& names) {
+  return policy_of(ir::RematSave::only_names, names);
+}
+
+Policy save_anything_except_these_names(const std::vector<std::string>& names) {
+  return policy_of(ir::RematSave::anything_except_names, names);
+}
+
+}  // namespace graft::checkpoint_policies
+
+namespace graft {
+
+Array checkpoint_name(ArrayAt x, const std::string& name) {
+  const Array& a = x.array;
+  detail::checked_impl(a, "checkpoint_name");
+  // Outside a trace there is nothing to checkpoint: the array itself, as JAX's.
+  if (!detail::any_traced({a})) return a;
+  return detail::bind1(ir::Op::checkpoint_name, {a}, {{"name", name}}, x.loc);
+}
+
+}  // namespace graft

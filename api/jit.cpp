@@ -29,6 +29,7 @@
 #include "ir/trace.h"
 #include "runtime/device.h"
 #include "transforms/fusion.h"
+#include "transforms/inline_remat.h"
 #include "transforms/simplify.h"
 
 namespace graft {
@@ -233,7 +234,10 @@ std::shared_ptr<const Executable> compile_graph(const Graph& g, const JitOptions
   // Simplify, fold what is constant, and simplify what folding exposed (each pass linear).
   ir::GraphPtr simplified = transforms::simplify(g.ir()).graph;
   interpreter::FoldResult folded = interpreter::fold_constants(*simplified);
-  ir::GraphPtr clean = folded.folded ? transforms::simplify(*folded.graph).graph : simplified;
+  ir::GraphPtr cleaned = folded.folded ? transforms::simplify(*folded.graph).graph : simplified;
+  // Checkpoints are differentiated by now: their forward passes join the graph (after
+  // CSE, so that a backward pass's recomputation stays apart from them) and fuse.
+  ir::GraphPtr clean = transforms::inline_remat(cleaned);
   // Fused kernels run as generated C++ (cpu) or in the interpreter's tiled evaluator.
   // (CUDA kernels do not compute on complex values: their nodes stay out of groups.)
   exe->graph = transforms::fuse(*clean, nullptr, donated, exe->backend != Backend::cuda);

@@ -13,6 +13,7 @@ op computes. Needs jax and numpy.
 import numpy as np
 
 import jax
+import jax.ad_checkpoint  # noqa: F401 (checkpoint_name)
 import jax.extend.random as jax_random_ext  # noqa: F401
 import jax.scipy.special  # noqa: F401 (ndtr, log_ndtr, ndtri)
 import jax._src.lax.linalg as jax_linalg  # geqrf (jax.lax.linalg does not export it)
@@ -318,6 +319,7 @@ OPS = {
     "random_bits": random_bits,
     "cond": cond, "while": while_, "scan": scan,
     "remat": lambda ins, attrs, node, wide: run_graph(attr(attrs, "body")[0], ins, wide),
+    "checkpoint_name": lambda ins, attrs, node, wide: jax.ad_checkpoint.checkpoint_name(ins[0], attr(attrs, "name")),
     "complex": binary(lax.complex), "real": unary(lax.real), "imag": unary(lax.imag), "conj": unary(lax.conj),
     "fft": lambda ins, attrs, node, wide: lax.fft(ins[0], lax.FftType[attr(attrs, "fft_type").upper()],
                                                   tuple(attr(attrs, "fft_lengths"))),

@@ -34,7 +34,7 @@ int32_t GraphBuilder::add_node_index(Op op, IdList&& inputs, Attrs&& attrs, Sour
   mixed ^= mixed >> 33;
   const auto h = static_cast<uint32_t>(mixed ^ (mixed >> 32));
   // Equal nodes are shared (CSE), unless the node has effects (ir/effects.h).
-  if (!table_.empty() && !has_effects(op, attrs)) {
+  if (share_ && !table_.empty() && !has_effects(op, attrs)) {
     const size_t mask = table_.size() - 1;
     for (size_t i = h & mask; table_[i].node >= 0; i = (i + 1) & mask) {
       if (table_[i].hash != h) continue;
@@ -64,7 +64,7 @@ int32_t GraphBuilder::add_node_index(Op op, IdList&& inputs, Attrs&& attrs, Sour
   node.outputs.reserve(out_types.size());
   for (ValueType& t : out_types) node.outputs.push_back(graph_.new_value(std::move(t)));
   const auto index = static_cast<int32_t>(graph_.nodes().size());
-  insert_slot(h, index);
+  if (share_) insert_slot(h, index);
   graph_.add_node(std::move(node));
   return index;
 }

@@ -15,6 +15,12 @@ namespace graft::ir {
 
 class GraphBuilder {
  public:
+  // Whether equal nodes are shared. Passes that run after CSE and copy nodes
+  // kept apart on purpose (the recomputation a checkpoint put in the
+  // backward pass, jit's remat inlining) build without it.
+  enum class Sharing { equal_nodes, none };
+  explicit GraphBuilder(Sharing sharing = Sharing::equal_nodes) : share_(sharing == Sharing::equal_nodes) {}
+
   ValueId input(ValueType type) { return graph_.add_input(std::move(type)); }
 
   // Appends (or finds) a node; returns its output values.
@@ -67,6 +73,7 @@ class GraphBuilder {
   std::vector<Slot> table_;
   size_t used_ = 0;
   int64_t num_shared_ = 0;
+  bool share_ = true;
 };
 
 }  // namespace graft::ir

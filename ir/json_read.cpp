@@ -329,6 +329,31 @@ namespace {
 //   2 -> 3: triangular_solve gained "conjugate_a" (complex matrices); a
 //           version 2 node, which has none, gets 0, its meaning then.
 //   3 -> 4: nothing to change (version 4 added callbacks and "effects").
+//   4 -> 5: remat gained "policy" (checkpoint policies); a version 4 node,
+//           which has none, gets "nothing_saveable", its meaning then.
+//           (Version 5 also added the op checkpoint_name.)
+
+// Gives every node of `op` in the document (subgraphs included) attribute
+// `name` with `value` where it has none.
+void add_missing_attr(json& doc, const char* op, const char* name, const json& value) {
+  std::function<void(json&, int)> visit = [&](json& g, int depth) {
+    if (!g.is_object() || depth > kMaxGraphDepth) return;  // the reader refuses deeper nesting itself
+    auto nodes = g.find("nodes");
+    if (nodes == g.end() || !nodes->is_array()) return;
+    for (json& n : *nodes) {
+      if (!n.is_object()) continue;
+      auto attrs = n.find("attrs");
+      if (attrs == n.end() || !attrs->is_object()) continue;
+      if (auto o = n.find("op"); o != n.end() && *o == op && !attrs->contains(name)) (*attrs)[name] = value;
+      for (auto a = attrs->begin(); a != attrs->end(); ++a)
+        if (a->is_object())
+          if (auto gs = a->find("graphs"); gs != a->end() && gs->is_array())
+            for (json& sub : *gs) visit(sub, depth + 1);
+    }
+  };
+  if (auto g = doc.find("graph"); g != doc.end()) visit(*g, 0);
+}
+
 void upgrade(json& doc, int64_t version) {
   if (version == 1) {
     std::function<void(const json&, const std::string&, int)> refuse_names = [&](const json& g, const std::string& path,
@@ -353,28 +378,16 @@ void upgrade(json& doc, int64_t version) {
     version = 2;
   }
   if (version == 2) {
-    std::function<void(json&, int)> add_conjugate_a = [&](json& g, int depth) {
-      if (!g.is_object() || depth > kMaxGraphDepth) return;  // the reader refuses deeper nesting itself
-      auto nodes = g.find("nodes");
-      if (nodes == g.end() || !nodes->is_array()) return;
-      for (json& n : *nodes) {
-        if (!n.is_object()) continue;
-        auto attrs = n.find("attrs");
-        if (attrs == n.end() || !attrs->is_object()) continue;
-        if (auto op = n.find("op"); op != n.end() && *op == "triangular_solve" && !attrs->contains("conjugate_a"))
-          (*attrs)["conjugate_a"] = {{"int", 0}};
-        for (auto a = attrs->begin(); a != attrs->end(); ++a)
-          if (a->is_object())
-            if (auto gs = a->find("graphs"); gs != a->end() && gs->is_array())
-              for (json& sub : *gs) add_conjugate_a(sub, depth + 1);
-      }
-    };
-    if (auto g = doc.find("graph"); g != doc.end()) add_conjugate_a(*g, 0);
+    add_missing_attr(doc, "triangular_solve", "conjugate_a", {{"int", 0}});
     version = 3;
   }
   // 3 -> 4: host callbacks came (the attribute kind "callback", the node
   // field "effects"); a version 3 document has neither, and needs no change.
   if (version == 3) version = 4;
+  if (version == 4) {
+    add_missing_attr(doc, "remat", "policy", {{"string", "nothing_saveable"}});
+    version = 5;
+  }
   doc["version"] = version;
 }
 

@@ -209,6 +209,7 @@ def build_cases():
         # Values on and between the steps (halves: round is half to even).
         one_op("%s/steps" % op, op, [("f64", [8], None, [-2.5, -1.5, -0.5, -0.2, 0.0, 0.5, 1.5, 2.7])], smooth=False)
     one_op("stop_gradient/matrix", "stop_gradient", [("f64", [2, 3])])
+    one_op("checkpoint_name/matrix", "checkpoint_name", [("f64", [2, 3])], {"name": S("h")})
     for t in ("i32", "i64"):
         for op in ("neg", "abs", "sign", "square", "copy"):
             one_op("%s/%s" % (op, t), op, [(t, [6])])
@@ -440,7 +441,13 @@ def build_cases():
     one_op("scan/empty", "scan", [("f64", [2]), ("f64", [2]), ("f64", [0, 2])],
            {"body": Gs(body), "length": I(0), "num_carry": I(1), "num_consts": I(1), "reverse": I(0)})
     one_op("remat/body", "remat", [f, f],
-           {"body": Gs(subgraph([f, f], lambda g, a, b: g.op("sin", [g.op("mul", [a, b])])))})
+           {"body": Gs(subgraph([f, f], lambda g, a, b: g.op("sin", [g.op("mul", [a, b])]))),
+            "policy": S("nothing_saveable")})
+    # A policy that keeps the named product: the same values and derivatives.
+    one_op("remat/saves_a_name", "remat", [f, f],
+           {"body": Gs(subgraph([f, f], lambda g, a, b: g.op("sin", [g.op("checkpoint_name", [g.op("mul", [a, b])],
+                                                                           {"name": S("ab")})]))),
+            "policy": S("save_only_these_names 2:ab")})
 
     build_programs()
     build_random_streams()

@@ -463,7 +463,9 @@ class Fuser {
   std::vector<int32_t> signature_;      // per root: a reduction fixing the group's reduced shape and axes, or -1
   std::vector<std::vector<int32_t>> reductions_;  // per root: its reduction nodes
   FusionStats stats_;
-  ir::GraphBuilder b_;
+  // The input went through CSE already; what it still holds twice is kept
+  // apart on purpose (a checkpoint's recomputation, see inline_remat.h).
+  ir::GraphBuilder b_{ir::GraphBuilder::Sharing::none};
   std::vector<ValueId> map_;
 };
 

@@ -23,16 +23,59 @@
 
 namespace graft {
 
+namespace checkpoint_policies {
+
+// Which values computed inside a checkpointed function reverse mode keeps
+// from the forward pass; it recomputes the rest (jax.checkpoint_policies).
+// Made by the constants and factories below.
+class Policy {
+ public:
+  explicit Policy(std::string spec) : spec_(std::move(spec)) {}
+  const std::string& spec() const { return spec_; }  // as graph text and JSON spell it
+
+ private:
+  std::string spec_;
+};
+
+extern const Policy everything_saveable;               // keeps everything: nothing is recomputed
+extern const Policy nothing_saveable;                  // keeps nothing: checkpoint(f)'s behaviour
+extern const Policy dots_saveable;                     // keeps dot_general results (matmul, einsum)
+extern const Policy dots_with_no_batch_dims_saveable;  // keeps those without batch axes
+// Keeps the values named (checkpoint_name) with one of `names`.
+Policy save_only_these_names(const std::vector<std::string>& names);
+// Keeps everything but the values named with one of `names`.
+Policy save_anything_except_these_names(const std::vector<std::string>& names);
+
+}  // namespace checkpoint_policies
+
 // checkpoint(f): the same function, but reverse mode recomputes its
 // intermediate values in the backward pass instead of keeping them from the
 // forward pass (rematerialisation): less memory for more compute.
 template <class F>
-auto checkpoint(F f) {
-  return [f](const auto&... args) {
+auto checkpoint(F f);
+
+// checkpoint(f, policy): reverse mode keeps what the policy saves and
+// recomputes the rest. Under jit the forward pass fuses with what surrounds
+// it, so checkpointing never costs memory over not checkpointing.
+template <class F>
+auto checkpoint(F f, checkpoint_policies::Policy policy);
+
+// x, named for save_only_these_names and save_anything_except_these_names
+// (jax.ad_checkpoint.checkpoint_name). jit removes the name.
+Array checkpoint_name(ArrayAt x, const std::string& name);
+
+template <class F>
+auto checkpoint(F f, checkpoint_policies::Policy policy) {
+  return [f, policy](const auto&... args) {
     auto call = detail::trace_function(f, args...);
-    std::vector<Array> outs = detail::remat_bind(call.graph, call.captured, detail::all_leaves(args...));
+    std::vector<Array> outs = detail::remat_bind(call.graph, call.captured, detail::all_leaves(args...), policy.spec());
     return tree::unflatten(call.out, outs);
   };
+}
+
+template <class F>
+auto checkpoint(F f) {
+  return checkpoint(std::move(f), checkpoint_policies::nothing_saveable);
 }
 
 // custom_jvp(f, rule): f with its derivative given by the user.

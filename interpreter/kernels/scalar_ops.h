@@ -338,6 +338,10 @@ template <class T>
 GCG_FN T gcg_copy(T x) {
   return x;
 }
+template <class T>
+GCG_FN T gcg_checkpoint_name(T x) {
+  return x;
+}
 
 // ---- binary ops
 template <class T>

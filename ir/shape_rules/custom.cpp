@@ -12,6 +12,7 @@
 // linear_call(residuals.., linear..)  fun: operands -> outs; transpose (none,
 //                          or one): (residuals.., outs..) -> linear-typed
 //                          cotangents; attr num_residuals.
+#include "ir/remat_policy.h"
 #include "ir/shape_rules/rule.h"
 
 namespace graft::ir {
@@ -53,6 +54,7 @@ OutTypes custom_vjp_call_shape(const RuleCtx& c) {
 }
 
 OutTypes remat_shape(const RuleCtx& c) {
+  parse_remat_policy(c.attr_string("policy"));  // a malformed one is refused here, on every path
   const Graph& body = c.attr_graph("body");
   c.check_signature(body, "body", c.inputs(), nullptr);
   return body.output_types();

@@ -53,13 +53,13 @@ TEST_CASE("text: one line per node, scopes, attributes, nested subgraphs", "[ir]
   ValueId y = b.input({DType::f32, {3}});
   ValueId m = b.add1(Op::mul, {x, y});
   ValueId s = b.add1(Op::reduce_sum, {m}, {{"axes", Ints{0}}}, {}, "loss");
-  ValueId r = b.add1(Op::remat, {x}, {{"body", Graphs{remat_body}}});
+  ValueId r = b.add1(Op::remat, {x}, {{"body", Graphs{remat_body}}, {"policy", std::string("nothing_saveable")}});
   GraphPtr g = b.finish({s, r});
   std::string expected =
       "{ lambda %0:f32[3] %1:f32[3] .\n"
       "  %2:f32[3] = mul %0 %1\n"
       "  %3:f32[] = reduce_sum[axes=(0)] %2                          # loss\n"
-      "  %4:f32[3] = remat %0\n"
+      "  %4:f32[3] = remat[policy='nothing_saveable'] %0\n"
       "    body = { lambda %4/body/0:f32[3] .\n"  // subgraph values named by their path: unique
       "        %4/body/1:f32[3] = cos %4/body/0\n"
       "        in (%4/body/1) }\n"

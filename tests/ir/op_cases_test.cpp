@@ -215,6 +215,10 @@ void add_elementwise_cases(Catalogue& c) {
     c.ok(op, {{bool_, {}}}, {}, {{bool_, {}}});
     c.bad_shape(op, {{f32, {3}}, {f32, {3}}}, {}, "takes 1 operand(s), got 2");
   }
+  c.ok(Op::checkpoint_name, {{f32, {2, 3}}}, {{"name", std::string("h")}}, {{f32, {2, 3}}});
+  c.ok(Op::checkpoint_name, {{i32, {}}}, {{"name", std::string("")}}, {{i32, {}}});
+  c.bad_shape(Op::checkpoint_name, {{f32, {3}}, {f32, {3}}}, {{"name", std::string("h")}}, "takes 1 operand(s), got 2");
+  c.bad_format(Op::checkpoint_name, {{f32, {3}}}, {}, "attribute 'name' is missing (it must be string)");
 
   // Numeric binary ops: equal shapes and dtypes, no broadcasting.
   for (Op op : {Op::add, Op::sub, Op::mul, Op::div, Op::rem, Op::max, Op::min}) {
@@ -919,7 +923,8 @@ void add_custom_cases(Catalogue& c) {
                 "fwd's leading outputs must have the call's output types");
   }
 
-  c.ok(Op::remat, {f32_3, {i32, {}}}, {{"body", Graphs{two_output_graph()}}}, {f32_3, {i32, {}}});
+  c.ok(Op::remat, {f32_3, {i32, {}}}, {{"body", Graphs{two_output_graph()}}, {"policy", std::string("dots_saveable")}},
+       {f32_3, {i32, {}}});
   // custom_lin(residual, tangent) with bwd (residual, cotangent) -> cotangent * residual.
   c.ok(Op::custom_lin, {f32_3, f32_3}, {{"bwd", Graphs{binary_graph(Op::mul, f32_3)}}, {"num_residuals", int64_t{1}}},
        {f32_3});
@@ -945,11 +950,22 @@ void add_custom_cases(Catalogue& c) {
   c.bad_shape(Op::linear_call, {f32_3, f32_3},
               {{"fun", Graphs{binary_graph(Op::mul, f32_3)}}, {"num_residuals", int64_t{3}}, {"transpose", Graphs{}}},
               "num_residuals 3 is out of range");
-  c.ok(Op::remat, {{f64, {2, 2}}}, {{"body", Graphs{unary_graph(Op::tanh, {f64, {2, 2}})}}}, {{f64, {2, 2}}});
-  c.bad_shape(Op::remat, {{f32, {4}}, {i32, {}}}, {{"body", Graphs{two_output_graph()}}},
+  const std::string nothing = "nothing_saveable";
+  c.ok(Op::remat, {{f64, {2, 2}}},
+       {{"body", Graphs{unary_graph(Op::tanh, {f64, {2, 2}})}}, {"policy", std::string("save_only_these_names 1:a")}},
+       {{f64, {2, 2}}});
+  c.bad_shape(Op::remat, {{f32, {4}}, {i32, {}}}, {{"body", Graphs{two_output_graph()}}, {"policy", nothing}},
               "body takes (f32[3], i32[]) but is given (f32[4], i32[])");
-  c.bad_format(Op::remat, {f32_3}, {}, "attribute 'body' is missing (it must be graphs)");
-  c.bad_format(Op::remat, {f32_3}, {{"body", Graphs{GraphPtr{}}}}, "attribute 'body' holds a null graph");
+  c.bad_format(Op::remat, {f32_3}, {{"policy", nothing}}, "attribute 'body' is missing (it must be graphs)");
+  c.bad_format(Op::remat, {f32_3}, {{"body", Graphs{GraphPtr{}}}, {"policy", nothing}},
+               "attribute 'body' holds a null graph");
+  c.bad_format(Op::remat, {f32_3}, {{"body", Graphs{unary_graph(Op::sin, f32_3)}}},
+               "attribute 'policy' is missing (it must be string)");
+  c.bad_format(Op::remat, {f32_3}, {{"body", Graphs{unary_graph(Op::sin, f32_3)}}, {"policy", std::string("some")}},
+               "policy \"some\" is not one of");
+  c.bad_format(Op::remat, {f32_3},
+               {{"body", Graphs{unary_graph(Op::sin, f32_3)}}, {"policy", std::string("save_only_these_names 5:ab")}},
+               "has a name longer than the text");
 }
 
 void add_callback_cases(Catalogue& c) {

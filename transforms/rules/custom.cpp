@@ -1,17 +1,20 @@
 // Transform rules of custom_jvp_call: its JVP is the user's rule, inlined
 // (primals, then tangents, with zeros made concrete). The rule is written
 // with graft's ops, so it is differentiable and transposable in turn.
-#include "ir/inline.h"
-#include "ir/attr_access.h"
+#include <algorithm>
+
 #include "graft/errors.h"
-#include "ir/passes.h"
+#include "ir/attr_access.h"
 #include "ir/dtype.h"
+#include "ir/inline.h"
+#include "ir/passes.h"
+#include "ir/remat_policy.h"
 #include "transforms/jvp.h"
 #include "transforms/partial_eval.h"
-#include "transforms/transpose.h"
 #include "transforms/rules/batch_rule.h"
 #include "transforms/rules/jvp_rule.h"
 #include "transforms/rules/transpose_rule.h"
+#include "transforms/transpose.h"
 
 namespace graft::transforms {
 
@@ -44,25 +47,108 @@ ir::IdList custom_vjp_call_jvp(JvpCtx& c) {
   return c.add_multi(Op::custom_lin, args, {{"bwd", ir::Graphs{bwd}}, {"num_residuals", nres}});
 }
 
-// remat (checkpoint): the primal node stays as it is; the tangents come from
-// a second remat whose body is the body's JVP restricted to its tangents.
-// That body is linear in the tangents, and its transpose (below) recomputes
-// the body's primal values inside the backward pass instead of saving them.
+// remat (checkpoint): the tangents come from a second remat whose body is
+// the body's JVP restricted to its tangents. That body is linear in the
+// tangents, and its transpose (below) recomputes the body's primal values
+// inside the backward pass instead of saving them; the values the node's
+// policy saves (ir/remat_policy.h) it reads instead, as extra operands that
+// the primal remat returns beside its outputs. Only those the tangents need
+// are kept: with everything_saveable that is what no checkpoint would save.
+namespace {
+
+// `full` with the primal values `saved` read from new inputs placed after
+// its first `num_primals` inputs; returns the values `outputs`. Nodes only
+// the replaced values needed are left for recomputation_dce.
+ir::Graph reading_saved(const ir::Graph& full, size_t num_primals, const std::vector<ValueId>& saved,
+                        const std::vector<ValueId>& outputs) {
+  ir::GraphBuilder b;
+  std::vector<ValueId> map(full.value_id_bound(), -1);
+  std::vector<ValueId> replacement(full.value_id_bound(), -1);
+  for (size_t i = 0; i < num_primals; ++i) map[full.inputs()[i]] = b.input(full.type(full.inputs()[i]));
+  for (ValueId v : saved) replacement[v] = b.input(full.type(v));
+  for (size_t i = num_primals; i < full.inputs().size(); ++i)
+    map[full.inputs()[i]] = b.input(full.type(full.inputs()[i]));
+  for (ValueId v : full.inputs())
+    if (replacement[v] >= 0) map[v] = replacement[v];
+  for (const ir::Node& n : full.nodes()) {
+    ir::IdList ins;
+    for (ValueId v : n.inputs) ins.push_back(map[v]);
+    ir::IdList outs = b.add(n.op, std::move(ins), n.attrs, n.loc, n.scope);
+    for (size_t k = 0; k < outs.size(); ++k)
+      map[n.outputs[k]] = replacement[n.outputs[k]] >= 0 ? replacement[n.outputs[k]] : outs[k];
+  }
+  std::vector<ValueId> outs;
+  for (ValueId v : outputs) outs.push_back(map[v]);
+  return ir::recomputation_dce(b.finish_graph(std::move(outs)));
+}
+
+}  // namespace
+
 ir::IdList remat_jvp(JvpCtx& c) {
-  const ir::Graph& body = *ir::attr<ir::Graphs>(c.node(), "body").at(0);
+  const ir::GraphPtr& body = ir::attr<ir::Graphs>(c.node(), "body").at(0);
+  const std::string& policy_text = ir::attr<std::string>(c.node(), "policy");
+  const ir::RematPolicy policy = ir::parse_remat_policy(policy_text);
+  const size_t n_in = body->inputs().size(), n_out = body->outputs().size();
+
+  // The values the policy may save: outputs of the body's nodes it names, as
+  // extra outputs of the body, so that the JVP graph says where they are.
+  std::vector<ValueId> saveable;
+  if (policy.save != ir::RematSave::nothing)
+    for (const ir::Node& n : body->nodes())
+      if (ir::remat_saveable(policy, n))
+        for (ValueId v : n.outputs) saveable.push_back(v);
+  ir::Graph extended = *body;
+  std::vector<ValueId> ext_outputs = body->outputs();
+  ext_outputs.insert(ext_outputs.end(), saveable.begin(), saveable.end());
+  extended.set_outputs(ext_outputs);
+
   std::vector<bool> has_tangent;
-  std::vector<ValueId> args = c.primals;
+  std::vector<ValueId> tangent_args;
   for (size_t i = 0; i < c.primals.size(); ++i) {
     bool is_float = ir::is_inexact(c.type(c.primals[i]).dtype);
     has_tangent.push_back(is_float);
-    if (is_float) args.push_back(c.instantiate(c.tangents[i], c.primals[i]));
+    if (is_float) tangent_args.push_back(c.instantiate(c.tangents[i], c.primals[i]));
   }
-  ir::GraphPtr full = jvp_graph(body, has_tangent);
-  ir::Graph tangent_body = *full;
-  size_t n_out = body.outputs().size();
-  tangent_body.set_outputs(std::vector<ValueId>(full->outputs().begin() + static_cast<long>(n_out), full->outputs().end()));
-  auto pruned = std::make_shared<const ir::Graph>(ir::recomputation_dce(std::move(tangent_body)));
-  return c.add_multi(Op::remat, args, {{"body", ir::Graphs{pruned}}});
+  ir::GraphPtr full = jvp_graph(extended, has_tangent);
+  // full: (primals, tangents) -> (outputs, saveable values, their tangents).
+  const std::vector<ValueId>& fo = full->outputs();
+  std::vector<ValueId> saved_in_full(fo.begin() + static_cast<long>(n_out),
+                                     fo.begin() + static_cast<long>(n_out + saveable.size()));
+  const std::vector<ValueId> tangent_outs(fo.begin() + static_cast<long>(n_out + saveable.size()),
+                                          fo.begin() + static_cast<long>(2 * n_out + saveable.size()));
+
+  // Keep the saveable values the tangents read; the rest are recomputed (if needed at all).
+  ir::Graph tangent_body = reading_saved(*full, n_in, saved_in_full, tangent_outs);
+  std::vector<bool> read(static_cast<size_t>(tangent_body.value_id_bound()), false);
+  for (const ir::Node& n : tangent_body.nodes())
+    for (ValueId v : n.inputs) read[static_cast<size_t>(v)] = true;
+  for (ValueId v : tangent_body.outputs()) read[static_cast<size_t>(v)] = true;
+  std::vector<ValueId> kept_in_full, kept_in_body;
+  for (size_t k = 0; k < saveable.size(); ++k)
+    if (read[static_cast<size_t>(tangent_body.inputs()[n_in + k])]) {
+      // Two saveable entries can be one value of the JVP graph (CSE); keep it once.
+      if (std::find(kept_in_full.begin(), kept_in_full.end(), saved_in_full[k]) != kept_in_full.end()) continue;
+      kept_in_full.push_back(saved_in_full[k]);
+      kept_in_body.push_back(saveable[k]);
+    }
+  if (kept_in_full.size() != saveable.size()) tangent_body = reading_saved(*full, n_in, kept_in_full, tangent_outs);
+
+  std::vector<ValueId> args = c.primals;
+  if (!kept_in_body.empty()) {
+    // The primal remat returns the saved values beside its outputs (the node emitted before it dies).
+    ir::Graph primal_body = *body;
+    std::vector<ValueId> outs = body->outputs();
+    outs.insert(outs.end(), kept_in_body.begin(), kept_in_body.end());
+    primal_body.set_outputs(outs);
+    ir::Attrs attrs = c.attrs();
+    attrs.set("body", ir::Graphs{std::make_shared<const ir::Graph>(std::move(primal_body))});
+    std::vector<ValueId> results = c.add_multi(Op::remat, c.primals, attrs);
+    for (size_t k = 0; k < n_out; ++k) c.outputs[k] = results[k];
+    args.insert(args.end(), results.begin() + static_cast<long>(n_out), results.end());
+  }
+  args.insert(args.end(), tangent_args.begin(), tangent_args.end());
+  auto pruned = std::make_shared<const ir::Graph>(std::move(tangent_body));
+  return c.add_multi(Op::remat, args, {{"body", ir::Graphs{pruned}}, {"policy", policy_text}});
 }
 
 // custom_lin exists only between a JVP and its transpose. Differentiating it

@@ -39,6 +39,11 @@ ir::IdList neg_transpose(TransposeCtx& c) { return {c.cotangents[0] == kZero ? k
 
 ir::IdList copy_transpose(TransposeCtx& c) { return {c.cotangents[0]}; }
 
+// ---- checkpoint_name
+
+// The tangent passes unnamed (as JAX's name_p): a policy names primal values only.
+ir::IdList checkpoint_name_jvp(JvpCtx& c) { return {c.tangents[0]}; }
+
 // ---- add
 
 ir::IdList add_jvp(JvpCtx& c) { return {c.tadd(c.tangents[0], c.tangents[1])}; }

@@ -6,6 +6,7 @@
 
 #include "graft/errors.h"
 #include "ir/attr_access.h"
+#include "ir/dtype.h"
 #include "transforms/rules/batch_rule.h"
 #include "transforms/rules/jvp_rule.h"
 #include "transforms/rules/transpose_rule.h"

@@ -253,8 +253,9 @@ std::vector<Array> custom_vjp_bind(const std::vector<const Graph*>& graphs,
                                    const std::vector<std::vector<Array>>& captured, int64_t num_residuals,
                                    const std::vector<Array>& args);
 
-// Emits a remat node (or runs it eagerly).
-std::vector<Array> remat_bind(const Graph& body, const std::vector<Array>& captured, const std::vector<Array>& args);
+// Emits a remat node with the policy spelled `policy` (or runs it eagerly).
+std::vector<Array> remat_bind(const Graph& body, const std::vector<Array>& captured, const std::vector<Array>& args,
+                              const std::string& policy);
 
 // Emits a custom_jvp_call node (or runs it eagerly).
 std::vector<Array> custom_jvp_bind(const Graph& call, const std::vector<Array>& call_captured, const Graph& rule,
