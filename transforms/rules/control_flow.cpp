@@ -10,19 +10,22 @@
 // if each step were checkpointed: memory O(length x carry) instead of
 // O(length x intermediates), for about one extra forward pass.
 //
-// while has a JVP (forward mode) but no transpose: its trip count is only
-// known at run time, as in JAX; fori_loop with static bounds lowers to scan.
+// while's JVP is one loop over primal and tangent carries; reverse mode
+// splits it (partial evaluation runs the primal part) and runs the steps
+// backwards from bounded checkpoints (transforms/rules/while_reverse.h),
+// which JAX refuses.
 #include <algorithm>
 
 #include "graft/errors.h"
 #include "ir/attr_access.h"
-#include "ir/passes.h"
 #include "ir/dtype.h"
 #include "ir/inline.h"
+#include "ir/passes.h"
 #include "transforms/jvp.h"
 #include "transforms/rules/batch_rule.h"
 #include "transforms/rules/jvp_rule.h"
 #include "transforms/rules/transpose_rule.h"
+#include "transforms/rules/while_reverse.h"
 #include "transforms/transpose.h"
 #include "transforms/vmap.h"
 
@@ -305,12 +308,17 @@ ir::IdList cond_transpose(TransposeCtx& c) {
   return result;
 }
 
-// Reverse mode needs the loop's steps in reverse, which a while loop cannot
-// give without a bound on its trip count; this rule only explains that.
-ir::IdList while_loop_transpose(TransposeCtx&) {
-  throw UnsupportedError(
-      "while: reverse-mode differentiation of a while_loop is not supported (its trip count is only known at run "
-      "time); use scan, or fori_loop with integer bounds, which lowers to scan");
+// The joint loop of while's JVP, its primal part run by partial evaluation:
+// the steps run backwards from checkpoints (transforms/rules/while_reverse.h).
+ir::IdList while_loop_transpose(TransposeCtx& c) {
+  auto split = split_while(c.node(), c.unknown);
+  if (!split)
+    throw UnsupportedError(
+        "while: reverse-mode differentiation of this while_loop is not supported: its condition reads a value "
+        "that carries a tangent, or a tangent flows into the primal carries");
+  return emit_while_reverse(c.emit().builder(), c.node(), *split,
+                            std::vector<ValueId>(c.operands.begin(), c.operands.end()), c.unknown,
+                            std::vector<ValueId>(c.cotangents.begin(), c.cotangents.end()));
 }
 
 // A scan linear in its carries and in some consts and xs runs backwards:

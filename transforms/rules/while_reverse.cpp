@@ -1,0 +1,350 @@
+#include "transforms/rules/while_reverse.h"
+
+#include <functional>
+
+#include "graft/errors.h"
+#include "ir/attr_access.h"
+#include "ir/inline.h"
+#include "transforms/transpose.h"
+
+namespace graft::transforms {
+
+namespace {
+
+using ir::Op;
+using Types = std::vector<ir::ValueType>;
+
+const ir::Graph& subgraph(const ir::Node& n, const char* name) { return *ir::attr<ir::Graphs>(n, name).at(0); }
+
+// Per value of g: whether it depends on a flagged input.
+std::vector<bool> depends_on(const ir::Graph& g, const std::vector<bool>& flagged) {
+  std::vector<bool> d(g.value_id_bound(), false);
+  for (size_t i = 0; i < g.inputs().size(); ++i) d[g.inputs()[i]] = flagged[i];
+  for (const ir::Node& n : g.nodes()) {
+    bool any = false;
+    for (ValueId v : n.inputs) any = any || d[v];
+    for (ValueId v : n.outputs) d[v] = any;
+  }
+  return d;
+}
+
+// g over the kept inputs only, returning the outputs `outputs` (indices);
+// null when one of them needs a dropped input.
+ir::GraphPtr restricted(const ir::Graph& g, const std::vector<bool>& keep, const std::vector<size_t>& outputs) {
+  std::vector<bool> dropped(keep.size());
+  for (size_t i = 0; i < keep.size(); ++i) dropped[i] = !keep[i];
+  const std::vector<bool> d = depends_on(g, dropped);
+  for (size_t k : outputs)
+    if (d[g.outputs()[k]]) return nullptr;
+  ir::GraphBuilder b;
+  std::vector<ValueId> map(g.value_id_bound(), -1);
+  for (size_t i = 0; i < keep.size(); ++i)
+    if (keep[i]) map[g.inputs()[i]] = b.input(g.type(g.inputs()[i]));
+  for (const ir::Node& n : g.nodes()) {
+    bool skip = false;  // a node reading a dropped input (directly or not) is left out
+    ir::IdList ins;
+    for (ValueId v : n.inputs) {
+      skip = skip || map[v] < 0;
+      ins.push_back(map[v]);
+    }
+    if (skip) continue;
+    ir::IdList outs = b.add(n.op, std::move(ins), n.attrs, n.loc, n.scope);
+    for (size_t k = 0; k < outs.size(); ++k) map[n.outputs[k]] = outs[k];
+  }
+  std::vector<ValueId> outs;
+  for (size_t k : outputs) outs.push_back(map[g.outputs()[k]]);
+  return b.finish(std::move(outs));
+}
+
+// The graphs the reverse sweep runs, cut from the loop's condition and body.
+struct Parts {
+  ir::GraphPtr cond;                 // (cond consts, known carries) -> pred
+  ir::GraphPtr step;                 // (known body consts, known carries) -> known carries'
+  ir::GraphPtr reverse;              // (known body consts, known carries, cotangents of unknown carries') ->
+                                     //   (cotangents of unknown body consts, of unknown carries)
+  std::vector<size_t> kb, ub, p, t;  // known/unknown body consts, known/unknown carries
+};
+
+Parts parts_of(const ir::Node& n, const WhileSplit& s) {
+  Parts parts;
+  for (size_t i = 0; i < s.body_consts; ++i) (s.body_const_known[i] ? parts.kb : parts.ub).push_back(i);
+  for (size_t k = 0; k < s.carries; ++k) (s.carry_known[k] ? parts.p : parts.t).push_back(k);
+  const ir::Graph& cond = subgraph(n, "cond");
+  const ir::Graph& body = subgraph(n, "body");
+  std::vector<bool> cond_keep(s.cond_consts, true);
+  for (size_t k = 0; k < s.carries; ++k) cond_keep.push_back(s.carry_known[k]);
+  parts.cond = restricted(cond, cond_keep, {0});
+  std::vector<bool> body_keep = s.body_const_known;
+  body_keep.insert(body_keep.end(), s.carry_known.begin(), s.carry_known.end());
+  parts.step = restricted(body, body_keep, parts.p);
+  if (!parts.cond || !parts.step) throw Error("while: the known part of the loop reads an unknown value");
+  // The tangent step over (kb, p, ub, t) -> t', transposed in (ub, t).
+  const Types in = body.input_types();
+  Types order;
+  std::vector<size_t> bind(in.size());
+  auto place = [&](size_t body_input) {
+    bind[body_input] = order.size();
+    order.push_back(in[body_input]);
+  };
+  for (size_t i : parts.kb) place(i);
+  for (size_t k : parts.p) place(s.body_consts + k);
+  for (size_t i : parts.ub) place(i);
+  for (size_t k : parts.t) place(s.body_consts + k);
+  ir::GraphPtr tangent_step = ir::rebind_graph(body, order, bind, parts.t);
+  std::vector<bool> unknown(order.size(), false);
+  for (size_t j = parts.kb.size() + parts.p.size(); j < order.size(); ++j) unknown[j] = true;
+  parts.reverse = transpose_graph(*tangent_step, unknown);
+  return parts;
+}
+
+using CondFn = std::function<ValueId(ir::GraphBuilder&, const std::vector<ValueId>&, const std::vector<ValueId>&)>;
+using BodyFn =
+    std::function<std::vector<ValueId>(ir::GraphBuilder&, const std::vector<ValueId>&, const std::vector<ValueId>&)>;
+
+// A while node in b over `init`, its condition and body reading `consts`.
+std::vector<ValueId> emit_loop(ir::GraphBuilder& b, const std::vector<ValueId>& consts,
+                               const std::vector<ValueId>& init, const CondFn& cond, const BodyFn& body) {
+  Types const_types, carry_types;
+  for (ValueId v : consts) const_types.push_back(b.type(v));
+  for (ValueId v : init) carry_types.push_back(b.type(v));
+  auto graph = [&](bool is_cond) {
+    ir::GraphBuilder g;
+    std::vector<ValueId> cs, xs;
+    for (const ir::ValueType& t : const_types) cs.push_back(g.input(t));
+    for (const ir::ValueType& t : carry_types) xs.push_back(g.input(t));
+    std::vector<ValueId> outs = is_cond ? std::vector<ValueId>{cond(g, cs, xs)} : body(g, cs, xs);
+    return g.finish(std::move(outs));
+  };
+  ir::GraphPtr cond_graph = graph(true), body_graph = graph(false);
+  std::vector<ValueId> operands = consts;
+  operands.insert(operands.end(), consts.begin(), consts.end());
+  operands.insert(operands.end(), init.begin(), init.end());
+  const auto nc = static_cast<int64_t>(consts.size());
+  ir::IdList out = b.add(
+      Op::while_loop, ir::IdList(operands),
+      {{"cond", ir::Graphs{cond_graph}}, {"body", ir::Graphs{body_graph}}, {"cond_nconsts", nc}, {"body_nconsts", nc}});
+  return std::vector<ValueId>(out.begin(), out.end());
+}
+
+// Integer scalars (i64) and the slots of a checkpoint buffer [K, shape...].
+ValueId i64(ir::GraphBuilder& b, int64_t v) { return emit_full(b, static_cast<double>(v), {DType::i64, {}}); }
+ValueId op2(ir::GraphBuilder& b, Op op, ValueId x, ValueId y) { return b.add1(op, {x, y}); }
+
+ValueId slot_read(ir::GraphBuilder& b, ValueId buf, ValueId index) {
+  const ir::ValueType t = b.type(buf);
+  ir::IdList ins{buf, index};
+  ir::Ints sizes{1};
+  for (size_t d = 1; d < t.shape.size(); ++d) {
+    ins.push_back(i64(b, 0));
+    sizes.push_back(t.shape[d]);
+  }
+  ValueId slice = b.add1(Op::dynamic_slice, std::move(ins), {{"slice_sizes", sizes}});
+  return b.add1(Op::reshape, {slice}, {{"new_sizes", ir::Ints(t.shape.begin() + 1, t.shape.end())}});
+}
+
+ValueId slot_write(ir::GraphBuilder& b, ValueId buf, ValueId index, ValueId v) {
+  const ir::ValueType t = b.type(buf);
+  ir::Ints one{1};
+  one.insert(one.end(), t.shape.begin() + 1, t.shape.end());
+  ValueId update = b.add1(Op::reshape, {v}, {{"new_sizes", one}});
+  ir::IdList ins{buf, update, index};
+  for (size_t d = 1; d < t.shape.size(); ++d) ins.push_back(i64(b, 0));
+  return b.add1(Op::dynamic_update_slice, std::move(ins));
+}
+
+// Slot `index` of buf set to v where `store`, else left as it is.
+ValueId slot_keep(ir::GraphBuilder& b, ValueId buf, ValueId index, ValueId store, ValueId v) {
+  const ir::ValueType t = b.type(v);
+  ValueId pred = b.add1(Op::broadcast_in_dim, {store}, {{"broadcast_dimensions", ir::Ints{}}, {"shape", t.shape}});
+  return slot_write(b, buf, index, b.add1(Op::select, {pred, v, slot_read(b, buf, index)}));
+}
+
+std::vector<ValueId> slice_of(const std::vector<ValueId>& v, size_t from, size_t count) {
+  return std::vector<ValueId>(v.begin() + static_cast<long>(from), v.begin() + static_cast<long>(from + count));
+}
+std::vector<ValueId> joined(std::vector<ValueId> a, const std::vector<ValueId>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+}  // namespace
+
+std::optional<WhileSplit> split_while(const ir::Node& n, const std::vector<bool>& operand_unknown) {
+  if (n.op != Op::while_loop) return std::nullopt;
+  WhileSplit s;
+  s.cond_consts = static_cast<size_t>(ir::attr<int64_t>(n, "cond_nconsts"));
+  s.body_consts = static_cast<size_t>(ir::attr<int64_t>(n, "body_nconsts"));
+  s.carries = operand_unknown.size() - s.cond_consts - s.body_consts;
+  for (size_t i = 0; i < s.cond_consts; ++i)
+    if (operand_unknown[i]) return std::nullopt;
+  const ir::Graph& body = subgraph(n, "body");
+  std::vector<bool> flagged(operand_unknown.begin() + static_cast<long>(s.cond_consts), operand_unknown.end());
+  // Unknown carries: those given unknown values, and those the body computes from unknown ones (a fixed point).
+  for (bool changed = true; changed;) {
+    changed = false;
+    const std::vector<bool> d = depends_on(body, flagged);
+    for (size_t k = 0; k < s.carries; ++k)
+      if (d[body.outputs()[k]] && !flagged[s.body_consts + k]) changed = flagged[s.body_consts + k] = true;
+  }
+  for (size_t i = 0; i < s.body_consts; ++i) s.body_const_known.push_back(!flagged[i]);
+  bool any_unknown = false;
+  for (size_t k = 0; k < s.carries; ++k) {
+    s.carry_known.push_back(!flagged[s.body_consts + k]);
+    any_unknown = any_unknown || flagged[s.body_consts + k];
+  }
+  if (!any_unknown) return std::nullopt;
+  const ir::Graph& cond = subgraph(n, "cond");
+  std::vector<bool> cond_flags(s.cond_consts, false);
+  for (size_t k = 0; k < s.carries; ++k) cond_flags.push_back(!s.carry_known[k]);
+  if (depends_on(cond, cond_flags)[cond.outputs()[0]]) return std::nullopt;
+  return s;
+}
+
+std::vector<ValueId> emit_known_while(ir::GraphBuilder& b, const ir::Node& n, const WhileSplit& s,
+                                      const std::vector<ValueId>& operands) {
+  const Parts parts = parts_of(n, s);
+  std::vector<ValueId> ins(operands.begin(), operands.begin() + static_cast<long>(s.cond_consts));
+  for (size_t i : parts.kb) ins.push_back(operands[s.cond_consts + i]);
+  for (size_t k : parts.p) ins.push_back(operands[s.cond_consts + s.body_consts + k]);
+  ir::IdList out = b.add(Op::while_loop, ir::IdList(ins),
+                         {{"cond", ir::Graphs{parts.cond}},
+                          {"body", ir::Graphs{parts.step}},
+                          {"cond_nconsts", static_cast<int64_t>(s.cond_consts)},
+                          {"body_nconsts", static_cast<int64_t>(parts.kb.size())}},
+                         n.loc, n.scope);
+  return std::vector<ValueId>(out.begin(), out.end());
+}
+
+std::vector<ValueId> emit_while_reverse(ir::GraphBuilder& b, const ir::Node& n, const WhileSplit& s,
+                                        const std::vector<ValueId>& operands, const std::vector<bool>& operand_unknown,
+                                        const std::vector<ValueId>& cotangents) {
+  const Parts parts = parts_of(n, s);
+  const size_t cn = s.cond_consts, bn = s.body_consts;
+  const size_t nkb = parts.kb.size(), np = parts.p.size(), nub = parts.ub.size(), nt = parts.t.size();
+  std::vector<ValueId> cconsts(operands.begin(), operands.begin() + static_cast<long>(cn)), kb, p0;
+  for (size_t i : parts.kb) kb.push_back(operands[cn + i]);
+  for (size_t k : parts.p) p0.push_back(operands[cn + bn + k]);
+  const Types body_in = subgraph(n, "body").input_types();
+  auto step = [&](ir::GraphBuilder& g, const std::vector<ValueId>& kbv, const std::vector<ValueId>& p) {
+    return ir::inline_graph(g, *parts.step, joined(kbv, p));
+  };
+
+  // 1. The trip count N: carries (i, p...).
+  std::vector<ValueId> counted = emit_loop(
+      b, joined(cconsts, kb), joined({i64(b, 0)}, p0),
+      [&](ir::GraphBuilder& g, const std::vector<ValueId>& cs, const std::vector<ValueId>& xs) {
+        return ir::inline_graph(g, *parts.cond, joined(slice_of(cs, 0, cn), slice_of(xs, 1, np)))[0];
+      },
+      [&](ir::GraphBuilder& g, const std::vector<ValueId>& cs, const std::vector<ValueId>& xs) {
+        return joined({op2(g, Op::add, xs[0], i64(g, 1))}, step(g, slice_of(cs, cn, nkb), slice_of(xs, 1, np)));
+      });
+  const ValueId N = counted[0];
+  const ValueId K = i64(b, kWhileCheckpoints), one = i64(b, 1);
+  auto ceil_div = [&](ValueId x, ValueId y) { return op2(b, Op::div, op2(b, Op::sub, op2(b, Op::add, x, y), one), y); };
+  const ValueId stride = op2(b, Op::max, one, ceil_div(N, K));
+  const ValueId stride2 = op2(b, Op::max, one, ceil_div(stride, K));
+  const ValueId segments = ceil_div(N, stride);
+
+  std::vector<ValueId> empty_slots;
+  for (size_t k : parts.p) {
+    ir::ValueType t = body_in[bn + k];
+    t.shape.insert(t.shape.begin(), kWhileCheckpoints);
+    empty_slots.push_back(emit_full(b, 0.0, t));
+  }
+
+  // `count` steps from p, the carry entering step j kept in slot j / every
+  // when j % every == 0: carries (j, p..., slots...); returns the slots.
+  auto keep_every = [&](ir::GraphBuilder& g, const std::vector<ValueId>& kbv, ValueId count, ValueId every,
+                        const std::vector<ValueId>& p_from, const std::vector<ValueId>& into) {
+    std::vector<ValueId> done = emit_loop(
+        g, joined(kbv, {count, every}), joined(joined({i64(g, 0)}, p_from), into),
+        [&](ir::GraphBuilder& h, const std::vector<ValueId>& cs, const std::vector<ValueId>& xs) {
+          return op2(h, Op::lt, xs[0], cs[nkb]);
+        },
+        [&](ir::GraphBuilder& h, const std::vector<ValueId>& cs, const std::vector<ValueId>& xs) {
+          const ValueId j = xs[0], st = cs[nkb + 1];
+          const ValueId index = op2(h, Op::div, j, st);
+          const ValueId store = op2(h, Op::eq, op2(h, Op::rem, j, st), i64(h, 0));
+          std::vector<ValueId> p = slice_of(xs, 1, np), out{op2(h, Op::add, j, i64(h, 1))};
+          std::vector<ValueId> next = step(h, slice_of(cs, 0, nkb), p);
+          out.insert(out.end(), next.begin(), next.end());
+          for (size_t k = 0; k < np; ++k) out.push_back(slot_keep(h, xs[1 + np + k], index, store, p[k]));
+          return out;
+        });
+    return slice_of(done, 1 + np, np);
+  };
+
+  // 2. Every stride-th carry into the slots.
+  const std::vector<ValueId> slots = keep_every(b, kb, N, stride, p0, empty_slots);
+
+  // 3. Segments in reverse: carries (g, ct_t..., ct_ub..., kept...).
+  std::vector<ValueId> ct_t, ct_ub;
+  const ir::Graph& body = subgraph(n, "body");
+  for (size_t j = 0; j < nt; ++j) {
+    const ValueId ct = cotangents[parts.t[j]];
+    ct_t.push_back(ct != kZero ? ct : emit_full(b, 0.0, body.type(body.outputs()[parts.t[j]])));
+  }
+  for (size_t i : parts.ub) ct_ub.push_back(emit_full(b, 0.0, body_in[i]));
+  const std::vector<ValueId> seg_consts = joined(joined(kb, {N, stride, stride2}), slots);
+  std::vector<ValueId> swept = emit_loop(
+      b, seg_consts, joined(joined(joined({op2(b, Op::sub, segments, one)}, ct_t), ct_ub), empty_slots),
+      [&](ir::GraphBuilder& g, const std::vector<ValueId>& cs, const std::vector<ValueId>& xs) {
+        (void)cs;
+        return op2(g, Op::ge, xs[0], i64(g, 0));
+      },
+      [&](ir::GraphBuilder& g, const std::vector<ValueId>& cs, const std::vector<ValueId>& xs) {
+        const std::vector<ValueId> kbv = slice_of(cs, 0, nkb);
+        const ValueId n_steps = cs[nkb], st = cs[nkb + 1], st2 = cs[nkb + 2];
+        const ValueId seg = xs[0];
+        const ValueId start = op2(g, Op::mul, seg, st);
+        const ValueId len = op2(g, Op::min, st, op2(g, Op::sub, n_steps, start));
+        std::vector<ValueId> p_start;
+        for (size_t k = 0; k < np; ++k) p_start.push_back(slot_read(g, cs[nkb + 3 + k], seg));
+        // The segment replayed once, every stride2-th carry kept.
+        const std::vector<ValueId> kept = keep_every(g, kbv, len, st2, p_start, slice_of(xs, 1 + nt + nub, np));
+        // Its steps in reverse: carries (t, ct_t..., ct_ub...).
+        std::vector<ValueId> back = emit_loop(
+            g, joined(joined(kbv, {st2}), kept), joined({op2(g, Op::sub, len, i64(g, 1))}, slice_of(xs, 1, nt + nub)),
+            [&](ir::GraphBuilder& h, const std::vector<ValueId>& ds, const std::vector<ValueId>& ys) {
+              (void)ds;
+              return op2(h, Op::ge, ys[0], i64(h, 0));
+            },
+            [&](ir::GraphBuilder& h, const std::vector<ValueId>& ds, const std::vector<ValueId>& ys) {
+              const std::vector<ValueId> kbh = slice_of(ds, 0, nkb);
+              const ValueId t = ys[0], s2 = ds[nkb];
+              const ValueId index = op2(h, Op::div, t, s2), extra = op2(h, Op::rem, t, s2);
+              std::vector<ValueId> from;
+              for (size_t k = 0; k < np; ++k) from.push_back(slot_read(h, ds[nkb + 1 + k], index));
+              // The carry entering step t, recomputed from the nearest kept one.
+              std::vector<ValueId> at = emit_loop(
+                  h, joined(kbh, {extra}), joined({i64(h, 0)}, from),
+                  [&](ir::GraphBuilder& q, const std::vector<ValueId>& es, const std::vector<ValueId>& zs) {
+                    return op2(q, Op::lt, zs[0], es[nkb]);
+                  },
+                  [&](ir::GraphBuilder& q, const std::vector<ValueId>& es, const std::vector<ValueId>& zs) {
+                    return joined({op2(q, Op::add, zs[0], i64(q, 1))},
+                                  step(q, slice_of(es, 0, nkb), slice_of(zs, 1, np)));
+                  });
+              std::vector<ValueId> cts =
+                  ir::inline_graph(h, *parts.reverse, joined(joined(kbh, slice_of(at, 1, np)), slice_of(ys, 1, nt)));
+              // cts: (ct of the unknown body consts, ct of the unknown carries).
+              std::vector<ValueId> out{op2(h, Op::sub, t, i64(h, 1))};
+              for (size_t j = 0; j < nt; ++j) out.push_back(cts[nub + j]);
+              for (size_t j = 0; j < nub; ++j) out.push_back(op2(h, Op::add, ys[1 + nt + j], cts[j]));
+              return out;
+            });
+        std::vector<ValueId> out{op2(g, Op::sub, seg, i64(g, 1))};
+        for (size_t j = 0; j < nt + nub; ++j) out.push_back(back[1 + j]);
+        out.insert(out.end(), kept.begin(), kept.end());
+        return out;
+      });
+
+  std::vector<ValueId> result(operands.size(), kZero);
+  for (size_t j = 0; j < nt; ++j)
+    if (operand_unknown[cn + bn + parts.t[j]]) result[cn + bn + parts.t[j]] = swept[1 + j];
+  for (size_t j = 0; j < nub; ++j)
+    if (operand_unknown[cn + parts.ub[j]]) result[cn + parts.ub[j]] = swept[1 + nt + j];
+  return result;
+}
+
+}  // namespace graft::transforms
