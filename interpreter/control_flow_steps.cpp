@@ -46,7 +46,7 @@ void run_cond(const KernelCall& call, size_t num_branches, const ControlFlowMemo
     m.read(&i, index.data, sizeof i);
     k = static_cast<size_t>(std::clamp<int64_t>(i, 0, static_cast<int64_t>(num_branches) - 1));
   }
-  const Buffers outs = run(k, copy_inputs(call, 1, call.inputs.size() - 1, m));
+  const Buffers outs = run(k, copy_inputs(call, 1, call.inputs.size() - 1, m), {});
   for (size_t j = 0; j < outs.size(); ++j) copy_out(outs[j], call.outputs[j], m);
 }
 
@@ -67,16 +67,18 @@ void run_while(const KernelCall& call, const ControlFlowMemory& m, const RunBody
   const size_t nc = call.inputs.size() - cn - bn;
   const Buffers cconsts = copy_inputs(call, 0, cn, m);
   const Buffers bconsts = copy_inputs(call, cn, bn, m);
-  Buffers carry = copy_inputs(call, cn + bn, nc, m);
+  Buffers carry = copy_inputs(call, cn + bn, nc, m);  // the loop's own: each step may write over it
+  std::vector<bool> carry_donated(bn, false);
+  carry_donated.resize(bn + nc, true);
   const int64_t limit = while_max_trips();
   for (int64_t trips = 0;; ++trips) {
-    const Buffers pred = run(0, concat(cconsts, carry));
+    const Buffers pred = run(0, concat(cconsts, carry), {});
     uint8_t go = 0;
     m.read(&go, pred.at(0)->data(), 1);
     if (go == 0) break;
     if (limit >= 0 && trips >= limit)
       throw Error("while: more than " + std::to_string(limit) + " iterations (the limit GRAFT_WHILE_MAX_TRIPS sets)");
-    carry = run(1, concat(bconsts, carry));
+    carry = run(1, concat(bconsts, carry), carry_donated);
   }
   for (size_t k = 0; k < nc; ++k) copy_out(carry[k], call.outputs[k], m);
 }
@@ -101,7 +103,7 @@ void run_scan(const KernelCall& call, const ControlFlowMemory& m, const RunBody&
     const size_t i = static_cast<size_t>(reverse ? length - 1 - step : step);
     for (size_t j = 0; j < nx; ++j)
       inputs[nk + nc + j] = m.copy_in(static_cast<const char*>(call.inputs[nk + nc + j].data) + i * x_row[j], x_row[j]);
-    const Buffers outs = run(0, inputs);
+    const Buffers outs = run(0, inputs, {});
     for (size_t j = 0; j < nc; ++j) inputs[nk + j] = outs[j];
     for (size_t j = 0; j < ny; ++j)
       if (y_row[j]) m.copy(static_cast<char*>(call.outputs[nc + j].data) + i * y_row[j], outs[nc + j]->data(), y_row[j]);

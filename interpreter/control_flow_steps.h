@@ -29,8 +29,10 @@ struct ControlFlowMemory {
 };
 
 // Runs subgraph k of the node (the branches of cond; cond then body of
-// while; body of scan) on `inputs`.
-using RunBody = std::function<Buffers(size_t body, const Buffers& inputs)>;
+// while; body of scan) on `inputs`; an input flagged in `donated` (or none,
+// when it is empty) may back an output (a while's carry, dead after the
+// step: a dynamic_update_slice of a big carry then writes in place).
+using RunBody = std::function<Buffers(size_t body, const Buffers& inputs, const std::vector<bool>& donated)>;
 
 void run_cond(const KernelCall& call, size_t num_branches, const ControlFlowMemory& memory, const RunBody& run);
 void run_while(const KernelCall& call, const ControlFlowMemory& memory, const RunBody& run);

@@ -74,7 +74,9 @@ NodeKernel control_flow_runner(const ir::Node& n, std::vector<DeviceBody> bodies
   if (n.op != ir::Op::cond && n.op != ir::Op::while_loop && n.op != ir::Op::scan) return graph_call_runner(std::move(bodies.at(0)));
   return [op = n.op, bodies = std::move(bodies)](const KernelCall& call) {
     const interpreter::ControlFlowMemory m = device_memory(transfers_here());
-    const interpreter::RunBody body = [&bodies](size_t k, const Buffers& inputs) { return run(bodies.at(k), inputs); };
+    const interpreter::RunBody body = [&bodies](size_t k, const Buffers& inputs, const std::vector<bool>&) {
+      return run(bodies.at(k), inputs);
+    };
     if (op == ir::Op::cond) interpreter::run_cond(call, bodies.size(), m, body);
     else if (op == ir::Op::while_loop) interpreter::run_while(call, m, body);
     else interpreter::run_scan(call, m, body);

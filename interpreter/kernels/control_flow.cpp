@@ -25,7 +25,9 @@ const ControlFlowMemory& host_memory() {
 
 // Runs subgraph k of the attribute(s) named.
 RunBody runner(const std::vector<const ir::Graph*>& bodies) {
-  return [bodies](size_t k, const Buffers& inputs) { return evaluate(*bodies.at(k), inputs); };
+  return [bodies](size_t k, const Buffers& inputs, const std::vector<bool>& donated) {
+    return donated.empty() ? evaluate(*bodies.at(k), inputs) : evaluate(*bodies.at(k), inputs, donated, nullptr);
+  };
 }
 
 const ir::Graph* graph_attr(const KernelCall& call, const char* name) {

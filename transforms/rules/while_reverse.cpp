@@ -152,11 +152,11 @@ ValueId slot_write(ir::GraphBuilder& b, ValueId buf, ValueId index, ValueId v) {
   return b.add1(Op::dynamic_update_slice, std::move(ins));
 }
 
-// Slot `index` of buf set to v where `store`, else left as it is.
+// Slot `index` of buf set to v where `store`; else v goes to the buffer's
+// last slot, one past the K kept ones, which is never read (cheaper than
+// reading the slot back to select it).
 ValueId slot_keep(ir::GraphBuilder& b, ValueId buf, ValueId index, ValueId store, ValueId v) {
-  const ir::ValueType t = b.type(v);
-  ValueId pred = b.add1(Op::broadcast_in_dim, {store}, {{"broadcast_dimensions", ir::Ints{}}, {"shape", t.shape}});
-  return slot_write(b, buf, index, b.add1(Op::select, {pred, v, slot_read(b, buf, index)}));
+  return slot_write(b, buf, b.add1(Op::select, {store, index, i64(b, kWhileCheckpoints)}), v);
 }
 
 std::vector<ValueId> slice_of(const std::vector<ValueId>& v, size_t from, size_t count) {
@@ -248,7 +248,7 @@ std::vector<ValueId> emit_while_reverse(ir::GraphBuilder& b, const ir::Node& n, 
   std::vector<ValueId> empty_slots;
   for (size_t k : parts.p) {
     ir::ValueType t = body_in[bn + k];
-    t.shape.insert(t.shape.begin(), kWhileCheckpoints);
+    t.shape.insert(t.shape.begin(), kWhileCheckpoints + 1);  // the last slot takes the writes not kept
     empty_slots.push_back(emit_full(b, 0.0, t));
   }
 
