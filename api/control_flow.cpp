@@ -181,8 +181,11 @@ std::vector<Array> cond_bind(bool is_switch, const Array& index, const std::vect
 }
 
 std::vector<Array> while_bind(const char* what, const TracedBody& cond, const TracedBody& body,
-                              const std::string& init_structure, const std::vector<Array>& init,
+                              const std::string& init_structure, const std::vector<Array>& init, int64_t checkpoints,
                               const std::source_location& loc) {
+  if (checkpoints < 2 || checkpoints > (int64_t{1} << 30))
+    throw Error(std::string(what) + ": WhileOptions::checkpoints is " + std::to_string(checkpoints) +
+                "; reverse mode needs room for 2 to 2^30 carries" + where(loc));
   const Types carry = types_of(init, what);
   // cond_fn: one bool scalar.
   Types cond_out = cond.graph.ir().output_types();
@@ -221,7 +224,8 @@ std::vector<Array> while_bind(const char* what, const TracedBody& cond, const Tr
   ir::Attrs attrs{{"cond", ir::Graphs{rewire(cond.graph.ir_ptr(), cond_in, cond_where)}},
                   {"body", ir::Graphs{rewire(body.graph.ir_ptr(), body_in, body_where)}},
                   {"cond_nconsts", static_cast<int64_t>(ncc)},
-                  {"body_nconsts", static_cast<int64_t>(nbc)}};
+                  {"body_nconsts", static_cast<int64_t>(nbc)},
+                  {"checkpoints", checkpoints}};
   return bind(ir::Op::while_loop, inputs, std::move(attrs), loc);
 }
 

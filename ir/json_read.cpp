@@ -331,6 +331,7 @@ namespace {
 //   3 -> 4: nothing to change (version 4 added callbacks and "effects").
 //   4 -> 5: remat gained "policy" (checkpoint policies); a version 4 node,
 //           which has none, gets "nothing_saveable", its meaning then.
+//           while gained "checkpoints" (reverse mode's memory bound): 128.
 //           (Version 5 also added the op checkpoint_name.)
 
 // Gives every node of `op` in the document (subgraphs included) attribute
@@ -386,6 +387,7 @@ void upgrade(json& doc, int64_t version) {
   if (version == 3) version = 4;
   if (version == 4) {
     add_missing_attr(doc, "remat", "policy", {{"string", "nothing_saveable"}});
+    add_missing_attr(doc, "while", "checkpoints", {{"int", 128}});
     version = 5;
   }
   doc["version"] = version;

@@ -430,7 +430,7 @@ def build_cases():
     for n in (0, 1, 4):
         one_op("while/fixed_point_%d_steps" % n, "while",
                [("i32", [], None, [n]), f, ("i32", [], None, [0]), f],
-               {"cond": Gs(cond_g), "body": Gs(body_g), "cond_nconsts": I(1), "body_nconsts": I(1)}, modes="fwd")
+               {"cond": Gs(cond_g), "body": Gs(body_g), "cond_nconsts": I(1), "body_nconsts": I(1), "checkpoints": I(128)}, modes="fwd")
     # scan: a running product and the partial sums.
     body = subgraph([("f64", [2]), ("f64", [2]), ("f64", [2])],
                     lambda g, w, carry, x: [g.op("mul", [carry, g.op("add", [x, w])]), g.op("add", [carry, x])])
@@ -585,7 +585,7 @@ def build_programs():
         bg = subgraph([("f64", [m]), ("i32", []), ("f64", [m])], body_fn)
         i0 = g.op("constant", [], {"value": literal(np.array(0, np.int32))})
         steps, root = g.op("while", [a, a, i0, a], {"cond": Gs(cg), "body": Gs(bg), "cond_nconsts": I(1),
-                                                    "body_nconsts": I(1)})
+                                                    "body_nconsts": I(1), "checkpoints": I(128)})
         case(name, g.finish([root, steps], ["out.root", "out.steps"]), [np.array(a_values)], modes="fwd")
 
     for shape in ([2, 5], [3, 4]):

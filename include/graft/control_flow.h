@@ -82,12 +82,29 @@ auto switch_(ArrayAt index, const std::vector<F>& branches, const Operands&... o
   return tree::unflatten(*out_like, detail::split_ref_results(refs, outs));
 }
 
+// How reverse mode runs a while_loop backwards: it counts the trips N, then
+// keeps copies of the carry in a fixed number of slots, half of them every
+// ceil(N / (checkpoints/2))-th step, half within one segment, and
+// recomputes the rest; no step runs more than twice while
+// N <= (checkpoints/2)^2, and memory never grows with N.
+struct WhileOptions {
+  int64_t checkpoints = 128;  // carries the backward pass may keep (2 to 2^30)
+};
+
 // while_loop(cond_fn, body_fn, init): carry = init; while cond_fn(carry)
 // (a bool scalar Array) carry = body_fn(carry); returns carry. body_fn must
-// keep the carry's structure, shapes and dtypes.
+// keep the carry's structure, shapes and dtypes. Differentiable in forward
+// and reverse mode (the latter within WhileOptions' memory bound).
 template <class CondFn, class BodyFn, class T>
 T while_loop(CondFn cond_fn, BodyFn body_fn, const T& init, std::source_location loc = std::source_location::current()) {
-  return detail::while_impl("while_loop", cond_fn, body_fn, init, loc);
+  return detail::while_impl("while_loop", cond_fn, body_fn, init, WhileOptions{}.checkpoints, loc);
+}
+
+// The same, with reverse mode's memory bound given.
+template <class CondFn, class BodyFn, class T>
+T while_loop(CondFn cond_fn, BodyFn body_fn, const T& init, WhileOptions options,
+             std::source_location loc = std::source_location::current()) {
+  return detail::while_impl("while_loop", cond_fn, body_fn, init, options.checkpoints, loc);
 }
 
 // scan(f, init, xs, length = -1, reverse = false) -> (carry, ys):
@@ -126,7 +143,7 @@ T fori_loop(const Array& lo, const Array& hi, BodyFn body, const T& init,
   auto [lo32, hi32] = detail::fori_bounds(lo, hi, loc);
   auto cond_fn = [hi = hi32](const State& s) { return s.first < hi; };
   auto body_fn = [&body](const State& s) { return State{s.first + 1, T(body(s.first, s.second))}; };
-  return detail::while_impl("fori_loop", cond_fn, body_fn, State{lo32, init}, loc).second;
+  return detail::while_impl("fori_loop", cond_fn, body_fn, State{lo32, init}, WhileOptions{}.checkpoints, loc).second;
 }
 
 }  // namespace graft

@@ -52,6 +52,9 @@ OutTypes cond_shape(const RuleCtx& c) {
 OutTypes while_loop_shape(const RuleCtx& c) {
   int64_t cn = count_attr(c, "cond_nconsts", c.num_inputs());
   int64_t bn = count_attr(c, "body_nconsts", c.num_inputs() - cn);
+  // Reverse mode's memory bound: two sets of slots of at least one carry each.
+  if (int64_t k = c.attr_int("checkpoints"); k < 2 || k > (int64_t{1} << 30))
+    c.format_error("checkpoints " + std::to_string(k) + " is out of range (2 to 2^30 carries)");
   Types carry = slice_types(c.inputs(), cn + bn, c.num_inputs() - cn - bn);
   Types cond_in = slice_types(c.inputs(), 0, cn);
   cond_in.insert(cond_in.end(), carry.begin(), carry.end());

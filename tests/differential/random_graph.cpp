@@ -395,8 +395,11 @@ bool add_while(Scope& s) {
     return outs;
   });
   return s.add(Op::while_loop, ir::IdList(ins.begin(), ins.end()),
-               {{"cond", ir::Graphs{cond}}, {"cond_nconsts", int64_t(cconsts.size())},
-                {"body", ir::Graphs{body}}, {"body_nconsts", int64_t(bconsts.size())}});
+               {{"cond", ir::Graphs{cond}},
+                {"cond_nconsts", int64_t(cconsts.size())},
+                {"body", ir::Graphs{body}},
+                {"body_nconsts", int64_t(bconsts.size())},
+                {"checkpoints", int64_t{128}}});
 }
 
 // scan(consts.., init.., xs..) over the leading axis of xs (values of the

@@ -50,8 +50,11 @@ GraphPtr sample_graph() {
   ValueId a = b.add1(Op::add, {x, c}, {}, {"model.cpp", "f", 4}, "mlp/layer1");
   ValueId s = b.add1(Op::reduce_sum, {a}, {{"axes", Ints{0}}}, {"model.cpp", "f", 5}, "mlp");
   ValueId w = b.add1(Op::while_loop, {n},
-                     {{"cond", Graphs{cond}}, {"body", Graphs{body}}, {"cond_nconsts", int64_t{0}},
-                      {"body_nconsts", int64_t{0}}});
+                     {{"cond", Graphs{cond}},
+                      {"body", Graphs{body}},
+                      {"cond_nconsts", int64_t{0}},
+                      {"body_nconsts", int64_t{0}},
+                      {"checkpoints", int64_t{128}}});
   return b.finish({s, w});
 }
 

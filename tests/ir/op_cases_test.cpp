@@ -778,9 +778,19 @@ void add_control_cases(Catalogue& c) {
   GraphPtr keep_going = counter_below_limit_graph();
   GraphPtr step = step_counter_graph();
   const Types while_operands = {{f32, {}}, f32_3, {i32, {}}, f32_3};  // limit, step, i, x
-  const Attrs one_const_each{{"cond_nconsts", int64_t{1}}, {"body_nconsts", int64_t{1}},
-                             {"cond", Graphs{keep_going}}, {"body", Graphs{step}}};
+  const Attrs one_const_each{{"cond_nconsts", int64_t{1}},
+                             {"body_nconsts", int64_t{1}},
+                             {"checkpoints", int64_t{128}},
+                             {"cond", Graphs{keep_going}},
+                             {"body", Graphs{step}}};
   c.ok(Op::while_loop, while_operands, one_const_each, {{i32, {}}, f32_3});
+  c.bad_format(Op::while_loop, while_operands,
+               {{"cond_nconsts", int64_t{1}},
+                {"body_nconsts", int64_t{1}},
+                {"checkpoints", int64_t{1}},
+                {"cond", Graphs{keep_going}},
+                {"body", Graphs{step}}},
+               "checkpoints 1 is out of range");
   {
     // No constants: loop i while i != 0, decrementing.
     GraphBuilder cb;
@@ -792,15 +802,25 @@ void add_control_cases(Catalogue& c) {
     ValueId one = bb.add1(Op::constant, {}, {{"value", i32_literal({1}, {})}});
     GraphPtr decrement = bb.finish({bb.add1(Op::sub, {j, one})});
     c.ok(Op::while_loop, {{i32, {}}},
-         {{"cond_nconsts", int64_t{0}}, {"body_nconsts", int64_t{0}}, {"cond", Graphs{nonzero}},
+         {{"cond_nconsts", int64_t{0}},
+          {"body_nconsts", int64_t{0}},
+          {"checkpoints", int64_t{128}},
+          {"cond", Graphs{nonzero}},
           {"body", Graphs{decrement}}},
          {{i32, {}}});
   }
   c.bad_shape(Op::while_loop, while_operands,
-              {{"cond_nconsts", int64_t{1}}, {"body_nconsts", int64_t{1}}, {"cond", Graphs{step}}, {"body", Graphs{step}}},
+              {{"cond_nconsts", int64_t{1}},
+               {"body_nconsts", int64_t{1}},
+               {"checkpoints", int64_t{128}},
+               {"cond", Graphs{step}},
+               {"body", Graphs{step}}},
               "cond takes (f32[3], i32[], f32[3]) but is given (f32[], i32[], f32[3])");
   c.bad_shape(Op::while_loop, while_operands,
-              {{"cond_nconsts", int64_t{1}}, {"body_nconsts", int64_t{1}}, {"cond", Graphs{keep_going}},
+              {{"cond_nconsts", int64_t{1}},
+               {"body_nconsts", int64_t{1}},
+               {"checkpoints", int64_t{128}},
+               {"cond", Graphs{keep_going}},
                {"body", Graphs{wrong_carry_graph()}}},
               "body returns (i32[], bool[3]) but must return (i32[], f32[3])");
   {
@@ -811,16 +831,25 @@ void add_control_cases(Catalogue& c) {
     cb.input(f32_3);
     GraphPtr float_cond = cb.finish({cb.add1(Op::exp, {limit})});
     c.bad_shape(Op::while_loop, while_operands,
-                {{"cond_nconsts", int64_t{1}}, {"body_nconsts", int64_t{1}}, {"cond", Graphs{float_cond}},
+                {{"cond_nconsts", int64_t{1}},
+                 {"body_nconsts", int64_t{1}},
+                 {"checkpoints", int64_t{128}},
+                 {"cond", Graphs{float_cond}},
                  {"body", Graphs{step}}},
                 "cond returns (f32[]) but must return (bool[])");
   }
   c.bad_shape(Op::while_loop, while_operands,
-              {{"cond_nconsts", int64_t{9}}, {"body_nconsts", int64_t{1}}, {"cond", Graphs{keep_going}},
+              {{"cond_nconsts", int64_t{9}},
+               {"body_nconsts", int64_t{1}},
+               {"checkpoints", int64_t{128}},
+               {"cond", Graphs{keep_going}},
                {"body", Graphs{step}}},
               "cond_nconsts 9 must be in [0, 4]");
   c.bad_shape(Op::while_loop, while_operands,
-              {{"cond_nconsts", int64_t{1}}, {"body_nconsts", int64_t{1}}, {"cond", Graphs{keep_going, keep_going}},
+              {{"cond_nconsts", int64_t{1}},
+               {"body_nconsts", int64_t{1}},
+               {"checkpoints", int64_t{128}},
+               {"cond", Graphs{keep_going, keep_going}},
                {"body", Graphs{step}}},
               "attribute 'cond' must hold exactly one graph, not 2");
 

@@ -192,6 +192,35 @@ TEST_CASE("control flow grad: while_loop reverse mode equals scan's and finite d
   }
 }
 
+TEST_CASE("control flow grad: a while_loop's reverse mode within WhileOptions' memory bound", "[transforms][control]") {
+  // 4 checkpoints: 2 slots per level, so 30 steps recompute up to ceil(30 / 4) - 1 = 7 steps each.
+  auto power_sum = [](int checkpoints) {
+    return [checkpoints](const Array& x) {
+      auto out = while_loop([](const auto& s) { return s.first < 30; },
+                            [&x](const auto& s) { return std::make_pair(s.first + 1, sin(s.second) * x + 0.1); },
+                            std::make_pair(scalar(0, DType::i32), x), WhileOptions{.checkpoints = checkpoints});
+      return out.second;
+    };
+  };
+  auto unrolled = [](const Array& x) {
+    Array v = x;
+    for (int i = 0; i < 30; ++i) v = sin(v) * x + 0.1;
+    return v;
+  };
+  const Array x = scalar(0.7, DType::f64);
+  const double want = grad(unrolled)(x).item<double>();
+  for (int k : {2, 3, 4, 9, 128}) {
+    INFO(k << " checkpoints");
+    CHECK(grad(power_sum(k))(x).item<double>() == Approx(want).epsilon(1e-13));
+    CHECK(jit(grad(power_sum(k)))(x).item<double>() == Approx(want).epsilon(1e-13));
+  }
+  // The slots the backward pass allocates follow the bound: [checkpoints / 2 + 1] per level.
+  Graph g = make_graph(grad(power_sum(4)))(x);
+  CHECK(g.to_text().find("f64[3]") != std::string::npos);
+  CHECK(make_graph(grad(power_sum(128)))(x).to_text().find("f64[65]") != std::string::npos);
+  CHECK_THROWS_WITH(power_sum(1)(x), Contains("WhileOptions::checkpoints is 1"));
+}
+
 TEST_CASE("control flow grad: vmap of a while_loop's gradient with per-example trip counts", "[transforms][control]") {
   // x <- x * a until x exceeds a bound: each example stops after its own number of steps.
   auto grow = [](const Array& a, const Array& x0, const Array& bound) {

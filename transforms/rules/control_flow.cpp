@@ -186,7 +186,8 @@ ir::IdList while_loop_jvp(JvpCtx& c) {
                         {{"cond", ir::Graphs{new_cond}},
                          {"body", ir::Graphs{new_body}},
                          {"cond_nconsts", static_cast<int64_t>(cn)},
-                         {"body_nconsts", static_cast<int64_t>(bn + tb.size())}});
+                         {"body_nconsts", static_cast<int64_t>(bn + tb.size())},
+                         {"checkpoints", ir::int_attr(c.node(), "checkpoints")}});
   for (size_t k = 0; k < n; ++k) c.outputs[k] = res[k];  // the loop runs once, not twice
   Out tangents(n, kZero);
   for (size_t j = 0; j < tc.size(); ++j) tangents[tc[j]] = res[n + j];
@@ -579,7 +580,8 @@ std::vector<BatchedValue> while_loop_batch(BatchCtx& c) {
                         {{"cond", ir::Graphs{new_cond}},
                          {"body", ir::Graphs{body_used}},
                          {"cond_nconsts", static_cast<int64_t>(cn)},
-                         {"body_nconsts", body_nconsts}});
+                         {"body_nconsts", body_nconsts},
+                         {"checkpoints", ir::int_attr(c.node(), "checkpoints")}});
   Batched result;
   for (size_t k = 0; k < n; ++k) result.push_back({res[k], carry_dims[k]});
   return result;

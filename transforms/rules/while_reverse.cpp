@@ -101,8 +101,9 @@ using CondFn = std::function<ValueId(ir::GraphBuilder&, const std::vector<ValueI
 using BodyFn =
     std::function<std::vector<ValueId>(ir::GraphBuilder&, const std::vector<ValueId>&, const std::vector<ValueId>&)>;
 
-// A while node in b over `init`, its condition and body reading `consts`.
-std::vector<ValueId> emit_loop(ir::GraphBuilder& b, const std::vector<ValueId>& consts,
+// A while node in b over `init`, its condition and body reading `consts`
+// (its own reverse mode, for a second derivative, keeps `checkpoints` carries).
+std::vector<ValueId> emit_loop(ir::GraphBuilder& b, int64_t checkpoints, const std::vector<ValueId>& consts,
                                const std::vector<ValueId>& init, const CondFn& cond, const BodyFn& body) {
   Types const_types, carry_types;
   for (ValueId v : consts) const_types.push_back(b.type(v));
@@ -120,9 +121,12 @@ std::vector<ValueId> emit_loop(ir::GraphBuilder& b, const std::vector<ValueId>& 
   operands.insert(operands.end(), consts.begin(), consts.end());
   operands.insert(operands.end(), init.begin(), init.end());
   const auto nc = static_cast<int64_t>(consts.size());
-  ir::IdList out = b.add(
-      Op::while_loop, ir::IdList(operands),
-      {{"cond", ir::Graphs{cond_graph}}, {"body", ir::Graphs{body_graph}}, {"cond_nconsts", nc}, {"body_nconsts", nc}});
+  ir::IdList out = b.add(Op::while_loop, ir::IdList(operands),
+                         {{"cond", ir::Graphs{cond_graph}},
+                          {"body", ir::Graphs{body_graph}},
+                          {"cond_nconsts", nc},
+                          {"body_nconsts", nc},
+                          {"checkpoints", checkpoints}});
   return std::vector<ValueId>(out.begin(), out.end());
 }
 
@@ -156,7 +160,8 @@ ValueId slot_write(ir::GraphBuilder& b, ValueId buf, ValueId index, ValueId v) {
 // last slot, one past the K kept ones, which is never read (cheaper than
 // reading the slot back to select it).
 ValueId slot_keep(ir::GraphBuilder& b, ValueId buf, ValueId index, ValueId store, ValueId v) {
-  return slot_write(b, buf, b.add1(Op::select, {store, index, i64(b, kWhileCheckpoints)}), v);
+  const int64_t spare = b.type(buf).shape[0] - 1;
+  return slot_write(b, buf, b.add1(Op::select, {store, index, i64(b, spare)}), v);
 }
 
 std::vector<ValueId> slice_of(const std::vector<ValueId>& v, size_t from, size_t count) {
@@ -210,7 +215,8 @@ std::vector<ValueId> emit_known_while(ir::GraphBuilder& b, const ir::Node& n, co
                          {{"cond", ir::Graphs{parts.cond}},
                           {"body", ir::Graphs{parts.step}},
                           {"cond_nconsts", static_cast<int64_t>(s.cond_consts)},
-                          {"body_nconsts", static_cast<int64_t>(parts.kb.size())}},
+                          {"body_nconsts", static_cast<int64_t>(parts.kb.size())},
+                          {"checkpoints", ir::attr<int64_t>(n, "checkpoints")}},
                          n.loc, n.scope);
   return std::vector<ValueId>(out.begin(), out.end());
 }
@@ -219,6 +225,7 @@ std::vector<ValueId> emit_while_reverse(ir::GraphBuilder& b, const ir::Node& n, 
                                         const std::vector<ValueId>& operands, const std::vector<bool>& operand_unknown,
                                         const std::vector<ValueId>& cotangents) {
   const Parts parts = parts_of(n, s);
+  const int64_t checkpoints = ir::attr<int64_t>(n, "checkpoints"), slots_per_level = checkpoints / 2;
   const size_t cn = s.cond_consts, bn = s.body_consts;
   const size_t nkb = parts.kb.size(), np = parts.p.size(), nub = parts.ub.size(), nt = parts.t.size();
   std::vector<ValueId> cconsts(operands.begin(), operands.begin() + static_cast<long>(cn)), kb, p0;
@@ -231,7 +238,7 @@ std::vector<ValueId> emit_while_reverse(ir::GraphBuilder& b, const ir::Node& n, 
 
   // 1. The trip count N: carries (i, p...).
   std::vector<ValueId> counted = emit_loop(
-      b, joined(cconsts, kb), joined({i64(b, 0)}, p0),
+      b, checkpoints, joined(cconsts, kb), joined({i64(b, 0)}, p0),
       [&](ir::GraphBuilder& g, const std::vector<ValueId>& cs, const std::vector<ValueId>& xs) {
         return ir::inline_graph(g, *parts.cond, joined(slice_of(cs, 0, cn), slice_of(xs, 1, np)))[0];
       },
@@ -239,7 +246,7 @@ std::vector<ValueId> emit_while_reverse(ir::GraphBuilder& b, const ir::Node& n, 
         return joined({op2(g, Op::add, xs[0], i64(g, 1))}, step(g, slice_of(cs, cn, nkb), slice_of(xs, 1, np)));
       });
   const ValueId N = counted[0];
-  const ValueId K = i64(b, kWhileCheckpoints), one = i64(b, 1);
+  const ValueId K = i64(b, slots_per_level), one = i64(b, 1);
   auto ceil_div = [&](ValueId x, ValueId y) { return op2(b, Op::div, op2(b, Op::sub, op2(b, Op::add, x, y), one), y); };
   const ValueId stride = op2(b, Op::max, one, ceil_div(N, K));
   const ValueId stride2 = op2(b, Op::max, one, ceil_div(stride, K));
@@ -248,7 +255,7 @@ std::vector<ValueId> emit_while_reverse(ir::GraphBuilder& b, const ir::Node& n, 
   std::vector<ValueId> empty_slots;
   for (size_t k : parts.p) {
     ir::ValueType t = body_in[bn + k];
-    t.shape.insert(t.shape.begin(), kWhileCheckpoints + 1);  // the last slot takes the writes not kept
+    t.shape.insert(t.shape.begin(), slots_per_level + 1);  // the last slot takes the writes not kept
     empty_slots.push_back(emit_full(b, 0.0, t));
   }
 
@@ -257,7 +264,7 @@ std::vector<ValueId> emit_while_reverse(ir::GraphBuilder& b, const ir::Node& n, 
   auto keep_every = [&](ir::GraphBuilder& g, const std::vector<ValueId>& kbv, ValueId count, ValueId every,
                         const std::vector<ValueId>& p_from, const std::vector<ValueId>& into) {
     std::vector<ValueId> done = emit_loop(
-        g, joined(kbv, {count, every}), joined(joined({i64(g, 0)}, p_from), into),
+        g, checkpoints, joined(kbv, {count, every}), joined(joined({i64(g, 0)}, p_from), into),
         [&](ir::GraphBuilder& h, const std::vector<ValueId>& cs, const std::vector<ValueId>& xs) {
           return op2(h, Op::lt, xs[0], cs[nkb]);
         },
@@ -287,7 +294,7 @@ std::vector<ValueId> emit_while_reverse(ir::GraphBuilder& b, const ir::Node& n, 
   for (size_t i : parts.ub) ct_ub.push_back(emit_full(b, 0.0, body_in[i]));
   const std::vector<ValueId> seg_consts = joined(joined(kb, {N, stride, stride2}), slots);
   std::vector<ValueId> swept = emit_loop(
-      b, seg_consts, joined(joined(joined({op2(b, Op::sub, segments, one)}, ct_t), ct_ub), empty_slots),
+      b, checkpoints, seg_consts, joined(joined(joined({op2(b, Op::sub, segments, one)}, ct_t), ct_ub), empty_slots),
       [&](ir::GraphBuilder& g, const std::vector<ValueId>& cs, const std::vector<ValueId>& xs) {
         (void)cs;
         return op2(g, Op::ge, xs[0], i64(g, 0));
@@ -304,7 +311,8 @@ std::vector<ValueId> emit_while_reverse(ir::GraphBuilder& b, const ir::Node& n, 
         const std::vector<ValueId> kept = keep_every(g, kbv, len, st2, p_start, slice_of(xs, 1 + nt + nub, np));
         // Its steps in reverse: carries (t, ct_t..., ct_ub...).
         std::vector<ValueId> back = emit_loop(
-            g, joined(joined(kbv, {st2}), kept), joined({op2(g, Op::sub, len, i64(g, 1))}, slice_of(xs, 1, nt + nub)),
+            g, checkpoints, joined(joined(kbv, {st2}), kept),
+            joined({op2(g, Op::sub, len, i64(g, 1))}, slice_of(xs, 1, nt + nub)),
             [&](ir::GraphBuilder& h, const std::vector<ValueId>& ds, const std::vector<ValueId>& ys) {
               (void)ds;
               return op2(h, Op::ge, ys[0], i64(h, 0));
@@ -317,7 +325,7 @@ std::vector<ValueId> emit_while_reverse(ir::GraphBuilder& b, const ir::Node& n, 
               for (size_t k = 0; k < np; ++k) from.push_back(slot_read(h, ds[nkb + 1 + k], index));
               // The carry entering step t, recomputed from the nearest kept one.
               std::vector<ValueId> at = emit_loop(
-                  h, joined(kbh, {extra}), joined({i64(h, 0)}, from),
+                  h, checkpoints, joined(kbh, {extra}), joined({i64(h, 0)}, from),
                   [&](ir::GraphBuilder& q, const std::vector<ValueId>& es, const std::vector<ValueId>& zs) {
                     return op2(q, Op::lt, zs[0], es[nkb]);
                   },

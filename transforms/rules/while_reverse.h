@@ -7,7 +7,7 @@
 // Partial evaluation runs the known part as a loop of its own in the forward
 // pass. The transpose runs the steps backwards without knowing the trip
 // count N in advance and within a fixed memory bound of 2K carries
-// (K = kWhileCheckpoints):
+// (K = the node's "checkpoints" / 2; WhileOptions, 128 by default):
 //   1. a loop over the known part counts N;
 //   2. a second stores every s-th primal carry, s = ceil(N / K), in K slots;
 //   3. segments in reverse: from its slot, a segment's steps are replayed
@@ -26,8 +26,6 @@
 #include "transforms/rules/jvp_rule.h"
 
 namespace graft::transforms {
-
-inline constexpr int64_t kWhileCheckpoints = 64;
 
 // How a while node's operands split, given which of them are unknown.
 struct WhileSplit {

@@ -49,8 +49,9 @@ TracedBody traced_body(TracedFunction<Out>&& t) {
 // is_switch: `index` is switch_'s integer index, else cond's predicate.
 std::vector<Array> cond_bind(bool is_switch, const Array& index, const std::vector<TracedBody>& branches,
                              const std::vector<Array>& operands, const std::source_location& loc);
+// checkpoints: WhileOptions::checkpoints (checked here, an Error naming `what` and the line).
 std::vector<Array> while_bind(const char* what, const TracedBody& cond, const TracedBody& body,
-                              const std::string& init_structure, const std::vector<Array>& init,
+                              const std::string& init_structure, const std::vector<Array>& init, int64_t checkpoints,
                               const std::source_location& loc);
 // The number of iterations: length, or the leading dimension every xs leaf shares.
 int64_t scan_length(const std::vector<Array>& xs, int64_t length, const std::source_location& loc);
@@ -83,7 +84,8 @@ template <class A, class B>
 constexpr bool is_pair_like<std::tuple<A, B>> = true;
 
 template <class CondFn, class BodyFn, class T>
-T while_impl(const char* what, CondFn& cond_fn, BodyFn& body_fn, const T& init, const std::source_location& loc) {
+T while_impl(const char* what, CondFn& cond_fn, BodyFn& body_fn, const T& init, int64_t checkpoints,
+             const std::source_location& loc) {
   // Enclosing Refs either function uses are carried (both traced again with them bound).
   std::vector<std::shared_ptr<RefState>> in_cond, in_body;
   auto c = trace_once(true, {}, &in_cond, cond_fn, init);
@@ -106,7 +108,7 @@ T while_impl(const char* what, CondFn& cond_fn, BodyFn& body_fn, const T& init, 
     structure += " + " + std::to_string(body.refs.size()) + " Refs";
     body.out_structure += " + " + std::to_string(body.refs.size()) + " Refs";
   }
-  std::vector<Array> outs = while_bind(what, cond, body, structure, carry, loc);
+  std::vector<Array> outs = while_bind(what, cond, body, structure, carry, checkpoints, loc);
   write_back_refs(body.refs, std::vector<Array>(outs.begin() + static_cast<std::ptrdiff_t>(nc), outs.end()));
   outs.resize(nc);
   return tree::unflatten(init, outs);
