@@ -219,6 +219,28 @@ TEST_CASE("control flow grad: a while_loop's reverse mode within WhileOptions' m
   CHECK(g.to_text().find("f64[3]") != std::string::npos);
   CHECK(make_graph(grad(power_sum(128)))(x).to_text().find("f64[65]") != std::string::npos);
   CHECK_THROWS_WITH(power_sum(1)(x), Contains("WhileOptions::checkpoints is 1"));
+
+  // An io_callback in the body runs once per step of the forward pass, not again while the backward
+  // pass replays the steps (3 checkpoints: replays recompute steps).
+  std::vector<int> trips;
+  auto logged = [&trips](const Array& v) {
+    auto out = while_loop([](const auto& s) { return s.first < 7; },
+                          [&](const auto& s) {
+                            io_callback([&trips](const Array& k) { trips.push_back(k.item<int>()); }, std::tuple<>{},
+                                        ordered, s.first);
+                            return std::make_pair(s.first + 1, sin(s.second) * v);
+                          },
+                          std::make_pair(scalar(0, DType::i32), v), WhileOptions{.checkpoints = 3});
+    return out.second;
+  };
+  const double g_logged = grad(logged)(x).item<double>();
+  CHECK(trips == std::vector<int>{0, 1, 2, 3, 4, 5, 6});
+  auto logged_unrolled = [](const Array& v) {
+    Array y = v;
+    for (int i = 0; i < 7; ++i) y = sin(y) * v;
+    return y;
+  };
+  CHECK(g_logged == Approx(grad(logged_unrolled)(x).item<double>()).epsilon(1e-13));
 }
 
 TEST_CASE("control flow grad: vmap of a while_loop's gradient with per-example trip counts", "[transforms][control]") {

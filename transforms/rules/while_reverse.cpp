@@ -5,6 +5,7 @@
 #include "graft/errors.h"
 #include "ir/attr_access.h"
 #include "ir/inline.h"
+#include "ir/passes.h"
 #include "transforms/transpose.h"
 
 namespace graft::transforms {
@@ -60,12 +61,14 @@ ir::GraphPtr restricted(const ir::Graph& g, const std::vector<bool>& keep, const
 struct Parts {
   ir::GraphPtr cond;                 // (cond consts, known carries) -> pred
   ir::GraphPtr step;                 // (known body consts, known carries) -> known carries'
+  ir::GraphPtr replay;               // step without its effects (io_callbacks ran once, in the forward pass)
   ir::GraphPtr reverse;              // (known body consts, known carries, cotangents of unknown carries') ->
                                      //   (cotangents of unknown body consts, of unknown carries)
   std::vector<size_t> kb, ub, p, t;  // known/unknown body consts, known/unknown carries
 };
 
-Parts parts_of(const ir::Node& n, const WhileSplit& s) {
+// with_reverse: also the graphs only the backward pass needs (replay, reverse).
+Parts parts_of(const ir::Node& n, const WhileSplit& s, bool with_reverse) {
   Parts parts;
   for (size_t i = 0; i < s.body_consts; ++i) (s.body_const_known[i] ? parts.kb : parts.ub).push_back(i);
   for (size_t k = 0; k < s.carries; ++k) (s.carry_known[k] ? parts.p : parts.t).push_back(k);
@@ -78,6 +81,8 @@ Parts parts_of(const ir::Node& n, const WhileSplit& s) {
   body_keep.insert(body_keep.end(), s.carry_known.begin(), s.carry_known.end());
   parts.step = restricted(body, body_keep, parts.p);
   if (!parts.cond || !parts.step) throw Error("while: the known part of the loop reads an unknown value");
+  if (!with_reverse) return parts;
+  parts.replay = std::make_shared<const ir::Graph>(ir::recomputation_dce(ir::Graph(*parts.step)));
   // The tangent step over (kb, p, ub, t) -> t', transposed in (ub, t).
   const Types in = body.input_types();
   Types order;
@@ -93,7 +98,9 @@ Parts parts_of(const ir::Node& n, const WhileSplit& s) {
   ir::GraphPtr tangent_step = ir::rebind_graph(body, order, bind, parts.t);
   std::vector<bool> unknown(order.size(), false);
   for (size_t j = parts.kb.size() + parts.p.size(); j < order.size(); ++j) unknown[j] = true;
-  parts.reverse = transpose_graph(*tangent_step, unknown);
+  // Its primal part is recomputed per step: effects stay with the forward pass.
+  parts.reverse =
+      std::make_shared<const ir::Graph>(ir::recomputation_dce(ir::Graph(*transpose_graph(*tangent_step, unknown))));
   return parts;
 }
 
@@ -207,7 +214,7 @@ std::optional<WhileSplit> split_while(const ir::Node& n, const std::vector<bool>
 
 std::vector<ValueId> emit_known_while(ir::GraphBuilder& b, const ir::Node& n, const WhileSplit& s,
                                       const std::vector<ValueId>& operands) {
-  const Parts parts = parts_of(n, s);
+  const Parts parts = parts_of(n, s, false);
   std::vector<ValueId> ins(operands.begin(), operands.begin() + static_cast<long>(s.cond_consts));
   for (size_t i : parts.kb) ins.push_back(operands[s.cond_consts + i]);
   for (size_t k : parts.p) ins.push_back(operands[s.cond_consts + s.body_consts + k]);
@@ -224,7 +231,7 @@ std::vector<ValueId> emit_known_while(ir::GraphBuilder& b, const ir::Node& n, co
 std::vector<ValueId> emit_while_reverse(ir::GraphBuilder& b, const ir::Node& n, const WhileSplit& s,
                                         const std::vector<ValueId>& operands, const std::vector<bool>& operand_unknown,
                                         const std::vector<ValueId>& cotangents) {
-  const Parts parts = parts_of(n, s);
+  const Parts parts = parts_of(n, s, true);
   const int64_t checkpoints = ir::attr<int64_t>(n, "checkpoints"), slots_per_level = checkpoints / 2;
   const size_t cn = s.cond_consts, bn = s.body_consts;
   const size_t nkb = parts.kb.size(), np = parts.p.size(), nub = parts.ub.size(), nt = parts.t.size();
@@ -233,7 +240,7 @@ std::vector<ValueId> emit_while_reverse(ir::GraphBuilder& b, const ir::Node& n, 
   for (size_t k : parts.p) p0.push_back(operands[cn + bn + k]);
   const Types body_in = subgraph(n, "body").input_types();
   auto step = [&](ir::GraphBuilder& g, const std::vector<ValueId>& kbv, const std::vector<ValueId>& p) {
-    return ir::inline_graph(g, *parts.step, joined(kbv, p));
+    return ir::inline_graph(g, *parts.replay, joined(kbv, p));
   };
 
   // 1. The trip count N: carries (i, p...).
