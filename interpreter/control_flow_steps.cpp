@@ -67,9 +67,19 @@ void run_while(const KernelCall& call, const ControlFlowMemory& m, const RunBody
   const size_t nc = call.inputs.size() - cn - bn;
   const Buffers cconsts = copy_inputs(call, 0, cn, m);
   const Buffers bconsts = copy_inputs(call, cn, bn, m);
-  Buffers carry = copy_inputs(call, cn + bn, nc, m);  // the loop's own: each step may write over it
-  std::vector<bool> carry_donated(bn, false);
-  carry_donated.resize(bn + nc, true);
+  Buffers carry = copy_inputs(call, cn + bn, nc, m);  // the loop's own: a step may write over them
+  // A carry's buffer is donated to the step unless it is also a constant's or
+  // another carry's (a body may return an input as it is).
+  std::vector<bool> carry_donated(bn + nc, false);
+  auto owned_alone = [&](size_t k) {
+    const runtime::Buffer* b = carry[k].get();
+    for (const Buffers* others : {&cconsts, &bconsts})
+      for (const runtime::BufferPtr& o : *others)
+        if (o.get() == b) return false;
+    for (size_t j = 0; j < nc; ++j)
+      if (j != k && carry[j].get() == b) return false;
+    return true;
+  };
   const int64_t limit = while_max_trips();
   for (int64_t trips = 0;; ++trips) {
     const Buffers pred = run(0, concat(cconsts, carry), {});
@@ -78,6 +88,7 @@ void run_while(const KernelCall& call, const ControlFlowMemory& m, const RunBody
     if (go == 0) break;
     if (limit >= 0 && trips >= limit)
       throw Error("while: more than " + std::to_string(limit) + " iterations (the limit GRAFT_WHILE_MAX_TRIPS sets)");
+    for (size_t k = 0; k < nc; ++k) carry_donated[bn + k] = owned_alone(k);
     carry = run(1, concat(bconsts, carry), carry_donated);
   }
   for (size_t k = 0; k < nc; ++k) copy_out(carry[k], call.outputs[k], m);

@@ -6,6 +6,7 @@
 
 #include "graft/graft.h"
 #include "graft/testing.h"
+#include "ir/builder.h"
 
 using namespace graft;
 using Catch::Matchers::Contains;
@@ -276,4 +277,42 @@ TEST_CASE("control flow grad: graphs export and run after a round trip", "[trans
   CHECK(g.to_text().find("scan") != std::string::npos);
   Graph back = Graph::from_json(g.to_json());
   check_close(evaluate(back, {w, xs})[0], grad(rnn_loss_unrolled)(w, xs));
+}
+
+TEST_CASE("control flow: a while body returning a constant as a carry keeps the constant intact",
+          "[transforms][control]") {
+  // A graph (as JSON may bring; traced bodies copy such outputs) whose body returns its constant c
+  // as carry b, so from step 1 on carry b's buffer is c's; d = 2 b may be computed in the
+  // buffer of a carry dead after it, but never in c's.
+  using ir::Op;
+  const ir::ValueType vec{DType::f64, {4}}, count{DType::i32, {}};
+  ir::GraphBuilder cb;
+  ir::ValueId limit = cb.input(count), i = cb.input(count);
+  cb.input(vec);
+  cb.input(vec);
+  ir::GraphPtr cond = cb.finish({cb.add1(Op::lt, {i, limit})});
+  ir::GraphBuilder bb;
+  ir::ValueId c = bb.input(vec), two = bb.input(vec), one = bb.input(count);
+  ir::ValueId j = bb.input(count), b = bb.input(vec);
+  bb.input(vec);
+  ir::GraphPtr body = bb.finish({bb.add1(Op::add, {j, one}), c, bb.add1(Op::mul, {b, two})});
+  ir::GraphBuilder g;
+  std::vector<ir::ValueId> ins;
+  for (const ir::ValueType& t : {count, vec, vec, count, count, vec, vec}) ins.push_back(g.input(t));
+  ir::IdList outs = g.add(Op::while_loop, ir::IdList(ins),
+                          {{"cond", ir::Graphs{cond}},
+                           {"body", ir::Graphs{body}},
+                           {"cond_nconsts", int64_t{1}},
+                           {"body_nconsts", int64_t{3}},
+                           {"checkpoints", int64_t{128}}});
+  const Graph loop(g.finish({outs[1], outs[2]}));
+  const Array cv = array<double>({1.0, 2.0, 3.0, 4.0});
+  const std::vector<Array> args = {scalar(3, DType::i32),      cv,
+                                   full({4}, 2.0, DType::f64), scalar(1, DType::i32),
+                                   scalar(0, DType::i32),      zeros({4}, DType::f64),
+                                   zeros({4}, DType::f64)};
+  std::vector<Array> result = evaluate(loop, args);
+  CHECK(result[0].to_vector<double>() == std::vector<double>{1.0, 2.0, 3.0, 4.0});
+  CHECK(result[1].to_vector<double>() == std::vector<double>{2.0, 4.0, 6.0, 8.0});
+  CHECK(cv.to_vector<double>() == std::vector<double>{1.0, 2.0, 3.0, 4.0});
 }
