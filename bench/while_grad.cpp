@@ -70,8 +70,8 @@ int main(int argc, char** argv) {
   const auto jax = jax_scan_ms(python, lengths, repeats);
   std::printf("jit(grad) of an RNN (h <- tanh(h W + x), %dx%d, batch %d, f32) over N steps; ms median (min-max)\n",
               kWidth, kWidth, kBatch);
-  std::printf("%6s %22s %22s %10s %10s %10s\n", "N", "graft while_loop", "graft scan", "jax scan", "while/scan",
-              "while/jax");
+  std::printf("%6s %22s %22s %10s %10s %10s %18s\n", "N", "graft while_loop", "graft scan", "jax scan", "while/scan",
+              "while/jax", "temp MiB while|scan");
   for (int n : lengths) {
     auto by_while = [n](const Array& w, const Array& x0) {
       auto out = while_loop([n](const auto& s) { return s.first < n; },
@@ -87,6 +87,8 @@ int main(int argc, char** argv) {
     auto gw = jit(grad(by_while), JitOptions{.wait_for_compile = true});
     auto gs = jit(grad(by_scan), JitOptions{.wait_for_compile = true});
     std::vector<float> a = gw(W, x).to_vector<float>(), b = gs(W, x).to_vector<float>();
+    const double mib_w = static_cast<double>(gw.lower(W, x).compile().memory_analysis().temp_bytes) / (1 << 20);
+    const double mib_s = static_cast<double>(gs.lower(W, x).compile().memory_analysis().temp_bytes) / (1 << 20);
     double diff = 0;
     for (size_t i = 0; i < a.size(); ++i) diff = std::max(diff, static_cast<double>(std::fabs(a[i] - b[i])));
     std::vector<double> tw, ts;
@@ -102,8 +104,8 @@ int main(int argc, char** argv) {
       std::snprintf(jcol, sizeof jcol, "%.2f", j->second);
       std::snprintf(ratio, sizeof ratio, "%.2fx", w.median * 1e3 / j->second);
     }
-    std::printf("%6d %22s %22s %10s %9.2fx %10s   (gradients differ by %.1e)\n", n, wcol, scol, jcol,
-                w.median / s.median, ratio, diff);
+    std::printf("%6d %22s %22s %10s %9.2fx %10s %8.1f|%-8.1f (gradients differ by %.1e)\n", n, wcol, scol, jcol,
+                w.median / s.median, ratio, mib_w, mib_s, diff);
     std::fflush(stdout);
   }
   return 0;
