@@ -22,6 +22,16 @@ Buffers copy_inputs(const KernelCall& call, size_t first, size_t n, const Contro
   return out;
 }
 
+// Operands the bodies only read (never donated): views where the memory allows.
+Buffers view_inputs(const KernelCall& call, size_t first, size_t n, const ControlFlowMemory& m) {
+  if (!m.view) return copy_inputs(call, first, n, m);
+  Buffers out;
+  out.reserve(n);
+  for (size_t i = first; i < first + n; ++i)
+    out.push_back(m.view(call.inputs[i].data, call.inputs[i].type->num_bytes()));
+  return out;
+}
+
 void copy_out(const runtime::BufferPtr& from, const KernelOut& to, const ControlFlowMemory& m) {
   if (const size_t bytes = to.type->num_bytes()) m.copy(to.data, from->data(), bytes);
 }
@@ -46,7 +56,7 @@ void run_cond(const KernelCall& call, size_t num_branches, const ControlFlowMemo
     m.read(&i, index.data, sizeof i);
     k = static_cast<size_t>(std::clamp<int64_t>(i, 0, static_cast<int64_t>(num_branches) - 1));
   }
-  const Buffers outs = run(k, copy_inputs(call, 1, call.inputs.size() - 1, m), {});
+  const Buffers outs = run(k, view_inputs(call, 1, call.inputs.size() - 1, m), {});
   for (size_t j = 0; j < outs.size(); ++j) copy_out(outs[j], call.outputs[j], m);
 }
 
@@ -65,8 +75,8 @@ void run_while(const KernelCall& call, const ControlFlowMemory& m, const RunBody
   const size_t cn = static_cast<size_t>(int_attr(call, "cond_nconsts"));
   const size_t bn = static_cast<size_t>(int_attr(call, "body_nconsts"));
   const size_t nc = call.inputs.size() - cn - bn;
-  const Buffers cconsts = copy_inputs(call, 0, cn, m);
-  const Buffers bconsts = copy_inputs(call, cn, bn, m);
+  const Buffers cconsts = view_inputs(call, 0, cn, m);
+  const Buffers bconsts = view_inputs(call, cn, bn, m);
   Buffers carry = copy_inputs(call, cn + bn, nc, m);  // the loop's own: a step may write over them
   // A carry's buffer is donated to the step unless it is also a constant's or
   // another carry's (a body may return an input as it is).
@@ -102,7 +112,9 @@ void run_scan(const KernelCall& call, const ControlFlowMemory& m, const RunBody&
   const size_t nx = call.inputs.size() - nk - nc;
   const size_t ny = call.outputs.size() - nc;
 
-  Buffers inputs = copy_inputs(call, 0, nk + nc, m);  // consts, then the carry
+  Buffers inputs = view_inputs(call, 0, nk, m);  // consts, then the carry
+  const Buffers carry = copy_inputs(call, nk, nc, m);
+  inputs.insert(inputs.end(), carry.begin(), carry.end());
   inputs.resize(nk + nc + nx);
   // Bytes of one row (one slice along axis 0) of each xs and ys.
   std::vector<size_t> x_row(nx), y_row(ny);

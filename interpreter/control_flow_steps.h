@@ -27,6 +27,9 @@ struct ControlFlowMemory {
   // `bytes` from `src` on the current device into host memory at `dst`
   // (a cond's index, a while's predicate).
   std::function<void(void* dst, const void* src, size_t bytes)> read;
+  // A buffer viewing `bytes` at `src` without copying, for operands the
+  // bodies only read (a loop's constants, a cond's operands); empty: copy_in.
+  std::function<runtime::BufferPtr(const void* src, size_t bytes)> view;
 };
 
 // Runs subgraph k of the node (the branches of cond; cond then body of

@@ -34,7 +34,8 @@ interpreter::ControlFlowMemory device_memory(runtime::DeviceTransfers& t) {
             return b;
           },
           [&t](void* dst, const void* src, size_t bytes) { t.within(dst, src, bytes); },
-          [&t](void* dst, const void* src, size_t bytes) { t.to_host(dst, src, bytes); }};
+          [&t](void* dst, const void* src, size_t bytes) { t.to_host(dst, src, bytes); },
+          nullptr};  // no views: operands are copied on the device
 }
 
 Buffers run(const DeviceBody& body, const Buffers& inputs) {

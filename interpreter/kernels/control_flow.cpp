@@ -5,21 +5,27 @@
 
 #include "interpreter/control_flow_steps.h"
 #include "interpreter/evaluate.h"
-#include "ir/attr_access.h"
 #include "interpreter/kernels/loops.h"
+#include "ir/attr_access.h"
+#include "runtime/device.h"
 
 namespace graft::interpreter {
 namespace {
 
 const ControlFlowMemory& host_memory() {
-  static const ControlFlowMemory m{
-      [](const void* src, size_t bytes) {
-        runtime::BufferPtr b = runtime::make_buffer(bytes);
-        if (bytes) std::memcpy(b->data(), src, bytes);
-        return b;
-      },
-      [](void* dst, const void* src, size_t bytes) { std::memcpy(dst, src, bytes); },
-      [](void* dst, const void* src, size_t bytes) { std::memcpy(dst, src, bytes); }};
+  static const ControlFlowMemory m{[](const void* src, size_t bytes) {
+                                     runtime::BufferPtr b = runtime::make_buffer(bytes);
+                                     if (bytes) std::memcpy(b->data(), src, bytes);
+                                     return b;
+                                   },
+                                   [](void* dst, const void* src, size_t bytes) { std::memcpy(dst, src, bytes); },
+                                   [](void* dst, const void* src, size_t bytes) { std::memcpy(dst, src, bytes); },
+                                   [](const void* src, size_t bytes) {
+                                     // Bodies never write an operand they are not donated, so it is viewed in place.
+                                     return std::make_shared<runtime::Buffer>(runtime::Buffer::Borrowed{},
+                                                                              const_cast<void*>(src), bytes,
+                                                                              runtime::host_device());
+                                   }};
   return m;
 }
 
