@@ -70,17 +70,11 @@ std::map<std::string, std::vector<double>> run_jax(const std::string& python, in
       std::to_string(repeats) +
       ")\n"
       "  print(name, s[1] * 1e3, mem, ca.get('flops', 0) / 1e9)\n";
-  const std::string path = "/tmp/graft_bench_checkpoint_policies.py";
-  if (FILE* fp = std::fopen(path.c_str(), "w")) {
-    std::fputs(script.c_str(), fp);
-    std::fclose(fp);
+  for (const std::string& line : python_output_lines(python, "/tmp/graft_bench_checkpoint_policies.py", script)) {
+    char name[128];
+    double ms, mib, gf;
+    if (std::sscanf(line.c_str(), "%127s %lf %lf %lf", name, &ms, &mib, &gf) == 4) out[name] = {ms, mib, gf};
   }
-  FILE* p = popen((python + " " + path + " 2>/dev/null").c_str(), "r");
-  if (!p) return out;
-  char name[128];
-  double ms, mib, gf;
-  while (std::fscanf(p, "%127s %lf %lf %lf", name, &ms, &mib, &gf) == 4) out[name] = {ms, mib, gf};
-  if (pclose(p) != 0 || out.empty()) std::printf("  (%s %s failed)\n", python.c_str(), path.c_str());
   return out;
 }
 

@@ -5,7 +5,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
 #include <string>
+#include <vector>
 
 // A peer benchmark's options: --python PY (the Python with NumPy/JAX; none:
 // graft's rows only) and --repeats N.
@@ -42,4 +44,30 @@ inline void run_python_script(const std::string& python, const std::string& path
   std::fflush(stdout);
   const std::string cmd = python + " " + path;
   if (std::system(cmd.c_str()) != 0) std::printf("  (%s failed)\n", cmd.c_str());
+}
+
+// Writes `script` to `path`, runs it with `python` and returns what it
+// printed, one string per line (for a benchmark that prints ratios against
+// the peer); says so and returns nothing when it fails.
+inline std::vector<std::string> python_output_lines(const std::string& python, const std::string& path,
+                                                    const std::string& script) {
+  std::vector<std::string> lines;
+  if (FILE* fp = std::fopen(path.c_str(), "w")) {
+    std::fputs(script.c_str(), fp);
+    std::fclose(fp);
+  }
+  std::fflush(stdout);
+  FILE* p = popen((python + " " + path + " 2>/dev/null").c_str(), "r");
+  if (!p) return lines;
+  std::string text;
+  char chunk[4096];
+  while (size_t n = std::fread(chunk, 1, sizeof chunk, p)) text.append(chunk, n);
+  const bool failed = pclose(p) != 0;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  if (failed || lines.empty()) {
+    std::printf("  (%s %s failed)\n", python.c_str(), path.c_str());
+    lines.clear();
+  }
+  return lines;
 }

@@ -45,17 +45,11 @@ std::map<int, double> jax_scan_ms(const std::string& python, const std::vector<i
                              std::to_string(repeats) +
                              ")\n"
                              "  print(n, s[1] * 1e3)\n";
-  const std::string path = "/tmp/graft_bench_while_grad.py";
-  if (FILE* fp = std::fopen(path.c_str(), "w")) {
-    std::fputs(script.c_str(), fp);
-    std::fclose(fp);
+  for (const std::string& line : python_output_lines(python, "/tmp/graft_bench_while_grad.py", script)) {
+    int n;
+    double ms;
+    if (std::sscanf(line.c_str(), "%d %lf", &n, &ms) == 2) out[n] = ms;
   }
-  FILE* p = popen((python + " " + path + " 2>/dev/null").c_str(), "r");
-  if (!p) return out;
-  int n;
-  double ms;
-  while (std::fscanf(p, "%d %lf", &n, &ms) == 2) out[n] = ms;
-  if (pclose(p) != 0 || out.empty()) std::printf("  (%s %s failed)\n", python.c_str(), path.c_str());
   return out;
 }
 
