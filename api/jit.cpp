@@ -14,6 +14,8 @@
 #include "api/array_impl.h"
 #include "api/dispatch.h"
 #include "api/executable_info.h"
+#include "api/jit_executable.h"
+#include "api/jit_polymorphic.h"
 #include "api/jit_tiers.h"
 #include "codegen/cpu/background_compile.h"
 #include "codegen/cpu/compiler.h"
@@ -67,32 +69,6 @@ disable_jit::disable_jit() { ++disabled_depth(); }
 disable_jit::~disable_jit() { --disabled_depth(); }
 
 namespace detail {
-
-struct Executable {
-  ir::GraphPtr graph;          // simplified
-  int64_t nodes_before = 0;    // in the traced graph
-  Backend backend = Backend::interpreter;
-  CostAnalysis cost;
-  MemoryAnalysis memory;
-  std::vector<int64_t> donation_plan;  // per input: the output its buffer backs, or -1
-  // Ref arguments (graft/ref.h): their graph inputs, whose final values are
-  // the last outputs, and whether each is written in place (else copied in).
-  std::vector<size_t> ref_inputs;
-  std::vector<bool> ref_in_place;
-  // Backend::cpu: the fusion nodes' generated kernels, once compiled (tiered execution).
-  std::shared_ptr<const codegen::cpu::PendingKernels> cpu;
-  codegen::MemoryPlan plan;                 // where the temporaries live in the per-call arena
-  const runtime::AllocationSite* site = nullptr;  // the arena's provenance: the function's first line
-  // The constants it holds, shown in memory profiles as kind "executable".
-  std::unique_ptr<runtime::ExecutableMemory> held;
-  // By node index, for pmap nodes: their bodies run compiled on each replica (empty: no pmap node).
-  std::vector<interpreter::NodeKernel> pmap_kernels;
-  // Backend::cuda: every node's kernel on a CUDA device (generated or run on the host).
-  std::shared_ptr<const codegen::cuda::CudaGraphKernels> cuda;
-  // Those and the cpu module's kernels together, merged once the module is loaded.
-  mutable std::once_flag merged_once;
-  mutable std::vector<interpreter::NodeKernel> merged_kernels;
-};
 
 bool jit_disabled() { return disabled_depth() > 0; }
 bool tracing() { return ir::current_trace() != nullptr; }
@@ -226,38 +202,49 @@ std::vector<interpreter::NodeKernel> pmap_kernels(const ir::Graph& g, const JitO
 
 }  // namespace
 
-std::shared_ptr<const Executable> compile_graph(const Graph& g, const JitOptions& options,
-                                                const std::vector<bool>& donated) {
-  auto exe = std::make_shared<Executable>();
-  exe->backend = resolve(options.backend);
-  exe->nodes_before = g.num_nodes();
+JitPasses run_jit_passes(const ir::Graph& traced, Backend backend, const std::vector<bool>& donated) {
   // Simplify, fold what is constant, and simplify what folding exposed (each pass linear).
-  ir::GraphPtr simplified = transforms::simplify(g.ir()).graph;
+  ir::GraphPtr simplified = transforms::simplify(traced).graph;
   interpreter::FoldResult folded = interpreter::fold_constants(*simplified);
   ir::GraphPtr cleaned = folded.folded ? transforms::simplify(*folded.graph).graph : simplified;
   // Checkpoints are differentiated by now: their forward passes join the graph (after
   // CSE, so that a backward pass's recomputation stays apart from them) and fuse.
-  ir::GraphPtr clean = transforms::inline_remat(cleaned);
+  JitPasses p;
+  p.clean = transforms::inline_remat(cleaned);
   // Fused kernels run as generated C++ (cpu) or in the interpreter's tiled evaluator.
   // (CUDA kernels do not compute on complex values: their nodes stay out of groups.)
-  exe->graph = transforms::fuse(*clean, nullptr, donated, exe->backend != Backend::cuda);
-  exe->pmap_kernels = pmap_kernels(*exe->graph, options);
-  if (exe->backend == Backend::cpu) exe->cpu = start_cpu_compile(exe->graph, options.wait_for_compile);
-  if (exe->backend == Backend::cuda) {
-    exe->cuda = std::make_shared<const codegen::cuda::CudaGraphKernels>(codegen::cuda::cuda_graph_kernels(
-        *exe->graph, exe->pmap_kernels.empty() ? nullptr : &exe->pmap_kernels));
-    if (log_compiles()) {
-      std::fprintf(stderr, "graft: jit cuda: %lld nodes on the GPU (%lld distinct kernels), %zu on the host\n",
-                   static_cast<long long>(exe->cuda->generated), static_cast<long long>(exe->cuda->distinct),
-                   exe->cuda->on_host.size());
-      for (const std::string& why : exe->cuda->on_host)
-        std::fprintf(stderr, "graft: jit cuda: runs on the host: %s\n", why.c_str());
+  p.fused = transforms::fuse(*p.clean, nullptr, donated, backend != Backend::cuda);
+  return p;
+}
+
+Backend resolve_backend(Backend b) { return resolve(b); }
+
+std::shared_ptr<Executable> executable_of_fused(ir::GraphPtr fused, const ir::Graph& clean, int64_t nodes_before,
+                                                Backend backend, const JitOptions& options,
+                                                const std::vector<bool>& donated, bool compile_kernels) {
+  auto exe = std::make_shared<Executable>();
+  exe->backend = backend;
+  exe->nodes_before = nodes_before;
+  exe->graph = std::move(fused);
+  if (compile_kernels) {
+    exe->pmap_kernels = pmap_kernels(*exe->graph, options);
+    if (exe->backend == Backend::cpu) exe->cpu = start_cpu_compile(exe->graph, options.wait_for_compile);
+    if (exe->backend == Backend::cuda) {
+      exe->cuda = std::make_shared<const codegen::cuda::CudaGraphKernels>(
+          codegen::cuda::cuda_graph_kernels(*exe->graph, exe->pmap_kernels.empty() ? nullptr : &exe->pmap_kernels));
+      if (log_compiles()) {
+        std::fprintf(stderr, "graft: jit cuda: %lld nodes on the GPU (%lld distinct kernels), %zu on the host\n",
+                     static_cast<long long>(exe->cuda->generated), static_cast<long long>(exe->cuda->distinct),
+                     exe->cuda->on_host.size());
+        for (const std::string& why : exe->cuda->on_host)
+          std::fprintf(stderr, "graft: jit cuda: runs on the host: %s\n", why.c_str());
+      }
     }
   }
   exe->donation_plan = interpreter::donation_plan(*exe->graph, donated);
   // Flops are the ops' own (a fused op still computes); bytes are what the kernels move.
   exe->cost = cost_of(*exe->graph);
-  exe->cost.flops = cost_of(*clean).flops;
+  exe->cost.flops = cost_of(clean).flops;
   exe->memory = memory_of(*exe->graph, exe->donation_plan);
   exe->plan = codegen::plan_memory(*exe->graph);
   exe->memory.temp_bytes = exe->plan.arena_bytes;
@@ -265,6 +252,13 @@ std::shared_ptr<const Executable> compile_graph(const Graph& g, const JitOptions
   if (int64_t held = constant_bytes(*exe->graph); held > 0)
     exe->held = std::make_unique<runtime::ExecutableMemory>(runtime::current_device(), held, exe->site);
   return exe;
+}
+
+std::shared_ptr<const Executable> compile_graph(const Graph& g, const JitOptions& options,
+                                                const std::vector<bool>& donated) {
+  const Backend backend = resolve(options.backend);
+  JitPasses p = run_jit_passes(g.ir(), backend, donated);
+  return executable_of_fused(p.fused, *p.clean, g.num_nodes(), backend, options, donated, true);
 }
 
 namespace {
@@ -279,6 +273,12 @@ std::vector<Array> run_on_cuda(const Executable& exe, const std::vector<Array>& 
 
 std::vector<Array> run_executable(const Executable& exe, const std::vector<Array>& leaves,
                                   const std::vector<bool>& donated, const JitOptions& options) {
+  if (exe.poly) {  // shape-polymorphic: the instance at the arguments' sizes
+    std::vector<ir::ValueType> types;
+    types.reserve(leaves.size());
+    for (const Array& a : leaves) types.push_back(live_impl(a, "jit").type);
+    return run_executable(*exe.poly->instance(bind_symbols(exe.poly->spec, types)), leaves, donated, options);
+  }
   const ir::Graph& g = *exe.graph;
   if (leaves.size() != g.inputs().size())
     throw Error("jit: the executable takes " + std::to_string(g.inputs().size()) + " arrays, got " +
@@ -309,6 +309,7 @@ std::vector<Array> run_executable(const Executable& exe, const std::vector<Array
   const codegen::cpu::FusedGraphKernels* compiled = exe.cpu ? exe.cpu->ready() : nullptr;
   if (exe.cpu) (compiled ? g_tier_counts.compiled : g_tier_counts.interpreted).fetch_add(1, std::memory_order_relaxed);
   const std::vector<interpreter::NodeKernel>* kernels = compiled && compiled->compiled ? &compiled->node_kernels : nullptr;
+  if (exe.rebound && exe.rebound->compiled) kernels = &exe.rebound->node_kernels;
   if (!exe.pmap_kernels.empty()) {
     if (kernels) {
       std::call_once(exe.merged_once, [&] {
@@ -438,6 +439,7 @@ std::string executable_text(const Executable& exe) {
   else if (exe.cpu)
     s = "backend: cpu (compiling in the background; until it loads, calls run on the interpreter)\n";
   s += "nodes: " + std::to_string(exe.graph->num_nodes()) + " (traced: " + std::to_string(exe.nodes_before) + ")\n";
+  if (exe.poly) s += polymorphic_text(*exe.poly);
   for (size_t i = 0; i < exe.donation_plan.size(); ++i)
     if (exe.donation_plan[i] >= 0)
       s += "donation: input " + std::to_string(i) + " backs output " + std::to_string(exe.donation_plan[i]) + "\n";

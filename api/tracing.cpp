@@ -14,7 +14,19 @@ namespace detail {
 
 namespace {
 thread_local std::vector<TraceSession*> t_sessions;
+thread_local const std::vector<Shape>* t_input_shapes = nullptr;  // TraceInputShapes
+thread_local int t_shapeless = 0;                                 // ShapelessStructures
 }
+
+TraceInputShapes::TraceInputShapes(std::vector<Shape> shapes) {
+  t_input_shapes = new std::vector<Shape>(std::move(shapes));
+}
+TraceInputShapes::~TraceInputShapes() {
+  delete t_input_shapes;
+  t_input_shapes = nullptr;
+}
+ShapelessStructures::ShapelessStructures() { ++t_shapeless; }
+ShapelessStructures::~ShapelessStructures() { --t_shapeless; }
 
 TraceSession* current_session() { return t_sessions.empty() ? nullptr : t_sessions.back(); }
 
@@ -34,9 +46,18 @@ struct TraceSession::Impl {
   std::vector<std::shared_ptr<RefState>> touched;  // enclosing Refs used, not bound
   std::vector<std::shared_ptr<RefState>> bound;    // enclosing Refs bound to inputs
   std::vector<ir::ValueId> bound_inputs;           // their inputs
+  std::vector<Shape> input_shapes;                 // TraceInputShapes (outermost sessions only)
+  bool reshaped = false;
+  size_t next_input = 0;
 };
 
-TraceSession::TraceSession() : impl_(std::make_unique<Impl>()) { t_sessions.push_back(this); }
+TraceSession::TraceSession() : impl_(std::make_unique<Impl>()) {
+  if (t_sessions.empty() && t_input_shapes) {
+    impl_->input_shapes = *t_input_shapes;
+    impl_->reshaped = true;
+  }
+  t_sessions.push_back(this);
+}
 TraceSession::~TraceSession() {
   // The overlays this trace made end with it (a first, discarded trace leaves none behind).
   const ir::Trace* t = impl_->scope.trace().get();
@@ -115,8 +136,15 @@ std::vector<size_t> TraceSession::ref_input_positions() const {
 Array TraceSession::input_like(const Array& like) {
   const ArrayImpl& impl = checked_impl(like, "make_graph");
   const ir::TracePtr& trace = impl_->scope.trace();
-  ir::ValueId v = trace->builder().input(impl.type);
-  return Array(make_traced(impl.type, trace, v));
+  ir::ValueType type = impl.type;
+  if (impl_->reshaped) {  // a shape-polymorphic trace at one of its sample sizes
+    if (impl_->next_input >= impl_->input_shapes.size())
+      throw Error("jit: polymorphic_shapes gives " + std::to_string(impl_->input_shapes.size()) +
+                  " shapes, but the function takes more argument leaves");
+    type.shape = impl_->input_shapes[impl_->next_input++];
+  }
+  ir::ValueId v = trace->builder().input(type);
+  return Array(make_traced(type, trace, v));
 }
 
 Array TraceSession::input_of(const Shape& shape, DType dtype) {
@@ -194,6 +222,13 @@ namespace graft::tree::detail {
 std::string describe_leaf(const Array& a) {
   if (!a.valid()) return "empty";
   std::string s = a.is_traced() ? "traced " : "";
+  if (graft::detail::t_shapeless) {
+    s += dtype_name(a.impl()->type.dtype);
+    s += "[rank ";
+    s += std::to_string(a.impl()->type.rank());
+    s += "]";
+    return s;
+  }
   s += ir::type_str(a.impl()->type);
   return s;
 }

@@ -34,6 +34,11 @@ void Graph::add_input_id(ValueId id) {
   if (!input_names_.empty()) input_names_.emplace_back();  // named inputs stay one name each
 }
 
+void Graph::set_type(ValueId id, ValueType type) {
+  if (!has_value(id)) throw GraphFormatError("value %" + std::to_string(id) + " is not defined");
+  types_[id] = std::move(type);
+}
+
 void Graph::set_outputs(std::vector<ValueId> outputs) {
   if (outputs.size() != outputs_.size()) output_names_.clear();  // other results: the names no longer fit
   outputs_ = std::move(outputs);

@@ -36,6 +36,8 @@ class Graph {
   void add_input_id(ValueId id);                     // an already defined value
   Node& add_node(Node node);                         // appended at the end
   void set_outputs(std::vector<ValueId> outputs);
+  // Gives a defined value another type (a symbolic graph instantiated at new sizes).
+  void set_type(ValueId id, ValueType type);
   // Names of the inputs and outputs for people reading the graph (pytree
   // paths such as "params.w1", from make_graph): empty, or one per input
   // (output). Throws GraphFormatError for a count that does not match.

@@ -93,7 +93,8 @@ class Emitter {
     replace(prelude, "GCG_MATH_COUNT", num(static_cast<int64_t>(MathFn::count)));
     os << prelude;
     if (has_complex()) os << complex_prelude();
-    os << "\n// ---- kernel " << sym_ << ": N = " << p_.N() << "\n";
+    // (N is not written here: a kernel whose loops take N at run time has one source for every size.)
+    os << "\n// ---- kernel " << sym_ << "\n";
     os << "namespace {\n";
     if (p_.has_loop) {
       std::string block = block_fn();  // collects what the context must carry

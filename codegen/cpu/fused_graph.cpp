@@ -5,6 +5,7 @@
 #include <atomic>
 #include <exception>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <unordered_map>
 
@@ -13,6 +14,15 @@
 #include "graft/errors.h"
 
 namespace graft::codegen::cpu {
+
+struct KernelIndex {
+  struct Loaded {
+    std::shared_ptr<const void> module;
+    KernelFn fn;
+  };
+  std::unordered_map<std::string, Loaded> by_source;  // under the placeholder name
+};
+
 namespace {
 
 // Kernels are emitted under this name, then renamed to their place in a module.
@@ -143,6 +153,10 @@ std::optional<FusedGraphKernels> compile_fused(const ir::Graph& graph, bool only
   std::vector<LoadedKernels> loaded(modules);
   run_parallel(modules, [&](size_t m) { loaded[m] = load_kernels(sources[m], symbols[m]); });
 
+  auto index = std::make_shared<KernelIndex>();
+  for (size_t k = 0; k < distinct.size(); ++k)
+    index->by_source.emplace(distinct[k], KernelIndex::Loaded{loaded[k / K].module, loaded[k / K].fns[k % K]});
+  out.index = std::move(index);
   for (Use& use : uses) {
     const LoadedKernels& k = loaded[use.kernel / K];
     out.node_kernels[use.node] = bind_kernel(k.module, k.fns[use.kernel % K], std::move(use.scalars), use.n);
@@ -158,5 +172,38 @@ std::optional<FusedGraphKernels> compile_fused(const ir::Graph& graph, bool only
 }
 
 }  // namespace
+
+FusedGraphKernels rebind_fused_graph(const ir::Graph& graph, const FusedGraphKernels& loaded) {
+  FusedGraphKernels out;
+  out.node_kernels.resize(graph.nodes().size());
+  out.index = loaded.index;
+  out.modules = loaded.modules;
+  out.source = loaded.source;
+  std::set<std::string> seen;
+  for (size_t i = 0; i < graph.nodes().size(); ++i) {
+    const ir::Node& node = graph.nodes()[i];
+    if (node.op != ir::Op::fusion) continue;
+    const ir::Graph& body = *ir::attr<ir::Graphs>(node, "body").at(0);
+    std::string text;
+    try {
+      text = emit_kernel(body, kPlaceholder);
+    } catch (const UnsupportedError& e) {
+      out.refused.push_back("node " + std::to_string(i) + ": " + e.what());
+      continue;
+    }
+    const KernelIndex::Loaded* found = nullptr;
+    if (loaded.index)
+      if (auto it = loaded.index->by_source.find(text); it != loaded.index->by_source.end()) found = &it->second;
+    if (!found) {
+      out.refused.push_back("node " + std::to_string(i) + ": its generated source holds sizes of this call");
+      continue;
+    }
+    out.node_kernels[i] = bind_kernel(found->module, found->fn, kernel_scalars(body), kernel_elements(body));
+    ++out.compiled;
+    seen.insert(text);
+  }
+  out.distinct = static_cast<int64_t>(seen.size());
+  return out;
+}
 
 }  // namespace graft::codegen::cpu

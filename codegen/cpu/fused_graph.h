@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,8 @@ namespace graft::codegen::cpu {
 // core busy, large enough that the compiler's start-up (~0.1 s) is paid rarely.
 inline constexpr size_t kKernelsPerModule = 24;
 
+struct KernelIndex;  // fused_graph.cpp: the loaded kernels by source
+
 struct FusedGraphKernels {
   std::vector<interpreter::NodeKernel> node_kernels;  // by node index; empty: the interpreter's kernel
   std::string source;                                 // the modules' C++ source ("" when nothing compiled)
@@ -31,6 +34,7 @@ struct FusedGraphKernels {
   int64_t distinct = 0;                               // distinct kernels among them
   int64_t modules = 0;                                // modules they were compiled in
   std::vector<std::string> refused;                   // why the other fusion nodes were not emitted
+  std::shared_ptr<const KernelIndex> index;           // the loaded kernels by source, for rebind_fused_graph
 };
 
 // Emits, compiles (or finds in the caches) and loads the kernels of `graph`'s
@@ -39,5 +43,11 @@ struct FusedGraphKernels {
 // disk it returns std::nullopt.
 FusedGraphKernels compile_fused_graph(const ir::Graph& graph);
 std::optional<FusedGraphKernels> compile_fused_graph_if_cached(const ir::Graph& graph);
+
+// The kernels of `graph`'s fusion nodes whose generated source is one that
+// `loaded` compiled (a shape-polymorphic program at other sizes: a kernel
+// whose source does not hold the sizes that changed); compiles nothing. The
+// other fusion nodes run on the interpreter (listed in `refused`).
+FusedGraphKernels rebind_fused_graph(const ir::Graph& graph, const FusedGraphKernels& loaded);
 
 }  // namespace graft::codegen::cpu

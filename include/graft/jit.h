@@ -30,6 +30,10 @@ struct JitOptions {
   // default (tiered execution) calls run the fused graph on the interpreter
   // while the module compiles in the background, and use it once it is loaded.
   bool wait_for_compile = false;
+  // Shape-polymorphic jit: one shape per argument leaf in JAX's syntax ("(b, 784)", "(b,)",
+  // "(2*b, _)": '_' keeps the first call's size), plus constraints ("b >= 8", "t <= 2*b").
+  // One executable serves every size of the symbols; each symbol is at least 1.
+  std::vector<std::string> polymorphic_shapes = {};
 };
 
 struct CostAnalysis {
@@ -95,18 +99,21 @@ template <class Out>
 class Lowered {
  public:
   Lowered(Graph graph, Out out_like, JitOptions options, std::vector<bool> donated, std::vector<size_t> ref_inputs = {},
-          std::vector<std::shared_ptr<detail::RefState>> closed = {})
+          std::vector<std::shared_ptr<detail::RefState>> closed = {},
+          std::shared_ptr<const detail::Executable> polymorphic = nullptr)
       : graph_(std::move(graph)),
         out_like_(std::move(out_like)),
         options_(std::move(options)),
         donated_(std::move(donated)),
         ref_inputs_(std::move(ref_inputs)),
-        closed_(std::move(closed)) {}
+        closed_(std::move(closed)),
+        polymorphic_(std::move(polymorphic)) {}
   const Graph& graph() const { return graph_; }
   std::string as_text() const { return graph_.to_text(); }
   // Ahead of time: returns once the executable is compiled (for Backend::cpu,
   // its module built and loaded), whatever options.wait_for_compile says.
   Compiled<Out> compile() const {
+    if (polymorphic_) return Compiled<Out>(polymorphic_, out_like_, options_);
     JitOptions waiting = options_;
     waiting.wait_for_compile = true;
     std::vector<bool> donated = donated_;
@@ -122,6 +129,7 @@ class Lowered {
   std::vector<bool> donated_;
   std::vector<size_t> ref_inputs_;
   std::vector<std::shared_ptr<detail::RefState>> closed_;
+  std::shared_ptr<const detail::Executable> polymorphic_;  // polymorphic_shapes: compiled already
 };
 
 template <class F>
@@ -165,6 +173,15 @@ class Jitted {
 
   template <class... Args>
   auto lower(const Args&... args) const {
+    using R = decltype(f_(args...));
+    using Out = std::conditional_t<std::is_void_v<R>, std::tuple<>, std::decay_t<R>>;
+    if (!options_.polymorphic_shapes.empty()) {  // traced at every sample size; compile() returns the executable
+      JitOptions waiting = options_;             // ahead of time: compile() returns once the module is loaded
+      waiting.wait_for_compile = true;
+      auto [exe, first] = compile_polymorphic<Out>(waiting, args...);
+      return Lowered<Out>(first.graph, first.out, options_, detail::donated_leaves(options_.donate_argnums, args...),
+                          {}, {}, exe);
+    }
     auto traced = detail::trace_for_jit(f_, args...);
     return Lowered<std::decay_t<decltype(traced.out)>>(traced.graph, traced.out, options_,
                                                        detail::donated_leaves(options_.donate_argnums, args...),
@@ -176,6 +193,7 @@ class Jitted {
   auto find_or_compile(const Args&... args) const {
     using R = decltype(f_(args...));
     using Out = std::conditional_t<std::is_void_v<R>, std::tuple<>, std::decay_t<R>>;
+    if (!options_.polymorphic_shapes.empty()) return find_or_compile_polymorphic<Out>(args...);
     std::string key = detail::signature_key("jit", args...);
     if (!key.empty())
       if (auto hit = std::static_pointer_cast<const detail::JitEntry<Out>>(cache_->find(key))) return hit;
@@ -200,6 +218,45 @@ class Jitted {
     detail::log_compile("jit", t1 - t0, detail::now_ms() - t1);
     if (!key.empty()) cache_->insert(key, entry);
     return entry;
+  }
+
+  // One entry for every size: f is traced at the sample sizes (ir/symbolic_graph.h), once.
+  template <class Out, class... Args>
+  std::shared_ptr<const detail::JitEntry<Out>> find_or_compile_polymorphic(const Args&... args) const {
+    std::string key;
+    {
+      detail::ShapelessStructures shapeless;
+      key = detail::signature_key("jit polymorphic", args...);
+    }
+    if (!key.empty())
+      if (auto hit = std::static_pointer_cast<const detail::JitEntry<Out>>(cache_->find(key))) return hit;
+    double t0 = detail::now_ms();
+    auto [exe, first] = compile_polymorphic<Out>(options_, args...);
+    std::vector<bool> donated = detail::donated_leaves(options_.donate_argnums, args...);
+    auto entry = std::make_shared<const detail::JitEntry<Out>>(detail::JitEntry<Out>{exe, first.out, donated, {}});
+    detail::log_compile("jit (polymorphic: traces and compile)", 0, detail::now_ms() - t0);
+    if (!key.empty()) cache_->insert(key, entry);
+    return entry;
+  }
+
+  // The polymorphic executable and the trace at the first sample size.
+  template <class Out, class... Args>
+  auto compile_polymorphic(const JitOptions& options, const Args&... args) const {
+    const std::vector<Array> leaves = detail::all_leaves(args...);
+    auto samples = detail::polymorphic_samples(options_.polymorphic_shapes, leaves);
+    std::vector<Graph> graphs;
+    std::optional<detail::TracedForJit<Out>> first;
+    for (size_t p = 0; p < detail::polymorphic_sample_count(*samples); ++p) {
+      detail::TraceInputShapes shapes(detail::polymorphic_sample_shapes(*samples, p));
+      cache_->count_trace();
+      auto traced = detail::trace_for_jit(f_, args...);
+      if (!traced.ref_inputs.empty() || !traced.closed.empty())
+        throw UnsupportedError("jit: polymorphic_shapes with Ref arguments or closed-over Refs is not supported");
+      graphs.push_back(traced.graph);
+      if (!first) first.emplace(std::move(traced));
+    }
+    std::vector<bool> donated = detail::donated_leaves(options_.donate_argnums, args...);
+    return std::make_pair(detail::compile_polymorphic(*samples, graphs, options, donated), std::move(*first));
   }
 
   F f_;

@@ -128,11 +128,12 @@ TEST_CASE("jit cpu: the compile cache", "[jit][cpu][cache]") {
   CHECK(s2.compiles == s1.compiles);
   CHECK(s2.memory_hits == s1.memory_hits + 1);
 
-  // A new shape: one trace and one compile.
+  // A new shape: one trace, but no compile: an elementwise kernel takes its
+  // element count at run time, so its source is the same for every size.
   Array x2 = astype(arange(37), f32);
   CHECK(values(jf(x2, 1.5)) == values(scaled_chain(x2, 1.5)));
   CHECK(traces == 3);
-  CHECK(cg::compile_stats().compiles == s2.compiles + 1);
+  CHECK(cg::compile_stats().compiles == s2.compiles);
   CHECK(jf.cache_size() == 3);
 
   // A second process finds the first shape's module on disk.

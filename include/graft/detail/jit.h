@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <source_location>
 #include <string>
 #include <tuple>
@@ -100,6 +101,33 @@ auto trace_for_jit(const F& f, const Args&... args) {
     return TracedForJit<Out>{g, out, std::move(ref_inputs), refs.bound};
   });
 }
+// Shape-polymorphic jit (api/jit_polymorphic.cpp): JitOptions::polymorphic_shapes read
+// against the first call's leaves, and the sizes f is traced at.
+struct PolymorphicSamples;
+std::shared_ptr<const PolymorphicSamples> polymorphic_samples(const std::vector<std::string>& specs,
+                                                              const std::vector<Array>& leaves);
+size_t polymorphic_sample_count(const PolymorphicSamples& samples);
+std::vector<Shape> polymorphic_sample_shapes(const PolymorphicSamples& samples, size_t point);
+// The executable of the traces at every sample point, in order.
+std::shared_ptr<const Executable> compile_polymorphic(const PolymorphicSamples& samples,
+                                                      const std::vector<Graph>& traced, const JitOptions& options,
+                                                      const std::vector<bool>& donated);
+// While alive, the inputs of this thread's outermost traces take these shapes, in leaf order.
+class TraceInputShapes {
+ public:
+  explicit TraceInputShapes(std::vector<Shape> shapes);
+  ~TraceInputShapes();
+  TraceInputShapes(const TraceInputShapes&) = delete;
+  TraceInputShapes& operator=(const TraceInputShapes&) = delete;
+};
+// While alive, structure descriptions on this thread give Arrays by dtype and rank only.
+class ShapelessStructures {
+ public:
+  ShapelessStructures();
+  ~ShapelessStructures();
+  ShapelessStructures(const ShapelessStructures&) = delete;
+  ShapelessStructures& operator=(const ShapelessStructures&) = delete;
+};
 CostAnalysis executable_cost(const Executable& exe);
 MemoryAnalysis executable_memory(const Executable& exe);
 // Why a call missed the cache: which arguments' structures changed, and how.

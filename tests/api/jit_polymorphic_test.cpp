@@ -1,0 +1,204 @@
+// Shape-polymorphic jit: one executable for every size of a symbolic
+// dimension, equal to shape-specialised jit at each size; the dimension
+// expressions it finds; and the errors of specifications, calls and programs
+// that are not one program for every size.
+#include <catch2/catch.hpp>
+
+#include "graft/graft.h"
+#include "ir/dim_expr.h"
+#include "ir/symbolic_graph.h"
+
+using namespace graft;
+using Catch::Matchers::Contains;
+
+namespace {
+
+std::vector<double> values(const Array& a) { return astype(a, f64).to_vector<double>(); }
+
+void check_close(const Array& got, const Array& want, double tol) {
+  REQUIRE(got.shape() == want.shape());
+  std::vector<double> g = values(got), w = values(want);
+  for (size_t i = 0; i < g.size(); ++i) CHECK(g[i] == Approx(w[i]).margin(tol).epsilon(tol));
+}
+
+struct Mlp {
+  Array w1, b1, w2;
+};
+
+// A training step's loss: mean over the batch (a division by b) of a two-layer network's squared error.
+Array mlp_loss(const Mlp& p, const Array& x, const Array& y) {
+  Array h = graft::tanh(matmul(x, p.w1) + p.b1);
+  Array d = matmul(h, p.w2) - y;
+  return mean(d * d);
+}
+
+Array batch(int64_t b, int64_t d, float seed) {
+  return graft::sin(reshape(astype(arange(b * d), f32), {b, d}) * 0.37f + seed);
+}
+
+}  // namespace
+
+GRAFT_PYTREE(Mlp, w1, b1, w2);
+
+TEST_CASE("polymorphic dimension expressions parse, print and evaluate", "[jit][polymorphic]") {
+  std::vector<std::string> syms;
+  ir::DimExpr e = ir::parse_dim_expr("2*b + t*b - 3", &syms, "test");
+  REQUIRE(syms == std::vector<std::string>{"b", "t"});
+  CHECK(e.str(syms) == "2*b + b*t - 3");
+  CHECK(e.evaluate({5, 7}) == 10 + 35 - 3);
+  CHECK(ir::parse_dim_expr("(b - 1) * 4", &syms, "test").str(syms) == "4*b - 4");
+  CHECK_THROWS_WITH(ir::parse_dim_expr("b*b", &syms, "test"), Contains("at most one in each symbol"));
+  CHECK_THROWS_WITH(ir::parse_dim_expr("b +", &syms, "test"), Contains("cannot read"));
+  CHECK_THROWS_WITH(ir::parse_dim_expr("b / 2", &syms, "test"), Contains("unexpected '/'"));
+  std::vector<bool> given;
+  auto dims = ir::parse_poly_shape("(b,)", &syms, &given);
+  CHECK(dims.size() == 1);
+  dims = ir::parse_poly_shape("(2*b, _, 784)", &syms, &given);
+  CHECK(dims.size() == 3);
+  CHECK(given == std::vector<bool>{false, true, false});
+  CHECK(ir::parse_poly_shape("()", &syms, &given).empty());
+  CHECK_THROWS_WITH(ir::parse_poly_shape("(b,, 3)", &syms, &given), Contains("empty dimension"));
+  ir::DimConstraint c = ir::parse_dim_constraint("t <= 2*b", &syms);
+  CHECK(c.holds({3, 6}));
+  CHECK_FALSE(c.holds({3, 7}));
+  CHECK_THROWS_WITH(ir::parse_dim_constraint("b >= 1 >= 0", &syms), Contains("one comparison"));
+}
+
+TEST_CASE("fitting finds each number's expression from the sample graphs", "[jit][polymorphic]") {
+  // The corner values of 3 + 2*b + b*t - t at b in {17, 19}, t in {29, 31}, checked at (23, 37).
+  auto points = ir::sample_points({17, 29}, {19, 31}, {23, 37});
+  REQUIRE(points.size() == 5);
+  std::vector<ir::GraphPtr> graphs;
+  for (const auto& p : points) {
+    auto g = std::make_shared<ir::Graph>();
+    const int64_t n = 3 + 2 * p[0] + p[0] * p[1] - p[1];
+    ir::ValueId x = g->add_input(ir::ValueType{DType::f32, {n, 5}});
+    g->set_outputs({x});
+    graphs.push_back(g);
+  }
+  ir::SymbolicGraph s = ir::fit_symbolic_graph(graphs, points, {"b", "t"});
+  CHECK(s.symbolic_count == 1);
+  auto dims = ir::symbolic_value_dims(s);
+  REQUIRE(dims.size() == 1);
+  CHECK(ir::symbolic_type_str(DType::f32, dims[0].second, s.symbols) == "f32[2*b - t + b*t + 3,5]");
+  ir::GraphPtr at = ir::instantiate(s, {4, 6});
+  CHECK(at->type(at->inputs()[0]).shape == Shape{3 + 8 + 24 - 6, 5});
+  // b // 2 is no such polynomial: refused, naming what it saw.
+  for (size_t i = 0; i < points.size(); ++i) {
+    auto g = std::make_shared<ir::Graph>();
+    ir::ValueId x = g->add_input(ir::ValueType{DType::f32, {points[i][0] / 2}});
+    g->set_outputs({x});
+    graphs[i] = g;
+  }
+  CHECK_THROWS_WITH(ir::fit_symbolic_graph(graphs, points, {"b", "t"}), Contains("8 at b = 17, t = 29"));
+}
+
+TEST_CASE("polymorphic jit: a training step compiles once for every batch size", "[jit][polymorphic]") {
+  const int64_t D = 12, H = 16, O = 3;
+  Mlp p{batch(D, H, 0.1f) * 0.3f, reshape(batch(1, H, 0.2f), {H}) * 0.1f, batch(H, O, 0.3f) * 0.3f};
+  auto step = value_and_grad(mlp_loss);
+  for (Backend backend : {Backend::interpreter, Backend::cpu}) {
+    INFO("backend " << (backend == Backend::cpu ? "cpu" : "interpreter"));
+    JitOptions opts{.backend = backend,
+                    .wait_for_compile = true,
+                    .polymorphic_shapes = {"(12, 16)", "(16,)", "(16, 3)", "(b, 12)", "(b, 3)"}};
+    auto poly = jit(step, opts);
+    auto fixed = jit(step, {.backend = backend, .wait_for_compile = true});
+    size_t traces = 0;
+    for (int64_t b : {5, 1, 2, 3, 64, 17, 100, 257, 5}) {
+      INFO("b = " << b);
+      Array x = batch(b, D, 0.5f), y = batch(b, O, 0.7f);
+      auto [loss, grads] = poly(p, x, y);
+      auto [want_loss, want_grads] = fixed(p, x, y);
+      check_close(loss, want_loss, 1e-5);
+      check_close(grads.w1, want_grads.w1, 1e-5);
+      check_close(grads.b1, want_grads.b1, 1e-5);
+      check_close(grads.w2, want_grads.w2, 1e-5);
+      if (traces == 0) traces = poly.trace_count();
+      CHECK(poly.cache_size() == 1);
+      CHECK(poly.trace_count() == traces);  // no new trace for a new size
+    }
+    CHECK(traces == 3);  // one symbol: 2 + 1 sample sizes, traced once
+    CHECK(fixed.cache_size() == 8);
+  }
+}
+
+TEST_CASE("polymorphic jit: two symbols, flattening (b, t, d) into (b*t, d)", "[jit][polymorphic]") {
+  Array w = batch(8, 4, 0.9f);
+  auto f = [w](const Array& x) {
+    const int64_t b = x.shape()[0], t = x.shape()[1];
+    Array flat = reshape(x, {b * t, 8});
+    Array y = reshape(matmul(flat, w), {b, t, 4});
+    return sum(graft::exp(y * 0.1f), {1}) / static_cast<float>(t);  // a division by t
+  };
+  auto poly = jit(f, {.backend = Backend::interpreter, .polymorphic_shapes = {"(b, t, 8)", "t >= 2"}});
+  for (auto [b, t] : std::vector<std::pair<int64_t, int64_t>>{{1, 2}, {3, 5}, {7, 2}, {2, 40}}) {
+    INFO("b = " << b << ", t = " << t);
+    Array x = reshape(batch(b * t, 8, 0.4f), {b, t, 8});
+    check_close(poly(x), f(x), 1e-5);
+  }
+  CHECK(poly.trace_count() == 5);  // 2^2 corners and one check
+  CHECK(poly.cache_size() == 1);
+  CHECK_THROWS_WITH(poly(reshape(batch(3, 8, 0.4f), {3, 1, 8})), Contains("breaks the constraint 't >= 2'"));
+  // The executable's text shows the symbolic dimensions.
+  std::string text = poly.lower(reshape(batch(6, 8, 0.f), {2, 3, 8})).compile().as_text();
+  CHECK_THAT(text, Contains("polymorphic in b, t (each >= 1, t >= 2)"));
+  CHECK_THAT(text, Contains("input 0: %0 f32[b,t,8]"));
+  CHECK_THAT(text, Contains("output 0: "));
+  CHECK_THAT(text, Contains("f32[b,4]"));
+}
+
+TEST_CASE("polymorphic jit: clear errors for specifications and calls", "[jit][polymorphic]") {
+  auto f = [](const Array& x, const Array& y) { return sum(x, {1}) + y; };
+  Array x = batch(4, 3, 0.f), y = reshape(batch(1, 4, 0.f), {4});
+  auto bad = [&](std::vector<std::string> spec) { return jit(f, {.polymorphic_shapes = std::move(spec)})(x, y); };
+  CHECK_THROWS_WITH(bad({"(b, 3)"}), Contains("gives 1 shapes, but the function is called with 2"));
+  CHECK_THROWS_WITH(bad({"(b, 3, 1)", "(b,)"}), Contains("has 3 dimensions"));
+  CHECK_THROWS_WITH(bad({"(b, 3)", "(b,"}), Contains("not closed"));
+  CHECK_THROWS_WITH(bad({"(4, 3)", "(4,)"}), Contains("names no symbol"));
+  CHECK_THROWS_WITH(bad({"(b, 3)", "(b,)", "t >= 2"}), Contains("'t' appears in a constraint but in no"));
+  CHECK_THROWS_WITH(bad({"(b, 5)", "(b,)"}), Contains("needs dimension 1 to be 5"));
+  CHECK_THROWS_WITH(bad({"(b, 3)", "(b,)", "b >= 1", "b <= 2"}), Contains("breaks the constraint 'b <= 2'"));
+  CHECK_THROWS_WITH(bad({"(b, 3)", "(b,)", "b >= 4", "b <= 5"}), Contains("fewer than three sizes"));
+  auto jf = jit(f, {.polymorphic_shapes = {"(b, 3)", "(b,)"}});
+  CHECK(values(jf(x, y)) == values(f(x, y)));
+  // Shapes that disagree on b, and a wrong rank: errors naming the leaf and its shape.
+  CHECK_THROWS_WITH(jf(batch(5, 3, 0.f), y), Contains("argument leaf 1 has shape [4]"));
+  CHECK_THROWS_WITH(jf(batch(5, 3, 0.f), y), Contains("needs dimension 0 to be b = 5"));
+  CHECK_THROWS_WITH(jf(x, batch(4, 1, 0.f)), Contains("argument leaf 1 has shape [4,1]"));
+  CHECK_THROWS_AS(jf(x, batch(4, 1, 0.f)), ShapeError);
+}
+
+TEST_CASE("polymorphic jit refuses functions that are not one program for every size", "[jit][polymorphic]") {
+  // Code branching on a dimension builds different ops at different sizes.
+  auto branches = [](const Array& x) { return x.shape()[0] > 18 ? graft::exp(x) : graft::sin(x); };
+  CHECK_THROWS_WITH(jit(branches, {.polymorphic_shapes = {"(b,)"}})(full({4}, 1.0f)),
+                    Contains("builds a different program"));
+  // A size that is not a polynomial of degree one in b.
+  auto halves = [](const Array& x) { return slice(x, {0, 0}, {x.shape()[0] / 2, 4}); };
+  CHECK_THROWS_WITH(jit(halves, {.polymorphic_shapes = {"(b, 4)"}})(full({4, 4}, 1.0f)),
+                    Contains("not a sum of products of distinct symbols"));
+  // A constant array whose size depends on b.
+  auto table = [](const Array& x) {
+    const int64_t n = x.shape()[0];
+    return x + array(std::vector<float>(static_cast<size_t>(n), 0.5f), {n});
+  };
+  CHECK_THROWS_WITH(jit(table, {.polymorphic_shapes = {"(b,)"}})(full({4}, 1.0f)),
+                    Contains("builds a different program"));
+}
+
+TEST_CASE("polymorphic jit: iota, slices, concatenation and padding follow the symbol", "[jit][polymorphic]") {
+  auto f = [](const Array& x) {
+    const int64_t b = x.shape()[0];
+    Array ramp = astype(arange(b), f32);          // an iota of b elements
+    Array both = concatenate({x, x * ramp}, 0);   // 2*b
+    Array inner = slice(both, {1}, {2 * b - 1});  // 2*b - 2
+    return sum(inner * inner) + graft::max(ramp);
+  };
+  auto jf = jit(f, {.backend = Backend::interpreter, .polymorphic_shapes = {"(b,)", "b >= 2"}});
+  for (int64_t b : {2, 3, 9, 40}) {
+    Array x = graft::cos(astype(arange(b), f32));
+    check_close(jf(x), f(x), 1e-5);
+  }
+  CHECK(jf.trace_count() == 3);
+}
