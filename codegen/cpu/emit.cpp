@@ -295,7 +295,9 @@ class Emitter {
     std::ostringstream os;
     for (const auto& gt : gathers_) {
       os << "const int64_t " << sym_ << "_g" << gt.ord << "_size[] = {";
-      for (size_t i = 0; i < gt.sizes.size(); ++i) os << (i ? ", " : "") << gt.sizes[i];
+      // The outermost size never wraps (every index is below N): unbounded, so
+      // that the source does not hold it (a batch dimension's size).
+      for (size_t i = 0; i < gt.sizes.size(); ++i) os << (i ? ", " : "") << (i ? num(gt.sizes[i]) : "__INT64_MAX__");
       os << "};\nconst int64_t " << sym_ << "_g" << gt.ord << "_stride[] = {";
       for (size_t i = 0; i < gt.strides.size(); ++i) os << (i ? ", " : "") << gt.strides[i];
       os << "};\n";
@@ -421,8 +423,8 @@ class Emitter {
       os << copy_reduction();
     }
     if (p_.has_loop) {
-      os << "  " << sym_ << "_ctx c;\n  c.in = in;\n  c.out = out;\n  c.lim = " << (has_red() ? num(p_.N()) : std::string("n"))
-         << ";\n";
+      os << "  " << sym_ << "_ctx c;\n  c.in = in;\n  c.out = out;\n  c.lim = n;\n";
+      if (has_red()) os << "  const int64_t g0 = n / " << rest_of_groups() << ";\n  (void)g0;\n";
       for (int ord : used_uniforms_) os << "  c." << u(ord) << " = " << u(ord) << ";\n";
       if (has_red()) os << reduce_driver();
       else os << elementwise_driver();
@@ -433,18 +435,41 @@ class Emitter {
 
   const std::vector<size_t>& red_positions() const { return p_.reduction().outputs; }
 
+  // A reduction kernel takes the size of its leading group (the outermost
+  // axes: a batch) from n at run time, g0 = n / (the other groups' sizes),
+  // so that one source serves every size of it (a shape-polymorphic
+  // program's instances); the other groups' sizes are literals.
+  const std::vector<ir::ReductionGroup>& groups() const { return p_.reduction().groups; }
+  std::string gsize(size_t i) const { return i == 0 ? std::string("g0") : num(groups()[i].size); }
+  int64_t rest_of_groups() const {
+    int64_t r = 1;
+    for (size_t i = 1; i < groups().size(); ++i) r *= groups()[i].size;
+    return r;
+  }
+  // The reduction's output count: a literal, or g0 times the other kept groups.
+  std::string red_count_expr() const {
+    if (!p_.has_loop || groups().empty() || groups()[0].reduced) return num(red_count());
+    return cat("(g0 * ", num(red_count() / groups()[0].size), ")");
+  }
+  // `loop` in parallel when `count` (an expression) reaches kParallelMin, else on this thread:
+  // a small call stays out of libgomp altogether.
+  static std::string maybe_parallel(const std::string& count, const std::string& loop) {
+    return cat("  if (", count, " >= ", num(kParallelMin), ") {\n#pragma omp parallel for schedule(static)\n", loop,
+               "  } else {\n", loop, "  }\n");
+  }
+
   // y: where the drivers accumulate the reduction's results, in RT: its
   // first output, or for a half a float buffer red_y_end rounds into it.
   std::string red_y_begin() const {
     const std::string t = RT(), dst = cat("out[", num(static_cast<int64_t>(red_positions()[0])), "]");
     if (!ir::is_half(red_dtype())) return cat("  ", t, "* y = static_cast<", t, "*>(", dst, ");\n");
-    return cat("  ", t, "* y = static_cast<", t, "*>(__builtin_malloc(", num(red_count()), " * sizeof(", t, ")));\n");
+    return cat("  ", t, "* y = static_cast<", t, "*>(__builtin_malloc(", red_count_expr(), " * sizeof(", t, ")));\n");
   }
   std::string red_y_end() const {
     if (!ir::is_half(red_dtype())) return "";
     const std::string s = ctype(red_dtype());
     return cat("  {\n    ", s, "* yh = static_cast<", s, "*>(out[", num(static_cast<int64_t>(red_positions()[0])),
-               "]);\n", "    for (int64_t o = 0; o < ", num(red_count()),
+               "]);\n", "    for (int64_t o = 0; o < ", red_count_expr(),
                "; ++o) yh[o] = ", store_expr(red_dtype(), "y[o]"), ";\n", "    __builtin_free(y);\n  }\n");
   }
 
@@ -452,16 +477,27 @@ class Emitter {
     const std::vector<size_t>& r = red_positions();
     std::ostringstream os;
     for (size_t i = 1; i < r.size(); ++i)
-      os << "  __builtin_memcpy(out[" << r[i] << "], out[" << r[0] << "], "
-         << red_count() * static_cast<int64_t>(ir::dtype_size(red_dtype())) << ");\n";
+      os << "  __builtin_memcpy(out[" << r[i] << "], out[" << r[0] << "], " << red_count_expr() << " * "
+         << ir::dtype_size(red_dtype()) << ");\n";
     return os.str();
+  }
+
+  // A full reduction's chunks of kSumChunk elements: part[nch], on the stack when few.
+  std::string chunk_parts() const {
+    const std::string t = RT();
+    return cat("  const int64_t nch = (n + ", num(kSumChunk - 1), ") / ", num(kSumChunk), ";\n", "  ", t,
+               " part_small[64];\n", "  ", t, "* part = nch <= 64 ? part_small : static_cast<", t,
+               "*>(__builtin_malloc(nch * sizeof(", t, ")));\n");
+  }
+  std::string chunk_loop() const {
+    return cat("  for (int64_t ch = 0; ch < nch; ++ch) part[ch] = ", sym_, "_run(c, ch * ", num(kSumChunk),
+               ", gcg_lo(n, ch * ", num(kSumChunk), " + ", num(kSumChunk), "));\n");
   }
 
   std::string elementwise_driver() const {
     std::ostringstream os;
     os << "  if (n <= 0) return;\n";
     os << "  const int64_t nb = (n + " << kBlock - 1 << ") / " << kBlock << ";\n";
-    // A small call stays out of libgomp altogether (an `if` clause still enters it).
     const std::string loop = "  for (int64_t b = 0; b < nb; ++b) " + sym_ + "_block(c, b * " + num(kBlock) +
                              ", gcg_lo(n, b * " + num(kBlock) + " + " + num(kBlock) + "), nullptr);\n";
     os << "  if (n < " << kParallelMin << ") {\n  " << loop << "    return;\n  }\n";
@@ -472,60 +508,60 @@ class Emitter {
   std::string reduce_driver() const {
     std::ostringstream os;
     const std::string t = RT();
-    const auto& G = p_.reduction().groups;
-    const int64_t N = p_.N();
+    const auto& G = groups();
     if (ordered()) return ordered_sum_driver();
     os << red_y_begin();
     int kept_groups = 0, red_groups = 0;
     for (const ir::ReductionGroup& gr : G) (gr.reduced ? red_groups : kept_groups)++;
     if (kept_groups == 0) {
       // A full reduction: chunks in parallel, combined in chunk order.
-      const int64_t nch = (N + kSumChunk - 1) / kSumChunk;
-      os << "  // full reduction of " << N << " elements: " << nch << " chunks combined in order\n";
-      if (nch <= 64) os << "  " << t << " part[" << nch << "];\n";
-      else os << "  " << t << "* part = static_cast<" << t << "*>(__builtin_malloc(" << nch << " * sizeof(" << t << ")));\n";
-      if (N >= kParallelMin) os << "#pragma omp parallel for schedule(static)\n";
-      os << "  for (int64_t ch = 0; ch < " << nch << "; ++ch) part[ch] = " << sym_ << "_run(c, ch * " << kSumChunk
-         << ", gcg_lo(" << N << ", ch * " << kSumChunk << " + " << kSumChunk << "));\n";
+      os << "  // full reduction: chunks combined in order\n" << chunk_parts();
+      os << maybe_parallel("n", chunk_loop());
       os << "  " << t << " acc = " << identity() << ";\n";
-      os << "  for (int64_t ch = 0; ch < " << nch << "; ++ch) acc = " << combine() << "(acc, part[ch]);\n";
+      os << "  for (int64_t ch = 0; ch < nch; ++ch) acc = " << combine() << "(acc, part[ch]);\n";
       os << "  y[0] = acc;\n";
-      if (nch > 64) os << "  __builtin_free(part);\n";
+      os << "  if (part != part_small) __builtin_free(part);\n";
       os << red_y_end() << copy_reduction();
       return os.str();
     }
     const int m = static_cast<int>(G.size());
     const ir::ReductionGroup& inner = G[m - 1];
-    // The kept group split across threads: the one giving the most tasks.
+    // The kept group split across threads: another than the leading one when
+    // it gives enough tasks by its own (literal) size, else the leading one
+    // (a batch: its size is not known here), else the one giving the most.
     int P = -1;
     int64_t best = -1;
-    for (int i = 0; i < m; ++i) {
+    for (int i = 1; i < m; ++i) {
       if (G[i].reduced) continue;
       int64_t tasks = i == m - 1 ? (G[i].size + kBlock - 1) / kBlock : G[i].size;
       if (tasks > best) best = tasks, P = i;
     }
+    if (!G[0].reduced && (P < 0 || best < 16)) P = 0;
     const bool init = red_groups > 0;  // else every output is written once, from the identity
-    if (init) {
-      if (red_count() >= kParallelMin) os << "#pragma omp parallel for schedule(static)\n";
-      os << "  for (int64_t o = 0; o < " << red_count() << "; ++o) y[o] = " << identity() << ";\n";
-    }
+    if (init)
+      os << maybe_parallel(red_count_expr(),
+                           cat("  for (int64_t o = 0; o < ", red_count_expr(), "; ++o) y[o] = ", identity(), ";\n"));
     os << "  // groups (size, reduced):";
-    for (const ir::ReductionGroup& gr : G) os << " (" << gr.size << ", " << (gr.reduced ? "r" : "k") << ")";
+    for (int i = 0; i < m; ++i)
+      os << " (" << gsize(static_cast<size_t>(i)) << ", " << (G[i].reduced ? "r" : "k") << ")";
     os << "; split group " << P << "\n";
-    if (N >= kParallelMin) os << "#pragma omp parallel for schedule(static)\n";
+    std::ostringstream loop;
     const bool split_inner = P == m - 1;
     std::string ind = "  ";
     if (split_inner) {
-      os << ind << "for (int64_t wb = 0; wb < " << (inner.size + kBlock - 1) / kBlock << "; ++wb) {\n";
+      loop << ind << "for (int64_t wb = 0; wb < (" << gsize(static_cast<size_t>(m - 1)) << " + " << kBlock - 1 << ") / "
+           << kBlock << "; ++wb) {\n";
     } else {
-      os << ind << "for (int64_t i" << P << " = 0; i" << P << " < " << G[P].size << "; ++i" << P << ") {\n";
+      loop << ind << "for (int64_t i" << P << " = 0; i" << P << " < " << gsize(static_cast<size_t>(P)) << "; ++i" << P
+           << ") {\n";
     }
     ind += "  ";
-    if (!inner.reduced) os << ind << "alignas(64) " << t << " red[" << temp_len() << "];\n";
+    if (!inner.reduced) loop << ind << "alignas(64) " << t << " red[" << temp_len() << "];\n";
     int open = 1;
     for (int i = 0; i < m - 1; ++i) {
       if (i == P) continue;
-      os << ind << "for (int64_t i" << i << " = 0; i" << i << " < " << G[i].size << "; ++i" << i << ") {\n";
+      loop << ind << "for (int64_t i" << i << " = 0; i" << i << " < " << gsize(static_cast<size_t>(i)) << "; ++i" << i
+           << ") {\n";
       ind += "  ";
       ++open;
     }
@@ -534,87 +570,94 @@ class Emitter {
       base = cat(base, " + i", num(i), " * ", num(G[i].in_stride));
       if (!G[i].reduced) obase = cat(obase, " + i", num(i), " * ", num(G[i].out_stride));
     }
-    os << ind << "const int64_t base = " << base << ", o = " << obase << ";\n";
+    const std::string inner_size = gsize(static_cast<size_t>(m - 1));
+    loop << ind << "const int64_t base = " << base << ", o = " << obase << ";\n";
     if (inner.reduced) {
-      os << ind << "y[o] = " << combine() << "(y[o], " << sym_ << "_run(c, base, base + " << inner.size << "));\n";
+      loop << ind << "y[o] = " << combine() << "(y[o], " << sym_ << "_run(c, base, base + " << inner_size << "));\n";
     } else {
       if (split_inner) {
-        os << ind << "{\n" << ind << "  const int64_t w0 = wb * " << kBlock << ", w1 = gcg_lo(" << inner.size
-           << ", w0 + " << kBlock << ");\n";
+        loop << ind << "{\n"
+             << ind << "  const int64_t w0 = wb * " << kBlock << ", w1 = gcg_lo(" << inner_size << ", w0 + " << kBlock
+             << ");\n";
       } else {
-        os << ind << "for (int64_t w0 = 0; w0 < " << inner.size << "; w0 += " << kBlock << ") {\n";
-        os << ind << "  const int64_t w1 = gcg_lo(" << inner.size << ", w0 + " << kBlock << ");\n";
+        loop << ind << "for (int64_t w0 = 0; w0 < " << inner_size << "; w0 += " << kBlock << ") {\n";
+        loop << ind << "  const int64_t w1 = gcg_lo(" << inner_size << ", w0 + " << kBlock << ");\n";
       }
-      os << ind << "  " << sym_ << "_block(c, base + w0, base + w1, red);\n";
-      os << ind << "  " << t << "* yo = y + o + w0;\n";
-      os << "#pragma omp simd\n";
-      os << ind << "  for (int64_t w = 0; w < w1 - w0; ++w) yo[w] = " << combine() << "("
-         << (init ? std::string("yo[w]") : identity()) << ", red[w]);\n";
-      os << ind << "}\n";
+      loop << ind << "  " << sym_ << "_block(c, base + w0, base + w1, red);\n";
+      loop << ind << "  " << t << "* yo = y + o + w0;\n";
+      loop << "#pragma omp simd\n";
+      loop << ind << "  for (int64_t w = 0; w < w1 - w0; ++w) yo[w] = " << combine() << "("
+           << (init ? std::string("yo[w]") : identity()) << ", red[w]);\n";
+      loop << ind << "}\n";
     }
     for (int i = 0; i < open; ++i) {
       ind.resize(ind.size() - 2);
-      os << ind << "}\n";
+      loop << ind << "}\n";
     }
+    os << maybe_parallel("n", loop.str());
     os << red_y_end() << copy_reduction();
     return os.str();
   }
 
   // A float sum over [outer, reduced, inner] (the schedule refuses other
-  // forms): rows in runs, or columns in sum_order::ColumnSums.
+  // forms): rows in runs, or columns in sum_order::ColumnSums. The leading
+  // group (outer, or reduced when there is no outer) is g0.
   std::string ordered_sum_driver() const {
     std::ostringstream os;
     const std::string t = RT();
-    const int64_t N = p_.N();
     ir::OuterReducedInner f;
-    if (!ir::outer_reduced_inner(p_.reduction().groups, &f)) fail("a float sum over axes that are not adjacent");
+    if (!ir::outer_reduced_inner(groups(), &f)) fail("a float sum over axes that are not adjacent");
+    const bool outer_leads = !groups().empty() && !groups()[0].reduced;
+    const std::string outer = outer_leads ? "g0" : num(f.outer), reduced = outer_leads ? num(f.reduced) : "g0";
     os << red_y_begin();
-    const std::string par = N >= kParallelMin ? "#pragma omp parallel for schedule(static)\n" : "";
     if (f.inner == 1 && f.outer == 1) {
-      const int64_t nch = (N + kSumChunk - 1) / kSumChunk;
-      os << "  // full float sum of " << N << " elements: " << nch << " chunks (subtrees), combined as sum_order's tree\n";
-      if (nch <= 64) os << "  " << t << " part[" << nch << "];\n";
-      else os << "  " << t << "* part = static_cast<" << t << "*>(__builtin_malloc(" << nch << " * sizeof(" << t << ")));\n";
-      os << par;
-      os << "  for (int64_t ch = 0; ch < " << nch << "; ++ch) part[ch] = " << sym_ << "_run(c, ch * " << kSumChunk
-         << ", gcg_lo(" << N << ", ch * " << kSumChunk << " + " << kSumChunk << "));\n";
+      os << "  // full float sum: chunks (subtrees) combined as sum_order's tree\n" << chunk_parts();
+      os << maybe_parallel("n", chunk_loop());
       os << "  graft::sum_order::Levels<" << t << "> lv;\n";
-      os << "  for (int64_t ch = 0; ch + 1 < " << nch << "; ++ch) lv.push(part[ch]);\n";
-      os << "  y[0] = lv.finish(part[" << nch - 1 << "]);\n";
-      if (nch > 64) os << "  __builtin_free(part);\n";
+      os << "  for (int64_t ch = 0; ch + 1 < nch; ++ch) lv.push(part[ch]);\n";
+      os << "  y[0] = lv.finish(part[nch - 1]);\n";
+      os << "  if (part != part_small) __builtin_free(part);\n";
     } else if (f.inner == 1 && f.reduced <= kBlock) {
       // Short rows: a block holds kBlock / R whole rows, each one row block (R a literal).
-      const int64_t per = kBlock / f.reduced, chunks = (f.outer + per - 1) / per;
-      os << "  // float row sums: " << f.outer << " rows of " << f.reduced << ", " << per << " per block\n" << par;
-      os << "  for (int64_t q = 0; q < " << chunks << "; ++q) {\n";
-      os << "    const int64_t o0 = q * " << per << ", o1 = gcg_lo(" << f.outer << ", o0 + " << per << ");\n";
-      os << "    alignas(64) " << t << " red[" << temp_len() << "];\n";
-      os << "    " << sym_ << "_block(c, o0 * " << f.reduced << ", o1 * " << f.reduced << ", red);\n";
-      os << "    for (int64_t o = o0; o < o1; ++o) y[o] = graft::sum_order::block_sum<" << t << ">(red + (o - o0) * "
-         << f.reduced << ", " << f.reduced << ");\n";
-      os << "  }\n";
+      const int64_t per = kBlock / f.reduced;
+      os << "  // float row sums: rows of " << f.reduced << ", " << per << " per block\n";
+      os << "  const int64_t chunks = (" << outer << " + " << per - 1 << ") / " << per << ";\n";
+      std::ostringstream loop;
+      loop << "  for (int64_t q = 0; q < chunks; ++q) {\n";
+      loop << "    const int64_t o0 = q * " << per << ", o1 = gcg_lo(" << outer << ", o0 + " << per << ");\n";
+      loop << "    alignas(64) " << t << " red[" << temp_len() << "];\n";
+      loop << "    " << sym_ << "_block(c, o0 * " << f.reduced << ", o1 * " << f.reduced << ", red);\n";
+      loop << "    for (int64_t o = o0; o < o1; ++o) y[o] = graft::sum_order::block_sum<" << t << ">(red + (o - o0) * "
+           << f.reduced << ", " << f.reduced << ");\n";
+      loop << "  }\n";
+      os << maybe_parallel("n", loop.str());
     } else if (f.inner == 1) {
-      os << "  // float row sums: " << f.outer << " rows of " << f.reduced << "\n" << par;
-      os << "  for (int64_t o = 0; o < " << f.outer << "; ++o) y[o] = " << sym_ << "_run(c, o * " << f.reduced
-         << ", o * " << f.reduced << " + " << f.reduced << ");\n";
+      os << "  // float row sums: rows of " << reduced << "\n";
+      os << maybe_parallel("n", cat("  for (int64_t o = 0; o < ", outer, "; ++o) y[o] = ", sym_, "_run(c, o * ",
+                                    reduced, ", o * ", reduced, " + ", reduced, ");\n"));
     } else {
       const int64_t W = std::min<int64_t>(f.inner, kBlock), wch = (f.inner + W - 1) / W;
-      const int64_t levels = sum_order::column_levels(f.reduced);
-      os << "  // float column sums: " << f.outer << " x " << f.inner << " columns of " << f.reduced << " rows\n" << par;
-      os << "  for (int64_t it = 0; it < " << f.outer * wch << "; ++it) {\n";
-      os << "    const int64_t o = it / " << wch << ", w0 = (it % " << wch << ") * " << W << ", w1 = gcg_lo(" << f.inner
-         << ", w0 + " << W << ");\n";
-      os << "    alignas(64) " << t << " red[" << temp_len() << "];\n";
-      os << "    alignas(64) " << t << " store[" << (levels + 1) * W << "];\n";
-      os << "    graft::sum_order::ColumnSums<" << t << "> cs;\n";
-      os << "    cs.start(store, w1 - w0, " << levels << ");\n";
-      os << "    for (int64_t r = 0; r < " << f.reduced << "; ++r) {\n";
-      os << "      const int64_t b = (o * " << f.reduced << " + r) * " << f.inner << ";\n";
-      os << "      " << sym_ << "_block(c, b + w0, b + w1, red);\n";
-      os << "      cs.add(red, 1, 0);\n";
-      os << "    }\n";
-      os << "    cs.finish(y + o * " << f.inner << " + w0);\n";
-      os << "  }\n";
+      // The levels of a column's tree: a literal, or from the leading group's rows (at most kMaxDim).
+      const int64_t max_levels =
+          outer_leads ? sum_order::column_levels(f.reduced) : sum_order::column_levels(ir::kMaxDim);
+      os << "  // float column sums: " << outer << " x " << f.inner << " columns of " << reduced << " rows\n";
+      os << "  const int64_t levels = graft::sum_order::column_levels(" << reduced << ");\n";
+      std::ostringstream loop;
+      loop << "  for (int64_t it = 0; it < " << outer << " * " << wch << "; ++it) {\n";
+      loop << "    const int64_t o = it / " << wch << ", w0 = (it % " << wch << ") * " << W << ", w1 = gcg_lo("
+           << f.inner << ", w0 + " << W << ");\n";
+      loop << "    alignas(64) " << t << " red[" << temp_len() << "];\n";
+      loop << "    alignas(64) " << t << " store[" << (max_levels + 1) * W << "];\n";
+      loop << "    graft::sum_order::ColumnSums<" << t << "> cs;\n";
+      loop << "    cs.start(store, w1 - w0, levels);\n";
+      loop << "    for (int64_t r = 0; r < " << reduced << "; ++r) {\n";
+      loop << "      const int64_t b = (o * " << reduced << " + r) * " << f.inner << ";\n";
+      loop << "      " << sym_ << "_block(c, b + w0, b + w1, red);\n";
+      loop << "      cs.add(red, 1, 0);\n";
+      loop << "    }\n";
+      loop << "    cs.finish(y + o * " << f.inner << " + w0);\n";
+      loop << "  }\n";
+      os << maybe_parallel("n", loop.str());
     }
     os << red_y_end() << copy_reduction();
     return os.str();

@@ -92,13 +92,15 @@ TEST_CASE("jit tiers: equal kernels compile once, many distinct ones are split i
   REQUIRE(got.size() == want.size());
   for (size_t i = 0; i < got.size(); ++i) CHECK(values(got[i]) == values(want[i]));
 
-  // 30 kernels over 30 different lengths and one adding their sums: 31 distinct kernels, 2 modules.
+  // 30 kernels summing rows of 30 different lengths (a row's length is part of
+  // a kernel's source; the number of rows is not) and one adding their sums:
+  // 31 distinct kernels, 2 modules.
   auto slices = [](const Array& a) {
-    Array acc = zeros({}, f32);
-    for (int64_t k = 1; k <= 30; ++k) acc = acc + sum(exp(slice(a, {0}, {k}) * 0.5f), {0});
+    Array acc = zeros({2}, f32);
+    for (int64_t k = 1; k <= 30; ++k) acc = acc + sum(exp(slice(a, {0, 0}, {2, k}) * 0.5f), {1});
     return acc;
   };
-  Array v = randn({40}, 10);
+  Array v = randn({2, 40}, 10);
   auto split = jit(slices, {.backend = Backend::cpu}).lower(v).compile();
   CHECK_THAT(split.as_text(), Contains("31 fused kernels compiled to C++, 31 distinct, in 2 modules)"));
   CHECK(values(split(v)) == values(jit(slices, {.backend = Backend::interpreter})(v)));
@@ -149,8 +151,8 @@ TEST_CASE("jit tiers: a failed background compile leaves the executable on the i
 namespace {
 // 30 distinct kernels (two modules): a compile that takes a while.
 Array thirty_kernels(const Array& a) {
-  Array acc = zeros({}, f32);
-  for (int64_t k = 1; k <= 30; ++k) acc = acc + sum(tanh(slice(a, {0}, {k}) * 0.25f), {0});
+  Array acc = zeros({2}, f32);
+  for (int64_t k = 1; k <= 30; ++k) acc = acc + sum(tanh(slice(a, {0, 0}, {2, k}) * 0.25f), {1});
   return acc;
 }
 }  // namespace
@@ -159,7 +161,7 @@ Array thirty_kernels(const Array& a) {
 TEST_CASE("jit tiers (child): a short run exits while its module compiles", "[.child_short_run]") {
   REQUIRE(cg::cpu_compiler_available());
   auto jf = jit(thirty_kernels, {.backend = Backend::cpu});
-  Array v = randn({40}, 12);
+  Array v = randn({2, 40}, 12);
   CHECK(values(jf(v)) == values(jit(thirty_kernels, {.backend = Backend::interpreter})(v)));
   CHECK(detail::tier_counts().compiled == 0);
   // Wait until the compilers have started (their sources are written just before), then exit before they finish.
@@ -183,7 +185,7 @@ TEST_CASE("jit tiers (child): a short run exits while its module compiles", "[.c
 // Its second run: the modules are on disk, so the first call runs compiled code.
 TEST_CASE("jit tiers (child): the second run is compiled from its first call", "[.child_second_run]") {
   auto jf = jit(thirty_kernels, {.backend = Backend::cpu});
-  Array v = randn({40}, 12);
+  Array v = randn({2, 40}, 12);
   const cg::CompileStats s0 = cg::compile_stats();
   CHECK(values(jf(v)) == values(jit(thirty_kernels, {.backend = Backend::interpreter})(v)));
   CHECK(detail::tier_counts().compiled == 1);
