@@ -123,6 +123,17 @@ std::vector<std::vector<int64_t>> choose_points(const PolymorphicSpec& spec) {
   return points;
 }
 
+// A copy of g (the program at the first sample) that knows its symbolic dimensions.
+ir::GraphPtr annotated(const ir::Graph& g, const ir::SymbolicGraph& program, const PolymorphicSpec& spec) {
+  auto dims = std::make_shared<ir::SymbolicDims>();
+  dims->symbols = program.symbols;
+  for (const ir::DimConstraint& c : spec.constraints) dims->constraints.push_back(c.text);
+  for (auto& [id, d] : ir::symbolic_value_dims(program)) dims->values[id] = std::move(d);
+  auto copy = std::make_shared<ir::Graph>(g);
+  copy->set_symbolic(std::move(dims));
+  return copy;
+}
+
 }  // namespace
 
 PolymorphicSpec parse_polymorphic_spec(const std::vector<std::string>& specs,
@@ -212,6 +223,11 @@ std::shared_ptr<const PolymorphicSamples> polymorphic_samples(const std::vector<
   return out;
 }
 
+Graph polymorphic_traced_graph(const Executable& exe) {
+  if (!exe.poly) throw Error("jit: not a polymorphic executable");
+  return exe.poly->traced;
+}
+
 size_t polymorphic_sample_count(const PolymorphicSamples& samples) { return samples.points.size(); }
 
 std::vector<Shape> polymorphic_sample_shapes(const PolymorphicSamples& samples, size_t point) {
@@ -249,8 +265,18 @@ std::shared_ptr<const Executable> compile_polymorphic(const PolymorphicSamples& 
   poly->first_point = samples.points[0];
   // The first sample's executable compiles the module every size's kernels come from.
   poly->first = executable_of_fused(fused[0], *passes[0].clean, poly->traced_nodes, backend, options, donated, true);
-  auto exe = executable_of_fused(fused[0], *passes[0].clean, poly->traced_nodes, backend, options, donated, false);
+  auto exe = executable_of_fused(annotated(*fused[0], poly->program, poly->spec), *passes[0].clean, poly->traced_nodes,
+                                 backend, options, donated, false);
   exe->cpu = poly->first->cpu;
+  // The traced program's symbolic dimensions too, for Lowered::graph() (its text and JSON).
+  std::vector<ir::GraphPtr> traced_ir;
+  for (const Graph& g : traced) traced_ir.push_back(g.ir_ptr());
+  try {
+    poly->traced = Graph(
+        annotated(*traced_ir[0], ir::fit_symbolic_graph(traced_ir, samples.points, samples.spec.symbols), poly->spec));
+  } catch (const ShapeError&) {  // the fused program fits (jit simplified it); show the trace without its symbols
+    poly->traced = traced[0];
+  }
   exe->poly = std::move(poly);
   return exe;
 }
@@ -288,20 +314,10 @@ std::string polymorphic_text(const PolymorphicExecutable& poly) {
   s += " (each >= 1";
   for (const ir::DimConstraint& c : poly.spec.constraints) s += ", " + c.text;
   s += "): " + std::to_string(p.symbolic_count) + " sizes in the program depend on them; " +
-       std::to_string(poly.instances_made()) + " instances made; the program below is at the first sample size, " +
-       symbols_text(p.symbols, poly.first_point) + "\n";
-  std::vector<std::pair<ir::ValueId, std::vector<ir::DimExpr>>> dims = ir::symbolic_value_dims(p);
-  auto line = [&](const char* what, const std::vector<ir::ValueId>& ids) {
-    for (size_t i = 0; i < ids.size(); ++i)
-      for (const auto& [id, d] : dims)
-        if (id == ids[i]) {
-          s += std::string(what) + " " + std::to_string(i) + ": %" + std::to_string(id) + " " +
-               ir::symbolic_type_str(p.base->type(id).dtype, d, p.symbols) + "\n";
-          break;
-        }
-  };
-  line("input", p.base->inputs());
-  line("output", p.base->outputs());
+       std::to_string(poly.instances_made()) +
+       " instances made; below, the program with its symbolic dimensions (fused kernels' bodies at the first sample "
+       "size, " +
+       symbols_text(p.symbols, poly.first_point) + ")\n";
   std::shared_ptr<const Executable> last;
   std::vector<int64_t> at;
   {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "api/jit_executable.h"
+#include "graft/graph.h"
 #include "ir/dim_expr.h"
 #include "ir/symbolic_graph.h"
 
@@ -48,6 +49,7 @@ struct PolymorphicExecutable {
   std::vector<bool> donated;
   int64_t traced_nodes = 0;
   std::vector<int64_t> first_point;  // the symbols' values at the first sample
+  Graph traced;                      // the trace at the first sample, with its symbolic dimensions
 
   // The executable at these symbol values (made on first use, a few kept).
   std::shared_ptr<const Executable> instance(const std::vector<int64_t>& values) const;

@@ -5,10 +5,13 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "ir/attrs.h"
+#include "ir/dim_expr.h"
 #include "ir/id_list.h"
 #include "ir/op.h"
 #include "ir/value.h"
@@ -27,6 +30,16 @@ struct Node {
   bool operator==(const Node&) const = default;
 };
 
+// A shape-polymorphic graph's symbolic dimensions (ir/symbolic_graph.h):
+// the graph itself is the program at one size of its symbols; this says,
+// for its top-level values, which of their dimensions are which expression.
+// The text and JSON views show them; passes keep them only where they say so.
+struct SymbolicDims {
+  std::vector<std::string> symbols;
+  std::vector<std::string> constraints;            // as the user wrote them ("b >= 8")
+  std::map<ValueId, std::vector<DimExpr>> values;  // one expression per dimension
+};
+
 class Graph {
  public:
   // ---- building (low level: no checks; GraphBuilder checks and shares nodes)
@@ -43,6 +56,9 @@ class Graph {
   // (output). Throws GraphFormatError for a count that does not match.
   void set_names(std::vector<std::string> input_names, std::vector<std::string> output_names);
   const std::vector<std::string>& input_names() const { return input_names_; }
+  // Symbolic dimensions (null for a graph of one size). Not part of equality or the hash.
+  const std::shared_ptr<const SymbolicDims>& symbolic() const { return symbolic_; }
+  void set_symbolic(std::shared_ptr<const SymbolicDims> dims) { symbolic_ = std::move(dims); }
   const std::vector<std::string>& output_names() const { return output_names_; }
   int32_t next_node_id() const { return next_node_id_; }
   // Keeps ids below these bounds from being handed out again, so a pass that
@@ -79,6 +95,7 @@ class Graph {
   std::vector<ValueId> inputs_;
   std::vector<ValueId> outputs_;
   std::vector<std::string> input_names_, output_names_;
+  std::shared_ptr<const SymbolicDims> symbolic_;
   std::vector<Node> nodes_;
   std::vector<ValueType> types_;  // indexed by ValueId
   std::vector<bool> defined_;     // indexed by ValueId

@@ -10,7 +10,7 @@
 
 namespace graft::ir {
 
-inline constexpr int kJsonVersion = 5;
+inline constexpr int kJsonVersion = 6;
 inline constexpr int kOldestJsonVersion = 1;
 
 // indent < 0 writes compact JSON.

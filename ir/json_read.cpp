@@ -1,6 +1,7 @@
 // The JSON reader. Untrusted input: every field is checked for presence and
 // type before use, every id and dimension for range, and nothing is sized
 // from a number in the input (literal bytes come from the hex text's length).
+#include <algorithm>
 #include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -115,6 +116,8 @@ std::vector<uint8_t> get_hex(const std::string& s, const std::string& path) {
 class Reader {
  public:
   GraphPtr graph(const json& j, const std::string& path, int depth);
+  // Version 6: a polymorphic graph's symbolic dimensions, checked against g's values.
+  std::shared_ptr<const SymbolicDims> symbolic(const json& j, const std::string& path, const Graph& g);
   AttrValue attr(const json& j, const std::string& path, int depth);
 
  private:
@@ -188,9 +191,70 @@ AttrValue Reader::attr(const json& j, const std::string& path, int depth) {
   fail(path, "unknown attribute kind '" + kind + "'");
 }
 
+std::shared_ptr<const SymbolicDims> Reader::symbolic(const json& j, const std::string& path, const Graph& g) {
+  expect_object(j, path, {"symbols", "constraints", "values"});
+  auto out = std::make_shared<SymbolicDims>();
+  const json& symbols = array_field(j, "symbols", path);
+  for (size_t i = 0; i < symbols.size(); ++i) {
+    const std::string sp = path + ".symbols[" + std::to_string(i) + "]";
+    std::string name = get_string(symbols[i], sp);
+    std::vector<std::string> one;
+    DimExpr e;
+    try {
+      e = parse_dim_expr(name, &one, "symbol");
+    } catch (const ShapeError& err) {
+      fail(sp, err.what());
+    }
+    if (one.size() != 1 || e != DimExpr::symbol(0)) fail(sp, "'" + name + "' is not a symbol's name");
+    if (std::find(out->symbols.begin(), out->symbols.end(), name) != out->symbols.end()) fail(sp, "duplicate symbol");
+    out->symbols.push_back(std::move(name));
+  }
+  if (out->symbols.size() > 32) fail(path + ".symbols", "more than 32 symbols");
+  const json& constraints = array_field(j, "constraints", path);
+  for (size_t i = 0; i < constraints.size(); ++i) {
+    const std::string cp = path + ".constraints[" + std::to_string(i) + "]";
+    std::string text = get_string(constraints[i], cp);
+    std::vector<std::string> names = out->symbols;
+    try {
+      parse_dim_constraint(text, &names);
+    } catch (const ShapeError& err) {
+      fail(cp, err.what());
+    }
+    if (names.size() != out->symbols.size()) fail(cp, "names a symbol that \"symbols\" does not list");
+    out->constraints.push_back(std::move(text));
+  }
+  const json& values = field(j, "values", path);
+  if (!values.is_object()) fail(path + ".values", std::string("expected an object, found ") + type_name(values));
+  for (const auto& [key, dims] : values.items()) {
+    const std::string vp = path + ".values." + key;
+    int64_t id = -1;
+    if (key.empty() || key.size() > 10 || key.find_first_not_of("0123456789") != std::string::npos ||
+        (id = std::stoll(key)) > std::numeric_limits<ValueId>::max() || !g.has_value(static_cast<ValueId>(id)))
+      fail(vp, "not the id of a value of the graph");
+    if (!dims.is_array()) fail(vp, std::string("expected an array, found ") + type_name(dims));
+    const ValueType& type = g.type(static_cast<ValueId>(id));
+    if (dims.size() != type.shape.size())
+      fail(vp, std::to_string(dims.size()) + " dimensions for a value of rank " + std::to_string(type.rank()));
+    std::vector<DimExpr> exprs;
+    for (size_t d = 0; d < dims.size(); ++d) {
+      const std::string dp = vp + "[" + std::to_string(d) + "]";
+      std::vector<std::string> names = out->symbols;
+      try {
+        exprs.push_back(parse_dim_expr(get_string(dims[d], dp), &names, "dimension"));
+      } catch (const ShapeError& err) {
+        fail(dp, err.what());
+      }
+      if (names.size() != out->symbols.size()) fail(dp, "names a symbol that \"symbols\" does not list");
+    }
+    out->values[static_cast<ValueId>(id)] = std::move(exprs);
+  }
+  return out;
+}
+
 GraphPtr Reader::graph(const json& j, const std::string& path, int depth) {
   if (depth > kMaxGraphDepth) fail(path, "subgraphs nested deeper than " + std::to_string(kMaxGraphDepth));
-  expect_object(j, path, {"inputs", "nodes", "outputs", "input_names", "output_names"});
+  expect_object(j, path, {"inputs", "nodes", "outputs", "input_names", "output_names", "symbolic"});
+  if (depth > 0 && j.contains("symbolic")) fail(path + ".symbolic", "only the top-level graph has symbolic dimensions");
   const json& inputs = array_field(j, "inputs", path);
   const json& nodes = array_field(j, "nodes", path);
   const json& outputs = array_field(j, "outputs", path);
@@ -273,6 +337,7 @@ GraphPtr Reader::graph(const json& j, const std::string& path, int depth) {
     std::vector<std::string> out_names = names("output_names", g.outputs().size());
     g.set_names(std::move(in_names), std::move(out_names));
   }
+  if (j.contains("symbolic")) g.set_symbolic(symbolic(j["symbolic"], path + ".symbolic", g));
 
   // Uses: every operand must be defined, and defined earlier in the list.
   std::vector<int> producer(g.value_id_bound(), -1);
@@ -332,6 +397,8 @@ namespace {
 //   4 -> 5: remat gained "policy" (checkpoint policies); a version 4 node,
 //           which has none, gets "nothing_saveable", its meaning then.
 //           while gained "checkpoints" (reverse mode's memory bound): 128.
+//   5 -> 6: nothing to change (version 6 added the optional "symbolic" of a
+//           polymorphic graph; an older document with one is refused).
 //           (Version 5 also added the op checkpoint_name.)
 
 // Gives every node of `op` in the document (subgraphs included) attribute
@@ -356,6 +423,9 @@ void add_missing_attr(json& doc, const char* op, const char* name, const json& v
 }
 
 void upgrade(json& doc, int64_t version) {
+  if (version < 6)
+    if (auto g = doc.find("graph"); g != doc.end() && g->is_object() && g->contains("symbolic"))
+      fail("$.graph.symbolic", "unknown field (symbolic dimensions came in version 6)");
   if (version == 1) {
     std::function<void(const json&, const std::string&, int)> refuse_names = [&](const json& g, const std::string& path,
                                                                                 int depth) {
@@ -390,6 +460,7 @@ void upgrade(json& doc, int64_t version) {
     add_missing_attr(doc, "while", "checkpoints", {{"int", 128}});
     version = 5;
   }
+  if (version == 5) version = 6;
   doc["version"] = version;
 }
 

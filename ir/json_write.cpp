@@ -94,6 +94,15 @@ json graph_json(const Graph& g) {
 
 std::string to_json(const Graph& graph, int indent) {
   json doc = {{"format", "graft.graph"}, {"version", kJsonVersion}, {"graph", graph_json(graph)}};
+  if (const auto& sym = graph.symbolic()) {  // version 6: a polymorphic graph's dimensions
+    json values = json::object();
+    for (const auto& [id, dims] : sym->values) {
+      json d = json::array();
+      for (const DimExpr& e : dims) d.push_back(e.str(sym->symbols));
+      values[std::to_string(id)] = d;
+    }
+    doc["graph"]["symbolic"] = {{"symbols", sym->symbols}, {"constraints", sym->constraints}, {"values", values}};
+  }
   // Replace invalid UTF-8 in user strings (file names, scopes) instead of throwing.
   return doc.dump(indent, ' ', false, json::error_handler_t::replace);
 }

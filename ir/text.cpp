@@ -5,6 +5,7 @@
 //     in (%3) }
 // Values of a subgraph carry its path: in the body of %7 = scan, %7/body/0.
 #include "ir/text.h"
+#include "ir/symbolic_graph.h"
 
 #include <charconv>
 
@@ -26,6 +27,11 @@ std::string value_name(const std::string& prefix, ValueId v) {
 std::string value_decl(const Graph& g, ValueId v, const std::string& prefix) {
   std::string s = value_name(prefix, v);
   s += ':';
+  if (g.symbolic())  // a polymorphic graph: its dimensions as expressions ("f32[b,784]")
+    if (auto it = g.symbolic()->values.find(v); it != g.symbolic()->values.end()) {
+      s += symbolic_type_str(g.type(v).dtype, it->second, g.symbolic()->symbols);
+      return s;
+    }
   s += type_str(g.type(v));
   return s;
 }

@@ -179,8 +179,8 @@ class Jitted {
       JitOptions waiting = options_;             // ahead of time: compile() returns once the module is loaded
       waiting.wait_for_compile = true;
       auto [exe, first] = compile_polymorphic<Out>(waiting, args...);
-      return Lowered<Out>(first.graph, first.out, options_, detail::donated_leaves(options_.donate_argnums, args...),
-                          {}, {}, exe);
+      return Lowered<Out>(detail::polymorphic_traced_graph(*exe), first.out, options_,
+                          detail::donated_leaves(options_.donate_argnums, args...), {}, {}, exe);
     }
     auto traced = detail::trace_for_jit(f_, args...);
     return Lowered<std::decay_t<decltype(traced.out)>>(traced.graph, traced.out, options_,

@@ -141,11 +141,32 @@ TEST_CASE("polymorphic jit: two symbols, flattening (b, t, d) into (b*t, d)", "[
   CHECK(poly.cache_size() == 1);
   CHECK_THROWS_WITH(poly(reshape(batch(3, 8, 0.4f), {3, 1, 8})), Contains("breaks the constraint 't >= 2'"));
   // The executable's text shows the symbolic dimensions.
-  std::string text = poly.lower(reshape(batch(6, 8, 0.f), {2, 3, 8})).compile().as_text();
+  auto lowered = poly.lower(reshape(batch(6, 8, 0.f), {2, 3, 8}));
+  std::string text = lowered.compile().as_text();
   CHECK_THAT(text, Contains("polymorphic in b, t (each >= 1, t >= 2)"));
-  CHECK_THAT(text, Contains("input 0: %0 f32[b,t,8]"));
-  CHECK_THAT(text, Contains("output 0: "));
-  CHECK_THAT(text, Contains("f32[b,4]"));
+  CHECK_THAT(text, Contains("%0:f32[b,t,8]"));
+  CHECK_THAT(text, Contains(":f32[b*t,8] = reshape"));
+  CHECK_THAT(text, Contains(":f32[b,4] = fusion"));
+  // The traced graph too, in text and in JSON (which reads back with its symbols).
+  const Graph traced = lowered.graph();
+  CHECK_THAT(traced.to_text(), Contains("%0:f32[b,t,8]"));
+  const std::string json = traced.to_json();
+  CHECK_THAT(json, Contains("\"symbolic\""));
+  CHECK_THAT(json, Contains("\"b*t\""));
+  const Graph back = Graph::from_json(json);
+  CHECK(back.to_text() == traced.to_text());
+  CHECK(back.to_json() == json);
+  // Malformed symbolic dimensions are refused with their JSON path.
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string j = json;
+    const size_t at = j.find(from);
+    REQUIRE(at != std::string::npos);
+    return Graph::from_json(j.replace(at, from.size(), to));
+  };
+  CHECK_THROWS_WITH(with("\"b*t\"", "\"b*q\""), Contains("does not list"));
+  CHECK_THROWS_WITH(with("\"b*t\"", "\"b*b\""), Contains("at most one in each symbol"));
+  CHECK_THROWS_WITH(with("\"t >= 2\"", "\"t >=\""), Contains("$.graph.symbolic.constraints[0]"));
+  CHECK_THROWS_WITH(with("\"version\": 6", "\"version\": 5"), Contains("came in version 6"));
 }
 
 TEST_CASE("polymorphic jit: clear errors for specifications and calls", "[jit][polymorphic]") {

@@ -140,8 +140,8 @@ TEST_CASE("json: malformed documents throw GraphFormatError", "[ir][json][malfor
     expect_format_error("[1, 2]", "expected an object");
     expect_format_error(with([](json& j) { j.erase("graph"); }), "missing field 'graph'");
     expect_format_error(with([](json& j) { j.erase("version"); }), "missing field 'version'");
-    expect_format_error(with([](json& j) { j["version"] = 6; }),
-                        "unsupported version 6 (this graft reads versions 1 to 5)");
+    expect_format_error(with([](json& j) { j["version"] = 7; }),
+                        "unsupported version 7 (this graft reads versions 1 to 6)");
     expect_format_error(with([](json& j) { j["version"] = 0; }), "unsupported version 0");
     expect_format_error(with([](json& j) { j["version"] = "1"; }), "expected an integer");
     expect_format_error(with([](json& j) { j["format"] = "onnx"; }), "format must be");

@@ -112,6 +112,8 @@ std::vector<Shape> polymorphic_sample_shapes(const PolymorphicSamples& samples, 
 std::shared_ptr<const Executable> compile_polymorphic(const PolymorphicSamples& samples,
                                                       const std::vector<Graph>& traced, const JitOptions& options,
                                                       const std::vector<bool>& donated);
+// A polymorphic executable's trace at its first sample, knowing its symbolic dimensions.
+Graph polymorphic_traced_graph(const Executable& exe);
 // While alive, the inputs of this thread's outermost traces take these shapes, in leaf order.
 class TraceInputShapes {
  public:
