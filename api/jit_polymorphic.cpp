@@ -259,6 +259,8 @@ std::shared_ptr<const Executable> compile_polymorphic(const PolymorphicSamples& 
   auto poly = std::make_shared<PolymorphicExecutable>();
   poly->spec = samples.spec;
   poly->program = ir::fit_symbolic_graph(fused, samples.points, samples.spec.symbols);
+  // Kernels whose source is the same at every sample take their sizes at run time: they serve any size.
+  if (backend == Backend::cpu) poly->generic = codegen::cpu::size_generic_sources(fused);
   poly->options = options;
   poly->donated = donated;
   poly->traced_nodes = traced[0].num_nodes();
@@ -294,8 +296,8 @@ std::shared_ptr<const Executable> PolymorphicExecutable::instance(const std::vec
   ir::GraphPtr g = ir::instantiate(program, values);
   auto exe = executable_of_fused(g, *g, traced_nodes, first->backend, options, donated, false);
   if (loaded)
-    exe->rebound =
-        std::make_shared<const codegen::cpu::FusedGraphKernels>(codegen::cpu::rebind_fused_graph(*g, *loaded));
+    exe->rebound = std::make_shared<const codegen::cpu::FusedGraphKernels>(
+        codegen::cpu::rebind_fused_graph(*g, *loaded, &generic));
   ++made_;
   recent_.push_front(Instance{values, exe, loaded != nullptr});
   if (recent_.size() > kKeep) recent_.pop_back();
@@ -310,7 +312,10 @@ size_t PolymorphicExecutable::instances_made() const {
 std::string polymorphic_text(const PolymorphicExecutable& poly) {
   const ir::SymbolicGraph& p = poly.program;
   std::string s = "polymorphic in ";
-  for (size_t i = 0; i < p.symbols.size(); ++i) s += (i ? ", " : "") + p.symbols[i];
+  for (size_t i = 0; i < p.symbols.size(); ++i) {
+    if (i) s += ", ";
+    s += p.symbols[i];
+  }
   s += " (each >= 1";
   for (const ir::DimConstraint& c : poly.spec.constraints) s += ", " + c.text;
   s += "): " + std::to_string(p.symbolic_count) + " sizes in the program depend on them; " +

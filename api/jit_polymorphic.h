@@ -50,6 +50,7 @@ struct PolymorphicExecutable {
   int64_t traced_nodes = 0;
   std::vector<int64_t> first_point;  // the symbols' values at the first sample
   Graph traced;                      // the trace at the first sample, with its symbolic dimensions
+  std::vector<std::string> generic;  // by node: a kernel source that serves every size (codegen/cpu)
 
   // The executable at these symbol values (made on first use, a few kept).
   std::shared_ptr<const Executable> instance(const std::vector<int64_t>& values) const;

@@ -69,6 +69,13 @@ LiteralPtr scalar_literal(DType d, int64_t value) {
   return std::make_shared<const Literal>(std::move(lit));
 }
 
+// "r2", "%7": a prefix and a number (appended piecewise: GCC 12 warns falsely on "literal" + std::string).
+std::string tag(const char* prefix, int64_t n) {
+  std::string s = prefix;
+  s += std::to_string(n);
+  return s;
+}
+
 std::string hex_bytes(const std::vector<uint8_t>& b) {
   static const char* digits = "0123456789abcdef";
   std::string s;
@@ -89,7 +96,7 @@ void walk(Graph& g, V& v, int depth) {
     v.on_value(id, depth);
     ValueType t = g.type(id);
     v.token(dtype_name(t.dtype), at);
-    v.token("r" + std::to_string(t.rank()), at);
+    v.token(tag("r", static_cast<int64_t>(t.rank())), at);
     bool changed = false;
     for (int64_t& d : t.shape) {
       const int64_t before = d;
@@ -99,22 +106,22 @@ void walk(Graph& g, V& v, int depth) {
     if constexpr (V::kWrites)
       if (changed) g.set_type(id, std::move(t));
   };
-  v.token("in" + std::to_string(g.inputs().size()), nullptr);
+  v.token(tag("in", static_cast<int64_t>(g.inputs().size())), nullptr);
   for (ValueId id : g.inputs()) {
-    v.token("%" + std::to_string(id), nullptr);
+    v.token(tag("%", static_cast<int64_t>(id)), nullptr);
     type(id, nullptr);
   }
   for (Node& n : g.mutable_nodes()) {
     const Node* at = &n;
     v.token(std::string(op_name(n.op)), at);
-    v.token("i" + std::to_string(n.inputs.size()), at);
-    for (ValueId id : n.inputs) v.token("%" + std::to_string(id), at);
-    v.token("o" + std::to_string(n.outputs.size()), at);
+    v.token(tag("i", static_cast<int64_t>(n.inputs.size())), at);
+    for (ValueId id : n.inputs) v.token(tag("%", static_cast<int64_t>(id)), at);
+    v.token(tag("o", static_cast<int64_t>(n.outputs.size())), at);
     for (ValueId id : n.outputs) {
-      v.token("%" + std::to_string(id), at);
+      v.token(tag("%", static_cast<int64_t>(id)), at);
       type(id, at);
     }
-    v.token("a" + std::to_string(n.attrs.size()), at);
+    v.token(tag("a", static_cast<int64_t>(n.attrs.size())), at);
     std::vector<std::pair<std::string, AttrValue>> updates;  // applied after the loop over the attributes
     for (const auto& [name, value] : n.attrs.items()) {
       v.token(name, at);
@@ -129,20 +136,20 @@ void walk(Graph& g, V& v, int depth) {
                 if (y != x) updates.emplace_back(name, y);
             } else if constexpr (std::is_same_v<T, Ints>) {
               Ints y = x;
-              v.token("n" + std::to_string(y.size()), at);
+              v.token(tag("n", static_cast<int64_t>(y.size())), at);
               for (int64_t& e : y) v.number(e, at);
               if constexpr (V::kWrites)
                 if (y != x) updates.emplace_back(name, std::move(y));
             } else if constexpr (std::is_same_v<T, double>) {
               uint64_t bits;
               std::memcpy(&bits, &x, sizeof bits);
-              v.token("f" + std::to_string(bits), at);
+              v.token(tag("f", static_cast<int64_t>(bits)), at);
             } else if constexpr (std::is_same_v<T, DType>) {
               v.token(dtype_name(x), at);
             } else if constexpr (std::is_same_v<T, std::string>) {
               v.token("'" + x + "'", at);
             } else if constexpr (std::is_same_v<T, Graphs>) {
-              v.token("g" + std::to_string(x.size()), at);
+              v.token(tag("g", static_cast<int64_t>(x.size())), at);
               Graphs out = x;
               for (GraphPtr& sub : out) {
                 auto copy = std::make_shared<Graph>(*sub);
@@ -153,9 +160,9 @@ void walk(Graph& g, V& v, int depth) {
             } else if constexpr (std::is_same_v<T, LiteralPtr>) {
               const Literal& lit = *x;
               v.token(dtype_name(lit.type.dtype), at);
-              v.token("r" + std::to_string(lit.type.rank()), at);
+              v.token(tag("r", static_cast<int64_t>(lit.type.rank())), at);
               for (int64_t d : lit.type.shape)
-                v.token("d" + std::to_string(d), at);  // a constant array's size is fixed
+                v.token(tag("d", static_cast<int64_t>(d)), at);  // a constant array's size is fixed
               int64_t value;
               if (size_like_scalar(lit, &value)) {
                 v.token("scalar", at);
@@ -170,9 +177,9 @@ void walk(Graph& g, V& v, int depth) {
                 if constexpr (V::kWrites)
                   if (value != before) updates.emplace_back(name, reciprocal_literal(lit.type.dtype, value));
               } else {
-                v.token(lit.bytes.size() <= 64
-                            ? hex_bytes(lit.bytes)
-                            : "#" + std::to_string(lit.bytes.size()) + ":" + std::to_string(attr_hash(x)),
+                v.token(lit.bytes.size() <= 64 ? hex_bytes(lit.bytes)
+                                               : tag("#", static_cast<int64_t>(lit.bytes.size())) +
+                                                     tag(":", static_cast<int64_t>(attr_hash(x))),
                         at);
               }
             } else {
@@ -183,8 +190,8 @@ void walk(Graph& g, V& v, int depth) {
     }
     for (auto& [name, value] : updates) n.attrs.set(name, std::move(value));
   }
-  v.token("out" + std::to_string(g.outputs().size()), nullptr);
-  for (ValueId id : g.outputs()) v.token("%" + std::to_string(id), nullptr);
+  v.token(tag("out", static_cast<int64_t>(g.outputs().size())), nullptr);
+  for (ValueId id : g.outputs()) v.token(tag("%", static_cast<int64_t>(id)), nullptr);
 }
 
 // One sample's walk: its tokens and numbers, each with the node it belongs to.
@@ -336,8 +343,12 @@ SymbolicGraph fit_symbolic_graph(const std::vector<GraphPtr>& samples, const std
     std::optional<DimExpr> e = fit_corners(values, first, second);
     if (!e || e->evaluate(third) != values[corners]) {
       std::string seen;
-      for (size_t i = 0; i < values.size(); ++i)
-        seen += (i ? ", " : "") + std::to_string(values[i]) + " at " + point_str(symbols, points[i]);
+      for (size_t i = 0; i < values.size(); ++i) {
+        if (i) seen += ", ";
+        seen += std::to_string(values[i]);
+        seen += " at ";
+        seen += point_str(symbols, points[i]);
+      }
       throw ShapeError("jit: polymorphic_shapes: a size at " + where(w0.number_at[j]) + " is " + seen +
                        ": not a sum of products of distinct symbols with integer coefficients (such as b // 2 "
                        "or b*b), which a polymorphic program cannot compute.");

@@ -173,7 +173,8 @@ std::optional<FusedGraphKernels> compile_fused(const ir::Graph& graph, bool only
 
 }  // namespace
 
-FusedGraphKernels rebind_fused_graph(const ir::Graph& graph, const FusedGraphKernels& loaded) {
+FusedGraphKernels rebind_fused_graph(const ir::Graph& graph, const FusedGraphKernels& loaded,
+                                     const std::vector<std::string>* generic) {
   FusedGraphKernels out;
   out.node_kernels.resize(graph.nodes().size());
   out.index = loaded.index;
@@ -192,8 +193,15 @@ FusedGraphKernels rebind_fused_graph(const ir::Graph& graph, const FusedGraphKer
       continue;
     }
     const KernelIndex::Loaded* found = nullptr;
-    if (loaded.index)
-      if (auto it = loaded.index->by_source.find(text); it != loaded.index->by_source.end()) found = &it->second;
+    auto find = [&](const std::string& source) {
+      if (loaded.index)
+        if (auto it = loaded.index->by_source.find(source); it != loaded.index->by_source.end()) found = &it->second;
+    };
+    find(text);
+    if (!found && generic && i < generic->size() && !(*generic)[i].empty()) {
+      find((*generic)[i]);
+      if (found) text = (*generic)[i];
+    }
     if (!found) {
       out.refused.push_back("node " + std::to_string(i) + ": its generated source holds sizes of this call");
       continue;
@@ -203,6 +211,28 @@ FusedGraphKernels rebind_fused_graph(const ir::Graph& graph, const FusedGraphKer
     seen.insert(text);
   }
   out.distinct = static_cast<int64_t>(seen.size());
+  return out;
+}
+
+std::vector<std::string> size_generic_sources(const std::vector<ir::GraphPtr>& samples) {
+  std::vector<std::string> out;
+  if (samples.empty()) return out;
+  const ir::Graph& first = *samples[0];
+  out.resize(first.nodes().size());
+  for (size_t i = 0; i < first.nodes().size(); ++i) {
+    if (first.nodes()[i].op != ir::Op::fusion) continue;
+    try {
+      std::string text = emit_kernel(*ir::attr<ir::Graphs>(first.nodes()[i], "body").at(0), kPlaceholder);
+      bool same = true;
+      for (size_t s = 1; s < samples.size() && same; ++s) {
+        const ir::Graph& g = *samples[s];
+        same = i < g.nodes().size() && g.nodes()[i].op == ir::Op::fusion &&
+               emit_kernel(*ir::attr<ir::Graphs>(g.nodes()[i], "body").at(0), kPlaceholder) == text;
+      }
+      if (same) out[i] = std::move(text);
+    } catch (const UnsupportedError&) {  // the interpreter runs it at every size
+    }
+  }
   return out;
 }
 

@@ -47,7 +47,17 @@ std::optional<FusedGraphKernels> compile_fused_graph_if_cached(const ir::Graph& 
 // The kernels of `graph`'s fusion nodes whose generated source is one that
 // `loaded` compiled (a shape-polymorphic program at other sizes: a kernel
 // whose source does not hold the sizes that changed); compiles nothing. The
-// other fusion nodes run on the interpreter (listed in `refused`).
-FusedGraphKernels rebind_fused_graph(const ir::Graph& graph, const FusedGraphKernels& loaded);
+// other fusion nodes run on the interpreter (listed in `refused`), unless
+// `generic` (by node index, from size_generic_sources) names a source that
+// serves the node at every size: that kernel runs with this graph's n.
+FusedGraphKernels rebind_fused_graph(const ir::Graph& graph, const FusedGraphKernels& loaded,
+                                     const std::vector<std::string>* generic = nullptr);
+
+// By node index, the kernel source of each fusion node that is the same in
+// every one of `samples` (one program at several sizes, whose sources differ
+// only where a size is part of one): such a kernel takes its sizes at run
+// time and serves the node at any size, even one where the emitter would
+// write another source (a size of 1, whose axis it drops). "" for the others.
+std::vector<std::string> size_generic_sources(const std::vector<ir::GraphPtr>& samples);
 
 }  // namespace graft::codegen::cpu

@@ -3,7 +3,9 @@
 // expressions it finds; and the errors of specifications, calls and programs
 // that are not one program for every size.
 #include <catch2/catch.hpp>
+#include <cstdio>
 
+#include "codegen/cpu/compiler.h"
 #include "graft/graft.h"
 #include "ir/dim_expr.h"
 #include "ir/symbolic_graph.h"
@@ -105,10 +107,14 @@ TEST_CASE("polymorphic jit: a training step compiles once for every batch size",
     auto poly = jit(step, opts);
     auto fixed = jit(step, {.backend = backend, .wait_for_compile = true});
     size_t traces = 0;
+    size_t compiles = 0;
     for (int64_t b : {5, 1, 2, 3, 64, 17, 100, 257, 5}) {
       INFO("b = " << b);
       Array x = batch(b, D, 0.5f), y = batch(b, O, 0.7f);
+      if (traces) compiles = codegen::cpu::compile_stats().compiles;
       auto [loss, grads] = poly(p, x, y);
+      // A new size compiles nothing (the module loads once, at the first call).
+      if (traces) CHECK(codegen::cpu::compile_stats().compiles == compiles);
       auto [want_loss, want_grads] = fixed(p, x, y);
       check_close(loss, want_loss, 1e-5);
       check_close(grads.w1, want_grads.w1, 1e-5);
@@ -120,6 +126,25 @@ TEST_CASE("polymorphic jit: a training step compiles once for every batch size",
     }
     CHECK(traces == 3);  // one symbol: 2 + 1 sample sizes, traced once
     CHECK(fixed.cache_size() == 8);
+    if (backend != Backend::cpu) continue;
+    // The compiled module's kernels serve every size, 1 included (where the
+    // emitter would drop the axis and write another source).
+    auto compiled = jit(step, opts).lower(p, batch(4, D, 0.5f), batch(4, O, 0.7f)).compile();
+    for (int64_t b : {1, 2, 300}) {
+      INFO("b = " << b);
+      Array x = batch(b, D, 0.5f), y = batch(b, O, 0.7f);
+      check_close(compiled(p, x, y).first, fixed(p, x, y).first, 1e-5);
+      const std::string text = compiled.as_text();
+      const size_t at = text.find("the most recent instance (b = " + std::to_string(b) + "): ");
+      REQUIRE(at != std::string::npos);
+      int run = -1, all = -2;
+      REQUIRE(std::sscanf(text.c_str() + text.find("): ", at) + 3, "%d of %d", &run, &all) == 2);
+      int module = -3;  // fusion nodes the module runs at the first sample size (the others it refuses at any size)
+      REQUIRE(std::sscanf(text.c_str(), "backend: cpu (%d fused kernels", &module) == 1);
+      INFO(text);
+      CHECK(run == module);
+      CHECK(module >= 2);
+    }
   }
 }
 
