@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "api/array_impl.h"
+#include "codegen/cuda/node_kernels.h"
 #include "graft/errors.h"
 #include "graft/jit.h"
 
@@ -244,10 +245,6 @@ std::shared_ptr<const Executable> compile_polymorphic(const PolymorphicSamples& 
                                                       const std::vector<Graph>& traced, const JitOptions& options,
                                                       const std::vector<bool>& donated) {
   const Backend backend = resolve_backend(options.backend);
-  if (backend == Backend::cuda)
-    throw UnsupportedError(
-        "jit: polymorphic_shapes runs on Backend::cpu and Backend::interpreter; the CUDA backend "
-        "generates kernels per size (pass JitOptions{.backend = Backend::cpu} on a GPU machine)");
   std::vector<ir::GraphPtr> fused;
   std::vector<JitPasses> passes;
   for (const Graph& g : traced) {
@@ -295,6 +292,10 @@ std::shared_ptr<const Executable> PolymorphicExecutable::instance(const std::vec
   std::erase_if(recent_, [&](const Instance& i) { return i.values == values; });
   ir::GraphPtr g = ir::instantiate(program, values);
   auto exe = executable_of_fused(g, *g, traced_nodes, first->backend, options, donated, false);
+  // CUDA: the instance's kernels, found in the module cache when their source is the first sample's
+  // (a batch is not part of a generated kernel's source, codegen/cuda/emit.cpp).
+  if (first->backend == Backend::cuda)
+    exe->cuda = std::make_shared<const codegen::cuda::CudaGraphKernels>(codegen::cuda::cuda_graph_kernels(*g, nullptr));
   if (loaded)
     exe->rebound = std::make_shared<const codegen::cpu::FusedGraphKernels>(
         codegen::cpu::rebind_fused_graph(*g, *loaded, &generic));

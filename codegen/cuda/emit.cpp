@@ -56,7 +56,8 @@ class Emitter {
     choose_shape(&k);
 
     std::ostringstream os;
-    os << prelude_text() << "\n// ---- kernel " << sym_ << ": N = " << plan().N << ", " << shape_name(k.shape) << "\n";
+    // (N is not written: the kernel takes it as p.n, so its source serves every size of a batch.)
+    os << prelude_text() << "\n// ---- kernel " << sym_ << ": " << shape_name(k.shape) << "\n";
     os << params_struct(k);
     os << "extern \"C\" __global__ void __launch_bounds__(GCG_THREADS) " << sym_ << "(const " << sym_ << "_params p) {\n";
     os << "  const int64_t gcg_tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;\n";
@@ -263,14 +264,29 @@ class Emitter {
     const std::vector<ir::ReductionGroup>& G = red().groups;
     std::string off;
     int64_t inner = 1;
+    int outermost = -1;  // of this kind: its index never wraps, so its size is not written
+    for (int d = 0; d < static_cast<int>(G.size()) && outermost < 0; ++d)
+      if (G[d].reduced == reduced) outermost = d;
     for (int d = static_cast<int>(G.size()) - 1; d >= 0; --d) {
       if (G[d].reduced != reduced) continue;
       std::string idx = inner == 1 ? std::string(var) : cat("(", var, " / ", num(inner), ")");
-      idx = cat("(", idx, " % ", num(G[d].size), ")");
+      if (d != outermost) idx = cat("(", idx, " % ", num(G[d].size), ")");
       off = cat(off.empty() ? "" : cat(off, " + "), idx, " * ", num(G[d].in_stride));
       inner *= G[d].size;
     }
     return off.empty() ? "0" : off;
+  }
+
+  // gcg_work (output elements) and gcg_R (elements per output): the one of
+  // them holding the leading group (a batch) from p.n at run time, so that
+  // the source does not hold that group's size; the other a literal.
+  std::string sizes(const CudaKernel& k, int64_t R) const {
+    const std::vector<ir::ReductionGroup>& G = red().groups;
+    const bool kept_leads = !G.empty() && !G[0].reduced;
+    if (G.empty() || R == 0 || k.work == 0)
+      return cat("  const int64_t gcg_work = ", num(k.work), ", gcg_R = ", num(R), ";\n");
+    if (kept_leads) return cat("  const int64_t gcg_R = ", num(R), ", gcg_work = p.n / gcg_R;\n");
+    return cat("  const int64_t gcg_work = ", num(k.work), ", gcg_R = p.n / gcg_work;\n");
   }
 
   std::string write_reduced(const std::string& value) const {
@@ -290,23 +306,24 @@ class Emitter {
     int64_t R = 1;
     for (const ir::ReductionGroup& gr : red().groups)
       if (gr.reduced) R *= gr.size;
-    if (interpreter::ordered_sum(red_op(), red_dtype())) return ordered_sum_driver(k, R);
+    os << sizes(k, R);
+    if (interpreter::ordered_sum(red_op(), red_dtype())) return os.str() + ordered_sum_driver(k, R);
     os << "  auto combine = [](" << t << " a, " << t << " b) { return " << combine() << "(a, b); };\n";
     if (k.shape == KernelShape::columns) {
-      os << "  // one thread per output element, its " << R << " elements in order\n";
-      os << "  for (int64_t o = gcg_tid; o < " << k.work << "; o += gcg_stride) {\n";
+      os << "  // one thread per output element, its gcg_R elements in order\n";
+      os << "  for (int64_t o = gcg_tid; o < gcg_work; o += gcg_stride) {\n";
       os << "    const int64_t base = " << offset_of(false, "o") << ";\n";
       os << "    " << t << " acc = " << identity() << ";\n";
-      os << "    for (int64_t r = 0; r < " << R << "; ++r) acc = combine(acc, at(base + " << offset_of(true, "r") << "));\n";
+      os << "    for (int64_t r = 0; r < gcg_R; ++r) acc = combine(acc, at(base + " << offset_of(true, "r") << "));\n";
       os << "    " << write_reduced("acc") << "\n  }\n";
       return os.str();
     }
-    os << "  // one block per output element, its " << R << " elements combined in a fixed tree\n";
+    os << "  // one block per output element, its gcg_R elements combined in a fixed tree\n";
     os << "  __shared__ " << t << " gcg_part[32];\n";
-    os << "  for (int64_t o = blockIdx.x; o < " << k.work << "; o += gridDim.x) {\n";
+    os << "  for (int64_t o = blockIdx.x; o < gcg_work; o += gridDim.x) {\n";
     os << "    const int64_t base = " << offset_of(false, "o") << ";\n";
     os << "    " << t << " acc = " << identity() << ";\n";
-    os << "    for (int64_t r = threadIdx.x; r < " << R << "; r += blockDim.x) acc = combine(acc, at(base + "
+    os << "    for (int64_t r = threadIdx.x; r < gcg_R; r += blockDim.x) acc = combine(acc, at(base + "
        << offset_of(true, "r") << "));\n";
     os << "    acc = gcg_block_reduce<" << t << ">(acc, " << identity() << ", combine, gcg_part);\n";
     os << "    if (threadIdx.x == 0) { " << write_reduced("acc") << "}\n  }\n";
@@ -321,37 +338,37 @@ class Emitter {
     std::ostringstream os;
     const std::string t = RT();
     if (k.shape == KernelShape::columns) {
-      os << "  // one thread per output element: a column of " << R << " in sum_order's order\n";
-      os << "  for (int64_t o = gcg_tid; o < " << k.work << "; o += gcg_stride) {\n";
+      os << "  // one thread per output element: a column of gcg_R in sum_order's order\n";
+      os << "  for (int64_t o = gcg_tid; o < gcg_work; o += gcg_stride) {\n";
       os << "    const int64_t base = " << offset_of(false, "o") << ";\n";
-      os << "    const " << t << " acc = graft::sum_order::column_sum_by<" << t << ">([&](int64_t r) { return at(base + "
-         << offset_of(true, "r") << "); }, " << R << ");\n";
+      os << "    const " << t << " acc = graft::sum_order::column_sum_by<" << t
+         << ">([&](int64_t r) { return at(base + " << offset_of(true, "r") << "); }, gcg_R);\n";
       os << "    " << write_reduced("acc") << "\n  }\n";
       return os.str();
     }
     if (R == 0) {
-      os << "  for (int64_t o = gcg_tid; o < " << k.work << "; o += gcg_stride) { " << write_reduced("(" + t + ")0") << "}\n";
+      os << "  for (int64_t o = gcg_tid; o < gcg_work; o += gcg_stride) { " << write_reduced("(" + t + ")0") << "}\n";
       return os.str();
     }
-    int64_t piece = sum_order::kRowBlock;
-    while (piece * kThreadsPerBlock < R) piece *= 2;
-    const int64_t pieces = (R + piece - 1) / piece;
-    os << "  // one block per output element: " << pieces << " pieces of " << piece << " (of " << R
-       << "), one per thread, combined in sum_order's tree\n";
+    // Pieces of a power of two of row blocks, at most one per thread (computed here: R may be g0).
+    os << "  int64_t piece = " << sum_order::kRowBlock << ";\n";
+    os << "  while (piece * " << kThreadsPerBlock << " < gcg_R) piece *= 2;\n";
+    os << "  const int64_t pieces = (gcg_R + piece - 1) / piece;\n";
+    os << "  // one block per output element: its pieces, one per thread, combined in sum_order's tree\n";
     os << "  __shared__ " << t << " gcg_piece[GCG_THREADS];\n";
-    os << "  for (int64_t o = blockIdx.x; o < " << k.work << "; o += gridDim.x) {\n";
+    os << "  for (int64_t o = blockIdx.x; o < gcg_work; o += gridDim.x) {\n";
     os << "    const int64_t base = " << offset_of(false, "o") << ";\n";
-    os << "    const int64_t lo = (int64_t)threadIdx.x * " << piece << ";\n";
-    os << "    if (threadIdx.x < " << pieces << ") {\n";
-    os << "      const int64_t n = " << R << " - lo < " << piece << " ? " << R << " - lo : " << piece << ";\n";
+    os << "    const int64_t lo = (int64_t)threadIdx.x * piece;\n";
+    os << "    if (threadIdx.x < pieces) {\n";
+    os << "      const int64_t n = gcg_R - lo < piece ? gcg_R - lo : piece;\n";
     os << "      gcg_piece[threadIdx.x] = graft::sum_order::row_sum_by<" << t << ">([&](int64_t i) { const int64_t r = lo + i; return at(base + "
        << offset_of(true, "r") << "); }, n);\n";
     os << "    }\n";
     os << "    __syncthreads();\n";
     os << "    if (threadIdx.x == 0) {\n";
     os << "      graft::sum_order::Levels<" << t << "> lv;\n";
-    os << "      for (int64_t q = 0; q + 1 < " << pieces << "; ++q) lv.push(gcg_piece[q]);\n";
-    os << "      const " << t << " acc = lv.finish(gcg_piece[" << pieces - 1 << "]);\n";
+    os << "      for (int64_t q = 0; q + 1 < pieces; ++q) lv.push(gcg_piece[q]);\n";
+    os << "      const " << t << " acc = lv.finish(gcg_piece[pieces - 1]);\n";
     os << "      " << write_reduced("acc") << "\n";
     os << "    }\n";
     os << "    __syncthreads();  // gcg_piece is free again\n";
