@@ -17,12 +17,7 @@ namespace {
 std::string shape_text(const Shape& s) { return ir::shape_str(s); }
 
 std::string symbols_text(const std::vector<std::string>& names, const std::vector<int64_t>& values) {
-  std::string s;
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (i) s += ", ";
-    s += names[i] + " = " + std::to_string(values[i]);
-  }
-  return s;
+  return ir::symbol_values_str(names, values);
 }
 
 // Symbols every leaf's polymorphic shape may be solved for: a dimension

@@ -121,6 +121,17 @@ DimExpr DimExpr::operator*(const DimExpr& o) const {
   return from_terms(std::move(all));
 }
 
+std::string symbol_values_str(const std::vector<std::string>& names, const std::vector<int64_t>& values) {
+  std::string s;
+  for (size_t i = 0; i < names.size() && i < values.size(); ++i) {
+    if (i) s += ", ";
+    s += names[i];
+    s += " = ";
+    s += std::to_string(values[i]);
+  }
+  return s;
+}
+
 bool DimConstraint::holds(const std::vector<int64_t>& values) const {
   const int64_t a = lhs.evaluate(values), b = rhs.evaluate(values);
   switch (cmp) {

@@ -58,6 +58,9 @@ struct DimConstraint {
   bool holds(const std::vector<int64_t>& values) const;
 };
 
+// "b = 17, t = 29": symbols with their values, for messages.
+std::string symbol_values_str(const std::vector<std::string>& names, const std::vector<int64_t>& values);
+
 // Parses an expression over the names in *symbols, adding new names at the
 // end (at most 32). Grammar: sums and differences of products of integers
 // and names ("2*b", "b*t", "b + 1", "(b - 1)"); names are [A-Za-z_][A-Za-z0-9_]*.

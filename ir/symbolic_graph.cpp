@@ -233,12 +233,7 @@ std::string where(const Node* n) {
 }
 
 std::string point_str(const std::vector<std::string>& symbols, const std::vector<int64_t>& p) {
-  std::string s;
-  for (size_t i = 0; i < symbols.size(); ++i) {
-    if (i) s += ", ";
-    s += symbols[i] + " = " + std::to_string(p[i]);
-  }
-  return s;
+  return symbol_values_str(symbols, p);
 }
 
 // The expression taking values[m] at corner m; nullopt when its

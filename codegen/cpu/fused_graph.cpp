@@ -33,6 +33,17 @@ void rename(std::string& text, const std::string& to) {
     text.replace(at, kPlaceholder.size(), to);
 }
 
+// The kernel source of fusion node `node` (index i) under the placeholder
+// name, or nullopt when the emitter refuses its body (the reason added to *refused).
+std::optional<std::string> fusion_source(const ir::Node& node, size_t i, std::vector<std::string>* refused) {
+  try {
+    return emit_kernel(*ir::attr<ir::Graphs>(node, "body").at(0), kPlaceholder);
+  } catch (const UnsupportedError& e) {
+    if (refused) refused->push_back("node " + std::to_string(i) + ": " + e.what());
+    return std::nullopt;
+  }
+}
+
 // Calls a compiled kernel with a fusion node's buffers. The kernel holds its
 // module: loaded while any copy of it lives.
 interpreter::NodeKernel bind_kernel(std::shared_ptr<const void> module, KernelFn fn, std::vector<int64_t> scalars,
@@ -119,13 +130,9 @@ std::optional<FusedGraphKernels> compile_fused(const ir::Graph& graph, bool only
     const ir::Node& node = graph.nodes()[i];
     if (node.op != ir::Op::fusion) continue;
     const ir::Graph& body = *ir::attr<ir::Graphs>(node, "body").at(0);
-    std::string text;
-    try {
-      text = emit_kernel(body, kPlaceholder);
-    } catch (const UnsupportedError& e) {  // a body of another form: the interpreter runs it
-      out.refused.push_back("node " + std::to_string(i) + ": " + e.what());
-      continue;
-    }
+    std::optional<std::string> source = fusion_source(node, i, &out.refused);
+    if (!source) continue;  // a body of another form: the interpreter runs it
+    std::string text = std::move(*source);
     auto [it, fresh] = index_of.emplace(std::move(text), distinct.size());
     if (fresh) distinct.push_back(it->first);
     uses.push_back({i, it->second, kernel_scalars(body), kernel_elements(body)});
@@ -185,13 +192,9 @@ FusedGraphKernels rebind_fused_graph(const ir::Graph& graph, const FusedGraphKer
     const ir::Node& node = graph.nodes()[i];
     if (node.op != ir::Op::fusion) continue;
     const ir::Graph& body = *ir::attr<ir::Graphs>(node, "body").at(0);
-    std::string text;
-    try {
-      text = emit_kernel(body, kPlaceholder);
-    } catch (const UnsupportedError& e) {
-      out.refused.push_back("node " + std::to_string(i) + ": " + e.what());
-      continue;
-    }
+    std::optional<std::string> source = fusion_source(node, i, &out.refused);
+    if (!source) continue;
+    std::string text = std::move(*source);
     const KernelIndex::Loaded* found = nullptr;
     auto find = [&](const std::string& source) {
       if (loaded.index)
@@ -221,17 +224,14 @@ std::vector<std::string> size_generic_sources(const std::vector<ir::GraphPtr>& s
   out.resize(first.nodes().size());
   for (size_t i = 0; i < first.nodes().size(); ++i) {
     if (first.nodes()[i].op != ir::Op::fusion) continue;
-    try {
-      std::string text = emit_kernel(*ir::attr<ir::Graphs>(first.nodes()[i], "body").at(0), kPlaceholder);
-      bool same = true;
-      for (size_t s = 1; s < samples.size() && same; ++s) {
-        const ir::Graph& g = *samples[s];
-        same = i < g.nodes().size() && g.nodes()[i].op == ir::Op::fusion &&
-               emit_kernel(*ir::attr<ir::Graphs>(g.nodes()[i], "body").at(0), kPlaceholder) == text;
-      }
-      if (same) out[i] = std::move(text);
-    } catch (const UnsupportedError&) {  // the interpreter runs it at every size
+    std::optional<std::string> text = fusion_source(first.nodes()[i], i, nullptr);
+    bool same = text.has_value();  // else the interpreter runs it at every size
+    for (size_t s = 1; s < samples.size() && same; ++s) {
+      const ir::Graph& g = *samples[s];
+      same =
+          i < g.nodes().size() && g.nodes()[i].op == ir::Op::fusion && fusion_source(g.nodes()[i], i, nullptr) == text;
     }
+    if (same) out[i] = std::move(*text);
   }
   return out;
 }
