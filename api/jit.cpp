@@ -249,7 +249,8 @@ std::shared_ptr<Executable> executable_of_fused(ir::GraphPtr fused, const ir::Gr
   exe->plan = codegen::plan_memory(*exe->graph);
   exe->memory.temp_bytes = exe->plan.arena_bytes;
   exe->site = executable_site(*exe->graph);
-  if (int64_t held = constant_bytes(*exe->graph); held > 0)
+  // (An instance of a polymorphic executable shares its constants with the first sample's: counted once.)
+  if (int64_t held = compile_kernels ? constant_bytes(*exe->graph) : 0; held > 0)
     exe->held = std::make_unique<runtime::ExecutableMemory>(runtime::current_device(), held, exe->site);
   return exe;
 }

@@ -55,7 +55,8 @@ struct Executable {
 // The executable of a graph that simplification and fusion have produced
 // (`clean` is the graph before fusion, for flop counts): donation, memory
 // plan, analyses, and the backend's kernels (compile_kernels false: none,
-// for an instance of a polymorphic executable, which binds its own).
+// for an instance of a polymorphic executable, which binds its own, and
+// whose constants the first sample's executable already counts in memory profiles).
 std::shared_ptr<Executable> executable_of_fused(ir::GraphPtr fused, const ir::Graph& clean, int64_t nodes_before,
                                                 Backend backend, const JitOptions& options,
                                                 const std::vector<bool>& donated, bool compile_kernels);
