@@ -175,9 +175,10 @@ int main(int argc, char** argv) {
   std::printf("\ntraining loop, one step at every batch size 1..%lld:\n", static_cast<long long>(kMaxBatch));
   std::printf("  graft polymorphic:  %8.2f s, traced %zu times (the sample sizes), %zu executable\n", t_poly,
               loop.trace_count(), loop.cache_size());
-  std::printf("  graft specialised: ~%8.2f s (a trace, passes and plan per size; its C++ kernels come from the module\n"
-              "                                cache, their sources holding no batch size; timed on %d sizes, scaled)\n",
-              t_special, sampled);
+  std::printf(
+      "  graft specialised: ~%8.2f s (a trace, passes and plan per size; its C++ kernels come from the module\n"
+      "                                cache, their sources holding no batch size; timed on %d sizes, scaled)\n",
+      t_special, sampled);
   auto jl = jax.find("loop0");
   if (jl != jax.end())
     std::printf("  jax.jit:            %8.2f s (a compile per shape); graft polymorphic / jax %.2fx\n", jl->second,
