@@ -274,3 +274,20 @@ TEST_CASE("polymorphic jit on the CUDA backend: one set of kernels for every siz
   }
   CHECK(poly.trace_count() == 3);
 }
+
+TEST_CASE("polymorphic jit of vmap(grad): per-example gradients for any batch", "[jit][polymorphic]") {
+  Array w = batch(6, 2, 0.3f);
+  auto per_example =
+      vmap(grad([](const Array& wi, const Array& x) { return sum(graft::tanh(matmul(x, wi))); }), Axes{none, 0});
+  auto jf =
+      jit(per_example, {.backend = Backend::cpu, .wait_for_compile = true, .polymorphic_shapes = {"(6, 2)", "(b, 6)"}});
+  for (int64_t b : {3, 1, 50}) {
+    INFO("b = " << b);
+    Array x = batch(b, 6, 0.8f);
+    Array got = jf(w, x);
+    REQUIRE(got.shape() == Shape{b, 6, 2});
+    check_close(got, per_example(w, x), 1e-5);
+  }
+  CHECK(jf.cache_size() == 1);
+  CHECK(jf.trace_count() == 3);
+}
