@@ -14,12 +14,6 @@ namespace graft::detail {
 
 namespace {
 
-std::string shape_text(const Shape& s) { return ir::shape_str(s); }
-
-std::string symbols_text(const std::vector<std::string>& names, const std::vector<int64_t>& values) {
-  return ir::symbol_values_str(names, values);
-}
-
 // Symbols every leaf's polymorphic shape may be solved for: a dimension
 // whose expression has one unknown symbol in it, of degree one.
 bool solve_step(const PolymorphicSpec& spec, const std::vector<ir::ValueType>& leaves, std::vector<int64_t>& values,
@@ -114,7 +108,7 @@ std::vector<std::vector<int64_t>> choose_points(const PolymorphicSpec& spec) {
     for (const ir::DimConstraint& c : spec.constraints)
       if (!c.holds(p))
         throw ShapeError("jit: polymorphic_shapes: cannot choose sizes to trace at that satisfy the constraint '" +
-                         c.text + "' (tried " + symbols_text(spec.symbols, p) +
+                         c.text + "' (tried " + ir::symbol_values_str(spec.symbols, p) +
                          "); constraints between several symbols must hold for sizes chosen per symbol");
   return points;
 }
@@ -148,7 +142,7 @@ PolymorphicSpec parse_polymorphic_spec(const std::vector<std::string>& specs,
     std::vector<ir::DimExpr> dims = ir::parse_poly_shape(shapes[l], &spec.symbols, &from_argument);
     if (dims.size() != leaves[l].shape.size())
       throw ShapeError("jit: polymorphic_shapes: argument leaf " + std::to_string(l) + " has shape " +
-                       shape_text(leaves[l].shape) + " (rank " + std::to_string(leaves[l].rank()) +
+                       ir::shape_str(leaves[l].shape) + " (rank " + std::to_string(leaves[l].rank()) +
                        ") but its polymorphic shape '" + shapes[l] + "' has " + std::to_string(dims.size()) +
                        " dimensions");
     for (size_t d = 0; d < dims.size(); ++d) {
@@ -178,7 +172,7 @@ std::vector<int64_t> bind_symbols(const PolymorphicSpec& spec, const std::vector
   for (size_t l = 0; l < leaves.size(); ++l)
     if (leaves[l].shape.size() != spec.leaf_dims[l].size())
       throw ShapeError("jit: polymorphic_shapes: argument leaf " + std::to_string(l) + " has shape " +
-                       shape_text(leaves[l].shape) + " but its polymorphic shape is '" + spec.leaf_text[l] + "'");
+                       ir::shape_str(leaves[l].shape) + " but its polymorphic shape is '" + spec.leaf_text[l] + "'");
   std::vector<int64_t> values(spec.symbols.size(), 0);
   std::vector<bool> known(spec.symbols.size(), false);
   while (solve_step(spec, leaves, values, known)) {
@@ -193,17 +187,17 @@ std::vector<int64_t> bind_symbols(const PolymorphicSpec& spec, const std::vector
       const int64_t want = spec.leaf_dims[l][d].evaluate(values);
       if (want != leaves[l].shape[d])
         throw ShapeError("jit: polymorphic_shapes: argument leaf " + std::to_string(l) + " has shape " +
-                         shape_text(leaves[l].shape) + " but its polymorphic shape '" + spec.leaf_text[l] +
+                         ir::shape_str(leaves[l].shape) + " but its polymorphic shape '" + spec.leaf_text[l] +
                          "' needs dimension " + std::to_string(d) + " to be " + spec.leaf_dims[l][d].str(spec.symbols) +
-                         " = " + std::to_string(want) + " with " + symbols_text(spec.symbols, values));
+                         " = " + std::to_string(want) + " with " + ir::symbol_values_str(spec.symbols, values));
     }
   for (size_t s = 0; s < spec.symbols.size(); ++s)
     if (values[s] < 1)
-      throw ShapeError("jit: polymorphic_shapes: " + symbols_text(spec.symbols, values) + " from the arguments, but " +
-                       spec.symbols[s] + " must be at least 1");
+      throw ShapeError("jit: polymorphic_shapes: " + ir::symbol_values_str(spec.symbols, values) +
+                       " from the arguments, but " + spec.symbols[s] + " must be at least 1");
   for (const ir::DimConstraint& c : spec.constraints)
     if (!c.holds(values))
-      throw ShapeError("jit: polymorphic_shapes: the arguments give " + symbols_text(spec.symbols, values) +
+      throw ShapeError("jit: polymorphic_shapes: the arguments give " + ir::symbol_values_str(spec.symbols, values) +
                        ", which breaks the constraint '" + c.text + "'");
   return values;
 }
@@ -318,7 +312,7 @@ std::string polymorphic_text(const PolymorphicExecutable& poly) {
        std::to_string(poly.instances_made()) +
        " instances made; below, the program with its symbolic dimensions (fused kernels' bodies at the first sample "
        "size, " +
-       symbols_text(p.symbols, poly.first_point) + ")\n";
+       ir::symbol_values_str(p.symbols, poly.first_point) + ")\n";
   std::shared_ptr<const Executable> last;
   std::vector<int64_t> at;
   {
@@ -331,7 +325,7 @@ std::string polymorphic_text(const PolymorphicExecutable& poly) {
   if (last) {
     int64_t fusions = 0;
     for (const ir::Node& n : last->graph->nodes()) fusions += n.op == ir::Op::fusion;
-    s += "the most recent instance (" + symbols_text(p.symbols, at) +
+    s += "the most recent instance (" + ir::symbol_values_str(p.symbols, at) +
          "): " + std::to_string(last->rebound ? last->rebound->compiled : 0) + " of " + std::to_string(fusions) +
          " fused kernels run the compiled module, the others the interpreter\n";
     if (last->rebound)

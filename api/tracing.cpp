@@ -1,4 +1,6 @@
 // The non-template side of make_graph, evaluate and named_scope.
+#include <optional>
+
 #include "api/array_impl.h"
 #include "api/dispatch.h"
 #include "api/ref_state.h"
@@ -14,17 +16,12 @@ namespace detail {
 
 namespace {
 thread_local std::vector<TraceSession*> t_sessions;
-thread_local const std::vector<Shape>* t_input_shapes = nullptr;  // TraceInputShapes
+thread_local std::optional<std::vector<Shape>> t_input_shapes;    // TraceInputShapes
 thread_local int t_shapeless = 0;                                 // ShapelessStructures
 }
 
-TraceInputShapes::TraceInputShapes(std::vector<Shape> shapes) {
-  t_input_shapes = new std::vector<Shape>(std::move(shapes));
-}
-TraceInputShapes::~TraceInputShapes() {
-  delete t_input_shapes;
-  t_input_shapes = nullptr;
-}
+TraceInputShapes::TraceInputShapes(std::vector<Shape> shapes) { t_input_shapes = std::move(shapes); }
+TraceInputShapes::~TraceInputShapes() { t_input_shapes.reset(); }
 ShapelessStructures::ShapelessStructures() { ++t_shapeless; }
 ShapelessStructures::~ShapelessStructures() { --t_shapeless; }
 
@@ -46,16 +43,12 @@ struct TraceSession::Impl {
   std::vector<std::shared_ptr<RefState>> touched;  // enclosing Refs used, not bound
   std::vector<std::shared_ptr<RefState>> bound;    // enclosing Refs bound to inputs
   std::vector<ir::ValueId> bound_inputs;           // their inputs
-  std::vector<Shape> input_shapes;                 // TraceInputShapes (outermost sessions only)
-  bool reshaped = false;
+  std::optional<std::vector<Shape>> input_shapes;  // TraceInputShapes (outermost sessions only)
   size_t next_input = 0;
 };
 
 TraceSession::TraceSession() : impl_(std::make_unique<Impl>()) {
-  if (t_sessions.empty() && t_input_shapes) {
-    impl_->input_shapes = *t_input_shapes;
-    impl_->reshaped = true;
-  }
+  if (t_sessions.empty()) impl_->input_shapes = t_input_shapes;
   t_sessions.push_back(this);
 }
 TraceSession::~TraceSession() {
@@ -137,11 +130,11 @@ Array TraceSession::input_like(const Array& like) {
   const ArrayImpl& impl = checked_impl(like, "make_graph");
   const ir::TracePtr& trace = impl_->scope.trace();
   ir::ValueType type = impl.type;
-  if (impl_->reshaped) {  // a shape-polymorphic trace at one of its sample sizes
-    if (impl_->next_input >= impl_->input_shapes.size())
-      throw Error("jit: polymorphic_shapes gives " + std::to_string(impl_->input_shapes.size()) +
+  if (const auto& shapes = impl_->input_shapes) {  // a shape-polymorphic trace at one of its sample sizes
+    if (impl_->next_input >= shapes->size())
+      throw Error("jit: polymorphic_shapes gives " + std::to_string(shapes->size()) +
                   " shapes, but the function takes more argument leaves");
-    type.shape = impl_->input_shapes[impl_->next_input++];
+    type.shape = (*shapes)[impl_->next_input++];
   }
   ir::ValueId v = trace->builder().input(type);
   return Array(make_traced(type, trace, v));

@@ -232,10 +232,6 @@ std::string where(const Node* n) {
   return s + ")";
 }
 
-std::string point_str(const std::vector<std::string>& symbols, const std::vector<int64_t>& p) {
-  return symbol_values_str(symbols, p);
-}
-
 // The expression taking values[m] at corner m; nullopt when its
 // coefficients are not integers.
 std::optional<DimExpr> fit_corners(const std::vector<int64_t>& values, const std::vector<int64_t>& first,
@@ -313,8 +309,8 @@ SymbolicGraph fit_symbolic_graph(const std::vector<GraphPtr>& samples, const std
     if (at == n && w0.tokens.size() == wi.tokens.size() && w0.numbers.size() == wi.numbers.size()) continue;
     const Node* node = at < w0.token_at.size() ? w0.token_at[at] : nullptr;
     throw ShapeError("jit: polymorphic_shapes: the function builds a different program at " +
-                     point_str(symbols, points[i]) + " than at " + point_str(symbols, points[0]) + ", first at " +
-                     where(node) +
+                     symbol_values_str(symbols, points[i]) + " than at " + symbol_values_str(symbols, points[0]) +
+                     ", first at " + where(node) +
                      (at < n ? " ('" + w0.tokens[at] + "' against '" + wi.tokens[at] + "')" : std::string()) +
                      ": an op, a constant array whose size depends on a symbol, or code that branches on a "
                      "dimension. A polymorphic function must build one program for every size.");
@@ -342,7 +338,7 @@ SymbolicGraph fit_symbolic_graph(const std::vector<GraphPtr>& samples, const std
         if (i) seen += ", ";
         seen += std::to_string(values[i]);
         seen += " at ";
-        seen += point_str(symbols, points[i]);
+        seen += symbol_values_str(symbols, points[i]);
       }
       throw ShapeError("jit: polymorphic_shapes: a size at " + where(w0.number_at[j]) + " is " + seen +
                        ": not a sum of products of distinct symbols with integer coefficients (such as b // 2 "
