@@ -1,4 +1,7 @@
 #include "interpreter/evaluate.h"
+
+#include <algorithm>
+
 #include "ir/attr_access.h"
 
 #include "interpreter/debug_nans.h"
@@ -19,8 +22,9 @@ namespace {
 
 // For each graph value that a donated input's buffer should hold: the index of
 // that input (-1 elsewhere). An output takes a donated input of the same byte
-// size that is dead once the output's node runs, or that the node reads
-// elementwise (each element read before it is written: ir/in_place.h).
+// size that is dead once the output's node runs, that the node reads
+// elementwise (each element read before it is written), or that the node
+// updates in place as its operand 0 (ir/in_place.h).
 std::vector<int64_t> plan_donations(const ir::Graph& graph, const std::vector<bool>& donated,
                                     const std::vector<int64_t>& last_use) {
   std::vector<int64_t> take(graph.value_id_bound(), -1);
@@ -42,9 +46,13 @@ std::vector<int64_t> plan_donations(const ir::Graph& graph, const std::vector<bo
         ir::ValueId in = graph.inputs()[d];
         if (bytes(in) != bytes(v) || is_output[in]) continue;
         const bool dead_before = last_use[in] < static_cast<int64_t>(i);
-        const bool read_in_place = last_use[in] == static_cast<int64_t>(i) && elementwise &&
-                                   graph.type(in).shape == graph.type(v).shape;
-        if (!dead_before && !read_in_place) continue;
+        const bool last_read_here = last_use[in] == static_cast<int64_t>(i);
+        const bool read_in_place = last_read_here && elementwise && graph.type(in).shape == graph.type(v).shape;
+        // dynamic_update_slice, scatter_add: only the window is written over a
+        // dying operand 0 (a while body's buffer carry costs no copy per step).
+        const bool updated_in_place = last_read_here && ir::updates_first_operand_in_place(n) && n.inputs[0] == in &&
+                                      v == n.outputs[0] && std::count(n.inputs.begin(), n.inputs.end(), in) == 1;
+        if (!dead_before && !read_in_place && !updated_in_place) continue;
         take[v] = static_cast<int64_t>(d);
         used[d] = true;
         break;

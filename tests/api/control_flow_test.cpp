@@ -5,9 +5,11 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "graft/graft.h"
 #include "ir/graph.h"
@@ -227,6 +229,32 @@ TEST_CASE("fori_loop: sum of squares with integer and Array bounds", "[control]"
       std::make_pair(scalar(0.0), scalar(1.0)));
   CHECK(s.item<float>() == 15.0f);
   CHECK(p.item<float>() == Approx(1.0 / 64));
+}
+
+TEST_CASE("while_loop: a buffer carry updated by dynamic_update_slice is written in place", "[control]") {
+  // Each step writes one row of a [64, 256] buffer; the callback sees the buffer the step reads. Its
+  // memory is the same at every step (no copy of the buffer per step), eagerly and under jit.
+  std::vector<const void*> seen;
+  auto fill = [&seen](const Array& rows) {
+    auto out = while_loop(
+        [](const auto& s) { return s.first < 6; },
+        [&seen](const auto& s) {
+          io_callback([&seen](const Array& buf) { seen.push_back(buf.unsafe_buffer_pointer()); }, std::tuple<>{},
+                      s.second);
+          Array row = broadcast_to(astype(s.first, f32), {1, 256});
+          return std::make_pair(s.first + 1, dynamic_update_slice(s.second, row, {s.first, scalar(0, DType::i32)}));
+        },
+        std::make_pair(scalar(0, DType::i32), rows));
+    return out.second;
+  };
+  for (bool jitted : {false, true}) {
+    INFO((jitted ? "jit" : "eager"));
+    seen.clear();
+    const Array out = jitted ? jit(fill)(zeros({64, 256}, f32)) : fill(zeros({64, 256}, f32));
+    REQUIRE(seen.size() == 6);
+    CHECK(std::set<const void*>(seen.begin(), seen.end()).size() == 1);
+    for (int r = 0; r < 8; ++r) CHECK(slice(out, {r, 0}, {r + 1, 1}).item<float>() == (r < 6 ? r : 0));
+  }
 }
 
 TEST_CASE("scan: cumulative sums, forwards and in reverse", "[control]") {
