@@ -15,6 +15,14 @@ namespace {
 using ir::Op;
 using Types = std::vector<ir::ValueType>;
 
+std::vector<ValueId> slice_of(const std::vector<ValueId>& v, size_t from, size_t count) {
+  return std::vector<ValueId>(v.begin() + static_cast<long>(from), v.begin() + static_cast<long>(from + count));
+}
+std::vector<ValueId> joined(std::vector<ValueId> a, const std::vector<ValueId>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
 const ir::Graph& subgraph(const ir::Node& n, const char* name) { return *ir::attr<ir::Graphs>(n, name).at(0); }
 
 // Per value of g: whether it depends on a flagged input.
@@ -137,6 +145,24 @@ std::vector<ValueId> emit_loop(ir::GraphBuilder& b, int64_t checkpoints, const s
   return std::vector<ValueId>(out.begin(), out.end());
 }
 
+using BranchFn = std::function<std::vector<ValueId>(ir::GraphBuilder&, const std::vector<ValueId>&)>;
+
+// A cond node in b: when_true(args) where pred holds, else when_false(args).
+std::vector<ValueId> emit_cond(ir::GraphBuilder& b, ValueId pred, const std::vector<ValueId>& args,
+                               const BranchFn& when_false, const BranchFn& when_true) {
+  Types arg_types;
+  for (ValueId v : args) arg_types.push_back(b.type(v));
+  ir::Graphs branches;
+  for (const BranchFn* f : {&when_false, &when_true}) {
+    ir::GraphBuilder g;
+    std::vector<ValueId> as;
+    for (const ir::ValueType& t : arg_types) as.push_back(g.input(t));
+    branches.push_back(g.finish((*f)(g, as)));
+  }
+  ir::IdList out = b.add(Op::cond, joined({pred}, args), {{"branches", std::move(branches)}});
+  return std::vector<ValueId>(out.begin(), out.end());
+}
+
 // Integer scalars (i64) and the slots of a checkpoint buffer [K, shape...].
 ValueId i64(ir::GraphBuilder& b, int64_t v) { return emit_full(b, static_cast<double>(v), {DType::i64, {}}); }
 ValueId op2(ir::GraphBuilder& b, Op op, ValueId x, ValueId y) { return b.add1(op, {x, y}); }
@@ -171,12 +197,35 @@ ValueId slot_keep(ir::GraphBuilder& b, ValueId buf, ValueId index, ValueId store
   return slot_write(b, buf, b.add1(Op::select, {store, index, i64(b, spare)}), v);
 }
 
-std::vector<ValueId> slice_of(const std::vector<ValueId>& v, size_t from, size_t count) {
-  return std::vector<ValueId>(v.begin() + static_cast<long>(from), v.begin() + static_cast<long>(from + count));
-}
-std::vector<ValueId> joined(std::vector<ValueId> a, const std::vector<ValueId>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
+// How many steps the sweep advances from a slot holding the carry entering
+// step p, to reverse the l steps p..end with `free` slots above it: l - 1
+// (reverse step end, not stored) when l = 1 or no slot is free; else the
+// binomial schedule's split (Griewank and Walther's revolve). With
+// B(c, r) = C(c + r + 1, c + 1), the most steps c free slots reverse when
+// no step runs forward more than r times, and r the least with B(c, r) >= l,
+// storing the carry entering step p + m for any m in
+// [max(B(c, r - 2), l - B(c - 1, r)), min(B(c, r - 1), l - B(c - 1, r - 1))]
+// reverses the l steps with the fewest forward steps (checked against dynamic
+// programming by the tests); the smallest such m is taken.
+ValueId revolve_advance(ir::GraphBuilder& b, int64_t checkpoints, ValueId l, ValueId free) {
+  const ValueId one = i64(b, 1), c = op2(b, Op::max, free, one);
+  // (r, B(c, r), B(c, r - 1), B(c, r - 2)) from (0, 1, 0, 0): B(c, r + 1) = B(c, r) (c + r + 2) / (r + 1).
+  std::vector<ValueId> bs = emit_loop(
+      b, checkpoints, {c, l}, {i64(b, 0), one, i64(b, 0), i64(b, 0)},
+      [&](ir::GraphBuilder& g, const std::vector<ValueId>& cs, const std::vector<ValueId>& xs) {
+        return op2(g, Op::lt, xs[1], cs[1]);
+      },
+      [&](ir::GraphBuilder& g, const std::vector<ValueId>& cs, const std::vector<ValueId>& xs) {
+        const ValueId r1 = op2(g, Op::add, xs[0], i64(g, 1));
+        const ValueId grown = op2(g, Op::mul, xs[1], op2(g, Op::add, cs[0], op2(g, Op::add, r1, i64(g, 1))));
+        return std::vector<ValueId>{r1, op2(g, Op::div, grown, r1), xs[1], xs[2]};
+      });
+  // B(c - 1, r) = B(c, r) - B(c, r - 1) (Pascal's rule).
+  const ValueId right = op2(b, Op::sub, bs[1], bs[2]);
+  const ValueId last = op2(b, Op::sub, l, one);
+  ValueId m = op2(b, Op::max, op2(b, Op::max, one, bs[3]), op2(b, Op::sub, l, right));
+  m = op2(b, Op::min, m, last);
+  return b.add1(Op::select, {op2(b, Op::le, free, i64(b, 0)), last, op2(b, Op::max, m, i64(b, 0))});
 }
 
 }  // namespace
@@ -232,7 +281,7 @@ std::vector<ValueId> emit_while_reverse(ir::GraphBuilder& b, const ir::Node& n, 
                                         const std::vector<ValueId>& operands, const std::vector<bool>& operand_unknown,
                                         const std::vector<ValueId>& cotangents) {
   const Parts parts = parts_of(n, s, true);
-  const int64_t checkpoints = ir::attr<int64_t>(n, "checkpoints"), slots_per_level = checkpoints / 2;
+  const int64_t checkpoints = ir::attr<int64_t>(n, "checkpoints");
   const size_t cn = s.cond_consts, bn = s.body_consts;
   const size_t nkb = parts.kb.size(), np = parts.p.size(), nub = parts.ub.size(), nt = parts.t.size();
   std::vector<ValueId> cconsts(operands.begin(), operands.begin() + static_cast<long>(cn)), kb, p0;
@@ -253,45 +302,17 @@ std::vector<ValueId> emit_while_reverse(ir::GraphBuilder& b, const ir::Node& n, 
         return joined({op2(g, Op::add, xs[0], i64(g, 1))}, step(g, slice_of(cs, cn, nkb), slice_of(xs, 1, np)));
       });
   const ValueId N = counted[0];
-  const ValueId K = i64(b, slots_per_level), one = i64(b, 1);
-  auto ceil_div = [&](ValueId x, ValueId y) { return op2(b, Op::div, op2(b, Op::sub, op2(b, Op::add, x, y), one), y); };
-  const ValueId stride = op2(b, Op::max, one, ceil_div(N, K));
-  const ValueId stride2 = op2(b, Op::max, one, ceil_div(stride, K));
-  const ValueId segments = ceil_div(N, stride);
 
-  std::vector<ValueId> empty_slots;
-  for (size_t k : parts.p) {
-    ir::ValueType t = body_in[bn + k];
-    t.shape.insert(t.shape.begin(), slots_per_level + 1);  // the last slot takes the writes not kept
-    empty_slots.push_back(emit_full(b, 0.0, t));
+  // 2. The sweep: carries (top, end, pos, slots..., ct_t..., ct_ub...).
+  // Slot j < C holds the carry entering step pos[j]; slots 0..top are the
+  // stack; slot C takes the writes not kept. `end` is the step to reverse next.
+  std::vector<ValueId> slots;
+  for (size_t k = 0; k < np; ++k) {
+    ir::ValueType t = body_in[bn + parts.p[k]];
+    t.shape.insert(t.shape.begin(), checkpoints + 1);
+    slots.push_back(slot_write(b, emit_full(b, 0.0, t), i64(b, 0), p0[k]));
   }
-
-  // `count` steps from p, the carry entering step j kept in slot j / every
-  // when j % every == 0: carries (j, p..., slots...); returns the slots.
-  auto keep_every = [&](ir::GraphBuilder& g, const std::vector<ValueId>& kbv, ValueId count, ValueId every,
-                        const std::vector<ValueId>& p_from, const std::vector<ValueId>& into) {
-    std::vector<ValueId> done = emit_loop(
-        g, checkpoints, joined(kbv, {count, every}), joined(joined({i64(g, 0)}, p_from), into),
-        [&](ir::GraphBuilder& h, const std::vector<ValueId>& cs, const std::vector<ValueId>& xs) {
-          return op2(h, Op::lt, xs[0], cs[nkb]);
-        },
-        [&](ir::GraphBuilder& h, const std::vector<ValueId>& cs, const std::vector<ValueId>& xs) {
-          const ValueId j = xs[0], st = cs[nkb + 1];
-          const ValueId index = op2(h, Op::div, j, st);
-          const ValueId store = op2(h, Op::eq, op2(h, Op::rem, j, st), i64(h, 0));
-          std::vector<ValueId> p = slice_of(xs, 1, np), out{op2(h, Op::add, j, i64(h, 1))};
-          std::vector<ValueId> next = step(h, slice_of(cs, 0, nkb), p);
-          out.insert(out.end(), next.begin(), next.end());
-          for (size_t k = 0; k < np; ++k) out.push_back(slot_keep(h, xs[1 + np + k], index, store, p[k]));
-          return out;
-        });
-    return slice_of(done, 1 + np, np);
-  };
-
-  // 2. Every stride-th carry into the slots.
-  const std::vector<ValueId> slots = keep_every(b, kb, N, stride, p0, empty_slots);
-
-  // 3. Segments in reverse: carries (g, ct_t..., ct_ub..., kept...).
+  const ValueId pos = emit_full(b, 0.0, {DType::i64, {checkpoints + 1}});
   std::vector<ValueId> ct_t, ct_ub;
   const ir::Graph& body = subgraph(n, "body");
   for (size_t j = 0; j < nt; ++j) {
@@ -299,66 +320,63 @@ std::vector<ValueId> emit_while_reverse(ir::GraphBuilder& b, const ir::Node& n, 
     ct_t.push_back(ct != kZero ? ct : emit_full(b, 0.0, body.type(body.outputs()[parts.t[j]])));
   }
   for (size_t i : parts.ub) ct_ub.push_back(emit_full(b, 0.0, body_in[i]));
-  const std::vector<ValueId> seg_consts = joined(joined(kb, {N, stride, stride2}), slots);
+  const std::vector<ValueId> init =
+      joined(joined(joined({i64(b, 0), op2(b, Op::sub, N, i64(b, 1)), pos}, slots), ct_t), ct_ub);
   std::vector<ValueId> swept = emit_loop(
-      b, checkpoints, seg_consts, joined(joined(joined({op2(b, Op::sub, segments, one)}, ct_t), ct_ub), empty_slots),
+      b, checkpoints, kb, init,
       [&](ir::GraphBuilder& g, const std::vector<ValueId>& cs, const std::vector<ValueId>& xs) {
         (void)cs;
-        return op2(g, Op::ge, xs[0], i64(g, 0));
+        return op2(g, Op::ge, xs[1], i64(g, 0));
       },
-      [&](ir::GraphBuilder& g, const std::vector<ValueId>& cs, const std::vector<ValueId>& xs) {
-        const std::vector<ValueId> kbv = slice_of(cs, 0, nkb);
-        const ValueId n_steps = cs[nkb], st = cs[nkb + 1], st2 = cs[nkb + 2];
-        const ValueId seg = xs[0];
-        const ValueId start = op2(g, Op::mul, seg, st);
-        const ValueId len = op2(g, Op::min, st, op2(g, Op::sub, n_steps, start));
-        std::vector<ValueId> p_start;
-        for (size_t k = 0; k < np; ++k) p_start.push_back(slot_read(g, cs[nkb + 3 + k], seg));
-        // The segment replayed once, every stride2-th carry kept.
-        const std::vector<ValueId> kept = keep_every(g, kbv, len, st2, p_start, slice_of(xs, 1 + nt + nub, np));
-        // Its steps in reverse: carries (t, ct_t..., ct_ub...).
-        std::vector<ValueId> back = emit_loop(
-            g, checkpoints, joined(joined(kbv, {st2}), kept),
-            joined({op2(g, Op::sub, len, i64(g, 1))}, slice_of(xs, 1, nt + nub)),
+      [&](ir::GraphBuilder& g, const std::vector<ValueId>& kbv, const std::vector<ValueId>& xs) {
+        const ValueId top = xs[0], end = xs[1], one = i64(g, 1), zero = i64(g, 0);
+        const ValueId p = slot_read(g, xs[2], top);
+        std::vector<ValueId> x;
+        for (size_t k = 0; k < np; ++k) x.push_back(slot_read(g, xs[3 + k], top));
+        const ValueId l = op2(g, Op::add, op2(g, Op::sub, end, p), one);
+        const ValueId m = revolve_advance(g, checkpoints, l, op2(g, Op::sub, i64(g, checkpoints - 1), top));
+        // The carry entering step p + m: step end's when reversing.
+        std::vector<ValueId> y = emit_loop(
+            g, checkpoints, joined(kbv, {m}), joined({zero}, x),
             [&](ir::GraphBuilder& h, const std::vector<ValueId>& ds, const std::vector<ValueId>& ys) {
-              (void)ds;
-              return op2(h, Op::ge, ys[0], i64(h, 0));
+              return op2(h, Op::lt, ys[0], ds[nkb]);
             },
             [&](ir::GraphBuilder& h, const std::vector<ValueId>& ds, const std::vector<ValueId>& ys) {
-              const std::vector<ValueId> kbh = slice_of(ds, 0, nkb);
-              const ValueId t = ys[0], s2 = ds[nkb];
-              const ValueId index = op2(h, Op::div, t, s2), extra = op2(h, Op::rem, t, s2);
-              std::vector<ValueId> from;
-              for (size_t k = 0; k < np; ++k) from.push_back(slot_read(h, ds[nkb + 1 + k], index));
-              // The carry entering step t, recomputed from the nearest kept one.
-              std::vector<ValueId> at = emit_loop(
-                  h, checkpoints, joined(kbh, {extra}), joined({i64(h, 0)}, from),
-                  [&](ir::GraphBuilder& q, const std::vector<ValueId>& es, const std::vector<ValueId>& zs) {
-                    return op2(q, Op::lt, zs[0], es[nkb]);
-                  },
-                  [&](ir::GraphBuilder& q, const std::vector<ValueId>& es, const std::vector<ValueId>& zs) {
-                    return joined({op2(q, Op::add, zs[0], i64(q, 1))},
-                                  step(q, slice_of(es, 0, nkb), slice_of(zs, 1, np)));
-                  });
-              std::vector<ValueId> cts =
-                  ir::inline_graph(h, *parts.reverse, joined(joined(kbh, slice_of(at, 1, np)), slice_of(ys, 1, nt)));
-              // cts: (ct of the unknown body consts, ct of the unknown carries).
-              std::vector<ValueId> out{op2(h, Op::sub, t, i64(h, 1))};
-              for (size_t j = 0; j < nt; ++j) out.push_back(cts[nub + j]);
-              for (size_t j = 0; j < nub; ++j) out.push_back(op2(h, Op::add, ys[1 + nt + j], cts[j]));
+              return joined({op2(h, Op::add, ys[0], i64(h, 1))}, step(h, slice_of(ds, 0, nkb), slice_of(ys, 1, np)));
+            });
+        y.erase(y.begin());
+        const ValueId reversing = op2(g, Op::eq, m, op2(g, Op::sub, l, one));
+        // Step end reversed when reversing: (cotangents of the unknown carries, of the unknown body consts).
+        std::vector<ValueId> cts = emit_cond(
+            g, reversing, joined(joined(joined(kbv, y), slice_of(xs, 3 + np, nt)), slice_of(xs, 3 + np + nt, nub)),
+            [&](ir::GraphBuilder&, const std::vector<ValueId>& as) {
+              return joined(slice_of(as, nkb + np, nt), slice_of(as, nkb + np + nt, nub));
+            },
+            [&](ir::GraphBuilder& h, const std::vector<ValueId>& as) {
+              std::vector<ValueId> r = ir::inline_graph(h, *parts.reverse, slice_of(as, 0, nkb + np + nt));
+              std::vector<ValueId> out = slice_of(r, nub, nt);
+              for (size_t j = 0; j < nub; ++j) out.push_back(op2(h, Op::add, as[nkb + np + nt + j], r[j]));
               return out;
             });
-        std::vector<ValueId> out{op2(g, Op::sub, seg, i64(g, 1))};
-        for (size_t j = 0; j < nt + nub; ++j) out.push_back(back[1 + j]);
-        out.insert(out.end(), kept.begin(), kept.end());
+        // Reversing pops the slot once its step is reversed (m = 0); advancing pushes y.
+        const ValueId popped = op2(g, Op::max, op2(g, Op::sub, top, one), zero);
+        const ValueId push = g.add1(Op::bitwise_not, {reversing});
+        const ValueId next = op2(g, Op::add, top, one);
+        std::vector<ValueId> out{
+            g.add1(Op::select, {reversing, g.add1(Op::select, {op2(g, Op::eq, m, zero), popped, top}), next}),
+            g.add1(Op::select, {reversing, op2(g, Op::sub, end, one), end}),
+            slot_keep(g, xs[2], next, push, op2(g, Op::add, p, m))};
+        for (size_t k = 0; k < np; ++k) out.push_back(slot_keep(g, xs[3 + k], next, push, y[k]));
+        out.insert(out.end(), cts.begin(), cts.end());
         return out;
       });
+  swept.erase(swept.begin(), swept.begin() + 3 + static_cast<long>(np));
 
   std::vector<ValueId> result(operands.size(), kZero);
   for (size_t j = 0; j < nt; ++j)
-    if (operand_unknown[cn + bn + parts.t[j]]) result[cn + bn + parts.t[j]] = swept[1 + j];
+    if (operand_unknown[cn + bn + parts.t[j]]) result[cn + bn + parts.t[j]] = swept[j];
   for (size_t j = 0; j < nub; ++j)
-    if (operand_unknown[cn + parts.ub[j]]) result[cn + parts.ub[j]] = swept[1 + nt + j];
+    if (operand_unknown[cn + parts.ub[j]]) result[cn + parts.ub[j]] = swept[nt + j];
   return result;
 }
 

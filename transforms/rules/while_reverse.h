@@ -6,17 +6,19 @@
 // only them) and tangent carries ("unknown", linear in the tangents).
 // Partial evaluation runs the known part as a loop of its own in the forward
 // pass. The transpose runs the steps backwards without knowing the trip
-// count N in advance and within a fixed memory bound of 2K carries
-// (K = the node's "checkpoints" / 2; WhileOptions, 128 by default):
+// count N in advance and within a fixed memory bound of C carries (C = the
+// node's "checkpoints"; WhileOptions, 128 by default):
 //   1. a loop over the known part counts N;
-//   2. a second stores every s-th primal carry, s = ceil(N / K), in K slots;
-//   3. segments in reverse: from its slot, a segment's steps are replayed
-//      once, every s2-th carry kept in K more slots (s2 = ceil(s / K));
-//      then its steps in reverse, each carry recomputed from the nearest
-//      kept one (no recomputation while N <= K^2), each step's tangent
-//      map transposed (transpose_graph of the body's tangent part).
-// Cost: about four forward passes and one backward pass while N <= K^2;
-// beyond, each step recomputes up to s2 - 1 steps.
+//   2. one loop sweeps backwards on the binomial schedule (revolve,
+//      Griewank and Walther 2000): a stack of C slots holds carries; each
+//      iteration either advances from the top slot and pushes the carry
+//      reached, or advances to the step to reverse next (`end`), transposes
+//      that step's tangent map (transpose_graph of the body's tangent part)
+//      and pops the top slot once it holds that very step.
+// No step runs forward more than r times for the least r with
+// C(C + r, C) >= N, and the total of forward steps is the fewest any
+// schedule keeping C carries needs: N - 1 while N <= C + 1, under 2N up to
+// (C + 1)(C + 2) / 2 (8385 for C = 128), under 3N up to (C + 1)(C + 2)(C + 3) / 6.
 #pragma once
 
 #include <optional>
