@@ -4,10 +4,10 @@
 # and UBSan (every finding aborts), runs the whole test suite, then each fuzz
 # target on its seed corpus and on mutations of it for a fixed time
 # (fuzz/standalone_main.cpp; coverage-guided fuzzing is scripts/fuzz.sh).
-#   scripts/check_sanitizers.sh [FUZZ_SECONDS]     (default 20 per target)
+#   scripts/check_sanitizers.sh [FUZZ_SECONDS]     (default 10 per target)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-fuzz_seconds=${1:-20}
+fuzz_seconds=${1:-10}
 
 ./scripts/setup.sh
 # The release build's kernel cache, where there is one (CI has just run its
