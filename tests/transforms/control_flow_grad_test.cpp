@@ -298,6 +298,40 @@ TEST_CASE("control flow grad: a while_loop's backward pass runs the fewest forwa
   }
 }
 
+TEST_CASE("control flow grad: second derivatives through a while_loop, forward over reverse", "[transforms][control]") {
+  auto looped = [](int n, int checkpoints) {
+    return [n, checkpoints](const Array& a) {
+      auto out = while_loop([n](const auto& s) { return s.first < n; },
+                            [&a](const auto& s) { return std::make_pair(s.first + 1, sin(s.second) * a + 0.1); },
+                            std::make_pair(scalar(0, DType::i32), a), WhileOptions{.checkpoints = checkpoints});
+      return out.second;
+    };
+  };
+  auto unrolled = [](int n) {
+    return [n](const Array& a) {
+      Array v = a;
+      for (int i = 0; i < n; ++i) v = sin(v) * a + 0.1;
+      return v;
+    };
+  };
+  const Array a = scalar(0.9, DType::f64), one = scalar(1.0, DType::f64);
+  for (int n : {0, 1, 5, 17}) {
+    for (int checkpoints : {2, 3, 128}) {
+      INFO(n << " steps, " << checkpoints << " checkpoints");
+      const double want = grad(grad(unrolled(n)))(a).item<double>();
+      auto second = [&](const Array& x) {
+        return jvp([&](const Array& y) { return grad(looped(n, checkpoints))(y); }, std::make_tuple(x),
+                   std::make_tuple(one))
+            .second;
+      };
+      CHECK(second(a).item<double>() == Approx(want).epsilon(1e-12));
+      CHECK(jit(second)(a).item<double>() == Approx(want).epsilon(1e-12));
+    }
+  }
+  // Reverse over reverse is refused, saying what to do instead (JAX has no reverse mode through while at all).
+  CHECK_THROWS_WITH(grad(grad(looped(5, 4)))(a), Contains("forward over reverse (jvp of grad)"));
+}
+
 TEST_CASE("control flow grad: vmap of a while_loop's gradient with per-example trip counts", "[transforms][control]") {
   // x <- x * a until x exceeds a bound: each example stops after its own number of steps.
   auto grow = [](const Array& a, const Array& x0, const Array& bound) {

@@ -317,9 +317,18 @@ ir::IdList while_loop_transpose(TransposeCtx& c) {
     throw UnsupportedError(
         "while: reverse-mode differentiation of this while_loop is not supported: its condition reads a value "
         "that carries a tangent, or a tangent flows into the primal carries");
-  return emit_while_reverse(c.emit().builder(), c.node(), *split,
-                            std::vector<ValueId>(c.operands.begin(), c.operands.end()), c.unknown,
-                            std::vector<ValueId>(c.cotangents.begin(), c.cotangents.end()));
+  try {
+    return emit_while_reverse(c.emit().builder(), c.node(), *split,
+                              std::vector<ValueId>(c.operands.begin(), c.operands.end()), c.unknown,
+                              std::vector<ValueId>(c.cotangents.begin(), c.cotangents.end()));
+  } catch (const UnsupportedError& e) {
+    // The body's tangent step did not transpose. One such body is a while's own backward sweep, whose
+    // cond mixes primal and tangent values once differentiated again: say what to do instead.
+    throw UnsupportedError(std::string("while: reverse mode through this while_loop's body is not supported (") +
+                           e.what() +
+                           "); differentiating a while loop's gradient in reverse mode again is one such case: "
+                           "take second derivatives forward over reverse (jvp of grad)");
+  }
 }
 
 // A scan linear in its carries and in some consts and xs runs backwards:
