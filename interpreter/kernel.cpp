@@ -143,6 +143,12 @@ void complex_as_parts(const KernelCall& call) {
   k(view);
 }
 
+// dot_general: bf16 products on the CPU's bf16 instructions where it has
+// them, else (and for the other halves) widened to f32 like its family.
+void dot_general_with_halves(const KernelCall& call) {
+  if (!dot_general_bf16_native(call)) halves_as_f32<&dot_general_kernel>(call);
+}
+
 KernelTable build_table() {
   KernelTable t{};
   // Filled from ops.def's `kernel` column: the op's own kernel or the elementwise loop.
@@ -159,6 +165,7 @@ KernelTable build_table() {
 #undef GRAFT_KERNEL_OWN
 #undef GRAFT_KERNEL_SCALAR
 #undef GRAFT_KERNEL_VECTOR_MATH
+  t[static_cast<size_t>(Op::dot_general)] = &dot_general_with_halves;
   return t;
 }
 

@@ -46,6 +46,11 @@ using KernelTable = std::array<Kernel, ir::kNumOps>;
 #include "ir/ops.def"
 #undef GRAFT_OP
 
+// dot_general of bf16 operands on the CPU's bf16 instructions (oneDNN), where
+// it has them and the product is big enough; false (nothing written) where
+// the product is to be widened to f32 instead (interpreter/kernels/linalg.cpp).
+bool dot_general_bf16_native(const KernelCall& call);
+
 // The kernel of an op whose `kernel` column says SCALAR or VECTOR_MATH: a
 // loop over its scalar function (interpreter/kernels/elementwise.cpp).
 Kernel elementwise_kernel(ir::Op op);

@@ -12,6 +12,7 @@ packages=(
   catch2                  # Catch2 v2: the test suite
   zlib1g-dev              # zlib: gzipped pprof profiles
   libopenblas-openmp-dev  # OpenBLAS built on OpenMP (one thread pool with graft's kernels): dot_general
+  libdnnl-dev             # oneDNN: bf16 products on AVX512-BF16/AMX-BF16 where the CPU has them
   graphviz                # dot: tests check that DOT output renders
   python3-numpy           # tests: .npy files written and read by NumPy
   python3-sklearn         # examples/train_digits: the 8x8 digits data set it ships

@@ -1,7 +1,8 @@
 // CPU kernel of dot_general: operands are brought to [batch, free, contract]
 // / [batch, contract, free] order (a transpose only when the axes are not
 // already there), then each batch is one GEMM through OpenBLAS or Eigen (or,
-// with nothing to contract, an outer product).
+// with nothing to contract, an outer product); bf16 products on the CPU's
+// bf16 instructions through oneDNN where it has them (onednn_bf16.h).
 #include <Eigen/Core>
 #include <numeric>
 
@@ -11,9 +12,10 @@
 
 #include "interpreter/blas_core.h"
 #include "interpreter/kernels/layout.h"
-#include "ir/attr_access.h"
 #include "interpreter/kernels/loops.h"
 #include "interpreter/kernels/scalar_ops.h"
+#include "interpreter/onednn_bf16.h"
+#include "ir/attr_access.h"
 
 // GCC 12 at -O3 reports a false -Wfree-nonheap-object on StridedWalk's
 // vectors once inlined into permute (GCC bug 105651's family); nothing here
@@ -24,6 +26,9 @@ namespace graft::interpreter {
 namespace {
 
 using ir::Ints;
+
+// bf16 products from this many multiply-adds run on oneDNN (below, widened to f32).
+constexpr int64_t kBf16NativeMinWork = 32 * 32 * 32;
 
 #ifdef GRAFT_HAVE_OPENBLAS
 constexpr int64_t kBlasMinWork = 32 * 32 * 32;
@@ -70,8 +75,18 @@ bool keeps_layout(const Shape& shape, const std::vector<int64_t>& perm) {
   return true;
 }
 
-template <class T>
-void dot_typed(const KernelCall& call) {
+// How dot_general's operands map onto a batch of GEMMs: B products of
+// [M,K] by [K,N]; aperm/bperm order each operand's axes as [batch, free,
+// contract] / [batch, contract, free]. An operand stored the other way
+// round within each batch is read transposed in place (ta, tb); one stored
+// otherwise must be copied into order (copy_a, copy_b).
+struct DotLayout {
+  int64_t B = 1, M = 1, N = 1, K = 1;
+  std::vector<int64_t> aperm, bperm;
+  bool ta = false, tb = false, copy_a = false, copy_b = false;
+};
+
+DotLayout dot_layout(const KernelCall& call) {
   const Shape& a_shape = call.inputs[0].type->shape;
   const Shape& b_shape = call.inputs[1].type->shape;
   const Ints& lc = ir::attr<Ints>(call.attrs, "lhs_contracting", call.op);
@@ -87,11 +102,11 @@ void dot_typed(const KernelCall& call) {
   };
   std::vector<int64_t> lf = free_axes(static_cast<int>(a_shape.size()), lc, lb);
   std::vector<int64_t> rf = free_axes(static_cast<int>(b_shape.size()), rc, rb);
-  int64_t B = 1, M = 1, N = 1, K = 1;
-  for (int64_t i : lb) B *= a_shape[i];
-  for (int64_t i : lf) M *= a_shape[i];
-  for (int64_t i : rf) N *= b_shape[i];
-  for (int64_t i : lc) K *= a_shape[i];
+  DotLayout d;
+  for (int64_t i : lb) d.B *= a_shape[i];
+  for (int64_t i : lf) d.M *= a_shape[i];
+  for (int64_t i : rf) d.N *= b_shape[i];
+  for (int64_t i : lc) d.K *= a_shape[i];
 
   auto concat = [](std::initializer_list<const std::vector<int64_t>*> parts) {
     std::vector<int64_t> v;
@@ -99,21 +114,29 @@ void dot_typed(const KernelCall& call) {
       for (int64_t x : *p) v.push_back(x);
     return v;
   };
-  std::vector<int64_t> aperm = concat({&lb, &lf, &lc}), bperm = concat({&rb, &rc, &rf});
+  d.aperm = concat({&lb, &lf, &lc});
+  d.bperm = concat({&rb, &rc, &rf});
+  d.ta = !keeps_layout(a_shape, d.aperm) && keeps_layout(a_shape, concat({&lb, &lc, &lf}));
+  d.tb = !keeps_layout(b_shape, d.bperm) && keeps_layout(b_shape, concat({&rb, &rf, &rc}));
+  d.copy_a = !d.ta && !keeps_layout(a_shape, d.aperm);
+  d.copy_b = !d.tb && !keeps_layout(b_shape, d.bperm);
+  return d;
+}
 
+template <class T>
+void dot_typed(const KernelCall& call) {
+  const DotLayout d = dot_layout(call);
+  const int64_t B = d.B, M = d.M, N = d.N, K = d.K;
+  const bool ta = d.ta, tb = d.tb;
   std::vector<T> a_buf, b_buf;
   const T* a = in_ptr<T>(call, 0);
   const T* b = in_ptr<T>(call, 1);
-  // An operand stored as [batch, contract, free] (a) or [batch, free,
-  // contract] (b) is read transposed in place; others are copied into order.
-  const bool ta = !keeps_layout(a_shape, aperm) && keeps_layout(a_shape, concat({&lb, &lc, &lf}));
-  const bool tb = !keeps_layout(b_shape, bperm) && keeps_layout(b_shape, concat({&rb, &rf, &rc}));
-  if (!ta && !keeps_layout(a_shape, aperm)) {
-    permute(a, a_shape, aperm, a_buf);
+  if (d.copy_a) {
+    permute(a, call.inputs[0].type->shape, d.aperm, a_buf);
     a = a_buf.data();
   }
-  if (!tb && !keeps_layout(b_shape, bperm)) {
-    permute(b, b_shape, bperm, b_buf);
+  if (d.copy_b) {
+    permute(b, call.inputs[1].type->shape, d.bperm, b_buf);
     b = b_buf.data();
   }
   T* y = out_ptr<T>(call, 0);
@@ -163,6 +186,29 @@ void dot_typed(const KernelCall& call) {
 }
 
 }  // namespace
+
+bool dot_general_bf16_native(const KernelCall& call) {
+  const DType out = call.outputs[0].type->dtype;
+  if (call.inputs[0].type->dtype != DType::bf16 || call.inputs[1].type->dtype != DType::bf16 ||
+      (out != DType::bf16 && out != DType::f32) || !bf16_gemm_native())
+    return false;
+  const DotLayout d = dot_layout(call);
+  // Products too small to amortise a primitive's dispatch, and K = 1 (an
+  // outer product, each element one rounding as IEEE makes it), widen to f32.
+  if (d.K < 2 || d.M * d.N * d.K < kBf16NativeMinWork) return false;
+  std::vector<uint16_t> a_buf, b_buf;
+  const auto* a = static_cast<const uint16_t*>(call.inputs[0].data);
+  const auto* b = static_cast<const uint16_t*>(call.inputs[1].data);
+  if (d.copy_a) {
+    permute(a, call.inputs[0].type->shape, d.aperm, a_buf);
+    a = a_buf.data();
+  }
+  if (d.copy_b) {
+    permute(b, call.inputs[1].type->shape, d.bperm, b_buf);
+    b = b_buf.data();
+  }
+  return bf16_matmul(d.B, d.M, d.N, d.K, a, b, d.ta, d.tb, call.outputs[0].data, out == DType::bf16);
+}
 
 void dot_general_kernel(const KernelCall& call) {
   // Complex products: Eigen's complex GEMM.
