@@ -123,22 +123,24 @@ DotLayout dot_layout(const KernelCall& call) {
   return d;
 }
 
+// Operand i's elements as T, copied into `perm` order in buf when `copy`.
+template <class T>
+const T* operand_in_order(const KernelCall& call, size_t i, bool copy, const std::vector<int64_t>& perm,
+                          std::vector<T>& buf) {
+  const T* x = static_cast<const T*>(call.inputs[i].data);
+  if (!copy) return x;
+  permute(x, call.inputs[i].type->shape, perm, buf);
+  return buf.data();
+}
+
 template <class T>
 void dot_typed(const KernelCall& call) {
   const DotLayout d = dot_layout(call);
   const int64_t B = d.B, M = d.M, N = d.N, K = d.K;
   const bool ta = d.ta, tb = d.tb;
   std::vector<T> a_buf, b_buf;
-  const T* a = in_ptr<T>(call, 0);
-  const T* b = in_ptr<T>(call, 1);
-  if (d.copy_a) {
-    permute(a, call.inputs[0].type->shape, d.aperm, a_buf);
-    a = a_buf.data();
-  }
-  if (d.copy_b) {
-    permute(b, call.inputs[1].type->shape, d.bperm, b_buf);
-    b = b_buf.data();
-  }
+  const T* a = operand_in_order(call, 0, d.copy_a, d.aperm, a_buf);
+  const T* b = operand_in_order(call, 1, d.copy_b, d.bperm, b_buf);
   T* y = out_ptr<T>(call, 0);
   if (K == 1) {
     // Nothing to sum (no contracting axes, or all of size 1): an outer
@@ -197,16 +199,8 @@ bool dot_general_bf16_native(const KernelCall& call) {
   // outer product, each element one rounding as IEEE makes it), widen to f32.
   if (d.K < 2 || d.M * d.N * d.K < kBf16NativeMinWork) return false;
   std::vector<uint16_t> a_buf, b_buf;
-  const auto* a = static_cast<const uint16_t*>(call.inputs[0].data);
-  const auto* b = static_cast<const uint16_t*>(call.inputs[1].data);
-  if (d.copy_a) {
-    permute(a, call.inputs[0].type->shape, d.aperm, a_buf);
-    a = a_buf.data();
-  }
-  if (d.copy_b) {
-    permute(b, call.inputs[1].type->shape, d.bperm, b_buf);
-    b = b_buf.data();
-  }
+  const uint16_t* a = operand_in_order(call, 0, d.copy_a, d.aperm, a_buf);
+  const uint16_t* b = operand_in_order(call, 1, d.copy_b, d.bperm, b_buf);
   return bf16_matmul(d.B, d.M, d.N, d.K, a, b, d.ta, d.tb, call.outputs[0].data, out == DType::bf16);
 }
 
