@@ -13,6 +13,7 @@
 #include "codegen/cpu/compiler.h"
 #include "graft/graft.h"
 #include "support/arrays.h"
+#include "support/scoped_env.h"
 #include "support/shell.h"
 
 using namespace graft;
@@ -100,9 +101,7 @@ TEST_CASE("jit cpu (child): a second process compiles nothing", "[.child_jit_dis
 
 TEST_CASE("jit cpu: the compile cache", "[jit][cpu][cache]") {
   const std::string dir = fresh_cache_dir();
-  const char* before = std::getenv("GRAFT_CACHE_DIR");
-  const std::string saved = before ? before : "";
-  setenv("GRAFT_CACHE_DIR", dir.c_str(), 1);
+  const test::ScopedEnv cache_dir("GRAFT_CACHE_DIR", dir);
   int traces = 0;
   auto jf = jit([&traces](const Array& x, double scale) {
     ++traces;
@@ -141,8 +140,6 @@ TEST_CASE("jit cpu: the compile cache", "[jit][cpu][cache]") {
   std::string out = graft::test::run_self("GRAFT_CACHE_DIR='" + dir + "'", "[.child_jit_disk_cache]", &status);
   INFO(out);
   CHECK(status == 0);
-  if (before) setenv("GRAFT_CACHE_DIR", saved.c_str(), 1);
-  else unsetenv("GRAFT_CACHE_DIR");
   std::filesystem::remove_all(dir);
 }
 

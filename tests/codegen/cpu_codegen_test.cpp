@@ -25,6 +25,7 @@
 #include "ir/builder.h"
 #include "ir/dtype.h"
 #include "support/kernel_bodies.h"
+#include "support/scoped_env.h"
 
 namespace cg = graft::codegen::cpu;
 using namespace graft;
@@ -33,23 +34,7 @@ using ir::ValueId;
 
 namespace {
 
-// Sets an environment variable for a scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
-    setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (had_) setenv(name_, old_.c_str(), 1);
-    else unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::string old_;
-  bool had_ = false;
-};
+using graft::test::ScopedEnv;
 
 // Op tests keep their modules under the build tree, so a rerun loads them.
 std::string op_cache_dir() { return std::string(GRAFT_TEST_TMPDIR) + "/codegen_cache"; }

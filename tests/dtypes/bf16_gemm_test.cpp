@@ -4,29 +4,23 @@
 // a GEMM (transposed in place, copied into order, batched), bf16 and f32 results.
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "graft/graft.h"
 #include "interpreter/onednn_bf16.h"
+#include "support/scoped_env.h"
 
 using namespace graft;
 
 namespace {
 
-// Runs f with GRAFT_BF16_GEMM=f32 (the widened path), restoring the variable after.
+// Runs f with GRAFT_BF16_GEMM=f32 (the widened path).
 Array widened(const std::function<Array()>& f) {
-  const char* old = std::getenv("GRAFT_BF16_GEMM");
-  const std::string saved = old ? old : "";
-  setenv("GRAFT_BF16_GEMM", "f32", 1);
+  const test::ScopedEnv f32("GRAFT_BF16_GEMM", "f32");
   Array out = f();
   (void)out.to_vector<float>();  // computed before the variable is restored
-  if (old)
-    setenv("GRAFT_BF16_GEMM", saved.c_str(), 1);
-  else
-    unsetenv("GRAFT_BF16_GEMM");
   return out;
 }
 
@@ -98,8 +92,7 @@ TEST_CASE("bf16 GEMM: build_info names the path", "[dtypes][bf16_gemm]") {
   } else {
     CHECK(interpreter::bf16_gemm_description().find("widened to f32") != std::string::npos);
   }
-  setenv("GRAFT_BF16_GEMM", "f32", 1);
+  const test::ScopedEnv f32("GRAFT_BF16_GEMM", "f32");
   CHECK_FALSE(interpreter::bf16_gemm_native());
   CHECK(interpreter::bf16_gemm_description().find("widened to f32") != std::string::npos);
-  unsetenv("GRAFT_BF16_GEMM");
 }

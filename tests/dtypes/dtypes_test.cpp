@@ -7,7 +7,6 @@
 
 #include <cmath>
 #include <complex>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -18,6 +17,7 @@
 
 #include "graft/graft.h"
 #include "ir/dtype.h"
+#include "support/scoped_env.h"
 
 using namespace graft;
 using nlohmann::json;
@@ -663,10 +663,7 @@ TEST_CASE("dtypes: a bf16 product is the f32 product of its operands, rounded", 
   // Bit for bit on the widened path (GRAFT_BF16_GEMM=f32; on CPUs with bf16
   // instructions the products run there and sum in another order:
   // tests/dtypes/bf16_gemm_test.cpp bounds that path against this one).
-  setenv("GRAFT_BF16_GEMM", "f32", 1);
-  struct Restore {
-    ~Restore() { unsetenv("GRAFT_BF16_GEMM"); }
-  } restore;
+  const test::ScopedEnv widened("GRAFT_BF16_GEMM", "f32");
   for (const int64_t n : {64, 300, 96, 300}) {
     INFO("n = " << n);
     const Array a = astype(random::normal(random::key(n), {n, n + 3}), bf16);
