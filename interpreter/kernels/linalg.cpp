@@ -27,11 +27,11 @@ namespace {
 
 using ir::Ints;
 
-// bf16 products from this many multiply-adds run on oneDNN (below, widened to f32).
-constexpr int64_t kBf16NativeMinWork = 32 * 32 * 32;
+// Products of this many multiply-adds go to a GEMM library (OpenBLAS, and
+// oneDNN for bf16); smaller ones amortise no call: Eigen, or widened to f32.
+constexpr int64_t kGemmMinWork = 32 * 32 * 32;
 
 #ifdef GRAFT_HAVE_OPENBLAS
-constexpr int64_t kBlasMinWork = 32 * 32 * 32;
 
 // C[M,N] = op(A) op(B), row-major; op transposes when the operand is stored
 // the other way round (A as [K,M], B as [N,K]), so no copy is made for it.
@@ -161,7 +161,7 @@ void dot_typed(const KernelCall& call) {
 #ifdef GRAFT_HAVE_OPENBLAS
   // BLAS for float GEMMs big enough to amortise its call; Eigen for the rest.
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-    if (M * N * K >= kBlasMinWork && K > 0) {
+    if (M * N * K >= kGemmMinWork && K > 0) {
       ensure_blas_core();  // the kernels for this CPU, not OpenBLAS's fallback
       for (int64_t i = 0; i < B; ++i) gemm(a + i * M * K, b + i * K * N, y + i * M * N, M, N, K, ta, tb);
       return;
@@ -197,7 +197,7 @@ bool dot_general_bf16_native(const KernelCall& call) {
   const DotLayout d = dot_layout(call);
   // Products too small to amortise a primitive's dispatch, and K = 1 (an
   // outer product, each element one rounding as IEEE makes it), widen to f32.
-  if (d.K < 2 || d.M * d.N * d.K < kBf16NativeMinWork) return false;
+  if (d.K < 2 || d.M * d.N * d.K < kGemmMinWork) return false;
   std::vector<uint16_t> a_buf, b_buf;
   const uint16_t* a = operand_in_order(call, 0, d.copy_a, d.aperm, a_buf);
   const uint16_t* b = operand_in_order(call, 1, d.copy_b, d.bperm, b_buf);
