@@ -22,10 +22,10 @@ Array convert(const Array& x, DType dtype, const std::source_location& loc);
 // x where it is a float array, else x converted to the default float dtype
 // (NumPy's sin(int)); name is the op an empty handle is reported for.
 Array as_float(const Array& x, const char* name, const std::source_location& loc);
-// v rounded to the float dtype (to nearest even; the halves through f32, as XLA), as a double.
+// v rounded to the float dtype (to nearest even; bf16 through f32, as JAX), as a double.
 inline double round_to_float_dtype(double v, DType dtype) {
   switch (dtype) {
-    case DType::f16: return static_cast<float>(float16(static_cast<float>(v)));
+    case DType::f16: return static_cast<float>(float16::from_bits(half_bits::f16_of_double(v)));
     case DType::bf16: return static_cast<float>(bfloat16(static_cast<float>(v)));
     case DType::f32: return static_cast<float>(v);
     default: return v;

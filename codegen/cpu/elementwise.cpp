@@ -35,6 +35,8 @@ std::string op_expr(Op op, DType dt, DType out, const std::vector<std::string>& 
   const std::string T = compute_ctype(dt);
   // Complex operands or results: complex_ops.h's gcg_c_<ident>.
   if (ir::is_complex(dt) || ir::is_complex(out)) {
+    if (op == Op::convert_element_type && out == DType::f16 && dt == DType::c128)
+      return cat("graft::half_bits::f16_of_double(gcg_c_convert<double, ", T, ">(", loaded, "))");
     if (op == Op::convert_element_type)
       return store_expr(out, cat("gcg_c_convert<", compute_ctype(out), ", ", T, ">(", loaded, ")"));
     if (op != Op::complex && !interpreter::has_complex_fn(op))
@@ -50,7 +52,10 @@ std::string op_expr(Op op, DType dt, DType out, const std::vector<std::string>& 
                " calls the C library per element: the interpreter runs it"));
     return cat("gcg_c_", std::string(info.ident), "(", loaded, ")");
   }
-  if (op == Op::convert_element_type)  // to a half: rounded to float first, as XLA (interpreter/kernels/convert.h)
+  // To a half as interpreter/kernels/convert.h: an f16 from a double rounded once, anything else through float.
+  if (op == Op::convert_element_type && out == DType::f16 && dt == DType::f64)
+    return cat("graft::half_bits::f16_of_double(", loaded, ")");
+  if (op == Op::convert_element_type)
     return store_expr(out, cat("gcg_convert_element_type<", compute_ctype(out), ", ", T, ">(", loaded, ")"));
   if (op == Op::nextafter && ir::is_half(dt))
     return store_expr(out, cat("gcg_nextafter_half<", dt == DType::f16 ? "0" : "1", ">(", loaded, ")"));

@@ -3,10 +3,11 @@
 // complex_ops.h's conversions of complex numbers, and the halves through
 // float (generated code computes a half as its float too: codegen/cpu/
 // elementwise.cpp).
-// A half is made as XLA's CPU backend makes it: its source is rounded to a
-// float first (to nearest even), then the float to the half. (So a double or
-// a wide integer can round twice: 1 + 2^-11 + 2^-40 gives f16 1.0, not the
-// nearest 1 + 2^-10; JAX gives 1.0.)
+// A half is made as JAX makes it: an f16 from a double is rounded once to
+// nearest even (f64 1 + 2^-11 + 2^-40 gives 1 + 2^-10, as NumPy and JAX), a
+// bf16 from a double through f32, rounding twice (1 + 2^-8 + 2^-40 gives 1, as
+// JAX and ml_dtypes); integers reach both through f32 (exact where it matters:
+// beyond 2^24 an f16 is inf and a bf16 keeps 8 bits).
 #pragma once
 
 #include <cmath>
@@ -25,6 +26,9 @@ template <class To, class From>
 To convert_element(From v) {
   if constexpr (ir::is_half_type<From>) {
     return convert_element<To>(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<To, float16> &&
+                       (std::is_same_v<From, double> || std::is_same_v<From, std::complex<double>>)) {
+    return float16::from_bits(half_bits::f16_of_double(std::real(v)));  // rounded once, as JAX
   } else if constexpr (ir::is_half_type<To> && ir::is_complex_type<From>) {
     return To(gcg_c_convert<float>(v));
   } else if constexpr (ir::is_complex_type<From> || ir::is_complex_type<To>) {

@@ -270,6 +270,68 @@ TEST_CASE("dtypes: the halves convert as IEEE and bfloat16 do", "[dtypes][conver
   CHECK(std::isnan(static_cast<float>(bfloat16(std::nanf("")))));
 }
 
+namespace {
+
+// The f16 nearest v by search (ties to the even mantissa): the reference for f16_of_double.
+uint16_t nearest_f16(double v) {
+  const uint16_t guess = float16(static_cast<float>(v)).bits;  // within one step of the answer
+  uint16_t best = guess;
+  double best_gap = INFINITY;
+  for (int step = -1; step <= 1; ++step) {
+    const uint16_t b = static_cast<uint16_t>(guess + step);
+    // Neither a NaN nor across the sign; the gap is exact (v and the candidate are near).
+    if (((b & 0x7c00) == 0x7c00 && (b & 0x3ff) != 0) || ((b ^ guess) & 0x8000) != 0) continue;
+    const double gap = std::abs(v - static_cast<double>(static_cast<float>(float16::from_bits(b))));
+    if (gap < best_gap || (gap == best_gap && (b & 1) == 0)) best = b, best_gap = gap;
+  }
+  return best;
+}
+
+}  // namespace
+
+TEST_CASE("dtypes: a double rounds to f16 once, as NumPy and JAX (and to bf16 through f32, as JAX)",
+          "[dtypes][convert]") {
+  // Just above a tie: rounding to f32 first would land on the tie and then on the even neighbour.
+  CHECK(half_bits::f16_of_double(1 + 0x1p-11 + 0x1p-30) == float16(1.0009765625f).bits);
+  CHECK(half_bits::f16_of_double(-(1 + 0x1p-11 + 0x1p-40)) == float16(-1.0009765625f).bits);
+  CHECK(half_bits::f16_of_double(1 + 0x1p-11) == float16(1.0f).bits);  // the tie itself: to even
+  CHECK(half_bits::f16_of_double(0x1p-25 + 0x1p-60) == 0x0001);        // above half the smallest subnormal
+  CHECK(half_bits::f16_of_double(65520.0 - 0x1p-30) == 0x7bff);        // just below the overflow threshold
+  CHECK(half_bits::f16_of_double(1e300) == 0x7c00);
+  CHECK(half_bits::f16_of_double(1e-300) == 0x0000);
+  CHECK(half_bits::f16_of_double(-1e-300) == 0x8000);
+  // Every f16 value, each midpoint to its neighbour and doubles a few f32 ulps-and-a-bit either side of it.
+  int checked = 0;
+  for (uint32_t b = 0; b < 0x7c00; ++b) {
+    const double lo = static_cast<float>(float16::from_bits(static_cast<uint16_t>(b)));
+    const double hi = static_cast<float>(float16::from_bits(static_cast<uint16_t>(b + 1)));
+    const double mid = (lo + hi) / 2;
+    for (double v : {lo, mid, mid + mid * 0x1p-35, mid - mid * 0x1p-35, mid + mid * 0x1p-26, mid - mid * 0x1p-26,
+                     lo + (hi - lo) * 0.3}) {
+      for (double s : {v, -v}) {
+        INFO("v = " << s);
+        REQUIRE(half_bits::f16_of_double(s) == nearest_f16(s));
+        ++checked;
+      }
+    }
+  }
+  CHECK(checked == 0x7c00 * 14);
+  // Every path: eager, a lone node under jit, generated code (fused with a negation), complex, weak scalars.
+  const Array x = array(std::vector<double>{1 + 0x1p-11 + 0x1p-30, -(1 + 0x1p-11 + 0x1p-40), 1 + 0x1p-11}, Shape{3});
+  const std::vector<double> want{1.0009765625, -1.0009765625, 1.0};
+  CHECK(astype(astype(x, f16), f64).to_vector<double>() == want);
+  CHECK(astype(jit([](const Array& a) { return astype(a, f16); })(x), f64).to_vector<double>() == want);
+  CHECK(astype(-jit([](const Array& a) { return -astype(a, f16); },
+                    JitOptions{.backend = Backend::cpu, .wait_for_compile = true})(x),
+               f64)
+            .to_vector<double>() == want);
+  CHECK(astype(astype(astype(x, c128), f16), f64).to_vector<double>() == want);
+  CHECK((ones(Shape{1}, f16) * (1 + 0x1p-11 + 0x1p-30)).to_vector<double>() == std::vector<double>{1.0009765625});
+  // bf16 from a double goes through f32, as JAX and ml_dtypes: 1 + 2^-8 + 2^-40 is bf16's 1, not 1 + 2^-7.
+  CHECK(astype(astype(array(std::vector<double>{1 + 0x1p-8 + 0x1p-40}, Shape{1}), bf16), f64).to_vector<double>() ==
+        std::vector<double>{1.0});
+}
+
 TEST_CASE("dtypes: element read-back, printing and .npy in every dtype", "[dtypes][npy]") {
   const Array ints = array({-3, 0, 5, 100});
   for (DType d : ir::kAllDTypes) {

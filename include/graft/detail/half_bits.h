@@ -69,6 +69,24 @@ GRAFT_HALF_FN uint16_t f16_of_float(float value) {
 #endif
 }
 
+// `value` rounded to a float toward zero, its last bit set when that dropped
+// anything ("round to odd"). Rounding that float to nearest even at 11 bits
+// gives what rounding `value` there directly gives: the float keeps 13 bits
+// more, and the set bit stands for whatever was dropped, so a double just
+// above a tie is never taken for the tie (rounding to float to nearest first
+// would be: 1 + 2^-11 + 2^-30 would become f16's 1, not 1 + 2^-10).
+GRAFT_HALF_FN float float_round_to_odd(double value) {
+  const float f = static_cast<float>(value);  // to nearest; NaN, inf and exact values are kept
+  if (!(f - f == 0.0f) || static_cast<double>(f) == value) return f;
+  uint32_t u = of_float(f);
+  if (value > 0.0 ? static_cast<double>(f) > value : static_cast<double>(f) < value) u -= 1;  // toward zero
+  return to_float(u | 1u);
+}
+
+// IEEE binary16's bits nearest a double (ties to even), rounded once, as
+// NumPy and XLA convert f64 to f16.
+GRAFT_HALF_FN uint16_t f16_of_double(double value) { return f16_of_float(float_round_to_odd(value)); }
+
 // The float of binary16 bits (exact).
 GRAFT_HALF_FN float f16_to_float(uint16_t bits) {
 #if defined(GRAFT_HALF_EMBEDDED) && defined(__CUDA_ARCH__)  // exact on the GPU too
