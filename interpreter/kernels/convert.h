@@ -4,7 +4,8 @@
 // float (generated code computes a half as its float too: codegen/cpu/
 // elementwise.cpp).
 // A half is made as JAX makes it: an f16 from a double is rounded once to
-// nearest even (f64 1 + 2^-11 + 2^-40 gives 1 + 2^-10, as NumPy and JAX), a
+// nearest even (f64 1 + 2^-11 + 2^-40 gives 1 + 2^-10, as NumPy, and XLA on
+// CPUs with AVX512-FP16; elsewhere XLA rounds through f32 and gives 1), a
 // bf16 from a double through f32, rounding twice (1 + 2^-8 + 2^-40 gives 1, as
 // JAX and ml_dtypes); integers reach both through f32 (exact where it matters:
 // beyond 2^24 an f16 is inf and a bf16 keeps 8 bits).
