@@ -10,6 +10,7 @@ corpus with it and corpus/run_jax.py checks the corpus against JAX with it;
 another implementation can read it as executable documentation of what each
 op computes. Needs jax and numpy.
 """
+import ml_dtypes
 import numpy as np
 
 import jax
@@ -24,18 +25,62 @@ from jax import lax
 jax.config.update("jax_enable_x64", True)
 jax.config.update("jax_platforms", "cpu")
 
-DTYPES = {"bool": np.bool_, "i32": np.int32, "i64": np.int64, "u32": np.uint32, "f32": np.float32, "f64": np.float64,
-          "c64": np.complex64, "c128": np.complex128}
+# bf16 is ml_dtypes' bfloat16 (JAX's jnp.bfloat16), which np.save writes as 2-byte void records ("<V2").
+DTYPES = {"bool": np.bool_, "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64, "u8": np.uint8,
+          "u16": np.uint16, "u32": np.uint32, "u64": np.uint64, "f16": np.float16, "bf16": ml_dtypes.bfloat16,
+          "f32": np.float32, "f64": np.float64, "c64": np.complex64, "c128": np.complex128}
 NAMES = {np.dtype(v): k for k, v in DTYPES.items()}
-FLOATS = ("f32", "f64")
+FLOATS = ("f16", "bf16", "f32", "f64")
+UNSIGNED = ("u8", "u16", "u32", "u64")
 # The values jvp and vjp answers are given for: floats and complex numbers.
 INEXACT = FLOATS + ("c64", "c128")
-WIDE = {"f32": np.float64, "c64": np.complex128}
+WIDE = {"f16": np.float64, "bf16": np.float64, "f32": np.float64, "c64": np.complex128}
 
 
 def np_dtype(name, wide):
-    """The NumPy dtype JAX computes a graft dtype in (f32 widened to f64, c64 to c128, for the answers)."""
+    """The NumPy dtype JAX computes a graft dtype in (f16, bf16 and f32 widened to f64, c64 to c128, for the
+    answers)."""
     return WIDE[name] if (wide and name in WIDE) else DTYPES[name]
+
+
+def load_npy(path):
+    """An .npy file of the corpus, 2-byte void records read as bf16 (how NumPy stores ml_dtypes' bfloat16)."""
+    a = np.load(path)
+    return a.view(ml_dtypes.bfloat16) if a.dtype == np.dtype("V2") else a
+
+
+def widen(x):
+    """x as the answers compute it: floats in f64, complex numbers in c128, integers and bools as they are."""
+    x = np.asarray(x)
+    if np.iscomplexobj(x):
+        return x.astype(np.complex128)
+    return x.astype(np.float64) if (x.dtype.kind == "f" or x.dtype == DTYPES["bf16"]) else x
+
+
+@jax.custom_jvp
+def f16_of_f64(x):
+    """f64 to f16 rounded once, on every CPU. (XLA rounds once where the CPU has AVX512-FP16, elsewhere through f32,
+    twice: 1 + 2^-11 + 2^-40 gives 1 there, not 1 + 2^-10.) The f32 rounded to odd (toward zero, its last bit set
+    when that dropped anything) rounds to f16 as the f64 would."""
+    f = x.astype(np.float32)
+    back = f.astype(np.float64)
+    u = lax.bitcast_convert_type(f, np.uint32)
+    u = jnp.where(jnp.abs(back) > jnp.abs(x), u - np.uint32(1), u)
+    u = jnp.where((back != x) & jnp.isfinite(f), u | np.uint32(1), u)
+    return lax.bitcast_convert_type(u, np.float32).astype(np.float16)
+
+
+@f16_of_f64.defjvp
+def _f16_of_f64_jvp(primals, tangents):
+    return f16_of_f64(primals[0]), tangents[0].astype(np.float16)
+
+
+def convert(ins, attrs, node, wide):
+    """convert_element_type; widened, a conversion to a narrow float still rounds as that type does (and the
+    result is widened again), so the answers hold the narrow type's exact values."""
+    to, x = attr(attrs, "new_dtype"), ins[0]
+    out = f16_of_f64(x) if (to == "f16" and x.dtype == np.float64) else x.astype(DTYPES[to])
+    return out.astype(WIDE[to]) if (wide and to in WIDE) else out
 
 
 # ---- attributes in graft's JSON encoding
@@ -250,7 +295,7 @@ OPS = {
     "or": binary(lax.bitwise_or), "xor": binary(lax.bitwise_xor), "eq": binary(lax.eq), "ne": binary(lax.ne),
     "lt": binary(lax.lt), "le": binary(lax.le), "gt": binary(lax.gt), "ge": binary(lax.ge),
     "select": lambda ins, attrs, node, wide: select(*ins),
-    "convert_element_type": lambda ins, attrs, node, wide: ins[0].astype(np_dtype(attr(attrs, "new_dtype"), wide)),
+    "convert_element_type": convert,
     # lax's reductions: an empty axis gives the identity (jnp.max refuses it)
     "reduce_sum": reduce(jnp.sum), "reduce_max": reduce(lambda x, axis: lax.reduce_max(x, axis)),
     "reduce_min": reduce(lambda x, axis: lax.reduce_min(x, axis)),

@@ -80,8 +80,7 @@ class Implementation:
 
     # -- helpers
     def _wide(self, x):
-        x = np.asarray(x)
-        return jnp.asarray(x.astype(np.complex128 if np.iscomplexobj(x) else np.float64) if x.dtype.kind in "fc" else x)
+        return jnp.asarray(graft_lax.widen(x))
 
     def _of(self, inputs, positions, outputs):
         def f(*fx):
@@ -145,8 +144,8 @@ def checks(meta, d, impl):
     files = meta["files"]
 
     def load(key):
-        return [np.load(os.path.join(d, f)) for f in files[key]]
-    inputs = [np.load(os.path.join(d, "in_%d.npy" % i)) for i in range(len(impl.graph["inputs"]))]
+        return [graft_lax.load_npy(os.path.join(d, f)) for f in files[key]]
+    inputs = [graft_lax.load_npy(os.path.join(d, "in_%d.npy" % i)) for i in range(len(impl.graph["inputs"]))]
     fin, fout = meta["float_inputs"], meta["float_outputs"]
     yield "eval", impl.run(inputs), load("eval"), False
     if "jvp" in files:
@@ -156,7 +155,7 @@ def checks(meta, d, impl):
     if "hessian" in files:
         s = impl.objective(inputs, fin[0], load("hessian_weights"), fout)
         h = jax.hessian(s)(impl._wide(inputs[fin[0]]))
-        yield "hessian", [np.asarray(h)], [np.load(os.path.join(d, files["hessian"]))], True
+        yield "hessian", [np.asarray(h)], [graft_lax.load_npy(os.path.join(d, files["hessian"]))], True
     if "vmap" in files:
         batched = load("vmap_inputs")
         yield "vmap", impl.vmap(batched, [0] * len(batched)), load("vmap"), False

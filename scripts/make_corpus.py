@@ -30,8 +30,8 @@ jax.config.update("jax_platforms", "cpu")
 
 # graft's ops in JAX, and the helpers for graft's JSON encoding: corpus/graft_lax.py (shipped with the corpus).
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "corpus"))
-from graft_lax import (DTYPES, FLOATS, INEXACT, NAMES, D, Gs, I, Is, S, literal, np_dtype, run_graph,  # noqa: E402
-                       OPS)
+from graft_lax import (DTYPES, FLOATS, INEXACT, NAMES, UNSIGNED, D, Gs, I, Is, S, literal, np_dtype,  # noqa: E402
+                       run_graph, OPS)
 
 # Ops of graft's table that no case holds, and why (corpus/README.md lists them).
 NOT_COVERED = {
@@ -121,7 +121,7 @@ def make_values(rng, dtype, shape, domain=None, values=None):
     if dtype in INEXACT:  # complex: both parts in the domain
         lo, hi = domain or (-1.5, 1.5)
         return (rng.uniform(lo, hi, size=shape) + 1j * rng.uniform(lo, hi, size=shape)).astype(DTYPES[dtype])
-    lo, hi = domain or ((0, 9) if dtype == "u32" else (-9, 9))
+    lo, hi = domain or ((0, 9) if dtype in UNSIGNED else (-9, 9))
     return rng.integers(lo, hi + 1, size=shape).astype(DTYPES[dtype])
 
 
@@ -130,25 +130,26 @@ def make_values(rng, dtype, shape, domain=None, values=None):
 CASES = []
 
 
-def case(name, graph, inputs, smooth=True, modes="fwd_and_rev", vmap=True, check=None):
+def case(name, graph, inputs, smooth=True, modes="fwd_and_rev", vmap=True, check=None, exact=False):
     """modes: "fwd_and_rev", "fwd" (no reverse mode, as for while) or "none" (no derivatives: JAX
-    defines none). check(inputs, outputs) asserts the answers against an independent computation."""
+    defines none). check(inputs, outputs) asserts the answers against an independent computation.
+    exact: the values must equal the answers (a conversion's rounding), whatever the dtypes."""
     CASES.append({"name": name, "graph": graph, "inputs": inputs, "smooth": smooth, "modes": modes, "vmap": vmap,
-                  "check": check})
+                  "check": check, "exact": exact})
 
 
 def rng_for(name):
     return np.random.default_rng(int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "little"))
 
 
-def one_op(name, op, in_specs, attrs=None, smooth=True, modes="fwd_and_rev", vmap=True):
+def one_op(name, op, in_specs, attrs=None, smooth=True, modes="fwd_and_rev", vmap=True, exact=False):
     """A case of one node: in_specs are (dtype, shape, domain or None, values or None)."""
     rng = rng_for(name)
     g = Graph()
     ids = [g.input(s[0], s[1]) for s in in_specs]
     out = g.op(op, ids, attrs)
     inputs = [make_values(rng, s[0], s[1], s[2] if len(s) > 2 else None, s[3] if len(s) > 3 else None) for s in in_specs]
-    case(name, g.finish(out if isinstance(out, list) else [out]), inputs, smooth, modes, vmap)
+    case(name, g.finish(out if isinstance(out, list) else [out]), inputs, smooth, modes, vmap, exact=exact)
 
 
 SHAPES = {"scalar": [], "vector": [5], "matrix": [2, 3], "empty": [0, 3], "ones": [1, 1, 3]}
@@ -456,6 +457,8 @@ def build_cases():
     build_conv()
     build_window()
     build_edges()
+    build_dtypes()
+
 
 def build_window():
     """The windowed reductions as pooling layers use them (NHWC max and sum
@@ -985,6 +988,119 @@ def build_edges():
                                                ("i32", [5], None, [0, 31, 32, 33, -1])])
 
 
+def build_dtypes():
+    """f16 and bf16 (answers from the exact inputs in f64: graft computes each op in f32 and rounds it, sums and
+    products accumulate in f32, so a bf16 accumulator fails the sums below) and the small and wide integers
+    (exact: wrapping, XLA's division by zero, saturating conversions); conversions to the halves compare exactly,
+    ties to even, overflow, f16's subnormals and NaN included. f64 rounds to f16 once (graft_lax.f16_of_f64, as
+    NumPy) but to bf16 through f32, as JAX (1 + 2^-8 + 2^-40 gives 1). No bf16 subnormals: XLA's CPU backend flushes them to zero, NumPy and graft keep them."""
+    halves_unary = {"exp": None, "log": (0.2, 3.0), "sin": None, "tanh": None, "logistic": None, "sqrt": (0.1, 3.0),
+                    "rsqrt": (0.1, 3.0), "erf": None, "log1p": (-0.5, 2.0), "reciprocal": (0.3, 2.0)}
+    halves_binary = {"add": (None, None), "mul": (None, None), "div": (None, (0.5, 2.0)), "pow": ((0.5, 2.0), (-1.0, 2.0)),
+                     "atan2": (None, (0.2, 1.5)), "max": (None, None)}
+    ties = {  # values whose rounding to the type is a tie or just past one, its overflow and its subnormals
+        "bf16": [1 + 2 ** -8, 1 + 3 * 2 ** -8, 1 + 2 ** -8 + 2 ** -20, 1 + 2 ** -8 + 2 ** -40, -(1 + 2 ** -8), 3.4e38,
+                 1e39, 2.0 ** -126, NAN, -INF, -0.0, 0.1],
+        "f16": [1 + 2 ** -11, 1 + 3 * 2 ** -11, 1 + 2 ** -11 + 2 ** -30, -(1 + 2 ** -11), 65504.0, 65520.0, 2.0 ** -24,
+                2.0 ** -25, NAN, -INF, -0.0, 0.1]}
+    for t in ("f16", "bf16"):
+        for op, dom in halves_unary.items():
+            one_op("%s/%s" % (op, t), op, [(t, [2, 4], dom)])
+        for op, doms in halves_binary.items():
+            one_op("%s/%s" % (op, t), op, [(t, [3, 2], doms[0]), (t, [3, 2], doms[1])], smooth=op != "max")
+        for op in ("floor", "round", "sign"):
+            one_op("%s/%s" % (op, t), op, [(t, [8], None, [-2.5, -1.5, -0.5, -0.2, 0.0, 0.5, 1.5, 2.75])], smooth=False)
+        one_op("is_finite/%s" % t, "is_finite", [(t, [4], None, [1.0, INF, NAN, -0.0])], smooth=False)
+        one_op("lt/%s" % t, "lt", [(t, [5], None, [1.0, 2.0, -0.0, INF, NAN]), (t, [5], None, [1.0, 1.5, 0.0, INF, 1.0])],
+               smooth=False)
+        one_op("select/%s" % t, "select", [("bool", [2, 3]), (t, [2, 3]), (t, [2, 3])], smooth=False)
+        # Sums of n terms in [0.5, 1): past 2^8 (bf16) or 2^11 (f16) a half's unit is 1, so a half accumulator
+        # would round each term to 1 and be off by some n/4, where f32 sums are within a unit of the result.
+        n = 256 if t == "bf16" else 2048
+        one_op("reduce_sum/%s" % t, "reduce_sum", [(t, [2, n], (0.5, 1.0))], {"axes": Is([1])})
+        one_op("cumsum/%s" % t, "cumsum", [(t, [n], (0.5, 1.0))], {"axis": I(0), "reverse": I(0)})
+        one_op("reduce_max/%s" % t, "reduce_max", [(t, [3, 4])], {"axes": Is([0])}, smooth=False)
+        one_op("argmax/%s" % t, "argmax", [(t, [2, 5])], {"axis": I(1), "index_dtype": D("i32")}, smooth=False)
+        one_op("sort/%s" % t, "sort", [(t, [7], None, [0.5, NAN, -INF, 0.0, 1.0, -0.75, 0.5])],
+               {"dimension": I(0), "is_stable": I(1), "num_keys": I(1)}, smooth=False, modes="none")
+        # (Values only: the jvp of a 256-term product sums tangents of both signs, whose cancellations leave
+        # bf16 units of the terms in a small result. The batched case below has derivatives.)
+        one_op("dot_general/%s" % t, "dot_general", [(t, [4, 256], (0.5, 1.0)), (t, [256, 3], (0.5, 1.0))],
+               {"lhs_contracting": Is([1]), "rhs_contracting": Is([0]), "lhs_batch": Is([]), "rhs_batch": Is([])},
+               modes="none")
+        one_op("dot_general/%s_batched" % t, "dot_general", [(t, [2, 3, 40]), (t, [2, 40, 2])],
+               {"lhs_contracting": Is([2]), "rhs_contracting": Is([1]), "lhs_batch": Is([0]), "rhs_batch": Is([0])})
+        one_op("broadcast_in_dim/%s" % t, "broadcast_in_dim", [(t, [3])], {"shape": Is([2, 3]), "broadcast_dimensions": Is([1])})
+        one_op("transpose/%s" % t, "transpose", [(t, [2, 3, 2])], {"permutation": Is([2, 0, 1])})
+        one_op("convert_element_type/f64_to_%s" % t, "convert_element_type", [("f64", [12], None, ties[t])],
+               {"new_dtype": D(t)}, smooth=False, modes="none", exact=True)
+        one_op("convert_element_type/f32_to_%s" % t, "convert_element_type", [("f32", [2, 3])], {"new_dtype": D(t)},
+               smooth=False, exact=True)
+        for dst in ("f32", "f64"):
+            one_op("convert_element_type/%s_to_%s" % (t, dst), "convert_element_type", [(t, [2, 3])],
+                   {"new_dtype": D(dst)}, exact=True)
+        one_op("convert_element_type/%s_to_i32" % t, "convert_element_type",
+               [(t, [8], None, [NAN, INF, -INF, 3.75, -3.75, 1e4, -0.0, 2.5])], {"new_dtype": D("i32")},
+               smooth=False, modes="none")
+        one_op("convert_element_type/i32_to_%s" % t, "convert_element_type",
+               [("i32", [5], None, [1, -3, 257, 2049, 65519])], {"new_dtype": D(t)}, exact=True)
+    one_op("convert_element_type/f16_to_bf16", "convert_element_type",
+           [("f16", [5], None, [1.0009765625, 65504.0, 2.0 ** -24, -1.5, 0.1])], {"new_dtype": D("bf16")}, exact=True)
+    one_op("convert_element_type/bf16_to_f16", "convert_element_type",
+           [("bf16", [5], None, [1e5, 2.0 ** -30, -1.5, 0.1, 3.0])], {"new_dtype": D("f16")}, exact=True)
+
+    # A mixed-precision layer as programs write it: bf16 operands, the product in f32, an f32 bias, tanh, and
+    # the result stored in bf16 again.
+    name = "program/bf16_mixed_precision_layer"
+    g = Graph()
+    x, w, b = g.input("bf16", [2, 8], "x"), g.input("bf16", [8, 3], "w"), g.input("f32", [3], "b")
+    xf, wf = (g.op("convert_element_type", [v], {"new_dtype": D("f32")}) for v in (x, w))
+    y = g.op("dot_general", [xf, wf], {"lhs_contracting": Is([1]), "rhs_contracting": Is([0]), "lhs_batch": Is([]),
+                                       "rhs_batch": Is([])})
+    y = g.op("tanh", [g.op("add", [y, g.op("broadcast_in_dim", [b], {"shape": Is([2, 3]),
+                                                                      "broadcast_dimensions": Is([1])})])])
+    rng = rng_for(name)
+    case(name, g.finish([g.op("convert_element_type", [y], {"new_dtype": D("bf16")})]),
+         [make_values(rng, "bf16", [2, 8]), make_values(rng, "bf16", [8, 3]), make_values(rng, "f32", [3])])
+
+    # Integers of 8, 16 and 64 bits: arithmetic wraps, division rounds toward zero, by zero as XLA.
+    lows = {"i8": -2 ** 7, "i16": -2 ** 15, "u8": 0, "u16": 0, "u64": 0}
+    highs = {"i8": 2 ** 7 - 1, "i16": 2 ** 15 - 1, "u8": 2 ** 8 - 1, "u16": 2 ** 16 - 1, "u64": 2 ** 64 - 1}
+    for t in ("i8", "i16", "u8", "u16", "u64"):
+        lo, hi = lows[t], highs[t]
+        for op in ("add", "sub", "mul", "max", "min", "and", "or", "xor"):
+            one_op("%s/%s" % (op, t), op, [(t, [6]), (t, [6])])
+        one_op("edge/add_%s_overflow" % t, "add", [(t, [3], None, [hi, lo, hi]), (t, [3], None, [1, hi, hi])])
+        one_op("edge/mul_%s_overflow" % t, "mul", [(t, [3], None, [hi, hi // 2 + 1, 3]), (t, [3], None, [hi, 2, hi // 3])])
+        if t not in UNSIGNED:
+            one_op("edge/sub_%s_overflow" % t, "sub", [(t, [2], None, [lo, hi]), (t, [2], None, [1, -1])])
+        for op in ("div", "rem"):
+            one_op("edge/%s_%s" % (op, t), op, [(t, [5], None, [7, lo if lo else hi, lo if lo else 5, 0, hi]),
+                                                 (t, [5], None, [0, -1 if lo else 3, 0, 0, 2])])
+        for op in ("shift_left", "shift_right_arithmetic", "shift_right_logical"):
+            bits = np.dtype(DTYPES[t]).itemsize * 8
+            one_op("%s/%s" % (op, t), op, [(t, [5], None, [hi, lo if lo else 6, 5, 1, hi // 2]),
+                                           (t, [5], None, [1, bits - 1, bits, 3, 0])])
+        for op in ("not", "population_count", "clz", "neg" if t not in UNSIGNED else "copy"):
+            one_op("%s/%s" % (op, t), op, [(t, [4], None, [0, 1, hi, lo if lo else hi // 3])])
+        one_op("lt/%s" % t, "lt", [(t, [4], None, [lo, 0, hi, 5]), (t, [4], None, [hi, 0, lo, 6])])
+        one_op("reduce_sum/%s" % t, "reduce_sum", [(t, [2, 4], None, [hi, 1, 2, 3, lo, hi, 7, hi])], {"axes": Is([1])})
+        one_op("cumsum/%s" % t, "cumsum", [(t, [5])], {"axis": I(0), "reverse": I(1)})
+        one_op("argmin/%s" % t, "argmin", [(t, [2, 4])], {"axis": I(1), "index_dtype": D("i32")})
+        one_op("sort/%s" % t, "sort", [(t, [6], None, [hi, 0, lo, 3, hi, 1])],
+               {"dimension": I(0), "is_stable": I(1), "num_keys": I(1)})
+        # Float to integer saturates (NaN is 0), integer to integer keeps the low bits.
+        one_op("convert_element_type/f32_to_%s" % t, "convert_element_type",
+               [("f32", [8], None, [NAN, INF, -INF, 3.9, -3.9, 1e10, -1e10, 200.5])], {"new_dtype": D(t)},
+               smooth=False, modes="none")
+        one_op("convert_element_type/i64_to_%s" % t, "convert_element_type",
+               [("i64", [5], None, [-1, 255, 256, 70000, -2 ** 40 - 3])], {"new_dtype": D(t)})
+        one_op("convert_element_type/%s_to_f64" % t, "convert_element_type", [(t, [4], None, [lo, hi, 0, 3])],
+               {"new_dtype": D("f64")})
+    one_op("convert_element_type/u64_to_f32", "convert_element_type",
+           [("u64", [3], None, [2 ** 64 - 1, 2 ** 63 + 2 ** 39, 2 ** 24 + 1])], {"new_dtype": D("f32")}, exact=True)
+
+
 # ---- must-reject graphs: each is a graph another implementation must refuse, with the class of graft's error
 
 REJECTS = []
@@ -1075,13 +1191,26 @@ def graphs_in(g):
                 yield from graphs_in(sg)
 
 
-def tolerance(g):
+# (value, derivative) bounds by the narrowest float a graph holds: a few roundings of it (each op rounds once:
+# half a unit in the last place, 2^-9 relative for bf16, 2^-11 for f16, 2^-24 for f32), more for derivatives,
+# whose tangents are rounded too. The order is the precedence.
+BOUNDS = (("bf16", 8e-3, 3e-2), ("f16", 2e-3, 8e-3), ("f32", 2e-5, 1e-4), ("c64", 2e-5, 1e-4))
+
+
+def tolerance(c):
     """The comparison rule's bounds for a case (corpus/README.md): per element |got - want| <= atol + rtol |want|.
-    Answers are float64; a graph holding any f32 or c64 value is compared at f32's accuracy."""
-    dtypes = [s["dtype"] for sg in graphs_in(g) for s in sg["inputs"] + [o for n in sg["nodes"] for o in n["outputs"]]]
-    low = any(t in ("f32", "c64") for t in dtypes)
-    return {"value": {"rtol": 2e-5, "atol": 2e-5} if low else {"rtol": 1e-11, "atol": 1e-11},
-            "derivative": {"rtol": 1e-4, "atol": 1e-4} if low else {"rtol": 1e-9, "atol": 1e-9}}
+    Answers are float64; a graph holding any bf16, f16, f32 or c64 value is compared at that type's accuracy, an
+    exact case's values exactly."""
+    g = c["graph"]
+    dtypes = {s["dtype"] for sg in graphs_in(g) for s in sg["inputs"] + [o for n in sg["nodes"] for o in n["outputs"]]}
+    value, derivative = 1e-11, 1e-9
+    for t, v, d in BOUNDS:
+        if t in dtypes:
+            value, derivative = v, d
+            break
+    if c["exact"]:
+        value = 0.0
+    return {"value": {"rtol": value, "atol": value}, "derivative": {"rtol": derivative, "atol": derivative}}
 
 
 def answers(c):
@@ -1161,7 +1290,7 @@ def answers(c):
                 res["hvp_vector"] = [np.asarray(v)]
                 res["hvp"] = [np.asarray(jax.jvp(lambda x0: grad_x0(wide_inputs[:k0] + [x0] + wide_inputs[k0 + 1:], 0),
                                                  (wide_inputs[k0],), (v,))[1])]
-    res["tolerance"] = tolerance(c["graph"])
+    res["tolerance"] = tolerance(c)
     return res
 
 
@@ -1198,7 +1327,7 @@ def main():
                 files[key] = []
                 for k, a in enumerate(r[key]):
                     fname = "%s_%d.npy" % (key, k)
-                    np.save(os.path.join(d, fname), np.ascontiguousarray(a))  # (moveaxis makes Fortran order)
+                    np.save(os.path.join(d, fname), np.array(a, order="C"))  # (moveaxis makes Fortran order; 0-d stays 0-d)
                     files[key].append(fname)
         if "hessian" in r:
             np.save(os.path.join(d, "hessian.npy"), r["hessian"])

@@ -1,7 +1,8 @@
 // Mutation checks: the corpus must catch a deliberately wrong rule. Each
 // test puts a wrong batching rule or kernel in place of the right one (every
 // example takes example 0's branch; select's two choices swapped; negative
-// start indices wrapped Python-style instead of clamped), runs the corpus
+// start indices wrapped Python-style instead of clamped; a half's sum
+// accumulated in the half; f64 to f16 rounded twice), runs the corpus
 // cases holding that op (eval on the interpreter and both vmaps), expects
 // some check to fail, and puts the right one back, which passes them all.
 #include <catch2/catch.hpp>
@@ -12,7 +13,9 @@
 #include <vector>
 
 #include "corpus/corpus_runner.h"
+#include "graft/types.h"
 #include "interpreter/kernel.h"
+#include "ir/dtype.h"
 #include "ir/op.h"
 #include "transforms/rules/batch_rule.h"
 
@@ -57,7 +60,8 @@ using SwappedRule = Swapped<tr::BatchRule, tr::replace_batch_rule>;
 using SwappedKernel = Swapped<interp::Kernel, interp::replace_kernel>;
 
 tr::BatchRule right_cond_batch = nullptr;
-interp::Kernel right_select = nullptr, right_dynamic_slice = nullptr;
+interp::Kernel right_select = nullptr, right_dynamic_slice = nullptr, right_reduce_sum = nullptr,
+               right_convert = nullptr;
 
 // cond batched as a wrong rule would: the whole batch takes example 0's branch index.
 std::vector<tr::BatchedValue> cond_batch_from_example_0(tr::BatchCtx& c) {
@@ -107,6 +111,37 @@ void dynamic_slice_wrapping(const interp::KernelCall& call) {
   right_dynamic_slice(wrapped);
 }
 
+// reduce_sum of a half over its last axis as a half accumulator would sum it:
+// each partial sum rounded to the half (graft and JAX accumulate in f32).
+void reduce_sum_in_half(const interp::KernelCall& call) {
+  const ir::ValueType& t = *call.inputs[0].type;
+  const ir::Ints& axes = interp::ints_attr(call, "axes");
+  if (!ir::is_half(t.dtype) || axes.size() != 1 || axes[0] + 1 != static_cast<int64_t>(t.shape.size()))
+    return right_reduce_sum(call);
+  const int64_t n = t.shape.back(), rows = n ? t.num_elements() / n : 0;
+  auto run = [&](auto zero) {
+    using H = decltype(zero);
+    const H* x = static_cast<const H*>(call.inputs[0].data);
+    H* y = static_cast<H*>(call.outputs[0].data);
+    for (int64_t r = 0; r < rows; ++r) {
+      H acc = zero;
+      for (int64_t i = 0; i < n; ++i) acc = H(static_cast<float>(acc) + static_cast<float>(x[r * n + i]));
+      y[r] = acc;
+    }
+  };
+  t.dtype == graft::DType::f16 ? run(graft::float16(0.0f)) : run(graft::bfloat16(0.0f));
+}
+
+// convert_element_type from f64 to f16 through f32, rounding twice (JAX and
+// NumPy round once: 1 + 2^-11 + 2^-30 is f16's 1 + 2^-10, not 1).
+void convert_f64_to_f16_twice(const interp::KernelCall& call) {
+  if (call.inputs[0].type->dtype != graft::DType::f64 || call.outputs[0].type->dtype != graft::DType::f16)
+    return right_convert(call);
+  const double* x = static_cast<const double*>(call.inputs[0].data);
+  graft::float16* y = static_cast<graft::float16*>(call.outputs[0].data);
+  for (int64_t i = 0; i < call.outputs[0].type->num_elements(); ++i) y[i] = graft::float16(static_cast<float>(x[i]));
+}
+
 // The differences the cases of `op` show with `wrong` in place of its rule
 // (Swap: SwappedRule or SwappedKernel), after checking they show none
 // without it; `right` receives the displaced rule for `wrong` to call.
@@ -142,6 +177,19 @@ TEST_CASE("corpus mutation: select with its choices swapped fails", "[corpus][mu
 TEST_CASE("corpus mutation: dynamic_slice that wraps negative starts instead of clamping fails", "[corpus][mutation]") {
   const auto found =
       differences_with<SwappedKernel>(ir::Op::dynamic_slice, &dynamic_slice_wrapping, right_dynamic_slice);
+  INFO(found.size() << " differences, the first: " << (found.empty() ? "" : found[0]));
+  CHECK(!found.empty());
+}
+
+TEST_CASE("corpus mutation: a half's sum accumulated in the half fails", "[corpus][mutation]") {
+  const auto found = differences_with<SwappedKernel>(ir::Op::reduce_sum, &reduce_sum_in_half, right_reduce_sum);
+  INFO(found.size() << " differences, the first: " << (found.empty() ? "" : found[0]));
+  CHECK(found.size() >= 2);  // the f16 and bf16 cases
+}
+
+TEST_CASE("corpus mutation: f64 rounded to f16 through f32 (twice) fails", "[corpus][mutation]") {
+  const auto found =
+      differences_with<SwappedKernel>(ir::Op::convert_element_type, &convert_f64_to_f16_twice, right_convert);
   INFO(found.size() << " differences, the first: " << (found.empty() ? "" : found[0]));
   CHECK(!found.empty());
 }

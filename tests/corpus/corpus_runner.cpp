@@ -39,12 +39,34 @@ std::string read_text(const std::string& path) {
   return s.str();
 }
 
-// Whether got (graft) matches want (JAX, f64 for floats, c128 for complex
-// numbers, compared part by part); the first mismatch in *why.
 struct Tolerance {
   double rtol = 0, atol = 0;
 };
 
+template <typename T>
+bool mismatch_at(size_t i, T got, T want, std::string* why) {
+  std::ostringstream s;
+  s.precision(17);
+  s << "element " << i << ": graft " << got << ", JAX " << want;
+  *why = s.str();
+  return false;
+}
+
+// Integers and bools compare exactly, in 64 bits of their signedness (u64 and
+// i64 values beyond 2^53 are not exact as doubles).
+bool integers_match(const Array& got, const Array& want, std::string* why) {
+  auto same = [&](auto zero) {
+    using T = decltype(zero);
+    const std::vector<T> a = got.to_vector<T>(), b = want.to_vector<T>();
+    for (size_t i = 0; i < a.size(); ++i)
+      if (a[i] != b[i]) return mismatch_at(i, a[i], b[i], why);
+    return true;
+  };
+  return ir::is_unsigned_integer(got.dtype()) ? same(uint64_t{0}) : same(int64_t{0});
+}
+
+// Whether got (graft) matches want (JAX, f64 for floats, c128 for complex
+// numbers, compared part by part); the first mismatch in *why.
 bool matches(const Array& got, const Array& want, Tolerance tol, std::string* why) {
   if (got.shape() != want.shape()) {
     *why = "shape " + std::to_string(got.shape().size()) + "-d differs from JAX's";
@@ -59,24 +81,17 @@ bool matches(const Array& got, const Array& want, Tolerance tol, std::string* wh
     if (!matches(imag(got), imag(want), tol, why)) return *why = "imaginary part: " + *why, false;
     return true;
   }
-  const bool floating = got.dtype() == DType::f32 || got.dtype() == DType::f64;
+  const bool floating = ir::is_floating(got.dtype());
   if (!floating && got.dtype() != want.dtype()) {
     *why = std::string("dtype ") + dtype_name(got.dtype()) + " differs from JAX's " + dtype_name(want.dtype());
     return false;
   }
-  // u32 and i64 values are exact as doubles in every case here (|v| < 2^53).
+  if (!floating) return integers_match(got, want, why);
   const std::vector<double> a = got.to_vector<double>(), b = want.to_vector<double>();
   for (size_t i = 0; i < a.size(); ++i) {
-    const bool ok = floating ? ((std::isnan(a[i]) && std::isnan(b[i])) || a[i] == b[i] ||
-                                std::abs(a[i] - b[i]) <= tol.atol + tol.rtol * std::abs(b[i]))
-                             : a[i] == b[i];
-    if (!ok) {
-      std::ostringstream s;
-      s.precision(17);
-      s << "element " << i << ": graft " << a[i] << ", JAX " << b[i];
-      *why = s.str();
-      return false;
-    }
+    const bool ok = (std::isnan(a[i]) && std::isnan(b[i])) || a[i] == b[i] ||
+                    std::abs(a[i] - b[i]) <= tol.atol + tol.rtol * std::abs(b[i]);
+    if (!ok) return mismatch_at(i, a[i], b[i], why);
   }
   return true;
 }
@@ -87,7 +102,8 @@ struct JaxCase {
   std::vector<Array> inputs;
   json meta;
 
-  Array load(const std::string& file) const { return load_npy(kDir + "/cases/" + name + "/" + file); }
+  // (2-byte void records are ml_dtypes' bfloat16, how the corpus stores bf16 arrays.)
+  Array load(const std::string& file) const { return load_npy(kDir + "/cases/" + name + "/" + file, DType::bf16); }
   std::vector<Array> load_all(const char* key) const {
     std::vector<Array> out;
     for (const json& f : meta.at("files").at(key)) out.push_back(load(f.get<std::string>()));
