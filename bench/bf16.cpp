@@ -1,6 +1,7 @@
-// bf16 beside f32 and beside JAX, in one run: a 1024^3 matrix product and a
+// bf16 beside f32 and beside JAX, in one run: a 1024^3 matrix product, a
 // mixed-precision MLP training step (f32 master weights, bf16 compute, f32
-// loss, as JAX programs written with jnp.bfloat16 do).
+// loss, as JAX programs written with jnp.bfloat16 do), and a ResNet-18 3x3
+// convolution (64 to 64 channels, 56x56, NHWC, batch 8) with its gradients.
 //
 //   ./build/bench/bf16 [--python /path/to/venv/bin/python] [--repeats 7]
 //
@@ -85,6 +86,25 @@ int main(int argc, char** argv) {
   show("MLP step 256x784-1024^2-10", "graft f32", timed_spread([&] { next = step32(params, x, labels); }, repeats),
        s16.median);
 
+  // 3. A ResNet-18 stage-1 convolution, forward and both gradients (NHWC/HWIO, SAME).
+  const Array img32 = random::normal(keys[4], {8, 56, 56, 64}), ker32 = random::normal(keys[5], {3, 3, 64, 64}) * 0.05;
+  auto conv_step = jit(
+      [](const Array& img, const Array& ker) {
+        auto f = [](const Array& i, const Array& k) {
+          return sum(square(conv_general_dilated(i, k, {1, 1}, "SAME", {}, {}, {"NHWC", "HWIO", "NHWC"})));
+        };
+        const auto [gi, gk] = grad<0, 1>(f)(img, ker);
+        return std::vector<Array>{gi, gk};
+      },
+      JitOptions{.backend = Backend::cpu});
+  const Array img16 = astype(img32, bf16), ker16 = astype(ker32, bf16);
+  std::vector<Array> cg = conv_step(img16, ker16);
+  const TimeSpread c16 = timed_spread([&] { cg = conv_step(img16, ker16); }, repeats);
+  show("conv 3x3 64ch 56^2 b8 +grad", "graft bf16", c16, c16.median);
+  cg = conv_step(img32, ker32);
+  show("conv 3x3 64ch 56^2 b8 +grad", "graft f32", timed_spread([&] { cg = conv_step(img32, ker32); }, repeats),
+       c16.median);
+
   if (python.empty()) return 0;
   const std::string rep = std::to_string(repeats);
   const std::string script =
@@ -125,7 +145,18 @@ int main(int argc, char** argv) {
       std::to_string(s16.median) +
       "\n"
       "show('MLP step 256x784-1024^2-10', 'jax bf16', run(step_in(jnp.bfloat16), params, x, labels), base)\n"
-      "show('MLP step 256x784-1024^2-10', 'jax f32', run(step_in(jnp.float32), params, x, labels), base)\n";
+      "show('MLP step 256x784-1024^2-10', 'jax f32', run(step_in(jnp.float32), params, x, labels), base)\n"
+      "img = jax.random.normal(ks[4], (8, 56, 56, 64)); ker = jax.random.normal(ks[5], (3, 3, 64, 64)) * 0.05\n"
+      "def conv_loss(i, k):\n"
+      "  return jnp.sum(jnp.square(jax.lax.conv_general_dilated(i, k, (1, 1), 'SAME', dimension_numbers=('NHWC', "
+      "'HWIO', 'NHWC'))))\n"
+      "conv_step = jax.jit(jax.grad(conv_loss, argnums=(0, 1)))\n"
+      "base = " +
+      std::to_string(c16.median) +
+      "\n"
+      "show('conv 3x3 64ch 56^2 b8 +grad', 'jax bf16', run(conv_step, img.astype(jnp.bfloat16), "
+      "ker.astype(jnp.bfloat16)), base)\n"
+      "show('conv 3x3 64ch 56^2 b8 +grad', 'jax f32', run(conv_step, img, ker), base)\n";
   run_python_script(python, "/tmp/graft_bench_bf16.py", script);
   return 0;
 }

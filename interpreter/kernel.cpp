@@ -143,10 +143,14 @@ void complex_as_parts(const KernelCall& call) {
   k(view);
 }
 
-// dot_general: bf16 products on the CPU's bf16 instructions where it has
-// them, else (and for the other halves) widened to f32 like its family.
+// dot_general and conv_general_dilated: bf16 products on the CPU's bf16
+// instructions where it has them, else (and for the other halves) widened
+// to f32 like their families.
 void dot_general_with_halves(const KernelCall& call) {
   if (!dot_general_bf16_native(call)) halves_as_f32<&dot_general_kernel>(call);
+}
+void conv_general_dilated_with_halves(const KernelCall& call) {
+  if (!conv_general_dilated_bf16_native(call)) halves_as_f32<&conv_general_dilated_kernel>(call);
 }
 
 KernelTable build_table() {
@@ -166,6 +170,7 @@ KernelTable build_table() {
 #undef GRAFT_KERNEL_SCALAR
 #undef GRAFT_KERNEL_VECTOR_MATH
   t[static_cast<size_t>(Op::dot_general)] = &dot_general_with_halves;
+  t[static_cast<size_t>(Op::conv_general_dilated)] = &conv_general_dilated_with_halves;
   return t;
 }
 

@@ -50,6 +50,8 @@ using KernelTable = std::array<Kernel, ir::kNumOps>;
 // it has them and the product is big enough; false (nothing written) where
 // the product is to be widened to f32 instead (interpreter/kernels/linalg.cpp).
 bool dot_general_bf16_native(const KernelCall& call);
+// The same for conv_general_dilated (interpreter/kernels/conv.cpp).
+bool conv_general_dilated_bf16_native(const KernelCall& call);
 
 // The kernel of an op whose `kernel` column says SCALAR or VECTOR_MATH: a
 // loop over its scalar function (interpreter/kernels/elementwise.cpp).

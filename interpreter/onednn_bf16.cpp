@@ -81,4 +81,98 @@ bool bf16_matmul(int64_t batch, int64_t m, int64_t n, int64_t k, const uint16_t*
 #endif
 }
 
+bool bf16_conv(const Bf16ConvShape& s, const uint16_t* lhs, const uint16_t* rhs, void* out, bool out_bf16) {
+#ifdef GRAFT_HAVE_DNNL
+  using dnnl::memory;
+  using dt = memory::data_type;
+  try {
+    static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+    const int n = s.spatial;
+    const memory::dims in(s.in, s.in + n), window(s.window, s.window + n), out_sp(s.out, s.out + n);
+    auto cat = [](memory::dims a, const memory::dims& b) {
+      a.insert(a.end(), b.begin(), b.end());
+      return a;
+    };
+    auto strides = [&](const int64_t* st, int lead) { return memory::dims(st, st + lead + n); };
+    const int64_t og = s.out_features / s.groups, ig = s.in_features / s.groups;
+    // The operands where they are (any layout, read through strides); grouped weights as [G, O/G, I/G, ...].
+    const memory::desc src(cat({s.batch, s.in_features}, in), dt::bf16, strides(s.lhs_strides, 2));
+    const memory::desc dst(cat({s.batch, s.out_features}, out_sp), out_bf16 ? dt::bf16 : dt::f32,
+                           strides(s.out_strides, 2));
+    const memory::desc weights =
+        s.groups == 1 ? memory::desc(cat({s.out_features, s.in_features}, window), dt::bf16, strides(s.rhs_strides, 2))
+                      : memory::desc(cat({s.groups, og, ig}, window), dt::bf16,
+                                     cat({s.rhs_strides[0] * og, s.rhs_strides[0], s.rhs_strides[1]},
+                                         memory::dims(s.rhs_strides + 2, s.rhs_strides + 2 + n)));
+    // The primitive picks its own layouts (blocked, for the bf16 units); reorders bring the operands there.
+    auto any = [](const memory::desc& d) { return memory::desc(d.dims(), d.data_type(), memory::format_tag::any); };
+    memory::dims stride(s.stride, s.stride + n), dilation(n), pad_low(s.pad_low, s.pad_low + n),
+        pad_high(s.pad_high, s.pad_high + n);
+    for (int d = 0; d < n; ++d) dilation[d] = s.rhs_dilation[d] - 1;  // oneDNN counts the gaps
+    dnnl::stream stream(engine);
+    auto placed = [&](const memory::desc& user, void* data, const memory::desc& want) {
+      memory m(user, engine, data);
+      if (want == user) return m;
+      memory moved(want, engine);
+      dnnl::reorder(m, moved).execute(stream, m, moved);
+      return moved;
+    };
+    memory user_dst(dst, engine, out), dst_m;
+    int64_t window_size = 1, positions = 1;
+    for (int d = 0; d < n; ++d) window_size *= s.window[d], positions *= s.out[d];
+    if (s.groups == 1 && window_size > positions) {
+      // A window larger than the output: a weight gradient (the window is the forward pass's output, the
+      // output its kernel). The same sums are oneDNN's backward-weights convolution of a problem whose
+      // batch is our input features, whose input channels are our batch, with our window dilation as its
+      // stride and our stride as its dilation; run as a forward one, it took 25 ms where this takes 3.
+      const memory::desc bsrc(
+          cat({s.in_features, s.batch}, in), dt::bf16,
+          cat({s.lhs_strides[1], s.lhs_strides[0]}, memory::dims(s.lhs_strides + 2, s.lhs_strides + 2 + n)));
+      const memory::desc bdiff_dst(
+          cat({s.in_features, s.out_features}, window), dt::bf16,
+          cat({s.rhs_strides[1], s.rhs_strides[0]}, memory::dims(s.rhs_strides + 2, s.rhs_strides + 2 + n)));
+      const memory::desc bdiff_w(
+          cat({s.out_features, s.batch}, out_sp), out_bf16 ? dt::bf16 : dt::f32,
+          cat({s.out_strides[1], s.out_strides[0]}, memory::dims(s.out_strides + 2, s.out_strides + 2 + n)));
+      memory::dims bstride(s.rhs_dilation, s.rhs_dilation + n), bdilation(n);
+      for (int d = 0; d < n; ++d) bdilation[d] = s.stride[d] - 1;
+      const dnnl::convolution_forward::primitive_desc hint(
+          dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
+                                          any(bsrc), any(bdiff_w), any(bdiff_dst), bstride, bdilation, pad_low,
+                                          pad_high),
+          engine);
+      const dnnl::convolution_backward_weights::primitive_desc pd(
+          dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, any(bsrc), any(bdiff_w),
+                                                   any(bdiff_dst), bstride, bdilation, pad_low, pad_high),
+          engine, hint);
+      const memory src_m = placed(bsrc, const_cast<uint16_t*>(lhs), pd.src_desc());
+      const memory dd_m = placed(bdiff_dst, const_cast<uint16_t*>(rhs), pd.diff_dst_desc());
+      memory user_dw(bdiff_w, engine, out);
+      dst_m = pd.diff_weights_desc() == bdiff_w ? user_dw : memory(pd.diff_weights_desc(), engine);
+      user_dst = user_dw;
+      dnnl::convolution_backward_weights(pd).execute(
+          stream, {{DNNL_ARG_SRC, src_m}, {DNNL_ARG_DIFF_DST, dd_m}, {DNNL_ARG_DIFF_WEIGHTS, dst_m}});
+    } else {
+      const dnnl::convolution_forward::primitive_desc pd(
+          dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                          any(src), any(weights), any(dst), stride, dilation, pad_low, pad_high),
+          engine);
+      const memory src_m = placed(src, const_cast<uint16_t*>(lhs), pd.src_desc());
+      const memory w_m = placed(weights, const_cast<uint16_t*>(rhs), pd.weights_desc());
+      dst_m = pd.dst_desc() == dst ? user_dst : memory(pd.dst_desc(), engine);
+      dnnl::convolution_forward(pd).execute(stream,
+                                            {{DNNL_ARG_SRC, src_m}, {DNNL_ARG_WEIGHTS, w_m}, {DNNL_ARG_DST, dst_m}});
+    }
+    if (dst_m != user_dst) dnnl::reorder(dst_m, user_dst).execute(stream, dst_m, user_dst);
+    stream.wait();
+    return true;
+  } catch (const dnnl::error&) {
+    return false;  // a convolution oneDNN does not serve: the caller widens to f32
+  }
+#else
+  (void)s, (void)lhs, (void)rhs, (void)out, (void)out_bf16;
+  return false;
+#endif
+}
+
 }  // namespace graft::interpreter

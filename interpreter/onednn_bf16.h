@@ -1,13 +1,19 @@
-// bf16 matrix products on the CPU's bf16 instructions (AVX512-BF16, AMX-BF16)
-// through oneDNN's matmul primitive, where the CPU has them: what JAX's bf16
-// products cost in f32 there runs at the bf16 units' rate. Elsewhere graft
-// widens bf16 operands to f32 and uses OpenBLAS (interpreter/kernel.cpp).
+// bf16 matrix products and convolutions on the CPU's bf16 instructions
+// (AVX512-BF16, AMX-BF16) through oneDNN's matmul and convolution
+// primitives, where the CPU has them: what JAX's bf16 products cost in f32
+// there runs at the bf16 units' rate. Elsewhere graft widens bf16 operands
+// to f32 for OpenBLAS and its own convolution kernel (interpreter/kernel.cpp).
 #pragma once
 
 #include <cstdint>
 #include <string>
 
 namespace graft::interpreter {
+
+// Products (GEMMs, convolutions) of this many multiply-adds go to a library
+// (OpenBLAS, and oneDNN for bf16); smaller ones amortise no call: Eigen, or
+// graft's own kernels, widened to f32 for bf16.
+constexpr int64_t kGemmMinWork = 32 * 32 * 32;
 
 // Whether bf16 products run on bf16 instructions here: oneDNN is built in,
 // the CPU has AVX512-BF16 or AMX-BF16, and GRAFT_BF16_GEMM is not "f32" (the
@@ -24,5 +30,22 @@ std::string bf16_gemm_description();
 // False when oneDNN declines (then nothing was written).
 bool bf16_matmul(int64_t batch, int64_t m, int64_t n, int64_t k, const uint16_t* a, const uint16_t* b, bool ta, bool tb,
                  void* c, bool c_bf16);
+
+// A convolution for bf16_conv: logical sizes, and each operand's element
+// strides in oneDNN's dimension order (lhs and output: batch, feature,
+// spatial...; rhs: output feature, input feature, spatial...).
+struct Bf16ConvShape {
+  int spatial = 0;  // 1 to 3
+  int64_t batch = 0, in_features = 0, out_features = 0, groups = 1;
+  int64_t in[3] = {}, window[3] = {}, out[3] = {}, stride[3] = {}, rhs_dilation[3] = {}, pad_low[3] = {},
+          pad_high[3] = {};
+  int64_t lhs_strides[5] = {}, rhs_strides[5] = {}, out_strides[5] = {};
+};
+
+// A feature-grouped convolution (no lhs dilation, no batch groups) of bf16
+// operands on oneDNN's convolution primitive; the output f32, or bf16
+// rounded to nearest even when out_bf16. Sums in f32. False when oneDNN
+// declines (then nothing was written).
+bool bf16_conv(const Bf16ConvShape& shape, const uint16_t* lhs, const uint16_t* rhs, void* out, bool out_bf16);
 
 }  // namespace graft::interpreter

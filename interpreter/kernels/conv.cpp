@@ -30,6 +30,7 @@
 #include "graft/errors.h"
 #include "interpreter/kernel.h"
 #include "interpreter/kernels/layout.h"
+#include "interpreter/onednn_bf16.h"
 
 namespace graft::interpreter {
 namespace {
@@ -488,6 +489,41 @@ void conv_typed(const KernelCall& call) {
 }
 
 }  // namespace
+
+bool conv_general_dilated_bf16_native(const KernelCall& call) {
+  const DType out = call.outputs[0].type->dtype;
+  if (call.inputs[0].type->dtype != DType::bf16 || call.inputs[1].type->dtype != DType::bf16 ||
+      (out != DType::bf16 && out != DType::f32) || !bf16_gemm_native())
+    return false;
+  const Shape &ls = call.inputs[0].type->shape, &rs = call.inputs[1].type->shape, &os = call.outputs[0].type->shape;
+  const int n = static_cast<int>(ls.size()) - 2;
+  // oneDNN's convolution has no lhs dilation (a transposed convolution), no
+  // batch groups (a grouped convolution's weight gradient) and no negative
+  // padding: those widen to f32, as do convolutions too small to amortise a
+  // primitive's dispatch.
+  if (n < 1 || n > 3 || int_attr(call, "batch_group_count") != 1) return false;
+  const ir::Ints &lspec = ints_attr(call, "lhs_spec"), &rspec = ints_attr(call, "rhs_spec"),
+                 &ospec = ints_attr(call, "out_spec"), &ld = ints_attr(call, "lhs_dilation"),
+                 &lo = ints_attr(call, "padding_low"), &hi = ints_attr(call, "padding_high");
+  const std::vector<int64_t> lst = row_major_strides(ls), rst = row_major_strides(rs), ost = row_major_strides(os);
+  Bf16ConvShape s;
+  s.spatial = n;
+  s.batch = ls[lspec[0]], s.in_features = ls[lspec[1]], s.out_features = rs[rspec[0]];
+  s.groups = int_attr(call, "feature_group_count");
+  int64_t work = s.batch * s.out_features * rs[rspec[1]];
+  for (int k = 0; k < n + 2; ++k)
+    s.lhs_strides[k] = lst[lspec[k]], s.rhs_strides[k] = rst[rspec[k]], s.out_strides[k] = ost[ospec[k]];
+  for (int d = 0; d < n; ++d) {
+    if (ld[d] != 1 || lo[d] < 0 || hi[d] < 0) return false;
+    s.in[d] = ls[lspec[2 + d]], s.window[d] = rs[rspec[2 + d]], s.out[d] = os[ospec[2 + d]];
+    s.stride[d] = ints_attr(call, "window_strides")[d], s.rhs_dilation[d] = ints_attr(call, "rhs_dilation")[d];
+    s.pad_low[d] = lo[d], s.pad_high[d] = hi[d];
+    work *= s.window[d] * s.out[d];
+  }
+  if (work < kGemmMinWork) return false;  // (an empty convolution too: the generic kernel fills zeros)
+  return bf16_conv(s, static_cast<const uint16_t*>(call.inputs[0].data),
+                   static_cast<const uint16_t*>(call.inputs[1].data), call.outputs[0].data, out == DType::bf16);
+}
 
 void conv_general_dilated_kernel(const KernelCall& call) {
   switch (call.inputs[0].type->dtype) {

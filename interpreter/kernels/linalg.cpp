@@ -27,10 +27,6 @@ namespace {
 
 using ir::Ints;
 
-// Products of this many multiply-adds go to a GEMM library (OpenBLAS, and
-// oneDNN for bf16); smaller ones amortise no call: Eigen, or widened to f32.
-constexpr int64_t kGemmMinWork = 32 * 32 * 32;
-
 #ifdef GRAFT_HAVE_OPENBLAS
 
 // C[M,N] = op(A) op(B), row-major; op transposes when the operand is stored

@@ -96,3 +96,79 @@ TEST_CASE("bf16 GEMM: build_info names the path", "[dtypes][bf16_gemm]") {
   CHECK_FALSE(interpreter::bf16_gemm_native());
   CHECK(interpreter::bf16_gemm_description().find("widened to f32") != std::string::npos);
 }
+
+TEST_CASE("bf16 convolutions on bf16 instructions equal the widened f32 ones", "[dtypes][bf16_gemm][conv]") {
+  INFO("bf16 GEMM: " << interpreter::bf16_gemm_description());
+  const auto keys = random::split(random::key(11), 20);
+  int k = 0;
+  // bf16 operands of normal values; the layouts, strides, pads, dilations and groups programs use.
+  auto operand = [&](Shape shape) { return astype(random::normal(keys[k++], shape), DType::bf16); };
+  struct Case {
+    std::string name;
+    std::function<Array(const Array&, const Array&)> conv;
+    Array x, w;
+  };
+  auto plain = [](Shape strides, Padding pad, Shape rd, ConvDimensionNumbers dn, int64_t groups) {
+    return [=](const Array& x, const Array& w) { return conv_general_dilated(x, w, strides, pad, {}, rd, dn, groups); };
+  };
+  const ConvDimensionNumbers nhwc{"NHWC", "HWIO", "NHWC"};
+  std::vector<Case> cases = {
+      {"NCHW 3x3 SAME", plain({1, 1}, "SAME", {}, {}, 1), operand({2, 16, 12, 12}), operand({32, 16, 3, 3})},
+      {"NHWC stride 2, explicit pads", plain({2, 2}, Padding({{1, 0}, {0, 2}}), {}, nhwc, 1), operand({2, 11, 11, 16}),
+       operand({3, 3, 16, 24})},
+      {"rhs dilation 2", plain({1, 1}, "VALID", {2, 2}, {}, 1), operand({1, 8, 14, 14}), operand({16, 8, 3, 3})},
+      {"4 feature groups", plain({1, 1}, "SAME", {}, {}, 4), operand({2, 16, 10, 10}), operand({32, 4, 3, 3})},
+      {"depthwise NHWC", plain({1, 1}, "SAME", {}, nhwc, 32), operand({2, 16, 16, 32}), operand({3, 3, 1, 32})},
+      {"1-D NWC", plain({1}, "SAME", {}, {"NWC", "WIO", "NWC"}, 1), operand({4, 50, 16}), operand({5, 16, 32})},
+      {"3-D NCDHW", plain({1, 1, 1}, "VALID", {}, {}, 1), operand({1, 4, 6, 6, 6}), operand({8, 4, 3, 3, 3})},
+  };
+  // The gradients of a stride-1 convolution are convolutions too (the weights' with batch and features
+  // swapped, read through strides).
+  // (Their magnitude references below take |cotangent| too.)
+  const Array gx = operand({2, 16, 10, 10}), gw = operand({24, 16, 3, 3}), gc = operand({2, 24, 10, 10});
+  bool magnitudes = false;
+  auto loss = [&](const Array& x, const Array& w) {
+    return sum(conv(x, w, {1, 1}, "SAME") * (magnitudes ? abs(astype(gc, x.dtype())) : astype(gc, x.dtype())));
+  };
+  cases.push_back(
+      {"gradient in the input", [&](const Array& x, const Array& w) { return grad<0>(loss)(x, w); }, gx, gw});
+  cases.push_back(
+      {"gradient in the weights", [&](const Array& x, const Array& w) { return grad<1>(loss)(x, w); }, gx, gw});
+  // A strided, padded, dilated NHWC convolution's weight gradient (its window dilated by the stride).
+  const Array sx = operand({2, 13, 13, 8}), sw = operand({3, 3, 8, 16}), sc = operand({2, 6, 6, 16});
+  auto strided_loss = [&](const Array& x, const Array& w) {
+    const Array c = magnitudes ? abs(astype(sc, x.dtype())) : astype(sc, x.dtype());
+    return sum(conv_general_dilated(x, w, {2, 2}, Padding({{1, 0}, {2, 1}}), {}, {1, 2}, nhwc) * c);
+  };
+  cases.push_back({"strided, dilated NHWC gradient in the weights",
+                   [&](const Array& x, const Array& w) { return grad<1>(strided_loss)(x, w); }, sx, sw});
+  int differing = 0;
+  for (const Case& c : cases) {
+    INFO(c.name);
+    const Array native = c.conv(c.x, c.w), wide = widened([&] { return c.conv(c.x, c.w); });
+    REQUIRE(native.dtype() == DType::bf16);
+    const std::vector<double> x = astype(native, DType::f64).to_vector<double>();
+    const std::vector<double> y = astype(wide, DType::f64).to_vector<double>();
+    // An f64 reference of the exact operands, and the sum of the products' magnitudes: f32 sums
+    // of at most 432 products are within 432 * 2^-24 (< 3e-5) of it, and the bf16 result is one
+    // rounding more (2^-8 relative; the two paths may round to neighbouring bf16 values).
+    auto in_f64 = [&](auto f) {
+      return f(astype(c.x, DType::f64), astype(c.w, DType::f64)).template to_vector<double>();
+    };
+    const std::vector<double> r = in_f64([&](const Array& a, const Array& b) { return c.conv(a, b); });
+    magnitudes = true;
+    const std::vector<double> m = in_f64([&](const Array& a, const Array& b) { return c.conv(abs(a), abs(b)); });
+    magnitudes = false;
+    REQUIRE(x.size() == r.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+      const double bound = std::ldexp(std::fabs(r[i]), -7) + 3e-5 * m[i];
+      CHECK(std::fabs(x[i] - r[i]) <= bound);
+      CHECK(std::fabs(x[i] - y[i]) <= 2 * bound);
+      differing += x[i] != y[i];
+    }
+    // Under jit too (the cpu backend runs the same kernel).
+    CHECK(astype(jit(c.conv)(c.x, c.w), DType::f64).to_vector<double>() == x);
+  }
+  // The native path ran: it sums in another order than the widened one, so some roundings differ.
+  if (interpreter::bf16_gemm_native()) CHECK(differing > 0);
+}
