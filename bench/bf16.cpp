@@ -86,24 +86,37 @@ int main(int argc, char** argv) {
   show("MLP step 256x784-1024^2-10", "graft f32", timed_spread([&] { next = step32(params, x, labels); }, repeats),
        s16.median);
 
-  // 3. A ResNet-18 stage-1 convolution, forward and both gradients (NHWC/HWIO, SAME).
-  const Array img32 = random::normal(keys[4], {8, 56, 56, 64}), ker32 = random::normal(keys[5], {3, 3, 64, 64}) * 0.05;
-  auto conv_step = jit(
-      [](const Array& img, const Array& ker) {
-        auto f = [](const Array& i, const Array& k) {
-          return sum(square(conv_general_dilated(i, k, {1, 1}, "SAME", {}, {}, {"NHWC", "HWIO", "NHWC"})));
-        };
-        const auto [gi, gk] = grad<0, 1>(f)(img, ker);
-        return std::vector<Array>{gi, gk};
-      },
-      JitOptions{.backend = Backend::cpu});
-  const Array img16 = astype(img32, bf16), ker16 = astype(ker32, bf16);
+  // 3. ResNet-18 convolutions, forward and both gradients (NHWC/HWIO, SAME): stage 1's (64 to 64
+  // channels) and stage 2's downsampling one (stride 2, 64 to 128; its input gradient is a transposed
+  // convolution).
+  const Array img32 = random::normal(keys[4], {8, 56, 56, 64});
+  const Array ker32 = random::normal(keys[5], {3, 3, 64, 64}) * 0.05,
+              down32 = random::normal(keys[5], {3, 3, 64, 128}) * 0.05;
+  auto conv_step_of = [](int64_t stride) {
+    return jit(
+        [stride](const Array& img, const Array& ker) {
+          auto f = [stride](const Array& i, const Array& k) {
+            return sum(square(conv_general_dilated(i, k, {stride, stride}, "SAME", {}, {}, {"NHWC", "HWIO", "NHWC"})));
+          };
+          const auto [gi, gk] = grad<0, 1>(f)(img, ker);
+          return std::vector<Array>{gi, gk};
+        },
+        JitOptions{.backend = Backend::cpu});
+  };
+  auto conv_step = conv_step_of(1), down_step = conv_step_of(2);
+  const Array img16 = astype(img32, bf16), ker16 = astype(ker32, bf16), down16 = astype(down32, bf16);
   std::vector<Array> cg = conv_step(img16, ker16);
   const TimeSpread c16 = timed_spread([&] { cg = conv_step(img16, ker16); }, repeats);
   show("conv 3x3 64ch 56^2 b8 +grad", "graft bf16", c16, c16.median);
   cg = conv_step(img32, ker32);
   show("conv 3x3 64ch 56^2 b8 +grad", "graft f32", timed_spread([&] { cg = conv_step(img32, ker32); }, repeats),
        c16.median);
+  cg = down_step(img16, down16);
+  const TimeSpread d16 = timed_spread([&] { cg = down_step(img16, down16); }, repeats);
+  show("conv s2 64-128ch b8 +grad", "graft bf16", d16, d16.median);
+  cg = down_step(img32, down32);
+  show("conv s2 64-128ch b8 +grad", "graft f32", timed_spread([&] { cg = down_step(img32, down32); }, repeats),
+       d16.median);
 
   if (python.empty()) return 0;
   const std::string rep = std::to_string(repeats);
@@ -147,16 +160,24 @@ int main(int argc, char** argv) {
       "show('MLP step 256x784-1024^2-10', 'jax bf16', run(step_in(jnp.bfloat16), params, x, labels), base)\n"
       "show('MLP step 256x784-1024^2-10', 'jax f32', run(step_in(jnp.float32), params, x, labels), base)\n"
       "img = jax.random.normal(ks[4], (8, 56, 56, 64)); ker = jax.random.normal(ks[5], (3, 3, 64, 64)) * 0.05\n"
-      "def conv_loss(i, k):\n"
-      "  return jnp.sum(jnp.square(jax.lax.conv_general_dilated(i, k, (1, 1), 'SAME', dimension_numbers=('NHWC', "
+      "down = jax.random.normal(ks[5], (3, 3, 64, 128)) * 0.05\n"
+      "def conv_loss(i, k, s):\n"
+      "  return jnp.sum(jnp.square(jax.lax.conv_general_dilated(i, k, (s, s), 'SAME', dimension_numbers=('NHWC', "
       "'HWIO', 'NHWC'))))\n"
-      "conv_step = jax.jit(jax.grad(conv_loss, argnums=(0, 1)))\n"
+      "conv_step = jax.jit(jax.grad(lambda i, k: conv_loss(i, k, 1), argnums=(0, 1)))\n"
+      "down_step = jax.jit(jax.grad(lambda i, k: conv_loss(i, k, 2), argnums=(0, 1)))\n"
       "base = " +
       std::to_string(c16.median) +
       "\n"
       "show('conv 3x3 64ch 56^2 b8 +grad', 'jax bf16', run(conv_step, img.astype(jnp.bfloat16), "
       "ker.astype(jnp.bfloat16)), base)\n"
-      "show('conv 3x3 64ch 56^2 b8 +grad', 'jax f32', run(conv_step, img, ker), base)\n";
+      "show('conv 3x3 64ch 56^2 b8 +grad', 'jax f32', run(conv_step, img, ker), base)\n"
+      "base = " +
+      std::to_string(d16.median) +
+      "\n"
+      "show('conv s2 64-128ch b8 +grad', 'jax bf16', run(down_step, img.astype(jnp.bfloat16), "
+      "down.astype(jnp.bfloat16)), base)\n"
+      "show('conv s2 64-128ch b8 +grad', 'jax f32', run(down_step, img, down), base)\n";
   run_python_script(python, "/tmp/graft_bench_bf16.py", script);
   return 0;
 }

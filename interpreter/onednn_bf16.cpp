@@ -96,8 +96,10 @@ bool bf16_conv(const Bf16ConvShape& s, const uint16_t* lhs, const uint16_t* rhs,
     auto strides = [&](const int64_t* st, int lead) { return memory::dims(st, st + lead + n); };
     const int64_t og = s.out_features / s.groups, ig = s.in_features / s.groups;
     // The operands where they are (any layout, read through strides); grouped weights as [G, O/G, I/G, ...].
-    const memory::desc src(cat({s.batch, s.in_features}, in), dt::bf16, strides(s.lhs_strides, 2));
-    const memory::desc dst(cat({s.batch, s.out_features}, out_sp), out_bf16 ? dt::bf16 : dt::f32,
+    const dt result = out_bf16 ? dt::bf16 : dt::f32;
+    const memory::desc src(cat({s.batch, s.in_features}, in), s.backward_data ? result : dt::bf16,
+                           strides(s.lhs_strides, 2));
+    const memory::desc dst(cat({s.batch, s.out_features}, out_sp), s.backward_data ? dt::bf16 : result,
                            strides(s.out_strides, 2));
     const memory::desc weights =
         s.groups == 1 ? memory::desc(cat({s.out_features, s.in_features}, window), dt::bf16, strides(s.rhs_strides, 2))
@@ -117,10 +119,26 @@ bool bf16_conv(const Bf16ConvShape& s, const uint16_t* lhs, const uint16_t* rhs,
       dnnl::reorder(m, moved).execute(stream, m, moved);
       return moved;
     };
-    memory user_dst(dst, engine, out), dst_m;
+    memory user_dst, dst_m;
     int64_t window_size = 1, positions = 1;
     for (int d = 0; d < n; ++d) window_size *= s.window[d], positions *= s.out[d];
-    if (s.groups == 1 && window_size > positions) {
+    if (s.backward_data) {
+      // The gradient of the input from that of the output (the forward pass's descriptor is the hint).
+      const dnnl::convolution_forward::primitive_desc hint(
+          dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct,
+                                          any(src), any(weights), any(dst), stride, dilation, pad_low, pad_high),
+          engine);
+      const dnnl::convolution_backward_data::primitive_desc pd(
+          dnnl::convolution_backward_data::desc(dnnl::algorithm::convolution_direct, any(src), any(weights), any(dst),
+                                                stride, dilation, pad_low, pad_high),
+          engine, hint);
+      const memory dd_m = placed(dst, const_cast<uint16_t*>(lhs), pd.diff_dst_desc());
+      const memory w_m = placed(weights, const_cast<uint16_t*>(rhs), pd.weights_desc());
+      user_dst = memory(src, engine, out);
+      dst_m = pd.diff_src_desc() == src ? user_dst : memory(pd.diff_src_desc(), engine);
+      dnnl::convolution_backward_data(pd).execute(
+          stream, {{DNNL_ARG_DIFF_DST, dd_m}, {DNNL_ARG_WEIGHTS, w_m}, {DNNL_ARG_DIFF_SRC, dst_m}});
+    } else if (s.groups == 1 && window_size > positions) {
       // A window larger than the output: a weight gradient (the window is the forward pass's output, the
       // output its kernel). The same sums are oneDNN's backward-weights convolution of a problem whose
       // batch is our input features, whose input channels are our batch, with our window dilation as its
@@ -159,6 +177,7 @@ bool bf16_conv(const Bf16ConvShape& s, const uint16_t* lhs, const uint16_t* rhs,
           engine);
       const memory src_m = placed(src, const_cast<uint16_t*>(lhs), pd.src_desc());
       const memory w_m = placed(weights, const_cast<uint16_t*>(rhs), pd.weights_desc());
+      user_dst = memory(dst, engine, out);
       dst_m = pd.dst_desc() == dst ? user_dst : memory(pd.dst_desc(), engine);
       dnnl::convolution_forward(pd).execute(stream,
                                             {{DNNL_ARG_SRC, src_m}, {DNNL_ARG_WEIGHTS, w_m}, {DNNL_ARG_DST, dst_m}});

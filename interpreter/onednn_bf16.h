@@ -40,12 +40,16 @@ struct Bf16ConvShape {
   int64_t in[3] = {}, window[3] = {}, out[3] = {}, stride[3] = {}, rhs_dilation[3] = {}, pad_low[3] = {},
           pad_high[3] = {};
   int64_t lhs_strides[5] = {}, rhs_strides[5] = {}, out_strides[5] = {};
+  // The backward-data pass of this convolution instead: `lhs` holds the
+  // gradient of its output (laid out by out_strides) and `out` receives that
+  // of its input (by lhs_strides): a transposed convolution.
+  bool backward_data = false;
 };
 
 // A feature-grouped convolution (no lhs dilation, no batch groups) of bf16
-// operands on oneDNN's convolution primitive; the output f32, or bf16
-// rounded to nearest even when out_bf16. Sums in f32. False when oneDNN
-// declines (then nothing was written).
+// operands on oneDNN's convolution primitives, or its backward-data pass;
+// the output f32, or bf16 rounded to nearest even when out_bf16. Sums in
+// f32. False when oneDNN declines (the caller then computes it all).
 bool bf16_conv(const Bf16ConvShape& shape, const uint16_t* lhs, const uint16_t* rhs, void* out, bool out_bf16);
 
 }  // namespace graft::interpreter

@@ -490,6 +490,72 @@ void conv_typed(const KernelCall& call) {
 
 }  // namespace
 
+namespace {
+
+// A convolution with lhs dilation (a transposed convolution: the input
+// gradient of a strided one) as oneDNN's backward-data pass of the
+// convolution it transposes: that one's stride is our lhs dilation, its
+// input our output, its output our lhs, and its kernel ours flipped with
+// input and output features swapped (copied: oneDNN takes no negative
+// strides). Unit window strides only (as every such gradient has).
+bool transposed_conv_bf16_native(const KernelCall& call) {
+  const Shape &ls = call.inputs[0].type->shape, &rs = call.inputs[1].type->shape, &os = call.outputs[0].type->shape;
+  const int n = static_cast<int>(ls.size()) - 2;
+  const ir::Ints &lspec = ints_attr(call, "lhs_spec"), &rspec = ints_attr(call, "rhs_spec"),
+                 &ospec = ints_attr(call, "out_spec"), &ld = ints_attr(call, "lhs_dilation"),
+                 &rd = ints_attr(call, "rhs_dilation"), &lo = ints_attr(call, "padding_low"),
+                 &hi = ints_attr(call, "padding_high"), &strides = ints_attr(call, "window_strides");
+  const std::vector<int64_t> lst = row_major_strides(ls), rst = row_major_strides(rs), ost = row_major_strides(os);
+  const int64_t groups = int_attr(call, "feature_group_count");
+  const int64_t in_pg = rs[rspec[1]], out_f = rs[rspec[0]], out_pg = out_f / groups;
+  Bf16ConvShape s;
+  s.spatial = n, s.backward_data = true, s.groups = groups;
+  s.batch = ls[lspec[0]], s.in_features = out_f, s.out_features = ls[lspec[1]];
+  int64_t work = s.batch * out_f * in_pg, taps = 1, skip = 0;  // skip: output elements before oneDNN's view
+  bool cropped = false;
+  for (int d = 0; d < n; ++d) {
+    const int64_t k = rs[rspec[2 + d]];
+    s.window[d] = k, s.in[d] = os[ospec[2 + d]], s.out[d] = ls[lspec[2 + d]];
+    s.stride[d] = ld[d], s.rhs_dilation[d] = rd[d];
+    s.pad_low[d] = (k - 1) * rd[d] - lo[d], s.pad_high[d] = (k - 1) * rd[d] - hi[d];
+    if (strides[d] != 1) return false;
+    // Padding beyond the dilated kernel (a strided gradient's leftover rows) makes output rows no tap
+    // reaches: zeros, outside the view oneDNN writes.
+    if (s.pad_low[d] < 0) skip += -s.pad_low[d] * ost[ospec[2 + d]], s.in[d] += s.pad_low[d], s.pad_low[d] = 0;
+    if (s.pad_high[d] < 0) s.in[d] += s.pad_high[d], s.pad_high[d] = 0;
+    cropped = cropped || s.in[d] != os[ospec[2 + d]];
+    if (s.in[d] <= 0) return false;
+    work *= k * s.in[d], taps *= k;
+  }
+  if (work < kGemmMinWork) return false;
+  for (int k = 0; k < n + 2; ++k) s.lhs_strides[k] = ost[ospec[k]], s.out_strides[k] = lst[lspec[k]];
+  // The kernel it transposes, dense [our lhs features, our out features per group, window...]: element
+  // [g * in_pg + c, o, w] is ours [g * out_pg + o, c, flipped w].
+  std::vector<uint16_t> kernel(static_cast<size_t>(ls[lspec[1]] * out_pg * taps));
+  const uint16_t* r = static_cast<const uint16_t*>(call.inputs[1].data);
+  std::array<int64_t, kDims> win{1, 1, 1}, r_sp{0, 0, 0};
+  for (int d = 0; d < n; ++d) win[d] = s.window[d], r_sp[d] = rst[rspec[2 + d]];
+  size_t at = 0;
+  for (int64_t g = 0; g < groups; ++g)
+    for (int64_t c = 0; c < in_pg; ++c)
+      for (int64_t o = 0; o < out_pg; ++o)
+        for (int64_t a = 0; a < win[0]; ++a)
+          for (int64_t b = 0; b < win[1]; ++b)
+            for (int64_t e = 0; e < win[2]; ++e)
+              kernel[at++] = r[(g * out_pg + o) * rst[rspec[0]] + c * rst[rspec[1]] + (win[0] - 1 - a) * r_sp[0] +
+                               (win[1] - 1 - b) * r_sp[1] + (win[2] - 1 - e) * r_sp[2]];
+  std::vector<int64_t> dense = row_major_strides(Shape{ls[lspec[1]], out_pg, win[0], win[1], win[2]});
+  for (int k = 0; k < 2; ++k) s.rhs_strides[k] = dense[static_cast<size_t>(k)];
+  for (int d = 0; d < n; ++d) s.rhs_strides[2 + d] = dense[static_cast<size_t>(2 + d)];
+  const bool out_bf16 = call.outputs[0].type->dtype == DType::bf16;
+  const size_t bytes = out_bf16 ? 2 : 4;
+  char* out = static_cast<char*>(call.outputs[0].data);
+  if (cropped) std::memset(out, 0, static_cast<size_t>(call.outputs[0].type->num_elements()) * bytes);
+  return bf16_conv(s, static_cast<const uint16_t*>(call.inputs[0].data), kernel.data(), out + skip * bytes, out_bf16);
+}
+
+}  // namespace
+
 bool conv_general_dilated_bf16_native(const KernelCall& call) {
   const DType out = call.outputs[0].type->dtype;
   if (call.inputs[0].type->dtype != DType::bf16 || call.inputs[1].type->dtype != DType::bf16 ||
@@ -497,11 +563,12 @@ bool conv_general_dilated_bf16_native(const KernelCall& call) {
     return false;
   const Shape &ls = call.inputs[0].type->shape, &rs = call.inputs[1].type->shape, &os = call.outputs[0].type->shape;
   const int n = static_cast<int>(ls.size()) - 2;
-  // oneDNN's convolution has no lhs dilation (a transposed convolution), no
-  // batch groups (a grouped convolution's weight gradient) and no negative
-  // padding: those widen to f32, as do convolutions too small to amortise a
-  // primitive's dispatch.
+  // Batch groups (a grouped convolution's weight gradient) widen to f32, as
+  // do convolutions too small to amortise a primitive's dispatch.
   if (n < 1 || n > 3 || int_attr(call, "batch_group_count") != 1) return false;
+  if (std::any_of(ints_attr(call, "lhs_dilation").begin(), ints_attr(call, "lhs_dilation").end(),
+                  [](int64_t d) { return d != 1; }))
+    return transposed_conv_bf16_native(call);
   const ir::Ints &lspec = ints_attr(call, "lhs_spec"), &rspec = ints_attr(call, "rhs_spec"),
                  &ospec = ints_attr(call, "out_spec"), &ld = ints_attr(call, "lhs_dilation"),
                  &lo = ints_attr(call, "padding_low"), &hi = ints_attr(call, "padding_high");
@@ -513,16 +580,20 @@ bool conv_general_dilated_bf16_native(const KernelCall& call) {
   int64_t work = s.batch * s.out_features * rs[rspec[1]];
   for (int k = 0; k < n + 2; ++k)
     s.lhs_strides[k] = lst[lspec[k]], s.rhs_strides[k] = rst[rspec[k]], s.out_strides[k] = ost[ospec[k]];
+  const uint16_t* lhs = static_cast<const uint16_t*>(call.inputs[0].data);
   for (int d = 0; d < n; ++d) {
-    if (ld[d] != 1 || lo[d] < 0 || hi[d] < 0) return false;
+    if (ld[d] != 1) return false;
     s.in[d] = ls[lspec[2 + d]], s.window[d] = rs[rspec[2 + d]], s.out[d] = os[ospec[2 + d]];
     s.stride[d] = ints_attr(call, "window_strides")[d], s.rhs_dilation[d] = ints_attr(call, "rhs_dilation")[d];
     s.pad_low[d] = lo[d], s.pad_high[d] = hi[d];
+    // A negative pad crops (a strided convolution's weight gradient has one): oneDNN reads a smaller view.
+    if (lo[d] < 0) lhs += -lo[d] * s.lhs_strides[2 + d], s.in[d] += lo[d], s.pad_low[d] = 0;
+    if (hi[d] < 0) s.in[d] += hi[d], s.pad_high[d] = 0;
+    if (s.in[d] <= 0) return false;
     work *= s.window[d] * s.out[d];
   }
   if (work < kGemmMinWork) return false;  // (an empty convolution too: the generic kernel fills zeros)
-  return bf16_conv(s, static_cast<const uint16_t*>(call.inputs[0].data),
-                   static_cast<const uint16_t*>(call.inputs[1].data), call.outputs[0].data, out == DType::bf16);
+  return bf16_conv(s, lhs, static_cast<const uint16_t*>(call.inputs[1].data), call.outputs[0].data, out == DType::bf16);
 }
 
 void conv_general_dilated_kernel(const KernelCall& call) {

@@ -99,7 +99,7 @@ TEST_CASE("bf16 GEMM: build_info names the path", "[dtypes][bf16_gemm]") {
 
 TEST_CASE("bf16 convolutions on bf16 instructions equal the widened f32 ones", "[dtypes][bf16_gemm][conv]") {
   INFO("bf16 GEMM: " << interpreter::bf16_gemm_description());
-  const auto keys = random::split(random::key(11), 20);
+  const auto keys = random::split(random::key(11), 26);
   int k = 0;
   // bf16 operands of normal values; the layouts, strides, pads, dilations and groups programs use.
   auto operand = [&](Shape shape) { return astype(random::normal(keys[k++], shape), DType::bf16); };
@@ -117,6 +117,8 @@ TEST_CASE("bf16 convolutions on bf16 instructions equal the widened f32 ones", "
       {"NHWC stride 2, explicit pads", plain({2, 2}, Padding({{1, 0}, {0, 2}}), {}, nhwc, 1), operand({2, 11, 11, 16}),
        operand({3, 3, 16, 24})},
       {"rhs dilation 2", plain({1, 1}, "VALID", {2, 2}, {}, 1), operand({1, 8, 14, 14}), operand({16, 8, 3, 3})},
+      {"negative pads (cropping)", plain({1, 2}, Padding({{-1, 2}, {1, -2}}), {}, {}, 1), operand({2, 8, 12, 12}),
+       operand({16, 8, 3, 3})},
       {"4 feature groups", plain({1, 1}, "SAME", {}, {}, 4), operand({2, 16, 10, 10}), operand({32, 4, 3, 3})},
       {"depthwise NHWC", plain({1, 1}, "SAME", {}, nhwc, 32), operand({2, 16, 16, 32}), operand({3, 3, 1, 32})},
       {"1-D NWC", plain({1}, "SAME", {}, {"NWC", "WIO", "NWC"}, 1), operand({4, 50, 16}), operand({5, 16, 32})},
@@ -142,6 +144,19 @@ TEST_CASE("bf16 convolutions on bf16 instructions equal the widened f32 ones", "
   };
   cases.push_back({"strided, dilated NHWC gradient in the weights",
                    [&](const Array& x, const Array& w) { return grad<1>(strided_loss)(x, w); }, sx, sw});
+  // Transposed convolutions (lhs dilation): that gradient in the input, conv_transpose, a grouped one.
+  cases.push_back({"strided, dilated NHWC gradient in the input",
+                   [&](const Array& x, const Array& w) { return grad<0>(strided_loss)(x, w); }, sx, sw});
+  cases.push_back({"conv_transpose stride 2 SAME",
+                   [](const Array& x, const Array& w) {
+                     return conv_transpose(x, w, {2, 2}, "SAME");
+                   },
+                   operand({2, 8, 8, 16}), operand({3, 3, 16, 24})});
+  cases.push_back({"lhs-dilated, 2 groups, uneven pads",
+                   [](const Array& x, const Array& w) {
+                     return conv_general_dilated(x, w, {1, 1}, Padding({{1, 1}, {2, 1}}), {2, 2}, {}, {}, 2);
+                   },
+                   operand({2, 8, 7, 7}), operand({12, 4, 3, 3})});
   int differing = 0;
   for (const Case& c : cases) {
     INFO(c.name);
