@@ -99,13 +99,16 @@ bool bf16_conv(const Bf16ConvShape& s, const uint16_t* lhs, const uint16_t* rhs,
     const dt result = out_bf16 ? dt::bf16 : dt::f32;
     const memory::desc src(cat({s.batch, s.in_features}, in), s.backward_data ? result : dt::bf16,
                            strides(s.lhs_strides, 2));
-    const memory::desc dst(cat({s.batch, s.out_features}, out_sp), s.backward_data ? dt::bf16 : result,
+    const int64_t out_batch = s.batch_groups ? s.batch / s.groups : s.batch;
+    const memory::desc dst(cat({out_batch, s.out_features}, out_sp), s.backward_data ? dt::bf16 : result,
                            strides(s.out_strides, 2));
     const memory::desc weights =
-        s.groups == 1 ? memory::desc(cat({s.out_features, s.in_features}, window), dt::bf16, strides(s.rhs_strides, 2))
-                      : memory::desc(cat({s.groups, og, ig}, window), dt::bf16,
-                                     cat({s.rhs_strides[0] * og, s.rhs_strides[0], s.rhs_strides[1]},
-                                         memory::dims(s.rhs_strides + 2, s.rhs_strides + 2 + n)));
+        s.batch_groups ? memory::desc()  // (no forward kernel: run as backward weights below)
+        : s.groups == 1
+            ? memory::desc(cat({s.out_features, s.in_features}, window), dt::bf16, strides(s.rhs_strides, 2))
+            : memory::desc(cat({s.groups, og, ig}, window), dt::bf16,
+                           cat({s.rhs_strides[0] * og, s.rhs_strides[0], s.rhs_strides[1]},
+                               memory::dims(s.rhs_strides + 2, s.rhs_strides + 2 + n)));
     // The primitive picks its own layouts (blocked, for the bf16 units); reorders bring the operands there.
     auto any = [](const memory::desc& d) { return memory::desc(d.dims(), d.data_type(), memory::format_tag::any); };
     memory::dims stride(s.stride, s.stride + n), dilation(n), pad_low(s.pad_low, s.pad_low + n),
@@ -138,20 +141,27 @@ bool bf16_conv(const Bf16ConvShape& s, const uint16_t* lhs, const uint16_t* rhs,
       dst_m = pd.diff_src_desc() == src ? user_dst : memory(pd.diff_src_desc(), engine);
       dnnl::convolution_backward_data(pd).execute(
           stream, {{DNNL_ARG_DIFF_DST, dd_m}, {DNNL_ARG_WEIGHTS, w_m}, {DNNL_ARG_DIFF_SRC, dst_m}});
-    } else if (s.groups == 1 && window_size > positions) {
+    } else if (s.batch_groups || (s.groups == 1 && window_size > positions)) {
       // A window larger than the output: a weight gradient (the window is the forward pass's output, the
       // output its kernel). The same sums are oneDNN's backward-weights convolution of a problem whose
       // batch is our input features, whose input channels are our batch, with our window dilation as its
       // stride and our stride as its dilation; run as a forward one, it took 25 ms where this takes 3.
+      // Batch groups (a grouped convolution's weight gradient) are its groups: group g's outputs take
+      // our batch's g-th part.
       const memory::desc bsrc(
           cat({s.in_features, s.batch}, in), dt::bf16,
           cat({s.lhs_strides[1], s.lhs_strides[0]}, memory::dims(s.lhs_strides + 2, s.lhs_strides + 2 + n)));
       const memory::desc bdiff_dst(
           cat({s.in_features, s.out_features}, window), dt::bf16,
           cat({s.rhs_strides[1], s.rhs_strides[0]}, memory::dims(s.rhs_strides + 2, s.rhs_strides + 2 + n)));
-      const memory::desc bdiff_w(
-          cat({s.out_features, s.batch}, out_sp), out_bf16 ? dt::bf16 : dt::f32,
-          cat({s.out_strides[1], s.out_strides[0]}, memory::dims(s.out_strides + 2, s.out_strides + 2 + n)));
+      const int64_t bog = s.out_features / s.groups, big = s.batch / s.groups;
+      const memory::desc bdiff_w = s.groups == 1
+                                       ? memory::desc(cat({s.out_features, s.batch}, out_sp), result,
+                                                      cat({s.out_strides[1], s.out_strides[0]},
+                                                          memory::dims(s.out_strides + 2, s.out_strides + 2 + n)))
+                                       : memory::desc(cat({s.groups, bog, big}, out_sp), result,
+                                                      cat({s.out_strides[1] * bog, s.out_strides[1], s.out_strides[0]},
+                                                          memory::dims(s.out_strides + 2, s.out_strides + 2 + n)));
       memory::dims bstride(s.rhs_dilation, s.rhs_dilation + n), bdilation(n);
       for (int d = 0; d < n; ++d) bdilation[d] = s.stride[d] - 1;
       const dnnl::convolution_forward::primitive_desc hint(

@@ -44,6 +44,9 @@ struct Bf16ConvShape {
   // gradient of its output (laid out by out_strides) and `out` receives that
   // of its input (by lhs_strides): a transposed convolution.
   bool backward_data = false;
+  // The groups split the lhs's batch, not its features (batch_group_count:
+  // a grouped convolution's weight gradient); the output's features too.
+  bool batch_groups = false;
 };
 
 // A feature-grouped convolution (no lhs dilation, no batch groups) of bf16

@@ -563,12 +563,12 @@ bool conv_general_dilated_bf16_native(const KernelCall& call) {
     return false;
   const Shape &ls = call.inputs[0].type->shape, &rs = call.inputs[1].type->shape, &os = call.outputs[0].type->shape;
   const int n = static_cast<int>(ls.size()) - 2;
-  // Batch groups (a grouped convolution's weight gradient) widen to f32, as
-  // do convolutions too small to amortise a primitive's dispatch.
-  if (n < 1 || n > 3 || int_attr(call, "batch_group_count") != 1) return false;
-  if (std::any_of(ints_attr(call, "lhs_dilation").begin(), ints_attr(call, "lhs_dilation").end(),
-                  [](int64_t d) { return d != 1; }))
-    return transposed_conv_bf16_native(call);
+  // Convolutions too small to amortise a primitive's dispatch widen to f32.
+  if (n < 1 || n > 3) return false;
+  const int64_t batch_groups = int_attr(call, "batch_group_count");
+  const bool lhs_dilated = std::any_of(ints_attr(call, "lhs_dilation").begin(), ints_attr(call, "lhs_dilation").end(),
+                                       [](int64_t d) { return d != 1; });
+  if (lhs_dilated) return batch_groups == 1 && transposed_conv_bf16_native(call);
   const ir::Ints &lspec = ints_attr(call, "lhs_spec"), &rspec = ints_attr(call, "rhs_spec"),
                  &ospec = ints_attr(call, "out_spec"), &ld = ints_attr(call, "lhs_dilation"),
                  &lo = ints_attr(call, "padding_low"), &hi = ints_attr(call, "padding_high");
@@ -576,7 +576,8 @@ bool conv_general_dilated_bf16_native(const KernelCall& call) {
   Bf16ConvShape s;
   s.spatial = n;
   s.batch = ls[lspec[0]], s.in_features = ls[lspec[1]], s.out_features = rs[rspec[0]];
-  s.groups = int_attr(call, "feature_group_count");
+  s.groups = std::max(int_attr(call, "feature_group_count"), batch_groups);
+  s.batch_groups = batch_groups > 1;
   int64_t work = s.batch * s.out_features * rs[rspec[1]];
   for (int k = 0; k < n + 2; ++k)
     s.lhs_strides[k] = lst[lspec[k]], s.rhs_strides[k] = rst[rspec[k]], s.out_strides[k] = ost[ospec[k]];

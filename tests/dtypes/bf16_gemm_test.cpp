@@ -101,7 +101,7 @@ TEST_CASE("bf16 GEMM: build_info names the path", "[dtypes][bf16_gemm]") {
 
 TEST_CASE("bf16 convolutions on bf16 instructions equal the widened f32 ones", "[dtypes][bf16_gemm][conv]") {
   INFO("bf16 GEMM: " << interpreter::bf16_gemm_description());
-  const auto keys = random::split(random::key(11), 26);
+  const auto keys = random::split(random::key(11), 32);
   int k = 0;
   // bf16 operands of normal values; the layouts, strides, pads, dilations and groups programs use.
   auto operand = [&](Shape shape) { return astype(random::normal(keys[k++], shape), DType::bf16); };
@@ -146,6 +146,21 @@ TEST_CASE("bf16 convolutions on bf16 instructions equal the widened f32 ones", "
   };
   cases.push_back({"strided, dilated NHWC gradient in the weights",
                    [&](const Array& x, const Array& w) { return grad<1>(strided_loss)(x, w); }, sx, sw});
+  // Grouped convolutions' weight gradients (batch groups): 4 groups NCHW, and depthwise NHWC x2.
+  const Array qx = operand({2, 16, 10, 10}), qw = operand({32, 4, 3, 3}), qc = operand({2, 32, 10, 10});
+  const Array dx = operand({2, 12, 12, 8}), dw = operand({3, 3, 1, 16}), dc = operand({2, 12, 12, 16});
+  auto grouped_loss = [&](const Array& x, const Array& w) {
+    const bool depthwise = x.shape()[3] == 8;
+    const Array& c0 = depthwise ? dc : qc;
+    const Array c = magnitudes ? abs(astype(c0, x.dtype())) : astype(c0, x.dtype());
+    return sum(conv_general_dilated(x, w, {1, 1}, "SAME", {}, {}, depthwise ? nhwc : ConvDimensionNumbers{},
+                                    depthwise ? 8 : 4) *
+               c);
+  };
+  cases.push_back({"4 groups' gradient in the weights",
+                   [&](const Array& x, const Array& w) { return grad<1>(grouped_loss)(x, w); }, qx, qw});
+  cases.push_back({"depthwise gradient in the weights",
+                   [&](const Array& x, const Array& w) { return grad<1>(grouped_loss)(x, w); }, dx, dw});
   // Transposed convolutions (lhs dilation): that gradient in the input, conv_transpose, a grouped one.
   cases.push_back({"strided, dilated NHWC gradient in the input",
                    [&](const Array& x, const Array& w) { return grad<0>(strided_loss)(x, w); }, sx, sw});
