@@ -10,6 +10,7 @@
 #include "graft/errors.h"
 #include "interpreter/kernels/convert.h"
 #include "interpreter/kernels/loops.h"
+#include "interpreter/onednn_bf16.h"
 #include "ir/dtype.h"
 
 namespace graft::interpreter {
@@ -146,6 +147,16 @@ void complex_as_parts(const KernelCall& call) {
 // dot_general and conv_general_dilated: bf16 products on the CPU's bf16
 // instructions where it has them, else (and for the other halves) widened
 // to f32 like their families.
+}  // namespace
+
+bool bf16_units_serve(const KernelCall& call) {
+  const DType out = call.outputs[0].type->dtype;
+  return call.inputs[0].type->dtype == DType::bf16 && call.inputs[1].type->dtype == DType::bf16 &&
+         (out == DType::bf16 || out == DType::f32) && bf16_gemm_native();
+}
+
+namespace {
+
 void dot_general_with_halves(const KernelCall& call) {
   if (!dot_general_bf16_native(call)) halves_as_f32<&dot_general_kernel>(call);
 }

@@ -46,6 +46,10 @@ using KernelTable = std::array<Kernel, ir::kNumOps>;
 #include "ir/ops.def"
 #undef GRAFT_OP
 
+// Whether the CPU's bf16 units (oneDNN: interpreter/onednn_bf16.h) can serve
+// a product's call: two bf16 operands, a bf16 or f32 result, units here.
+bool bf16_units_serve(const KernelCall& call);
+
 // dot_general of bf16 operands on the CPU's bf16 instructions (oneDNN), where
 // it has them and the product is big enough; false (nothing written) where
 // the product is to be widened to f32 instead (interpreter/kernels/linalg.cpp).

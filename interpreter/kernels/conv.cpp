@@ -557,10 +557,8 @@ bool transposed_conv_bf16_native(const KernelCall& call) {
 }  // namespace
 
 bool conv_general_dilated_bf16_native(const KernelCall& call) {
+  if (!bf16_units_serve(call)) return false;
   const DType out = call.outputs[0].type->dtype;
-  if (call.inputs[0].type->dtype != DType::bf16 || call.inputs[1].type->dtype != DType::bf16 ||
-      (out != DType::bf16 && out != DType::f32) || !bf16_gemm_native())
-    return false;
   const Shape &ls = call.inputs[0].type->shape, &rs = call.inputs[1].type->shape, &os = call.outputs[0].type->shape;
   const int n = static_cast<int>(ls.size()) - 2;
   // Convolutions too small to amortise a primitive's dispatch widen to f32.

@@ -186,10 +186,8 @@ void dot_typed(const KernelCall& call) {
 }  // namespace
 
 bool dot_general_bf16_native(const KernelCall& call) {
+  if (!bf16_units_serve(call)) return false;
   const DType out = call.outputs[0].type->dtype;
-  if (call.inputs[0].type->dtype != DType::bf16 || call.inputs[1].type->dtype != DType::bf16 ||
-      (out != DType::bf16 && out != DType::f32) || !bf16_gemm_native())
-    return false;
   const DotLayout d = dot_layout(call);
   // Products too small to amortise a primitive's dispatch, and K = 1 (an
   // outer product, each element one rounding as IEEE makes it), widen to f32.
