@@ -144,9 +144,6 @@ void complex_as_parts(const KernelCall& call) {
   k(view);
 }
 
-// dot_general and conv_general_dilated: bf16 products on the CPU's bf16
-// instructions where it has them, else (and for the other halves) widened
-// to f32 like their families.
 }  // namespace
 
 bool bf16_units_serve(const KernelCall& call) {
@@ -157,6 +154,9 @@ bool bf16_units_serve(const KernelCall& call) {
 
 namespace {
 
+// dot_general and conv_general_dilated: bf16 products on the CPU's bf16
+// instructions where it has them, else (and for the other halves) widened
+// to f32 like their families.
 void dot_general_with_halves(const KernelCall& call) {
   if (!dot_general_bf16_native(call)) halves_as_f32<&dot_general_kernel>(call);
 }

@@ -488,10 +488,6 @@ void conv_typed(const KernelCall& call) {
   conv_rows(G, lhs, rhs, y);
 }
 
-}  // namespace
-
-namespace {
-
 // A convolution with lhs dilation (a transposed convolution: the input
 // gradient of a strided one) as oneDNN's backward-data pass of the
 // convolution it transposes: that one's stride is our lhs dilation, its
@@ -561,7 +557,6 @@ bool conv_general_dilated_bf16_native(const KernelCall& call) {
   const DType out = call.outputs[0].type->dtype;
   const Shape &ls = call.inputs[0].type->shape, &rs = call.inputs[1].type->shape, &os = call.outputs[0].type->shape;
   const int n = static_cast<int>(ls.size()) - 2;
-  // Convolutions too small to amortise a primitive's dispatch widen to f32.
   if (n < 1 || n > 3) return false;
   const int64_t batch_groups = int_attr(call, "batch_group_count");
   const bool lhs_dilated = std::any_of(ints_attr(call, "lhs_dilation").begin(), ints_attr(call, "lhs_dilation").end(),
@@ -591,7 +586,9 @@ bool conv_general_dilated_bf16_native(const KernelCall& call) {
     if (s.in[d] <= 0) return false;
     work *= s.window[d] * s.out[d];
   }
-  if (work < kGemmMinWork) return false;  // (an empty convolution too: the generic kernel fills zeros)
+  // Convolutions too small to amortise a primitive's dispatch widen to f32 (an empty one too: the
+  // generic kernel fills zeros).
+  if (work < kGemmMinWork) return false;
   return bf16_conv(s, lhs, static_cast<const uint16_t*>(call.inputs[1].data), call.outputs[0].data, out == DType::bf16);
 }
 
