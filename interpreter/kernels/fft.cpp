@@ -1,21 +1,25 @@
 // CPU kernel of the fft family: lax.fft's transforms over the trailing axes,
-// one axis at a time, on Eigen's FFT module (its kissfft backend: mixed
-// radix 2, 3, 4, 5 and generic, O(n log n) for every length). Lines along an
-// axis run in parallel, each OpenMP thread with its own plans. The inverse
-// transforms scale by 1/n, as JAX's.
+// one axis at a time. Lines whose length has no prime factor above
+// kFftMaxRadix run on graft's own Stockham kernel (fft_stockham.h), a block
+// of lines to a vector register's lanes, the blocks split among threads;
+// lines longer than kBlockMaxLen in four steps. Other lengths run on Eigen's
+// FFT module (kissfft: generic radices). Real transforms of even length are
+// complex transforms of half the length. The inverse transforms scale by
+// 1/n, as JAX's.
 #include <algorithm>
 #include <cmath>
 #include <complex>
-#include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
-#include <numbers>
 #include <vector>
 
 #include <omp.h>
 
 #include <unsupported/Eigen/FFT>
 
+#include "interpreter/kernels/fft_plan.h"
+#include "interpreter/kernels/fft_stockham.h"
 #include "interpreter/kernels/loops.h"
 #include "ir/fft_type.h"
 
@@ -38,21 +42,9 @@ AxisLines lines_of(const Shape& shape, int axis) {
   return a;
 }
 
-// Runs f(fft, line, buffer_in, buffer_out) on every line, the lines split among threads.
-template <class R, class F>
-void over_lines(int64_t lines, int64_t work_per_line, F f) {
-  const bool parallel = lines > 1 && lines * work_per_line >= (int64_t{1} << 15);
-#pragma omp parallel if (parallel)
-  {
-    Eigen::FFT<R> fft;
-    const int threads = omp_get_num_threads(), me = omp_get_thread_num();
-    for (int64_t l = lines * me / threads; l < lines * (me + 1) / threads; ++l) f(fft, l);
-  }
-}
-
-// Long lines, few of them, run as four steps (Bailey's): as a matrix of
-// n1 x n2 whose short transforms fit in cache and spread over the threads.
-constexpr int64_t kFourStepMin = int64_t{1} << 14;
+// Lines of at most this many elements run as blocks of lanes (4 n lanes
+// values of work, 1 MiB at 4096 f32 lines); longer ones in four steps.
+constexpr int64_t kBlockMaxLen = 4096;
 
 // exp(-2 pi i t / n) for t in [0, n), computed once per length in double.
 template <class R>
@@ -64,8 +56,8 @@ const std::vector<std::complex<R>>& twiddles(int64_t n) {
   if (fresh) {
     it->second.resize(static_cast<size_t>(n));
     for (int64_t t = 0; t < n; ++t) {
-      const double angle = -2.0 * std::numbers::pi * static_cast<double>(t) / static_cast<double>(n);
-      it->second[static_cast<size_t>(t)] = {static_cast<R>(std::cos(angle)), static_cast<R>(std::sin(angle))};
+      const auto [c, sn] = root_of_unity(t, n);
+      it->second[static_cast<size_t>(t)] = {static_cast<R>(c), static_cast<R>(sn)};
     }
   }
   return it->second;
@@ -78,83 +70,150 @@ int64_t middle_divisor(int64_t n) {
   return 1;
 }
 
-template <class R>
-void complex_along(std::complex<R>* data, const Shape& shape, int axis, bool inverse);
-
-// dst (cols x rows) = the transpose of src (rows x cols), in 32 x 32 tiles
-// (a tile's rows and columns stay in cache and its pages in the TLB).
-template <class T>
-void transpose_tiled(const T* src, int64_t rows, int64_t cols, T* dst) {
-  constexpr int64_t kTile = 32;
-  const int64_t row_tiles = (rows + kTile - 1) / kTile;
-#pragma omp parallel for schedule(static) if (rows * cols >= (int64_t{1} << 16))
-  for (int64_t bi = 0; bi < row_tiles; ++bi)
-    for (int64_t bj = 0; bj < cols; bj += kTile)
-      for (int64_t i = bi * kTile; i < std::min(rows, (bi + 1) * kTile); ++i)
-        for (int64_t j = bj; j < std::min(cols, bj + kTile); ++j) dst[j * rows + i] = src[i * cols + j];
+// Uninitialised room for n values of C (std::vector would zero it first).
+template <class C>
+struct ScratchFree {
+  void operator()(C* p) const { ::operator delete(p); }
+};
+template <class C>
+std::unique_ptr<C, ScratchFree<C>> scratch(int64_t n) {
+  return std::unique_ptr<C, ScratchFree<C>>(static_cast<C*>(::operator new(static_cast<size_t>(n) * sizeof(C))));
 }
 
-// The transform of one contiguous line of n = n1 n2 in place (the six-step
-// form of Bailey's algorithm): x as an n1 x n2 matrix is transposed, its n2
-// columns (now rows) transformed, twiddled by W_n^(j2 k1), transposed back,
-// its n1 rows transformed, and transposed into X[k1 + n1 k2] order. Every
-// short transform reads a contiguous row. (The inverse's two passes scale by
-// 1/n1 and 1/n2.)
 template <class R>
-void four_step(std::complex<R>* x, int64_t n, int64_t n1, bool inverse) {
-  using C = std::complex<R>;
-  const int64_t n2 = n / n1;
-  std::vector<C> t(static_cast<size_t>(n));
-  transpose_tiled(x, n1, n2, t.data());  // t: n2 x n1, t[j2][j1]
-  complex_along(t.data(), Shape{n2, n1}, 1, inverse);
-  const std::vector<C>& w = twiddles<R>(n);
-  parallel_ranges(n2, [&](int64_t lo, int64_t hi) {
-    for (int64_t j2 = lo; j2 < hi; ++j2) {
-      C* row = t.data() + j2 * n1;  // row[k1] *= W^(j2 k1), j2 k1 < n
-      if (inverse)
-        for (int64_t k1 = 1; k1 < n1; ++k1) row[k1] *= std::conj(w[static_cast<size_t>(j2 * k1)]);
-      else
-        for (int64_t k1 = 1; k1 < n1; ++k1) row[k1] *= w[static_cast<size_t>(j2 * k1)];
+FftBlockFn<R> block_fn() {
+  if constexpr (sizeof(R) == 4)
+    return fft_kernels().f32;
+  else
+    return fft_kernels().f64;
+}
+
+// This thread's work for a block of lines of n: 4 n lanes values.
+template <class R>
+R* lane_work(int64_t n) {
+  thread_local std::vector<R> work;
+  const size_t want = static_cast<size_t>(4 * n * kFftLanes<R>);
+  if (work.size() < want) work.resize(want);
+  return work.data();
+}
+
+// d when lane[v] == lane[0] + v d for every lane (d > 0), else 0.
+int64_t lane_spacing(const int64_t* lane, int lanes) {
+  const int64_t d = lanes > 1 ? lane[1] - lane[0] : 1;
+  if (d <= 0) return 0;
+  for (int v = 2; v < lanes; ++v)
+    if (lane[v] - lane[v - 1] != d) return 0;
+  return d;
+}
+
+// Line l of src (laid out as sa) transformed into line l of dst (da), for
+// every line, kFftLanes lines per block, the blocks split among threads.
+// Each output is multiplied by scale and, when set, by twiddle[at] (indexed as dst).
+template <class R>
+void run_lines(const FftPlan<R>& plan, const std::complex<R>* src, const AxisLines& sa, std::complex<R>* dst,
+               const AxisLines& da, bool inverse, R scale, const R* twiddle) {
+  constexpr int V = kFftLanes<R>;
+  const int64_t n = plan.view.n, lines = sa.lines(), blocks = (lines + V - 1) / V;
+  const FftBlockFn<R> fn = block_fn<R>();
+#pragma omp parallel for schedule(static) if (blocks > 1 && lines * n >= (int64_t{1} << 14))
+  for (int64_t b = 0; b < blocks; ++b) {
+    int64_t src_lane[V] = {}, dst_lane[V] = {};
+    const int lanes = static_cast<int>(std::min<int64_t>(V, lines - b * V));
+    for (int v = 0; v < lanes; ++v) {
+      src_lane[v] = sa.base(b * V + v);
+      dst_lane[v] = da.base(b * V + v);
     }
-  });
-  transpose_tiled(t.data(), n2, n1, x);  // x: n1 x n2, x[k1][j2]
-  complex_along(x, Shape{n1, n2}, 1, inverse);
-  transpose_tiled(x, n1, n2, t.data());  // t[k2][k1] = X[k1 + n1 k2]
-  std::copy(t.begin(), t.end(), x);
+    const FftLaneBlock<R> block{reinterpret_cast<const R*>(src),
+                                src_lane,
+                                sa.stride,
+                                lane_spacing(src_lane, lanes),
+                                reinterpret_cast<R*>(dst),
+                                dst_lane,
+                                da.stride,
+                                lane_spacing(dst_lane, lanes),
+                                lanes,
+                                scale,
+                                twiddle,
+                                lane_work<R>(n)};
+    fn(plan.view, block, inverse);
+  }
 }
 
-// Whether a line of n is long and its lines too few to occupy the threads.
-bool four_step_worth(int64_t n, int64_t lines) {
-  return n >= kFourStepMin && lines < 2 * omp_get_max_threads() && middle_divisor(n) > 1;
-}
-
-// The complex transform of every line along `axis` of data (shape), in place.
+// The transform of one contiguous line of n = n1 n2 (src) into x, in four steps
+// (Bailey's): x as an n1 x n2 matrix has its n2 columns transformed
+// (adjacent columns in one block's lanes) and twiddled by W_n^(k1 j2), then
+// its n1 rows transformed and written as X[k1 + n1 k2]: every pass's blocks
+// read short transforms that stay in cache.
 template <class R>
-void complex_along(std::complex<R>* data, const Shape& shape, int axis, bool inverse) {
-  const AxisLines a = lines_of(shape, axis);
-  if (a.len <= 1) return;
-  if (four_step_worth(a.len, a.lines())) {
-    std::vector<std::complex<R>> line(static_cast<size_t>(a.len));
-    for (int64_t l = 0; l < a.lines(); ++l) {
+void four_step(const std::complex<R>* src, std::complex<R>* x, const FftPlan<R>& p1, const FftPlan<R>& p2,
+               bool inverse) {
+  const int64_t n1 = p1.view.n, n2 = p2.view.n, n = n1 * n2;
+  const auto t = scratch<std::complex<R>>(n);
+  const AxisLines columns{1, n1, n2};
+  run_lines(p1, src, columns, t.get(), columns, inverse, R(1), four_step_twiddles<R>(n1, n2).data());
+  run_lines(p2, t.get(), AxisLines{n1, n2, 1}, x, AxisLines{1, n2, n1}, inverse,
+            inverse ? R(1) / static_cast<R>(n) : R(1), static_cast<const R*>(nullptr));
+}
+
+// The complex transform of every line along `axis` of data (shape), in place,
+// on Eigen's FFT (lengths with a prime factor above kFftMaxRadix).
+template <class R>
+void complex_along_eigen(std::complex<R>* data, const AxisLines& a, bool inverse) {
+  const bool parallel = a.lines() > 1 && a.lines() * a.len >= (int64_t{1} << 12);
+#pragma omp parallel if (parallel)
+  {
+    Eigen::FFT<R> fft;
+    std::vector<std::complex<R>> in(static_cast<size_t>(a.len)), out(static_cast<size_t>(a.len));
+    const int threads = omp_get_num_threads(), me = omp_get_thread_num();
+    for (int64_t l = a.lines() * me / threads; l < a.lines() * (me + 1) / threads; ++l) {
       std::complex<R>* p = data + a.base(l);
-      for (int64_t i = 0; i < a.len; ++i) line[static_cast<size_t>(i)] = p[i * a.stride];
-      four_step(line.data(), a.len, middle_divisor(a.len), inverse);
-      for (int64_t i = 0; i < a.len; ++i) p[i * a.stride] = line[static_cast<size_t>(i)];
+      for (int64_t i = 0; i < a.len; ++i) in[static_cast<size_t>(i)] = p[i * a.stride];
+      if (inverse)
+        fft.inv(out.data(), in.data(), a.len);
+      else
+        fft.fwd(out.data(), in.data(), a.len);
+      for (int64_t i = 0; i < a.len; ++i) p[i * a.stride] = out[static_cast<size_t>(i)];
     }
+  }
+}
+
+// The complex transform of every line along `axis` of src (shape) into data
+// (src may be data).
+template <class R>
+void complex_along(const std::complex<R>* src, std::complex<R>* data, const Shape& shape, int axis, bool inverse) {
+  const AxisLines a = lines_of(shape, axis);
+  const int64_t n = a.len;
+  const FftPlan<R>* plan = n > 1 ? fft_plan<R>(n) : nullptr;
+  const int64_t n1 = plan && n > kBlockMaxLen ? middle_divisor(n) : 1;
+  if (plan && n1 == 1) {
+    run_lines(*plan, src, a, data, a, inverse, inverse ? R(1) / static_cast<R>(n) : R(1),
+              static_cast<const R*>(nullptr));
     return;
   }
-  over_lines<R>(a.lines(), a.len * 8, [&](Eigen::FFT<R>& fft, int64_t l) {
-    thread_local std::vector<std::complex<R>> in, out;
-    in.resize(static_cast<size_t>(a.len));
-    out.resize(static_cast<size_t>(a.len));
+  if (plan && a.stride == 1) {
+    const FftPlan<R>& p1 = *fft_plan<R>(n1);
+    const FftPlan<R>& p2 = *fft_plan<R>(n / n1);
+    for (int64_t l = 0; l < a.lines(); ++l) four_step(src + l * n, data + l * n, p1, p2, inverse);
+    return;
+  }
+  if (src != data) std::copy(src, src + a.lines() * n, data);
+  if (n <= 1 || a.lines() == 0) return;
+  if (!plan) return complex_along_eigen(data, a, inverse);
+  const FftPlan<R>& p1 = *fft_plan<R>(n1);
+  const FftPlan<R>& p2 = *fft_plan<R>(n / n1);
+  std::vector<std::complex<R>> line(static_cast<size_t>(n));
+  for (int64_t l = 0; l < a.lines(); ++l) {
     std::complex<R>* p = data + a.base(l);
-    for (int64_t i = 0; i < a.len; ++i) in[static_cast<size_t>(i)] = p[i * a.stride];
-    if (inverse)
-      fft.inv(out.data(), in.data(), a.len);
-    else
-      fft.fwd(out.data(), in.data(), a.len);
-    for (int64_t i = 0; i < a.len; ++i) p[i * a.stride] = out[static_cast<size_t>(i)];
-  });
+    for (int64_t i = 0; i < n; ++i) line[static_cast<size_t>(i)] = p[i * a.stride];
+    four_step(line.data(), line.data(), p1, p2, inverse);
+    for (int64_t i = 0; i < n; ++i) p[i * a.stride] = line[static_cast<size_t>(i)];
+  }
+}
+
+// The same in place.
+template <class R>
+void complex_along(std::complex<R>* data, const Shape& shape, int axis, bool inverse) {
+  complex_along(data, data, shape, axis, inverse);
 }
 
 template <class R>
@@ -169,8 +228,8 @@ void fft_typed(const KernelCall& call, FftType type, const ir::Ints& lengths) {
     case FftType::fft:
     case FftType::ifft: {
       C* y = out_ptr<C>(call, 0);
-      std::memcpy(y, in_ptr<C>(call, 0), static_cast<size_t>(out_n) * sizeof(C));
-      for (int axis = rank - k; axis < rank; ++axis) complex_along(y, out_shape, axis, type == FftType::ifft);
+      complex_along(in_ptr<C>(call, 0), y, out_shape, rank - k, type == FftType::ifft);
+      for (int axis = rank - k + 1; axis < rank; ++axis) complex_along(y, out_shape, axis, type == FftType::ifft);
       return;
     }
     case FftType::rfft: {
@@ -178,71 +237,87 @@ void fft_typed(const KernelCall& call, FftType type, const ir::Ints& lengths) {
       const R* x = in_ptr<R>(call, 0);
       C* y = out_ptr<C>(call, 0);
       const int64_t n = in_shape.back(), m = out_shape.back(), lines = out_n / m;
-      if (n % 2 == 0 && four_step_worth(n / 2, lines)) {
-        // Long lines: the even and odd samples as one complex line of h = n/2,
-        // transformed in four steps, then split: X[k] = E_k + W_n^k O_k.
+      if (n % 2 == 0) {
+        // The even and odd samples as one complex line of h = n/2, transformed,
+        // then split: X[k] = E_k + W_n^k O_k, E_k = (Z_k + conj Z_(h-k)) / 2,
+        // O_k = -i (Z_k - conj Z_(h-k)) / 2.
         const int64_t h = n / 2;
-        const std::vector<C>& w = twiddles<R>(n);
-        std::vector<C> z(static_cast<size_t>(h));
-        for (int64_t l = 0; l < lines; ++l) {
-          std::memcpy(static_cast<void*>(z.data()), x + l * n, static_cast<size_t>(n) * sizeof(R));
-          four_step(z.data(), h, middle_divisor(h), false);
-          C* out = y + l * m;
-          parallel_ranges(m, [&](int64_t lo, int64_t hi) {
-            for (int64_t k = lo; k < hi; ++k) {
-              const C zk = z[static_cast<size_t>(k % h)], zc = std::conj(z[static_cast<size_t>((h - k) % h)]);
-              const C even = (zk + zc) * R(0.5), odd = (zk - zc) * C(0, R(-0.5));
-              out[k] = even + w[static_cast<size_t>(k)] * odd;
+        const auto z_buffer = scratch<C>(lines * h);
+        C* z = z_buffer.get();
+        complex_along(reinterpret_cast<const C*>(x), z, Shape{lines, h}, 1, false);
+        const C* w = twiddles<R>(n).data();
+        parallel_ranges(lines * m, [&](int64_t lo, int64_t hi) {
+          for (int64_t i = lo; i < hi;) {
+            const int64_t l = i / m, k0 = i % m, k1 = std::min(m, k0 + hi - i);
+            const C* zl = z + l * h;
+            C* out = y + l * m;
+            for (int64_t k = k0; k < k1; ++k) {
+              if (k == 0 || k == h) {  // E and O real: X_0 = E + O, X_h = E - O exactly
+                out[k] = C(k == 0 ? zl[0].real() + zl[0].imag() : zl[0].real() - zl[0].imag(), R(0));
+                continue;
+              }
+              const C zk = zl[k], zc = zl[h - k];
+              const R er = (zk.real() + zc.real()) * R(0.5), ei = (zk.imag() - zc.imag()) * R(0.5);
+              const R orr = (zk.imag() + zc.imag()) * R(0.5), oi = (zc.real() - zk.real()) * R(0.5);
+              const R wr = w[k].real(), wi = w[k].imag();
+              out[k] = C(er + wr * orr - wi * oi, ei + wr * oi + wi * orr);
             }
-          });
-        }
-        for (int axis = rank - k; axis < last; ++axis) complex_along(y, out_shape, axis, false);
-        return;
+            i += k1 - k0;
+          }
+        });
+      } else {
+        // Odd lengths: a complex transform of the real line, its first m bins kept.
+        const auto z_buffer = scratch<C>(lines * n);
+        C* z = z_buffer.get();
+        for (int64_t i = 0; i < lines * n; ++i) z[i] = C(x[i], R(0));
+        complex_along(z, Shape{lines, n}, 1, false);
+        for (int64_t l = 0; l < lines; ++l) std::copy(z + l * n, z + l * n + m, y + l * m);
       }
-      over_lines<R>(lines, n * 8, [&](Eigen::FFT<R>& fft, int64_t l) {
-        fft.SetFlag(Eigen::FFT<R>::HalfSpectrum);
-        thread_local std::vector<C> half;
-        half.resize(static_cast<size_t>(n));  // kissfft's even-length path writes n/2 + 1 entries; odd ones n
-        fft.fwd(half.data(), x + l * n, n);
-        std::copy(half.begin(), half.begin() + m, y + l * m);
-      });
       for (int axis = rank - k; axis < last; ++axis) complex_along(y, out_shape, axis, false);
       return;
     }
     case FftType::irfft: {
       // Inverse complex transforms along the other axes (on a copy), then the real inverse along the last.
       const int64_t m = in_shape.back(), n = out_shape.back(), lines = out_n / n;
-      std::vector<C> work(in_ptr<C>(call, 0), in_ptr<C>(call, 0) + lines * m);
-      for (int axis = rank - k; axis < last; ++axis) complex_along(work.data(), in_shape, axis, true);
+      std::vector<C> work(k > 1 ? static_cast<size_t>(lines * m) : 0);
+      for (int axis = rank - k; axis < last; ++axis)
+        complex_along(axis == rank - k ? in_ptr<C>(call, 0) : work.data(), work.data(), in_shape, axis, true);
+      const C* spectrum = k > 1 ? work.data() : in_ptr<C>(call, 0);
       R* y = out_ptr<R>(call, 0);
-      if (n % 2 == 0 && four_step_worth(n / 2, lines)) {
-        // Long lines: undo rfft's split (E_k, O_k from X[k] and X[h - k]; the
-        // imaginary parts of X[0] and X[h] are ignored, as NumPy's), one
-        // inverse transform of h = n/2, and the even and odd samples interleaved.
+      // X[k] for k <= n/2; the imaginary parts of X[0] and (n even) X[n/2] are ignored, as NumPy's.
+      auto at = [&](int64_t l, int64_t k) {
+        const C v = spectrum[l * m + k];
+        return k == 0 || 2 * k == n ? C(v.real(), R(0)) : v;
+      };
+      if (n % 2 == 0) {
+        // Undo rfft's split: Z_k = E_k + i O_k with E_k = (X[k] + conj X[h-k]) / 2 and
+        // O_k = W_n^-k (X[k] - conj X[h-k]) / 2; one inverse transform of h = n/2 gives the
+        // even and odd samples interleaved.
         const int64_t h = n / 2;
         const std::vector<C>& w = twiddles<R>(n);
-        std::vector<C> z(static_cast<size_t>(h));
-        for (int64_t l = 0; l < lines; ++l) {
-          const C* X = work.data() + l * m;
-          auto at = [&](int64_t k) { return k == 0 || k == h ? C(X[k].real(), 0) : X[k]; };
-          parallel_ranges(h, [&](int64_t lo, int64_t hi) {
-            for (int64_t k = lo; k < hi; ++k) {
-              const C a = at(k), b = std::conj(at(h - k));
-              const C even = (a + b) * R(0.5), odd = std::conj(w[static_cast<size_t>(k)]) * (a - b) * R(0.5);
-              z[static_cast<size_t>(k)] = even + C(0, 1) * odd;
-            }
-          });
-          four_step(z.data(), h, middle_divisor(h), true);
-          std::memcpy(y + l * n, z.data(), static_cast<size_t>(n) * sizeof(R));
-        }
-        return;
+        const auto z_buffer = scratch<C>(lines * h);
+        C* z = z_buffer.get();
+        parallel_ranges(lines * h, [&](int64_t lo, int64_t hi) {
+          for (int64_t i = lo; i < hi; ++i) {
+            const int64_t l = i / h, k = i % h;
+            const C a = at(l, k), b = std::conj(at(l, h - k));
+            const R er = (a.real() + b.real()) * R(0.5), ei = (a.imag() + b.imag()) * R(0.5);
+            const R dr = (a.real() - b.real()) * R(0.5), di = (a.imag() - b.imag()) * R(0.5);
+            const C wk = w[static_cast<size_t>(k)];  // odd = conj(wk) d
+            const R orr = wk.real() * dr + wk.imag() * di, oi = wk.real() * di - wk.imag() * dr;
+            z[i] = C(er - oi, ei + orr);
+          }
+        });
+        complex_along(z, reinterpret_cast<C*>(y), Shape{lines, h}, 1, true);
+      } else {
+        // Odd lengths: the whole Hermitian spectrum, a complex inverse, its real parts.
+        const auto z_buffer = scratch<C>(lines * n);
+        C* z = z_buffer.get();
+        for (int64_t l = 0; l < lines; ++l)
+          for (int64_t k = 0; k < n; ++k) z[l * n + k] = 2 * k < n ? at(l, k) : std::conj(at(l, n - k));
+        complex_along(z, Shape{lines, n}, 1, true);
+        for (int64_t i = 0; i < lines * n; ++i) y[i] = z[i].real();
       }
-      over_lines<R>(lines, n * 8, [&](Eigen::FFT<R>& fft, int64_t l) {
-        thread_local std::vector<C> half;
-        half.assign(work.begin() + l * m, work.begin() + (l + 1) * m);
-        half.resize(static_cast<size_t>(n / 2 + 1));
-        fft.inv(y + l * n, half.data(), n);
-      });
       return;
     }
   }

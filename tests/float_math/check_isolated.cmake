@@ -1,12 +1,13 @@
-# The per-instruction-set float math objects share no code with the rest of
-# libgraft: every symbol another object could be linked to (weak or unique
-# definitions, i.e. inline functions and their statics) lives in the file's
-# renamed Eigen namespace. Otherwise the linker could keep an AVX-512 copy of
-# an inline function for a baseline caller (interpreter/kernels/float_math_isa.h).
+# The per-instruction-set float math and FFT objects share no code with the
+# rest of libgraft: every symbol another object could be linked to (weak or
+# unique definitions, i.e. inline functions and their statics) lives in the
+# float math file's renamed Eigen namespace; the FFT files have none.
+# Otherwise the linker could keep an AVX-512 copy of an inline function for a
+# baseline caller (interpreter/kernels/float_math_isa.h, fft_stockham_isa.h).
 # Run with -DOBJECTS="a.o;b.o;..." -DNM=nm.
 set(checked 0)
 foreach(obj ${OBJECTS})
-  if(NOT obj MATCHES "float_math_(baseline|avx2|avx512)\\.cpp\\.o$")
+  if(NOT obj MATCHES "(float_math|fft_stockham)_(baseline|avx2|avx512)\\.cpp\\.o$")
     continue()
   endif()
   math(EXPR checked "${checked} + 1")
@@ -27,4 +28,4 @@ endforeach()
 if(checked EQUAL 0)
   message(FATAL_ERROR "no float math object among ${OBJECTS}")
 endif()
-message(STATUS "float math objects checked: ${checked}")
+message(STATUS "float math and FFT objects checked: ${checked}")
