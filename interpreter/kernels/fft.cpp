@@ -2,8 +2,8 @@
 // one axis at a time. Lines whose length has no prime factor above
 // kFftMaxRadix run on graft's own Stockham kernel (fft_stockham.h), a block
 // of lines to a vector register's lanes, the blocks split among threads;
-// lines longer than kBlockMaxLen in four steps. Other lengths run on Eigen's
-// FFT module (kissfft: generic radices). Real transforms of even length are
+// lines longer than kBlockMaxLen in four steps; other lengths by Bluestein's
+// algorithm on that kernel. Real transforms of even length are
 // complex transforms of half the length. The inverse transforms scale by
 // 1/n, as JAX's.
 #include <algorithm>
@@ -13,10 +13,6 @@
 #include <memory>
 #include <mutex>
 #include <vector>
-
-#include <omp.h>
-
-#include <unsupported/Eigen/FFT>
 
 #include "interpreter/kernels/fft_plan.h"
 #include "interpreter/kernels/fft_stockham.h"
@@ -155,26 +151,94 @@ void four_step(const std::complex<R>* src, std::complex<R>* x, const FftPlan<R>&
             inverse ? R(1) / static_cast<R>(n) : R(1), static_cast<const R*>(nullptr));
 }
 
-// The complex transform of every line along `axis` of data (shape), in place,
-// on Eigen's FFT (lengths with a prime factor above kFftMaxRadix).
 template <class R>
-void complex_along_eigen(std::complex<R>* data, const AxisLines& a, bool inverse) {
-  const bool parallel = a.lines() > 1 && a.lines() * a.len >= (int64_t{1} << 12);
-#pragma omp parallel if (parallel)
-  {
-    Eigen::FFT<R> fft;
-    std::vector<std::complex<R>> in(static_cast<size_t>(a.len)), out(static_cast<size_t>(a.len));
-    const int threads = omp_get_num_threads(), me = omp_get_thread_num();
-    for (int64_t l = a.lines() * me / threads; l < a.lines() * (me + 1) / threads; ++l) {
-      std::complex<R>* p = data + a.base(l);
-      for (int64_t i = 0; i < a.len; ++i) in[static_cast<size_t>(i)] = p[i * a.stride];
-      if (inverse)
-        fft.inv(out.data(), in.data(), a.len);
-      else
-        fft.fwd(out.data(), in.data(), a.len);
-      for (int64_t i = 0; i < a.len; ++i) p[i * a.stride] = out[static_cast<size_t>(i)];
+void complex_along(std::complex<R>* data, const Shape& shape, int axis, bool inverse);
+
+// The smallest 2^a 3^b 5^c >= at_least.
+int64_t smooth_length(int64_t at_least) {
+  int64_t best = 1;
+  while (best < at_least) best *= 2;
+  for (int64_t p5 = 1; p5 < best; p5 *= 5)
+    for (int64_t p35 = p5; p35 < best; p35 *= 3) {
+      int64_t v = p35;
+      while (v < at_least) v *= 2;
+      best = std::min(best, v);
     }
+  return best;
+}
+
+// Bluestein's algorithm for lengths with a prime factor above kFftMaxRadix:
+// with the chirp c_k = exp(-i pi k^2 / n), j k = (j^2 + k^2 - (k - j)^2) / 2
+// makes X_k = c_k sum_j (x_j c_j) conj(c_(k-j)), a convolution, done
+// circularly at a smooth length m >= 2n - 1 by two transforms of m.
+template <class R>
+struct Chirp {
+  int64_t m = 0;
+  std::vector<std::complex<R>> c;       // c_k, k < n
+  std::vector<std::complex<R>> kernel;  // the transform of conj(c_|d|) at d mod m, |d| < n (in double)
+};
+
+template <class R>
+const Chirp<R>& chirp_of(int64_t n) {
+  static std::mutex mu;
+  static std::map<int64_t, std::unique_ptr<Chirp<R>>> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  std::unique_ptr<Chirp<R>>& slot = cache[n];
+  if (!slot) {
+    auto ch = std::make_unique<Chirp<R>>();
+    ch->m = smooth_length(2 * n - 1);
+    std::vector<std::complex<double>> b(static_cast<size_t>(ch->m));
+    for (int64_t k = 0; k < n; ++k) {
+      const auto [cr, ci] = root_of_unity((k * k) % (2 * n), 2 * n);  // k^2 exact: the angle reduced first
+      ch->c.emplace_back(static_cast<R>(cr), static_cast<R>(ci));
+      b[static_cast<size_t>(k)] = b[static_cast<size_t>((ch->m - k) % ch->m)] = {cr, -ci};
+    }
+    complex_along(b.data(), Shape{1, ch->m}, 1, false);
+    for (const auto& v : b) ch->kernel.emplace_back(static_cast<R>(v.real()), static_cast<R>(v.imag()));
+    slot = std::move(ch);
   }
+  return *slot;
+}
+
+// a b, written out (std::complex's operator* checks for NaNs through a library call).
+template <class R>
+std::complex<R> times(std::complex<R> a, std::complex<R> b) {
+  return {a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real()};
+}
+
+// Every line along a (of src) transformed into data by Bluestein's algorithm;
+// an inverse as the conjugate of the forward transform of the conjugate, over n.
+template <class R>
+void bluestein_along(const std::complex<R>* src, std::complex<R>* data, const AxisLines& a, bool inverse) {
+  using C = std::complex<R>;
+  const int64_t n = a.len, lines = a.lines();
+  const Chirp<R>& ch = chirp_of<R>(n);
+  const int64_t m = ch.m;
+  const auto buffer = scratch<C>(lines * m);
+  C* t = buffer.get();
+  parallel_ranges(lines * m, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) {
+      const int64_t l = i / m, j = i % m;
+      if (j >= n) {
+        t[i] = C(0, 0);
+        continue;
+      }
+      const C x = src[a.base(l) + j * a.stride];
+      t[i] = times(inverse ? std::conj(x) : x, ch.c[static_cast<size_t>(j)]);
+    }
+  });
+  complex_along(t, Shape{lines, m}, 1, false);
+  parallel_ranges(lines * m, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) t[i] = times(t[i], ch.kernel[static_cast<size_t>(i % m)]);
+  });
+  complex_along(t, Shape{lines, m}, 1, true);
+  parallel_ranges(lines * n, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) {
+      const int64_t l = i / n, k = i % n;
+      const C y = times(t[l * m + k], ch.c[static_cast<size_t>(k)]);
+      data[a.base(l) + k * a.stride] = inverse ? std::conj(y) / static_cast<R>(n) : y;
+    }
+  });
 }
 
 // The complex transform of every line along `axis` of src (shape) into data
@@ -196,9 +260,9 @@ void complex_along(const std::complex<R>* src, std::complex<R>* data, const Shap
     for (int64_t l = 0; l < a.lines(); ++l) four_step(src + l * n, data + l * n, p1, p2, inverse);
     return;
   }
+  if (n > 1 && !plan) return bluestein_along(src, data, a, inverse);
   if (src != data) std::copy(src, src + a.lines() * n, data);
   if (n <= 1 || a.lines() == 0) return;
-  if (!plan) return complex_along_eigen(data, a, inverse);
   const FftPlan<R>& p1 = *fft_plan<R>(n1);
   const FftPlan<R>& p2 = *fft_plan<R>(n / n1);
   std::vector<std::complex<R>> line(static_cast<size_t>(n));
@@ -271,7 +335,10 @@ void fft_typed(const KernelCall& call, FftType type, const ir::Ints& lengths) {
         C* z = z_buffer.get();
         for (int64_t i = 0; i < lines * n; ++i) z[i] = C(x[i], R(0));
         complex_along(z, Shape{lines, n}, 1, false);
-        for (int64_t l = 0; l < lines; ++l) std::copy(z + l * n, z + l * n + m, y + l * m);
+        for (int64_t l = 0; l < lines; ++l) {
+          std::copy(z + l * n, z + l * n + m, y + l * m);
+          y[l * m] = C(y[l * m].real(), R(0));  // a real line's sum (Bluestein's leaves a rounding error there)
+        }
       }
       for (int axis = rank - k; axis < last; ++axis) complex_along(y, out_shape, axis, false);
       return;
