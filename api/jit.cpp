@@ -202,7 +202,7 @@ std::vector<interpreter::NodeKernel> pmap_kernels(const ir::Graph& g, const JitO
 
 }  // namespace
 
-JitPasses run_jit_passes(const ir::Graph& traced, Backend backend, const std::vector<bool>& donated) {
+JitPasses run_jit_passes(const ir::Graph& traced, const std::vector<bool>& donated) {
   // Simplify, fold what is constant, and simplify what folding exposed (each pass linear).
   ir::GraphPtr simplified = transforms::simplify(traced).graph;
   interpreter::FoldResult folded = interpreter::fold_constants(*simplified);
@@ -211,9 +211,8 @@ JitPasses run_jit_passes(const ir::Graph& traced, Backend backend, const std::ve
   // CSE, so that a backward pass's recomputation stays apart from them) and fuse.
   JitPasses p;
   p.clean = transforms::inline_remat(cleaned);
-  // Fused kernels run as generated C++ (cpu) or in the interpreter's tiled evaluator.
-  // (CUDA kernels do not compute on complex values: their nodes stay out of groups.)
-  p.fused = transforms::fuse(*p.clean, nullptr, donated, backend != Backend::cuda);
+  // Fused kernels run as generated C++ (cpu), CUDA kernels, or in the interpreter's tiled evaluator.
+  p.fused = transforms::fuse(*p.clean, nullptr, donated);
   return p;
 }
 
@@ -258,7 +257,7 @@ std::shared_ptr<Executable> executable_of_fused(ir::GraphPtr fused, const ir::Gr
 std::shared_ptr<const Executable> compile_graph(const Graph& g, const JitOptions& options,
                                                 const std::vector<bool>& donated) {
   const Backend backend = resolve(options.backend);
-  JitPasses p = run_jit_passes(g.ir(), backend, donated);
+  JitPasses p = run_jit_passes(g.ir(), donated);
   return executable_of_fused(p.fused, *p.clean, g.num_nodes(), backend, options, donated, true);
 }
 

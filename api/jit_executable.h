@@ -65,7 +65,7 @@ struct JitPasses {
   ir::GraphPtr clean;  // before fusion
   ir::GraphPtr fused;
 };
-JitPasses run_jit_passes(const ir::Graph& traced, Backend backend, const std::vector<bool>& donated);
+JitPasses run_jit_passes(const ir::Graph& traced, const std::vector<bool>& donated);
 // Backend::automatic and the others resolved to what this process can run.
 Backend resolve_backend(Backend b);
 

@@ -239,7 +239,7 @@ std::shared_ptr<const Executable> compile_polymorphic(const PolymorphicSamples& 
   for (const Graph& g : traced) {
     for (const ir::Node& n : g.ir().nodes())
       if (n.op == ir::Op::pmap) throw UnsupportedError("jit: polymorphic_shapes with pmap inside is not supported");
-    passes.push_back(run_jit_passes(g.ir(), backend, donated));
+    passes.push_back(run_jit_passes(g.ir(), donated));
     fused.push_back(passes.back().fused);
   }
   auto poly = std::make_shared<PolymorphicExecutable>();

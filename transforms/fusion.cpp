@@ -44,14 +44,7 @@ using ir::is_reduction;  // from ops.def
 // constant), or a member of a group of one iteration space.
 enum class Kind : uint8_t { plain, constant, elementwise, layout, reduction };
 
-bool touches_complex(const ir::Graph& g, const ir::Node& n) {
-  auto complex = [&](ValueId v) { return ir::is_complex(g.type(v).dtype); };
-  return std::any_of(n.inputs.begin(), n.inputs.end(), complex) ||
-         std::any_of(n.outputs.begin(), n.outputs.end(), complex);
-}
-
-Kind kind_of(const ir::Graph& g, const ir::Node& n, bool fuse_complex) {
-  if (!fuse_complex && touches_complex(g, n)) return Kind::plain;
+Kind kind_of(const ir::Graph& g, const ir::Node& n) {
   // A fused kernel's constants are parameters of at most 8 bytes (a c128 is 16).
   if (n.op == Op::constant)
     return g.type(n.outputs[0]).num_elements() == 1 && ir::dtype_size(g.type(n.outputs[0]).dtype) <= 8 ? Kind::constant
@@ -77,7 +70,7 @@ using Contracted = boost::adjacency_list<boost::vecS, boost::vecS, boost::direct
 class Fuser {
  public:
   // g must be well formed and in topological order (fuse sorts it first when not).
-  Fuser(const ir::Graph& g, const std::vector<bool>& donated, bool fuse_complex) : g_(g) {
+  Fuser(const ir::Graph& g, const std::vector<bool>& donated) : g_(g) {
     const size_t n = g.nodes().size();
     producer_.assign(static_cast<size_t>(g.value_id_bound()), -1);
     for (size_t i = 0; i < n; ++i)
@@ -93,7 +86,7 @@ class Fuser {
     reductions_.resize(n);
     for (size_t i = 0; i < n; ++i) {
       const ir::Node& node = g.nodes()[i];
-      kind_[i] = kind_of(g, node, fuse_complex);
+      kind_[i] = kind_of(g, node);
       if (kind_[i] == Kind::elementwise || kind_[i] == Kind::layout)
         space_[i] = g.type(node.outputs[0]).num_elements();
       else if (kind_[i] == Kind::reduction)
@@ -476,11 +469,11 @@ bool fusible_op(Op op) {
          op == Op::reshape || is_reduction(op);
 }
 
-ir::GraphPtr fuse(const ir::Graph& g, FusionStats* stats, const std::vector<bool>& donated, bool fuse_complex) {
-  if (ir::in_topological_order(g)) return Fuser(g, donated, fuse_complex).run(stats);
+ir::GraphPtr fuse(const ir::Graph& g, FusionStats* stats, const std::vector<bool>& donated) {
+  if (ir::in_topological_order(g)) return Fuser(g, donated).run(stats);
   ir::Graph sorted = g;
   ir::topo_sort(sorted);  // names a cycle or an undefined value
-  return Fuser(sorted, donated, fuse_complex).run(stats);
+  return Fuser(sorted, donated).run(stats);
 }
 
 }  // namespace graft::transforms

@@ -56,12 +56,7 @@ inline constexpr int64_t kMaxExactChecks = 16;
 // of its shape stays a plain node. (The walker's donation planner now admits
 // fusion nodes of elementwise bodies too, ir/in_place.h, so this argument
 // could go; it is kept until a benchmark says which is faster.)
-//
-// fuse_complex: whether nodes computing on complex values may join groups
-// (the CPU code generator computes them; the CUDA one does not, and a body it
-// refuses runs node by node, so its real ops would lose their fused kernel).
-ir::GraphPtr fuse(const ir::Graph& g, FusionStats* stats = nullptr, const std::vector<bool>& donated = {},
-                  bool fuse_complex = true);
+ir::GraphPtr fuse(const ir::Graph& g, FusionStats* stats = nullptr, const std::vector<bool>& donated = {});
 
 // The ops a fusion body may hold (elementwise, broadcast_in_dim, reshape, the
 // reductions above, and scalar constants).

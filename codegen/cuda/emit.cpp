@@ -21,9 +21,10 @@
 #include "codegen/cpu/schedule.h"
 #include "codegen/cuda/elementwise.h"
 #include "codegen/cuda/prelude.h"
+#include "codegen/embedded_text.h"
+#include "graft/errors.h"
 #include "interpreter/kernels/ordered_sum.h"
 #include "interpreter/kernels/sum_order.h"
-#include "graft/errors.h"
 
 namespace graft::codegen::cuda {
 namespace {
@@ -57,7 +58,9 @@ class Emitter {
 
     std::ostringstream os;
     // (N is not written: the kernel takes it as p.n, so its source serves every size of a batch.)
-    os << prelude_text() << "\n// ---- kernel " << sym_ << ": " << shape_name(k.shape) << "\n";
+    os << prelude_text();
+    if (has_complex()) os << cuda_complex_ops_text();
+    os << "\n// ---- kernel " << sym_ << ": " << shape_name(k.shape) << "\n";
     os << params_struct(k);
     os << "extern \"C\" __global__ void __launch_bounds__(GCG_THREADS) " << sym_ << "(const " << sym_ << "_params p) {\n";
     os << "  const int64_t gcg_tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;\n";
@@ -82,10 +85,16 @@ class Emitter {
     } catch (const UnsupportedError& e) {
       refuse_as_cuda(e);
     }
-    // The CPU's complex functions are std::complex's, which device code lacks.
-    for (const ir::FusedValue& v : s.plan.values)
-      if (ir::is_complex(v.dtype)) fail("no CUDA code for complex elements yet (the host computes them)");
+    // A block reduction shuffles scalars between lanes (a complex sum is two float sums, on the host).
+    if (s.red >= 0 && ir::is_complex(s.plan.value(s.reduction().in).dtype))
+      fail("no CUDA reduction of complex elements yet (the host computes it)");
     return s;
+  }
+
+  // Complex values anywhere in the body: the module gets complex_ops.h's text.
+  bool has_complex() const {
+    return std::any_of(plan().values.begin(), plan().values.end(),
+                       [](const FusedValue& v) { return ir::is_complex(v.dtype); });
   }
 
   static const char* shape_name(KernelShape s) {

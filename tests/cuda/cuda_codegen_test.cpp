@@ -7,11 +7,12 @@
 #include <stdexcept>
 
 #include <cmath>
+#include <complex>
 #include <cstdio>
 #include <cstring>
-#include <limits>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <regex>
 #include <string>
 #include <vector>
@@ -105,6 +106,33 @@ CudaBody half_convert() {
   return {"k_half_convert", b.finish(outs)};
 }
 
+// Complex arithmetic (the ops complex_device.h serves on the GPU), complex(re, im),
+// real and imag, conversions between c64, c128 and f32, select, and a c64 constant.
+CudaBody complex_ops() {
+  const int64_t n = 1033;
+  ir::GraphBuilder b;
+  ValueId z = b.input({DType::c64, {n}}), w = b.input({DType::c64, {n}}), d = b.input({DType::c128, {n}}),
+          x = b.input({DType::f32, {n}}), q = b.input({DType::bool_, {n}});
+  auto to = [&](ValueId v, DType t) { return b.add1(Op::convert_element_type, {v}, ir::Attrs{{"new_dtype", t}}); };
+  std::vector<ValueId> outs;
+  for (Op op : {Op::neg, Op::abs, Op::sign, Op::square, Op::reciprocal, Op::real, Op::imag, Op::conj, Op::copy})
+    outs.push_back(b.add1(op, {z}));
+  for (Op op : {Op::add, Op::sub, Op::mul, Op::div, Op::eq, Op::ne}) outs.push_back(b.add1(op, {z, w}));
+  for (Op op : {Op::mul, Op::div, Op::abs, Op::sign})
+    outs.push_back(b.add1(op, op == Op::mul || op == Op::div ? std::vector<ValueId>{d, d} : std::vector<ValueId>{d}));
+  outs.push_back(b.add1(Op::complex, {x, b.add1(Op::neg, {x})}));
+  outs.push_back(to(z, DType::c128));
+  outs.push_back(to(d, DType::c64));
+  outs.push_back(to(x, DType::c64));
+  outs.push_back(to(z, DType::f32));
+  outs.push_back(b.add1(Op::select, {q, z, w}));
+  ValueId c =
+      b.add1(Op::broadcast_in_dim, {b.add1(Op::complex, {constant(b, DType::f32, 0.5), constant(b, DType::f32, -2.0)})},
+             bcast({n}, {}));
+  outs.push_back(b.add1(Op::add, {b.add1(Op::mul, {z, c}), b.add1(Op::mul, {to(x, DType::c64), w})}));
+  return {"k_complex_ops", b.finish(outs)};
+}
+
 // x[r, c] * 2 + bias[c] (a broadcast view) then tanh, with a scalar input
 // and a constant: uniforms, views and full values in one body.
 CudaBody broadcast_chain() {
@@ -150,6 +178,7 @@ std::vector<CudaBody> cuda_test_bodies() {
       reduction("k_sum_rows_bf16", Op::reduce_sum, DType::bf16, {33, 1000}, {1}),
       reduction("k_sum_columns_f16", Op::reduce_sum, DType::f16, {300, 65}, {0}),
       reduction("k_max_rows_bf16", Op::reduce_max, DType::bf16, {9, 513}, {1}),
+      complex_ops(),
   };
   return v;
 }
@@ -350,6 +379,17 @@ Array test_input(const ir::ValueType& t, uint64_t salt) {
         put(bits);
         break;
       }
+      case DType::c64:
+      case DType::c128: {  // a special value in one part or the other
+        const double sp[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, 1e30};
+        const double other = -3 + 6 * static_cast<double>(next(s) % 1000000) / 1000000.0;
+        const double re = special && k % 2 ? sp[k] : -3 + 6 * u, im = special && k % 2 == 0 ? sp[k] : other;
+        if (t.dtype == DType::c64)
+          put(std::complex<float>(static_cast<float>(re), static_cast<float>(im)));
+        else
+          put(std::complex<double>(re, im));
+        break;
+      }
       default: throw std::logic_error("no case for this dtype here");
     }
   }
@@ -425,7 +465,9 @@ void check_every_shape(cu::CudaDriver* drv) {
     REQUIRE(got.size() == want.size());
     const bool reduces = k.shape != cu::KernelShape::elementwise;
     for (size_t o = 0; o < got.size(); ++o) {
-      const DType dt = want[o].dtype();
+      // A complex output compares as its parts.
+      const DType dt = ir::is_complex(want[o].dtype()) ? ir::real_dtype(want[o].dtype()) : want[o].dtype();
+      const int64_t count = want[o].size() * (ir::is_complex(want[o].dtype()) ? 2 : 1);
       const bool last = o + 1 == got.size();
       // Floats: the host libm stands in for CUDA's math library (both within
       // a few ULP of the exact result), and a row or full sum adds in a tree.
@@ -438,7 +480,7 @@ void check_every_shape(cu::CudaDriver* drv) {
       // The halves: one unit in their last place (2^-11, 2^-8), a float result rounded either way.
       const double rtol = dt == DType::f16 ? 1e-3 : dt == DType::bf16 ? 8e-3 : dt == DType::f32 ? 2e-6 : 1e-14;
       int64_t bad = 0;
-      for (int64_t i = 0; i < want[o].size(); ++i) {
+      for (int64_t i = 0; i < count; ++i) {
         const double w = element(dt, want[o].unsafe_buffer_pointer(), i), g = element(dt, got[o].data(), i);
         bool ok;
         if (std::isnan(w) || std::isnan(g)) ok = std::isnan(w) && std::isnan(g);

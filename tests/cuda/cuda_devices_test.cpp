@@ -486,9 +486,8 @@ TEST_CASE("cuda devices: every primitive runs on the cuda backend, alone or on t
   // an op kernel, cuFFT), control flow and graph calls run their bodies on the
   // device; only collectives, pmap, custom_lin (an error to run), lu's
   // pivots made a permutation (a short sequential loop), eig (LAPACK's geev,
-  // as JAX's on GPUs), the complex numbers' parts (no device code for
-  // complex elements yet) and host callbacks (C++ functions) take the host,
-  // each with a reason.
+  // as JAX's on GPUs) and host callbacks (C++ functions) take the host, each
+  // with a reason.
   int generated = 0, hosted = 0;
   for (int i = 0; i < ir::kNumOps; ++i) {
     const auto op = static_cast<ir::Op>(i);
@@ -497,14 +496,13 @@ TEST_CASE("cuda devices: every primitive runs on the cuda backend, alone or on t
     (why.empty() ? generated : hosted) += 1;
     CHECK(why.empty() == (ir::codegen_kind(op) != ir::CodegenKind::host));
     const ir::OpFamily family = ir::op_info(op).family;
-    const bool complex_parts = op == ir::Op::complex || op == ir::Op::real || op == ir::Op::imag || op == ir::Op::conj;
     const bool host_family = op == ir::Op::custom_lin || op == ir::Op::lu_pivots_to_permutation || op == ir::Op::eig ||
-                             complex_parts || family == ir::OpFamily::collective || family == ir::OpFamily::pmap ||
+                             family == ir::OpFamily::collective || family == ir::OpFamily::pmap ||
                              family == ir::OpFamily::callback;
     CHECK(why.empty() == !host_family);
   }
-  CHECK(generated == 133);
-  CHECK(hosted == 18);
+  CHECK(generated == 137);
+  CHECK(hosted == 14);
 }
 
 TEST_CASE("cuda devices: dot_general layouts as one cuBLAS GEMM, or on the host, equal the CPU", "[cuda_devices]") {
@@ -731,6 +729,35 @@ TEST_CASE("cuda devices: the FFT runs as one cuFFT call and a scaling kernel", "
       CHECK(max(abs(device_put(jitted, cpu) - want)).item<double>() == 0);
     }
     CHECK(codegen::cuda::run_counts().host_runs == at_start.host_runs);
+  }
+}
+
+TEST_CASE("cuda devices: complex arithmetic runs in generated kernels, a spectral step stays on the GPU",
+          "[cuda_devices]") {
+  const std::vector<Device> g = gpus();
+  if (g.empty()) return;
+  const Device cpu("cpu", 0);
+  // One explicit step of the heat equation by rfft: the spectrum times a real
+  // decay (promoted to complex), its conjugate's real part, and complex(re, im).
+  auto step = [](const Array& u, const Array& decay) {
+    const Array s = fft::rfft(u) * decay;
+    return std::make_tuple(fft::irfft(s, 64), real(conj(s) * s), complex(u, -u) / complex(decay[0], u[0]));
+  };
+  for (DType dt : {f32, f64}) {
+    INFO("dtype " << dtype_name(dt));
+    const Array u = astype(randn({8, 64}, 41), dt), decay = exp(-0.01 * astype(arange(33), dt));
+    const auto want = step(u, decay);
+    const codegen::cuda::CudaRunCounts at_start = codegen::cuda::run_counts();
+    auto on_gpu = jit(step, JitOptions{.backend = Backend::cuda});
+    const auto got = on_gpu(device_put(u, g[0]), device_put(decay, g[0]));
+    CHECK(codegen::cuda::run_counts().host_runs == at_start.host_runs);  // nothing ran on the host
+    CHECK(std::get<0>(got).device() == g[0]);
+    const double tol = dt == f32 ? 1e-5 : 1e-13;
+    CHECK(max(abs(device_put(std::get<0>(got), cpu) - std::get<0>(want))).item<double>() <= tol);
+    CHECK(max(abs(device_put(std::get<1>(got), cpu) - std::get<1>(want))).item<double>() <= tol * 64);
+    CHECK(max(abs(device_put(std::get<2>(got), cpu) - std::get<2>(want))).item<double>() <= tol * 8);
+    const std::string text = on_gpu.lower(device_put(u, g[0]), device_put(decay, g[0])).compile().as_text();
+    CHECK_THAT(text, Contains("0 on the host)"));
   }
 }
 
