@@ -22,7 +22,7 @@ std::string op_str(Op op) { return std::string(ir::op_name(op)); }
 DType operand_dtype(const ir::Graph& g, const Node& n) { return g.type(n.inputs[n.op == Op::select ? 1 : 0]).dtype; }
 
 // What the emitter refuses of a planned body, node by node.
-void check_nodes(const ir::Graph& g, const Schedule& s, const Node* trailing) {
+void check_nodes(const ir::Graph& g, const Schedule& s, const Node* trailing, OpExprFn expr) {
   const ir::FusedPlan& p = s.plan;
   for (const Node& node : g.nodes()) {
     if (&node == trailing) continue;
@@ -50,7 +50,8 @@ void check_nodes(const ir::Graph& g, const Schedule& s, const Node* trailing) {
       fail(cat(op_str(node.op), " cannot be fused into a CPU kernel"));
     }
     const DType dt = operand_dtype(g, node);
-    if (!op_math_fn(node.op, dt)) op_expr(node.op, dt, ot.dtype, std::vector<std::string>(node.inputs.size(), "x"));  // throws when no kernel
+    if (!op_math_fn(node.op, dt))
+      expr(node.op, dt, ot.dtype, std::vector<std::string>(node.inputs.size(), "x"));  // throws when no kernel
     if (v.cls == ValueClass::uniform && v.count != 1 && v.count != p.N)
       fail(cat(op_str(node.op), " computes ", ir::type_str(ot), ", not the iteration space's ", num(p.N), " elements"));
   }
@@ -58,7 +59,7 @@ void check_nodes(const ir::Graph& g, const Schedule& s, const Node* trailing) {
 
 }  // namespace
 
-Schedule schedule(const ir::Graph& g) {
+Schedule schedule(const ir::Graph& g, OpExprFn expr) {
   Schedule s;
   s.plan = ir::plan_fused_body(g);
   const ir::FusedPlan& p = s.plan;
@@ -72,7 +73,7 @@ Schedule schedule(const ir::Graph& g) {
     for (size_t r = 0; r < p.reductions.size(); ++r)
       if (p.reductions[r].node == trailing && !p.reductions[r].outputs.empty()) s.red = static_cast<int>(r);
   }
-  check_nodes(g, s, trailing);
+  check_nodes(g, s, trailing, expr);
 
   // Values computed per element: full values, and ops on uniforms of more
   // than one element (as the interpreter's unfused kernels compute them, so a

@@ -8,8 +8,10 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
+#include "codegen/cpu/elementwise.h"
 #include "codegen/cpu/math.h"
 #include "ir/fused_plan.h"
 
@@ -56,8 +58,12 @@ struct Schedule {
   const ir::FusedReduction& reduction() const { return plan.reductions[static_cast<size_t>(red)]; }
 };
 
-// The schedule of `body`; throws UnsupportedError when the emitter cannot
-// emit it.
-Schedule schedule(const ir::Graph& body);
+// An emitter's expression of an elementwise op (elementwise.h's op_expr);
+// throws UnsupportedError for one it has no code for.
+using OpExprFn = std::string (*)(ir::Op op, DType dt, DType out, const std::vector<std::string>& a);
+
+// The schedule of `body`; throws UnsupportedError when the emitter whose
+// expressions `expr` writes cannot emit it.
+Schedule schedule(const ir::Graph& body, OpExprFn expr = &op_expr);
 
 }  // namespace graft::codegen::cpu::detail

@@ -5,11 +5,14 @@
 // library: correctly rounded or within the ULP bounds of the CUDA
 // Programming Guide, so float results of VECTOR_MATH ops may differ from the
 // CPU's vectorised table by those bounds (docs/CUDA.md lists them). With the
-// emulated driver the same names are the host's libm.
+// emulated driver the same names are the host's libm. Complex values:
+// complex_ops.h's gcg_c_<ident> over complex_device.h's std::complex,
+// the transcendental functions included (device_complex_fn).
 #include "codegen/cuda/elementwise.h"
 
 #include "codegen/cpu/elementwise.h"
 #include "graft/errors.h"
+#include "interpreter/kernels/complex_math.h"
 
 namespace graft::codegen::cuda {
 
@@ -22,7 +25,45 @@ void refuse_as_cuda(const UnsupportedError& from_cpu_emitter) {
   throw UnsupportedError("cuda codegen: " + why);
 }
 
+namespace {
+
+// Complex functions complex_device.h defines for the GPU. The CPU emitter
+// leaves the transcendental ones to the interpreter (per-element calls of
+// the C library are slower fused there); a GPU thread calls them as cheaply
+// as any function. The inverse circular and hyperbolic ones run on the host.
+bool device_complex_fn(Op op) {
+  switch (op) {
+    case Op::exp:
+    case Op::log:
+    case Op::log1p:
+    case Op::expm1:
+    case Op::sqrt:
+    case Op::rsqrt:
+    case Op::sin:
+    case Op::cos:
+    case Op::tan:
+    case Op::sinh:
+    case Op::cosh:
+    case Op::tanh:
+    case Op::logistic: return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
 std::string op_expr(Op op, DType dt, DType out, const std::vector<std::string>& a) {
+  if (ir::is_complex(dt) && interpreter::has_complex_fn(op)) {
+    if (ir::op_info(op).kernel == ir::KernelKind::vector_math || op == Op::asinh || op == Op::acosh ||
+        op == Op::atanh) {
+      if (!device_complex_fn(op))
+        throw UnsupportedError(std::string("cuda codegen: no CUDA code for ") + std::string(ir::op_name(op)) + " of " +
+                               dtype_name(dt) + " yet (the host computes it)");
+      std::string args;
+      for (const std::string& x : a) args += (args.empty() ? "" : ", ") + x;
+      return "gcg_c_" + std::string(ir::op_info(op).ident) + "(" + args + ")";
+    }
+  }
   try {
     return cpu::detail::op_expr(op, dt, out, a);
   } catch (const UnsupportedError& e) {

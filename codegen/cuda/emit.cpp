@@ -81,13 +81,10 @@ class Emitter {
   static cpu::detail::Schedule checked_schedule(const ir::Graph& g) {
     cpu::detail::Schedule s;
     try {
-      s = cpu::detail::schedule(g);
+      s = cpu::detail::schedule(g, &op_expr);
     } catch (const UnsupportedError& e) {
       refuse_as_cuda(e);
     }
-    // A block reduction shuffles scalars between lanes (a complex sum is two float sums, on the host).
-    if (s.red >= 0 && ir::is_complex(s.plan.value(s.reduction().in).dtype))
-      fail("no CUDA reduction of complex elements yet (the host computes it)");
     return s;
   }
 

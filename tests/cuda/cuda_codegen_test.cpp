@@ -133,6 +133,19 @@ CudaBody complex_ops() {
   return {"k_complex_ops", b.finish(outs)};
 }
 
+// The complex functions complex_device.h defines for the GPU (compiled with
+// NVRTC only: the emulated driver computes them with the host's <complex>,
+// and tests/cuda/complex_device_test.cpp checks the device formulas).
+CudaBody complex_math(DType dt) {
+  ir::GraphBuilder b;
+  ValueId z = b.input({dt, {257}});
+  std::vector<ValueId> outs;
+  for (Op op : {Op::exp, Op::log, Op::log1p, Op::expm1, Op::sqrt, Op::rsqrt, Op::sin, Op::cos, Op::tan, Op::sinh,
+                Op::cosh, Op::tanh, Op::logistic})
+    outs.push_back(b.add1(op, {z}));
+  return {dt == DType::c64 ? "k_complex_math_c64" : "k_complex_math_c128", b.finish(outs)};
+}
+
 // x[r, c] * 2 + bias[c] (a broadcast view) then tanh, with a scalar input
 // and a constant: uniforms, views and full values in one body.
 CudaBody broadcast_chain() {
@@ -225,8 +238,10 @@ void check_compiles_for_every_arch(const std::string& source, const std::string&
 TEST_CASE("cuda emitter: every kernel shape compiles with NVRTC for sm_75, sm_80 and sm_90", "[cuda]") {
   if (!have_nvrtc()) return;
   INFO(cu::nvrtc_description());
-  for (const test::CudaBody& b : test::cuda_test_bodies())
-    check_compiles_for_every_arch(cu::emit_kernel(*b.body, b.name).source, b.name);
+  std::vector<test::CudaBody> bodies = test::cuda_test_bodies();
+  bodies.push_back(test::complex_math(DType::c64));
+  bodies.push_back(test::complex_math(DType::c128));
+  for (const test::CudaBody& b : bodies) check_compiles_for_every_arch(cu::emit_kernel(*b.body, b.name).source, b.name);
 }
 
 TEST_CASE("cuda movement kernels compile with NVRTC for sm_75, sm_80 and sm_90", "[cuda]") {
@@ -323,6 +338,16 @@ TEST_CASE("cuda emitter: bodies it cannot take are refused with the reason", "[c
   ir::GraphBuilder c;
   ir::GraphPtr h = c.finish({c.add1(ir::Op::exp, {c.input({DType::f32, {3}})})});
   CHECK_THROWS_AS(cu::emit_kernel(*h, "not an identifier"), Error);
+  // The inverse functions of complex values and complex sums run on the host.
+  for (ir::Op op : {ir::Op::asinh, ir::Op::acos, ir::Op::atan}) {
+    ir::GraphBuilder d;
+    ir::GraphPtr inv = d.finish({d.add1(op, {d.input({DType::c64, {3}})})});
+    CHECK_THROWS_WITH(cu::emit_kernel(*inv, "k"), Catch::Contains(std::string(ir::op_name(op)) + " of c64") &&
+                                                      Catch::Contains("the host computes it"));
+  }
+  ir::GraphBuilder e;
+  ir::GraphPtr sum = e.finish({e.add1(ir::Op::reduce_sum, {e.input({DType::c128, {3, 4}})}, test::axes({1}))});
+  CHECK_THROWS_WITH(cu::emit_kernel(*sum, "k"), Catch::Contains("a reduction of complex values"));
 }
 
 namespace {

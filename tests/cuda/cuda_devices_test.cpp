@@ -738,9 +738,10 @@ TEST_CASE("cuda devices: complex arithmetic runs in generated kernels, a spectra
   if (g.empty()) return;
   const Device cpu("cpu", 0);
   // One explicit step of the heat equation by rfft: the spectrum times a real
-  // decay (promoted to complex), its conjugate's real part, and complex(re, im).
+  // decay (promoted to complex) and a phase exp(i decay), its conjugate's real
+  // part, and complex(re, im).
   auto step = [](const Array& u, const Array& decay) {
-    const Array s = fft::rfft(u) * decay;
+    const Array s = fft::rfft(u) * decay * exp(complex(zeros_like(decay), decay));
     return std::make_tuple(fft::irfft(s, 64), real(conj(s) * s), complex(u, -u) / complex(decay[0], u[0]));
   };
   for (DType dt : {f32, f64}) {
