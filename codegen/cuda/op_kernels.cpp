@@ -10,6 +10,7 @@
 #include "codegen/cpu/cpp_text.h"
 #include "codegen/cpu/schedule.h"
 #include "codegen/cuda/prelude.h"
+#include "codegen/embedded_text.h"
 #include "ir/dtype.h"
 
 namespace graft::codegen::cuda {
@@ -25,17 +26,17 @@ std::optional<CudaKernel> op_kernel(const OpKernelRequest& r, std::string* why) 
     if (why) *why = std::string(ir::op_name(r.op)) + " has no CUDA op kernel";
     return std::nullopt;
   }
-  // Complex numbers have no device code yet, nor the halves in kernels that
-  // compute on elements; those that only move them move a half's bits. The
-  // host runs the other nodes.
+  // The kernels that compute on elements have no code for the halves or
+  // complex numbers yet; those that only move elements move them whole (a
+  // complex value as complex_device.h's type). The host runs the other nodes.
   const bool moves_only =
       r.op == ir::Op::gather || r.op == ir::Op::dynamic_slice || r.op == ir::Op::dynamic_update_slice;
   auto generated = [&](const ir::ValueType* t) {
-    return !ir::is_complex(t->dtype) && (moves_only || !ir::is_half(t->dtype));
+    return moves_only || (!ir::is_complex(t->dtype) && !ir::is_half(t->dtype));
   };
   if (!std::all_of(r.inputs.begin(), r.inputs.end(), generated) ||
       !std::all_of(r.outputs.begin(), r.outputs.end(), generated)) {
-    if (why) *why = "no CUDA code for f16, bf16 or complex elements yet";
+    if (why) *why = "no CUDA code for f16, bf16 or complex elements in this kernel yet";
     return std::nullopt;
   }
   std::string reason;
@@ -73,7 +74,12 @@ CudaKernel frame_kernel(const std::string& what, const OpKernelRequest& r, int64
   k.num_inputs = static_cast<int>(r.inputs.size());
   k.num_outputs = static_cast<int>(r.outputs.size());
   std::ostringstream os;
-  os << prelude_text() << helpers << "\n// ---- kernel " << kSym << ": " << what << " (codegen/cuda/op_kernels.h)\n";
+  os << prelude_text();
+  auto complex = [](const ir::ValueType* t) { return ir::is_complex(t->dtype); };
+  if (std::any_of(r.inputs.begin(), r.inputs.end(), complex) ||
+      std::any_of(r.outputs.begin(), r.outputs.end(), complex))
+    os << cuda_complex_ops_text();
+  os << helpers << "\n// ---- kernel " << kSym << ": " << what << " (codegen/cuda/op_kernels.h)\n";
   // No __restrict__: scatter_add, dynamic_update_slice and the cumulative
   // ops may write their operand's buffer in place.
   os << "struct " << kSym << "_params {\n";

@@ -58,15 +58,15 @@ GCG_SCALAR_OPS
 // The order graft sums floats in (interpreter/kernels/sum_order.h), so a float
 // sum on the GPU has the interpreter's bits.
 GCG_SUM_ORDER
-// A constant's value from the low bytes of its kernel parameter.
+// A constant's value from the low bytes of its kernel parameter (a c64 is
+// all 8; a union would not take complex's constructor, NVRTC has no memcpy builtin).
 template <class T>
 GCG_FN T gcg_bits(int64_t v) {
-  union {
-    int64_t i;
-    T t;
-  } u;
-  u.i = v;
-  return u.t;
+  T t;
+  const unsigned char* from = reinterpret_cast<const unsigned char*>(&v);
+  unsigned char* to = reinterpret_cast<unsigned char*>(&t);
+  for (int k = 0; k < (int)sizeof(T); ++k) to[k] = from[k];
+  return t;
 }
 // Infinity (the max and min reductions' identities).
 GCG_FN float gcg_inf_f32() { return gcg_bits<float>(0x7f800000LL); }

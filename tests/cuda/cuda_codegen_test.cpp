@@ -130,6 +130,8 @@ CudaBody complex_ops() {
       b.add1(Op::broadcast_in_dim, {b.add1(Op::complex, {constant(b, DType::f32, 0.5), constant(b, DType::f32, -2.0)})},
              bcast({n}, {}));
   outs.push_back(b.add1(Op::add, {b.add1(Op::mul, {z, c}), b.add1(Op::mul, {to(x, DType::c64), w})}));
+  // A c64 constant: a kernel parameter of all 8 bytes.
+  outs.push_back(b.add1(Op::sub, {z, b.add1(Op::broadcast_in_dim, {constant(b, DType::c64, 1.5)}, bcast({n}, {}))}));
   return {"k_complex_ops", b.finish(outs)};
 }
 
@@ -290,6 +292,32 @@ TEST_CASE("cuda op kernels (indexing, sort, scans, arg and bitwise reductions, i
     }
   }
   CHECK(kernels >= 3 * 18);
+  // Complex elements in the kernels that only move them (the others run on the host).
+  auto moves = [](const Array& x, const Array& i) {
+    const Array k = reshape(tile(i, {3}), {3, 4});
+    return std::vector<Array>{take(x, i, 1), dynamic_slice(x, {i[0], i[1]}, {2, 2}),
+                              dynamic_update_slice(x, slice(x, {0, 0}, {1, 2}), {i[2], i[3]}),
+                              vmap([](const Array& r, const Array& j) { return take(r, j, 0); })(x, k)};
+  };
+  int complex_kernels = 0;
+  for (DType dt : {c64, c128}) {
+    const Array x = astype(reshape(arange(0, 12, 1), {3, 4}), dt);
+    const Array i = array(std::vector<int32_t>{2, 0, -1, 7}, {4});
+    const Graph g = make_graph(moves)(x, i);
+    for (const ir::Node& n : g.ir().nodes()) {
+      if (!cu::has_op_kernel(n.op)) continue;
+      cu::OpKernelRequest r{n.op, {}, {}, n.attrs};
+      for (ir::ValueId v : n.inputs) r.inputs.push_back(&g.ir().type(v));
+      for (ir::ValueId v : n.outputs) r.outputs.push_back(&g.ir().type(v));
+      std::string why;
+      const std::optional<cu::CudaKernel> k = cu::op_kernel(r, &why);
+      INFO(ir::op_name(n.op) << " of " << dtype_name(dt) << ": " << why);
+      REQUIRE(k);
+      check_compiles_for_every_arch(k->source, k->symbol);
+      ++complex_kernels;
+    }
+  }
+  CHECK(complex_kernels >= 2 * 4);
 }
 
 TEST_CASE("cuda emitter: elementwise kernels do not spill registers (ptxas -v)", "[cuda]") {

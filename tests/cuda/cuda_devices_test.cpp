@@ -760,6 +760,20 @@ TEST_CASE("cuda devices: complex arithmetic runs in generated kernels, a spectra
     const std::string text = on_gpu.lower(device_put(u, g[0]), device_put(decay, g[0])).compile().as_text();
     CHECK_THAT(text, Contains("0 on the host)"));
   }
+  // Gathers and dynamic slices of complex elements move them on the GPU.
+  auto moves = [](const Array& z, const Array& i) {
+    return std::make_tuple(take(z, i, 1), dynamic_slice(z, {i[0], i[1]}, {2, 2}),
+                           dynamic_update_slice(z, slice(z, {0, 0}, {1, 2}) * 2.0f, {i[2], i[3]}));
+  };
+  const Array z = complex(randn({3, 4}, 51), randn({3, 4}, 52));
+  const Array i = array(std::vector<int32_t>{2, 0, 1, 1}, {4});
+  const auto want = moves(z, i);
+  const codegen::cuda::CudaRunCounts at_start = codegen::cuda::run_counts();
+  const auto got = jit(moves, JitOptions{.backend = Backend::cuda})(device_put(z, g[0]), device_put(i, g[0]));
+  CHECK(codegen::cuda::run_counts().host_runs == at_start.host_runs);
+  CHECK(max(abs(device_put(std::get<0>(got), cpu) - std::get<0>(want))).item<double>() == 0);
+  CHECK(max(abs(device_put(std::get<1>(got), cpu) - std::get<1>(want))).item<double>() == 0);
+  CHECK(max(abs(device_put(std::get<2>(got), cpu) - std::get<2>(want))).item<double>() == 0);
 }
 
 TEST_CASE("cuda devices: lu, qr, svd, geqrf and householder_product run as cuSOLVER calls", "[cuda_devices]") {

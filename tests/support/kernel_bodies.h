@@ -3,6 +3,7 @@
 // each dtype has.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -35,6 +36,7 @@ inline ir::ValueId constant(ir::GraphBuilder& b, DType dt, double v) {
     case DType::bool_: put(static_cast<uint8_t>(v != 0)); break;
     case DType::f16: put(float16(static_cast<float>(v)).bits); break;
     case DType::bf16: put(bfloat16(static_cast<float>(v)).bits); break;
+    case DType::c64: put(std::complex<float>(static_cast<float>(v), -static_cast<float>(v) / 4)); break;  // v - v/4 i
     default: throw std::logic_error("no case for this dtype here");
   }
   return b.add1(ir::Op::constant, {}, ir::Attrs{{"value", std::make_shared<const ir::Literal>(std::move(lit))}});
