@@ -9,9 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "interpreter/kernels/fft_plan.h"
@@ -42,21 +40,18 @@ AxisLines lines_of(const Shape& shape, int axis) {
 // values of work, 1 MiB at 4096 f32 lines); longer ones in four steps.
 constexpr int64_t kBlockMaxLen = 4096;
 
-// exp(-2 pi i t / n) for t in [0, n), computed once per length in double.
+// exp(-2 pi i t / n) for t in [0, n), computed in double (the split of a real transform).
 template <class R>
-const std::vector<std::complex<R>>& twiddles(int64_t n) {
-  static std::mutex mu;
-  static std::map<int64_t, std::vector<std::complex<R>>> cache;
-  std::lock_guard<std::mutex> lock(mu);
-  auto [it, fresh] = cache.try_emplace(n);
-  if (fresh) {
-    it->second.resize(static_cast<size_t>(n));
+std::shared_ptr<const std::vector<std::complex<R>>> twiddles(int64_t n) {
+  static FftTableCache<int64_t, std::vector<std::complex<R>>> cache;
+  return cache.get(n, static_cast<size_t>(n) * sizeof(std::complex<R>), [n] {
+    auto w = std::make_shared<std::vector<std::complex<R>>>(static_cast<size_t>(n));
     for (int64_t t = 0; t < n; ++t) {
       const auto [c, sn] = root_of_unity(t, n);
-      it->second[static_cast<size_t>(t)] = {static_cast<R>(c), static_cast<R>(sn)};
+      (*w)[static_cast<size_t>(t)] = {static_cast<R>(c), static_cast<R>(sn)};
     }
-  }
-  return it->second;
+    return std::shared_ptr<const std::vector<std::complex<R>>>(std::move(w));
+  });
 }
 
 // The divisor of n nearest its square root from below (1 for a prime n).
@@ -146,7 +141,8 @@ void four_step(const std::complex<R>* src, std::complex<R>* x, const FftPlan<R>&
   const int64_t n1 = p1.view.n, n2 = p2.view.n, n = n1 * n2;
   const auto t = scratch<std::complex<R>>(n);
   const AxisLines columns{1, n1, n2};
-  run_lines(p1, src, columns, t.get(), columns, inverse, R(1), four_step_twiddles<R>(n1, n2).data());
+  const auto w = four_step_twiddles<R>(n1, n2);
+  run_lines(p1, src, columns, t.get(), columns, inverse, R(1), w->data());
   run_lines(p2, t.get(), AxisLines{n1, n2, 1}, x, AxisLines{1, n2, n1}, inverse,
             inverse ? R(1) / static_cast<R>(n) : R(1), static_cast<const R*>(nullptr));
 }
@@ -179,14 +175,12 @@ struct Chirp {
 };
 
 template <class R>
-const Chirp<R>& chirp_of(int64_t n) {
-  static std::mutex mu;
-  static std::map<int64_t, std::unique_ptr<Chirp<R>>> cache;
-  std::lock_guard<std::mutex> lock(mu);
-  std::unique_ptr<Chirp<R>>& slot = cache[n];
-  if (!slot) {
-    auto ch = std::make_unique<Chirp<R>>();
-    ch->m = smooth_length(2 * n - 1);
+std::shared_ptr<const Chirp<R>> chirp_of(int64_t n) {
+  static FftTableCache<int64_t, Chirp<R>> cache;
+  const int64_t m = smooth_length(2 * n - 1);
+  return cache.get(n, static_cast<size_t>(n + m) * sizeof(std::complex<R>), [n, m] {
+    auto ch = std::make_shared<Chirp<R>>();
+    ch->m = m;
     std::vector<std::complex<double>> b(static_cast<size_t>(ch->m));
     for (int64_t k = 0; k < n; ++k) {
       const auto [cr, ci] = root_of_unity((k * k) % (2 * n), 2 * n);  // k^2 exact: the angle reduced first
@@ -195,9 +189,8 @@ const Chirp<R>& chirp_of(int64_t n) {
     }
     complex_along(b.data(), Shape{1, ch->m}, 1, false);
     for (const auto& v : b) ch->kernel.emplace_back(static_cast<R>(v.real()), static_cast<R>(v.imag()));
-    slot = std::move(ch);
-  }
-  return *slot;
+    return std::shared_ptr<const Chirp<R>>(std::move(ch));
+  });
 }
 
 // a b, written out (std::complex's operator* checks for NaNs through a library call).
@@ -212,7 +205,8 @@ template <class R>
 void bluestein_along(const std::complex<R>* src, std::complex<R>* data, const AxisLines& a, bool inverse) {
   using C = std::complex<R>;
   const int64_t n = a.len, lines = a.lines();
-  const Chirp<R>& ch = chirp_of<R>(n);
+  const std::shared_ptr<const Chirp<R>> chirp = chirp_of<R>(n);
+  const Chirp<R>& ch = *chirp;
   const int64_t m = ch.m;
   const auto buffer = scratch<C>(lines * m);
   C* t = buffer.get();
@@ -247,29 +241,29 @@ template <class R>
 void complex_along(const std::complex<R>* src, std::complex<R>* data, const Shape& shape, int axis, bool inverse) {
   const AxisLines a = lines_of(shape, axis);
   const int64_t n = a.len;
-  const FftPlan<R>* plan = n > 1 ? fft_plan<R>(n) : nullptr;
-  const int64_t n1 = plan && n > kBlockMaxLen ? middle_divisor(n) : 1;
-  if (plan && n1 == 1) {
-    run_lines(*plan, src, a, data, a, inverse, inverse ? R(1) / static_cast<R>(n) : R(1),
+  if (n > 1 && !fft_plannable(n)) return bluestein_along(src, data, a, inverse);
+  const int64_t n1 = n > kBlockMaxLen ? middle_divisor(n) : 1;
+  if (n > 1 && n1 == 1) {
+    run_lines(*fft_plan<R>(n), src, a, data, a, inverse, inverse ? R(1) / static_cast<R>(n) : R(1),
               static_cast<const R*>(nullptr));
     return;
   }
-  if (plan && a.stride == 1) {
-    const FftPlan<R>& p1 = *fft_plan<R>(n1);
-    const FftPlan<R>& p2 = *fft_plan<R>(n / n1);
-    for (int64_t l = 0; l < a.lines(); ++l) four_step(src + l * n, data + l * n, p1, p2, inverse);
+  if (n <= 1 || a.lines() == 0) {
+    if (src != data) std::copy(src, src + a.lines() * n, data);
     return;
   }
-  if (n > 1 && !plan) return bluestein_along(src, data, a, inverse);
+  // Long lines in four steps (a plannable n > kBlockMaxLen is composite: n1 > 1).
+  const auto p1 = fft_plan<R>(n1), p2 = fft_plan<R>(n / n1);
+  if (a.stride == 1) {
+    for (int64_t l = 0; l < a.lines(); ++l) four_step(src + l * n, data + l * n, *p1, *p2, inverse);
+    return;
+  }
   if (src != data) std::copy(src, src + a.lines() * n, data);
-  if (n <= 1 || a.lines() == 0) return;
-  const FftPlan<R>& p1 = *fft_plan<R>(n1);
-  const FftPlan<R>& p2 = *fft_plan<R>(n / n1);
   std::vector<std::complex<R>> line(static_cast<size_t>(n));
   for (int64_t l = 0; l < a.lines(); ++l) {
     std::complex<R>* p = data + a.base(l);
     for (int64_t i = 0; i < n; ++i) line[static_cast<size_t>(i)] = p[i * a.stride];
-    four_step(line.data(), line.data(), p1, p2, inverse);
+    four_step(line.data(), line.data(), *p1, *p2, inverse);
     for (int64_t i = 0; i < n; ++i) p[i * a.stride] = line[static_cast<size_t>(i)];
   }
 }
@@ -309,7 +303,8 @@ void fft_typed(const KernelCall& call, FftType type, const ir::Ints& lengths) {
         const auto z_buffer = scratch<C>(lines * h);
         C* z = z_buffer.get();
         complex_along(reinterpret_cast<const C*>(x), z, Shape{lines, h}, 1, false);
-        const C* w = twiddles<R>(n).data();
+        const auto w_table = twiddles<R>(n);
+        const C* w = w_table->data();
         parallel_ranges(lines * m, [&](int64_t lo, int64_t hi) {
           for (int64_t i = lo; i < hi;) {
             const int64_t l = i / m, k0 = i % m, k1 = std::min(m, k0 + hi - i);
@@ -361,18 +356,26 @@ void fft_typed(const KernelCall& call, FftType type, const ir::Ints& lengths) {
         // O_k = W_n^-k (X[k] - conj X[h-k]) / 2; one inverse transform of h = n/2 gives the
         // even and odd samples interleaved.
         const int64_t h = n / 2;
-        const std::vector<C>& w = twiddles<R>(n);
+        const auto w_table = twiddles<R>(n);
+        const std::vector<C>& w = *w_table;
         const auto z_buffer = scratch<C>(lines * h);
         C* z = z_buffer.get();
         parallel_ranges(lines * h, [&](int64_t lo, int64_t hi) {
-          for (int64_t i = lo; i < hi; ++i) {
-            const int64_t l = i / h, k = i % h;
-            const C a = at(l, k), b = std::conj(at(l, h - k));
-            const R er = (a.real() + b.real()) * R(0.5), ei = (a.imag() + b.imag()) * R(0.5);
-            const R dr = (a.real() - b.real()) * R(0.5), di = (a.imag() - b.imag()) * R(0.5);
-            const C wk = w[static_cast<size_t>(k)];  // odd = conj(wk) d
-            const R orr = wk.real() * dr + wk.imag() * di, oi = wk.real() * di - wk.imag() * dr;
-            z[i] = C(er - oi, ei + orr);
+          for (int64_t i = lo; i < hi;) {  // a line's stretch at a time: no division per element
+            const int64_t l = i / h, k0 = i % h, k1 = std::min(h, k0 + hi - i);
+            const C* X = spectrum + l * m;
+            C* zl = z + l * h;
+            for (int64_t k = k0; k < k1; ++k) {
+              // a = X[k], b = conj X[h - k]; at k = 0 both are bins 0 and h, real parts only.
+              const R ar = X[k].real(), ai = k == 0 ? R(0) : X[k].imag();
+              const R br = X[h - k].real(), bi = k == 0 ? R(0) : -X[h - k].imag();
+              const R er = (ar + br) * R(0.5), ei = (ai + bi) * R(0.5);
+              const R dr = (ar - br) * R(0.5), di = (ai - bi) * R(0.5);
+              const C wk = w[static_cast<size_t>(k)];  // odd = conj(wk) d
+              const R orr = wk.real() * dr + wk.imag() * di, oi = wk.real() * di - wk.imag() * dr;
+              zl[k] = C(er - oi, ei + orr);
+            }
+            i += k1 - k0;
           }
         });
         complex_along(z, reinterpret_cast<C*>(y), Shape{lines, h}, 1, true);

@@ -1,9 +1,6 @@
 #include "interpreter/kernels/fft_plan.h"
 
 #include <cmath>
-#include <map>
-#include <memory>
-#include <mutex>
 #include <numbers>
 #include <utility>
 
@@ -27,11 +24,9 @@ std::vector<int64_t> radices_of(int64_t n) {
 }
 
 template <class R>
-std::unique_ptr<FftPlan<R>> make_plan(int64_t n) {
+std::shared_ptr<const FftPlan<R>> make_plan(int64_t n) {
   const std::vector<int64_t> radices = radices_of(n);
-  for (int64_t p : radices)
-    if (p > kFftMaxRadix) return nullptr;
-  auto plan = std::make_unique<FftPlan<R>>();
+  auto plan = std::make_shared<FftPlan<R>>();
   plan->tables.resize(2 * radices.size());
   int64_t l = 1;
   for (size_t s = 0; s < radices.size(); ++s) {
@@ -76,38 +71,36 @@ std::pair<double, double> root_of_unity(int64_t r, int64_t q) {
   return {c, -s};  // exp(-i angle)
 }
 
-template <class R>
-const FftPlan<R>* fft_plan(int64_t n) {
-  static std::mutex mu;
-  static std::map<int64_t, std::unique_ptr<FftPlan<R>>> cache;
-  std::lock_guard<std::mutex> lock(mu);
-  auto [it, fresh] = cache.try_emplace(n);
-  if (fresh) it->second = make_plan<R>(n);
-  return it->second.get();
+bool fft_plannable(int64_t n) {
+  for (int64_t p : radices_of(n))
+    if (p > kFftMaxRadix) return false;
+  return true;
 }
 
 template <class R>
-const std::vector<R>& four_step_twiddles(int64_t n1, int64_t n2) {
-  static std::mutex mu;
-  static std::map<std::pair<int64_t, int64_t>, std::vector<R>> cache;
-  std::lock_guard<std::mutex> lock(mu);
-  auto [it, fresh] = cache.try_emplace({n1, n2});
-  if (fresh) {
-    std::vector<R>& w = it->second;
-    w.resize(static_cast<size_t>(2 * n1 * n2));
+std::shared_ptr<const FftPlan<R>> fft_plan(int64_t n) {
+  static FftTableCache<int64_t, FftPlan<R>> cache;
+  return cache.get(n, static_cast<size_t>(4 * n) * sizeof(R), [n] { return make_plan<R>(n); });
+}
+
+template <class R>
+std::shared_ptr<const std::vector<R>> four_step_twiddles(int64_t n1, int64_t n2) {
+  static FftTableCache<std::pair<int64_t, int64_t>, std::vector<R>> cache;
+  return cache.get({n1, n2}, static_cast<size_t>(2 * n1 * n2) * sizeof(R), [n1, n2] {
+    auto w = std::make_shared<std::vector<R>>(static_cast<size_t>(2 * n1 * n2));
     for (int64_t k1 = 0; k1 < n1; ++k1)
       for (int64_t j2 = 0; j2 < n2; ++j2) {
         const auto [c, sn] = root_of_unity(k1 * j2, n1 * n2);
-        w[static_cast<size_t>(2 * (k1 * n2 + j2))] = static_cast<R>(c);
-        w[static_cast<size_t>(2 * (k1 * n2 + j2) + 1)] = static_cast<R>(sn);
+        (*w)[static_cast<size_t>(2 * (k1 * n2 + j2))] = static_cast<R>(c);
+        (*w)[static_cast<size_t>(2 * (k1 * n2 + j2) + 1)] = static_cast<R>(sn);
       }
-  }
-  return it->second;
+    return std::shared_ptr<const std::vector<R>>(std::move(w));
+  });
 }
 
-template const FftPlan<float>* fft_plan<float>(int64_t);
-template const FftPlan<double>* fft_plan<double>(int64_t);
-template const std::vector<float>& four_step_twiddles<float>(int64_t, int64_t);
-template const std::vector<double>& four_step_twiddles<double>(int64_t, int64_t);
+template std::shared_ptr<const FftPlan<float>> fft_plan<float>(int64_t);
+template std::shared_ptr<const FftPlan<double>> fft_plan<double>(int64_t);
+template std::shared_ptr<const std::vector<float>> four_step_twiddles<float>(int64_t, int64_t);
+template std::shared_ptr<const std::vector<double>> four_step_twiddles<double>(int64_t, int64_t);
 
 }  // namespace graft::interpreter

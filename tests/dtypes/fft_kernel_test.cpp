@@ -181,8 +181,8 @@ TEST_CASE("fft kernel: every instruction set's kernel gives the same bits", "[dt
   REQUIRE(!sets.empty());
   INFO(sets.size() << " kernels");
   for (int64_t n : {60, 64, 77, 1024}) {
-    const auto* plan32 = interpreter::fft_plan<float>(n);
-    const auto* plan64 = interpreter::fft_plan<double>(n);
+    const auto plan32 = interpreter::fft_plan<float>(n);
+    const auto plan64 = interpreter::fft_plan<double>(n);
     REQUIRE(plan32);
     REQUIRE(plan64);
     constexpr int V32 = interpreter::kFftLanes<float>, V64 = interpreter::kFftLanes<double>;
@@ -212,4 +212,28 @@ TEST_CASE("fft kernel: every instruction set's kernel gives the same bits", "[dt
     }
     CHECK(out32[0] != out32[1]);  // forward and inverse differ
   }
+}
+
+TEST_CASE("fft kernel: plan and twiddle caches drop old tables past their budget", "[dtypes][fft]") {
+  using Cache = interpreter::FftTableCache<int, std::vector<char>>;
+  Cache cache;
+  int made = 0;
+  auto make = [&] {
+    ++made;
+    return std::make_shared<const std::vector<char>>(10, 'x');
+  };
+  const size_t third = Cache::kBytes / 3;
+  const std::shared_ptr<const std::vector<char>> first = cache.get(1, third, make);
+  CHECK(cache.get(1, third, make) == first);
+  CHECK(made == 1);
+  cache.get(2, third, make);
+  cache.get(3, third, make);
+  CHECK(made == 3);
+  cache.get(4, third, make);  // past the budget: 1, 2 and 3 are dropped
+  CHECK(made == 4);
+  CHECK(cache.get(4, third, make) != nullptr);
+  CHECK(made == 4);
+  CHECK(cache.get(1, third, make) != first);  // made again
+  CHECK(made == 5);
+  CHECK(first->size() == 10);  // whoever holds a dropped table keeps it
 }
