@@ -255,6 +255,33 @@ TEST_CASE("cuda movement kernels compile with NVRTC for sm_75, sm_80 and sm_90",
   }
 }
 
+namespace {
+
+// Every op kernel node of f traced at a 3 x 4 x of dtype dt and indices: made, and compiled for every
+// architecture. Returns how many.
+template <class F>
+int compile_op_kernels(F f, DType dt) {
+  const Array x = astype(reshape(arange(0, 12, 1), {3, 4}), dt);
+  const Array i = array(std::vector<int32_t>{2, 0, -1, 7}, {4});
+  const Graph g = make_graph(f)(x, i);
+  int kernels = 0;
+  for (const ir::Node& n : g.ir().nodes()) {
+    if (!cu::has_op_kernel(n.op)) continue;
+    cu::OpKernelRequest r{n.op, {}, {}, n.attrs};
+    for (ir::ValueId v : n.inputs) r.inputs.push_back(&g.ir().type(v));
+    for (ir::ValueId v : n.outputs) r.outputs.push_back(&g.ir().type(v));
+    std::string why;
+    const std::optional<cu::CudaKernel> k = cu::op_kernel(r, &why);
+    INFO(ir::op_name(n.op) << " of " << dtype_name(dt) << ": " << why);
+    REQUIRE(k);
+    check_compiles_for_every_arch(k->source, k->symbol);
+    ++kernels;
+  }
+  return kernels;
+}
+
+}  // namespace
+
 TEST_CASE("cuda op kernels (indexing, sort, scans, arg and bitwise reductions, iota, random bits) compile with NVRTC",
           "[cuda]") {
   if (!have_nvrtc()) return;
@@ -274,23 +301,8 @@ TEST_CASE("cuda op kernels (indexing, sort, scans, arg and bitwise reductions, i
     return out;
   };
   int kernels = 0;
-  for (DType dt : {f32, i64, u32}) {  // float, signed and unsigned steps (f64 and i32 differ only in names)
-    const Array x = astype(reshape(arange(0, 12, 1), {3, 4}), dt);
-    const Array i = array(std::vector<int32_t>{2, 0, -1, 7}, {4});
-    const Graph g = make_graph(f)(x, i);
-    for (const ir::Node& n : g.ir().nodes()) {
-      if (!cu::has_op_kernel(n.op)) continue;
-      cu::OpKernelRequest r{n.op, {}, {}, n.attrs};
-      for (ir::ValueId v : n.inputs) r.inputs.push_back(&g.ir().type(v));
-      for (ir::ValueId v : n.outputs) r.outputs.push_back(&g.ir().type(v));
-      std::string why;
-      const std::optional<cu::CudaKernel> k = cu::op_kernel(r, &why);
-      INFO(ir::op_name(n.op) << " of " << dtype_name(dt) << ": " << why);
-      REQUIRE(k);
-      check_compiles_for_every_arch(k->source, k->symbol);
-      ++kernels;
-    }
-  }
+  for (DType dt : {f32, i64, u32})  // float, signed and unsigned steps (f64 and i32 differ only in names)
+    kernels += compile_op_kernels(f, dt);
   CHECK(kernels >= 3 * 18);
   // Complex elements in the kernels that only move them (the others run on the host).
   auto moves = [](const Array& x, const Array& i) {
@@ -300,23 +312,7 @@ TEST_CASE("cuda op kernels (indexing, sort, scans, arg and bitwise reductions, i
                               vmap([](const Array& r, const Array& j) { return take(r, j, 0); })(x, k)};
   };
   int complex_kernels = 0;
-  for (DType dt : {c64, c128}) {
-    const Array x = astype(reshape(arange(0, 12, 1), {3, 4}), dt);
-    const Array i = array(std::vector<int32_t>{2, 0, -1, 7}, {4});
-    const Graph g = make_graph(moves)(x, i);
-    for (const ir::Node& n : g.ir().nodes()) {
-      if (!cu::has_op_kernel(n.op)) continue;
-      cu::OpKernelRequest r{n.op, {}, {}, n.attrs};
-      for (ir::ValueId v : n.inputs) r.inputs.push_back(&g.ir().type(v));
-      for (ir::ValueId v : n.outputs) r.outputs.push_back(&g.ir().type(v));
-      std::string why;
-      const std::optional<cu::CudaKernel> k = cu::op_kernel(r, &why);
-      INFO(ir::op_name(n.op) << " of " << dtype_name(dt) << ": " << why);
-      REQUIRE(k);
-      check_compiles_for_every_arch(k->source, k->symbol);
-      ++complex_kernels;
-    }
-  }
+  for (DType dt : {c64, c128}) complex_kernels += compile_op_kernels(moves, dt);
   CHECK(complex_kernels >= 2 * 4);
 }
 
