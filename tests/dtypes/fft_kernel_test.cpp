@@ -9,6 +9,7 @@
 #include <complex>
 #include <cstring>
 #include <numbers>
+#include <thread>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -236,4 +237,27 @@ TEST_CASE("fft kernel: plan and twiddle caches drop old tables past their budget
   CHECK(cache.get(1, third, make) != first);  // made again
   CHECK(made == 5);
   CHECK(first->size() == 10);  // whoever holds a dropped table keeps it
+}
+
+TEST_CASE("fft kernel: transforms from several threads at once equal one thread's", "[dtypes][fft]") {
+  // Blocks, four steps and Bluestein's chirps share plan caches and thread-local work.
+  const std::vector<int64_t> lengths = {1024, 4099, int64_t{1} << 15, 3 << 13};
+  std::vector<Array> inputs, want;
+  for (int64_t n : lengths) {
+    inputs.push_back(random::normal(random::key(static_cast<uint64_t>(n)), {3, n}));
+    want.push_back(fft::rfft(inputs.back()));
+  }
+  std::vector<int> mismatches(4, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 3; ++round)
+        for (size_t k = 0; k < lengths.size(); ++k) {
+          const size_t i = (k + static_cast<size_t>(t)) % lengths.size();
+          const Array got = fft::rfft(inputs[i]);
+          mismatches[static_cast<size_t>(t)] += max(abs(got - want[i])).item<float>() != 0;
+        }
+    });
+  for (std::thread& th : threads) th.join();
+  CHECK(mismatches == std::vector<int>(4, 0));
 }
