@@ -4,7 +4,8 @@
 //   ./build/bench/fft [--python /path/to/venv/bin/python] [--repeats 7]
 //
 // Rows: rfft and irfft of 2^20 f32 values; fft along the last axis of a
-// 1024 x 1024 c64 array (a batch of 1024 transforms); fft2 of it. graft
+// 1024 x 1024 c64 array (a batch of 1024 transforms); fft2 of it; both
+// again in c128 (JAX with x64 enabled). graft
 // eager and under jit; jnp.fft under jax.jit; np.fft (which computes in
 // f64/c128 for f32 input: its time is an upper bound of what f32 costs).
 // Times are min, median and max over the repeats; the last column is graft
@@ -42,6 +43,7 @@ int main(int argc, char** argv) {
   const Array spectrum = fft::rfft(signal);
   const Array grid =
       complex(random::normal(random::key(2), {1024, 1024}), random::normal(random::key(3), {1024, 1024}));
+  const Array grid128 = astype(grid, c128);
   struct Case {
     Row row;
     Array x;
@@ -60,6 +62,13 @@ int main(int argc, char** argv) {
       {{"fft2 1024 x 1024 c64", [](const Array& x) { return fft::fft2(x); }, "jnp.fft.fft2(x)", "np.fft.fft2(x)"},
        grid,
        "/tmp/graft_bench_fft_grid.npy"},
+      // The same in c128 (JAX with x64 enabled): the strided pass of fft2 is where graft trails.
+      {{"fft 1024 x 1024 c128", [](const Array& x) { return fft::fft(x); }, "jnp.fft.fft(x)", "np.fft.fft(x)"},
+       grid128,
+       "/tmp/graft_bench_fft_grid128.npy"},
+      {{"fft2 1024 x 1024 c128", [](const Array& x) { return fft::fft2(x); }, "jnp.fft.fft2(x)", "np.fft.fft2(x)"},
+       grid128,
+       "/tmp/graft_bench_fft_grid128.npy"},
   };
   std::printf("%-22s %-12s %29s %8s\n", "", "path", "time ms (min med max)", "eager/this");
   for (const Case& c : cases) {
@@ -82,6 +91,7 @@ int main(int argc, char** argv) {
                                "), base)\n"
                                "try:\n"
                                "  import jax, jax.numpy as jnp\n"
+                               "  jax.config.update('jax_enable_x64', True)  # c128 rows stay c128\n"
                                "  jx = jnp.asarray(x)\n"
                                "  f = jax.jit(lambda x: " +
                                c.row.jax +
