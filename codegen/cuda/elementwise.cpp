@@ -27,27 +27,10 @@ void refuse_as_cuda(const UnsupportedError& from_cpu_emitter) {
 
 namespace {
 
-// Complex functions complex_device.h defines for the GPU. The CPU emitter
-// leaves the transcendental ones to the interpreter (per-element calls of
-// the C library are slower fused there); a GPU thread calls them as cheaply
-// as any function. The inverse circular and hyperbolic ones run on the host.
-bool device_complex_fn(Op op) {
-  switch (op) {
-    case Op::exp:
-    case Op::log:
-    case Op::log1p:
-    case Op::expm1:
-    case Op::sqrt:
-    case Op::rsqrt:
-    case Op::sin:
-    case Op::cos:
-    case Op::tan:
-    case Op::sinh:
-    case Op::cosh:
-    case Op::tanh:
-    case Op::logistic: return true;
-    default: return false;
-  }
+// The complex functions complex_device.h only declares (complex_ops.h names
+// them): the inverse circular and hyperbolic ones run on the host.
+bool host_complex_fn(Op op) {
+  return op == Op::asin || op == Op::acos || op == Op::atan || op == Op::asinh || op == Op::acosh || op == Op::atanh;
 }
 
 }  // namespace
@@ -57,16 +40,16 @@ std::string op_expr(Op op, DType dt, DType out, const std::vector<std::string>& 
   if (op == Op::bitcast_convert_type && (ir::is_complex(dt) || ir::is_complex(out)))
     throw UnsupportedError(
         "cuda codegen: no CUDA code for bitcast_convert_type of complex values yet (the host computes it)");
-  if (ir::is_complex(dt) && interpreter::has_complex_fn(op)) {
-    if (ir::op_info(op).kernel == ir::KernelKind::vector_math || op == Op::asinh || op == Op::acosh ||
-        op == Op::atanh) {
-      if (!device_complex_fn(op))
-        throw UnsupportedError(std::string("cuda codegen: no CUDA code for ") + std::string(ir::op_name(op)) + " of " +
-                               dtype_name(dt) + " yet (the host computes it)");
-      std::string args;
-      for (const std::string& x : a) args += (args.empty() ? "" : ", ") + x;
-      return "gcg_c_" + std::string(ir::op_info(op).ident) + "(" + args + ")";
-    }
+  if (ir::is_complex(dt) && host_complex_fn(op))
+    throw UnsupportedError("cuda codegen: no CUDA code for " + std::string(ir::op_name(op)) + " of " + dtype_name(dt) +
+                           " yet (the host computes it)");
+  // The CPU emitter leaves the transcendental functions of complex values to
+  // the interpreter (per-element calls of the C library are slower fused
+  // there); a GPU thread calls complex_device.h's as cheaply as any function.
+  if (ir::is_complex(dt) && interpreter::has_complex_fn(op) && ir::op_info(op).kernel == ir::KernelKind::vector_math) {
+    std::string args;
+    for (const std::string& x : a) args += (args.empty() ? "" : ", ") + x;
+    return "gcg_c_" + std::string(ir::op_info(op).ident) + "(" + args + ")";
   }
   try {
     return cpu::detail::op_expr(op, dt, out, a);
