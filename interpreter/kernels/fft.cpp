@@ -42,13 +42,13 @@ AxisLines lines_of(const Shape& shape, int axis) {
 // values of work, 1 MiB at 4096 f32 lines); longer ones in four steps.
 constexpr int64_t kBlockMaxLen = 4096;
 
-// exp(-2 pi i t / n) for t in [0, n), computed in double (the split of a real transform).
+// exp(-2 pi i t / n) for t in [0, n/2], computed in double: the split of a real transform of even n.
 template <class R>
-std::shared_ptr<const std::vector<std::complex<R>>> twiddles(int64_t n) {
+std::shared_ptr<const std::vector<std::complex<R>>> split_twiddles(int64_t n) {
   static FftTableCache<int64_t, std::vector<std::complex<R>>> cache;
-  return cache.get(n, static_cast<size_t>(n) * sizeof(std::complex<R>), [n] {
-    auto w = std::make_shared<std::vector<std::complex<R>>>(static_cast<size_t>(n));
-    for (int64_t t = 0; t < n; ++t) {
+  return cache.get(n, static_cast<size_t>(n / 2 + 1) * sizeof(std::complex<R>), [n] {
+    auto w = std::make_shared<std::vector<std::complex<R>>>(static_cast<size_t>(n / 2 + 1));
+    for (int64_t t = 0; t <= n / 2; ++t) {
       const auto [c, sn] = root_of_unity(t, n);
       (*w)[static_cast<size_t>(t)] = {static_cast<R>(c), static_cast<R>(sn)};
     }
@@ -75,6 +75,19 @@ struct Scratch {
 template <class C>
 Scratch<C> scratch(int64_t n) {
   return {std::make_shared<runtime::Buffer>(static_cast<size_t>(n) * sizeof(C), runtime::host_device())};
+}
+
+// f(l, k0, k1) for the stretches [k0, k1) of line l covering lines x width
+// elements, split among threads: a line's stretch at a time, no division per element.
+template <class F>
+void over_line_stretches(int64_t lines, int64_t width, F&& f) {
+  parallel_ranges(lines * width, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi;) {
+      const int64_t l = i / width, k0 = i % width, k1 = std::min(width, k0 + hi - i);
+      f(l, k0, k1);
+      i += k1 - k0;
+    }
+  });
 }
 
 template <class R>
@@ -216,27 +229,25 @@ void bluestein_along(const std::complex<R>* src, std::complex<R>* data, const Ax
   const int64_t m = ch.m;
   const auto buffer = scratch<C>(lines * m);
   C* t = buffer.get();
-  parallel_ranges(lines * m, [&](int64_t lo, int64_t hi) {
-    for (int64_t i = lo; i < hi; ++i) {
-      const int64_t l = i / m, j = i % m;
-      if (j >= n) {
-        t[i] = C(0, 0);
-        continue;
-      }
-      const C x = src[a.base(l) + j * a.stride];
-      t[i] = times(inverse ? std::conj(x) : x, ch.c[static_cast<size_t>(j)]);
+  over_line_stretches(lines, m, [&](int64_t l, int64_t j0, int64_t j1) {
+    const C* x = src + a.base(l);
+    C* tl = t + l * m;
+    for (int64_t j = j0; j < std::min(j1, n); ++j) {
+      const C v = x[j * a.stride];
+      tl[j] = times(inverse ? std::conj(v) : v, ch.c[static_cast<size_t>(j)]);
     }
+    for (int64_t j = std::max(j0, n); j < j1; ++j) tl[j] = C(0, 0);
   });
   complex_along(t, Shape{lines, m}, 1, false);
-  parallel_ranges(lines * m, [&](int64_t lo, int64_t hi) {
-    for (int64_t i = lo; i < hi; ++i) t[i] = times(t[i], ch.kernel[static_cast<size_t>(i % m)]);
+  over_line_stretches(lines, m, [&](int64_t l, int64_t j0, int64_t j1) {
+    for (int64_t j = j0; j < j1; ++j) t[l * m + j] = times(t[l * m + j], ch.kernel[static_cast<size_t>(j)]);
   });
   complex_along(t, Shape{lines, m}, 1, true);
-  parallel_ranges(lines * n, [&](int64_t lo, int64_t hi) {
-    for (int64_t i = lo; i < hi; ++i) {
-      const int64_t l = i / n, k = i % n;
-      const C y = times(t[l * m + k], ch.c[static_cast<size_t>(k)]);
-      data[a.base(l) + k * a.stride] = inverse ? std::conj(y) / static_cast<R>(n) : y;
+  over_line_stretches(lines, n, [&](int64_t l, int64_t k0, int64_t k1) {
+    C* y = data + a.base(l);
+    for (int64_t k = k0; k < k1; ++k) {
+      const C v = times(t[l * m + k], ch.c[static_cast<size_t>(k)]);
+      y[k * a.stride] = inverse ? std::conj(v) / static_cast<R>(n) : v;
     }
   });
 }
@@ -309,25 +320,21 @@ void fft_typed(const KernelCall& call, FftType type, const ir::Ints& lengths) {
         const auto z_buffer = scratch<C>(lines * h);
         C* z = z_buffer.get();
         complex_along(reinterpret_cast<const C*>(x), z, Shape{lines, h}, 1, false);
-        const auto w_table = twiddles<R>(n);
+        const auto w_table = split_twiddles<R>(n);
         const C* w = w_table->data();
-        parallel_ranges(lines * m, [&](int64_t lo, int64_t hi) {
-          for (int64_t i = lo; i < hi;) {
-            const int64_t l = i / m, k0 = i % m, k1 = std::min(m, k0 + hi - i);
-            const C* zl = z + l * h;
-            C* out = y + l * m;
-            for (int64_t k = k0; k < k1; ++k) {
-              if (k == 0 || k == h) {  // E and O real: X_0 = E + O, X_h = E - O exactly
-                out[k] = C(k == 0 ? zl[0].real() + zl[0].imag() : zl[0].real() - zl[0].imag(), R(0));
-                continue;
-              }
-              const C zk = zl[k], zc = zl[h - k];
-              const R er = (zk.real() + zc.real()) * R(0.5), ei = (zk.imag() - zc.imag()) * R(0.5);
-              const R orr = (zk.imag() + zc.imag()) * R(0.5), oi = (zc.real() - zk.real()) * R(0.5);
-              const R wr = w[k].real(), wi = w[k].imag();
-              out[k] = C(er + wr * orr - wi * oi, ei + wr * oi + wi * orr);
+        over_line_stretches(lines, m, [&](int64_t l, int64_t k0, int64_t k1) {
+          const C* zl = z + l * h;
+          C* out = y + l * m;
+          for (int64_t k = k0; k < k1; ++k) {
+            if (k == 0 || k == h) {  // E and O real: X_0 = E + O, X_h = E - O exactly
+              out[k] = C(k == 0 ? zl[0].real() + zl[0].imag() : zl[0].real() - zl[0].imag(), R(0));
+              continue;
             }
-            i += k1 - k0;
+            const C zk = zl[k], zc = zl[h - k];
+            const R er = (zk.real() + zc.real()) * R(0.5), ei = (zk.imag() - zc.imag()) * R(0.5);
+            const R orr = (zk.imag() + zc.imag()) * R(0.5), oi = (zc.real() - zk.real()) * R(0.5);
+            const R wr = w[k].real(), wi = w[k].imag();
+            out[k] = C(er + wr * orr - wi * oi, ei + wr * oi + wi * orr);
           }
         });
       } else {
@@ -362,26 +369,22 @@ void fft_typed(const KernelCall& call, FftType type, const ir::Ints& lengths) {
         // O_k = W_n^-k (X[k] - conj X[h-k]) / 2; one inverse transform of h = n/2 gives the
         // even and odd samples interleaved.
         const int64_t h = n / 2;
-        const auto w_table = twiddles<R>(n);
+        const auto w_table = split_twiddles<R>(n);
         const std::vector<C>& w = *w_table;
         const auto z_buffer = scratch<C>(lines * h);
         C* z = z_buffer.get();
-        parallel_ranges(lines * h, [&](int64_t lo, int64_t hi) {
-          for (int64_t i = lo; i < hi;) {  // a line's stretch at a time: no division per element
-            const int64_t l = i / h, k0 = i % h, k1 = std::min(h, k0 + hi - i);
-            const C* X = spectrum + l * m;
-            C* zl = z + l * h;
-            for (int64_t k = k0; k < k1; ++k) {
-              // a = X[k], b = conj X[h - k]; at k = 0 both are bins 0 and h, real parts only.
-              const R ar = X[k].real(), ai = k == 0 ? R(0) : X[k].imag();
-              const R br = X[h - k].real(), bi = k == 0 ? R(0) : -X[h - k].imag();
-              const R er = (ar + br) * R(0.5), ei = (ai + bi) * R(0.5);
-              const R dr = (ar - br) * R(0.5), di = (ai - bi) * R(0.5);
-              const C wk = w[static_cast<size_t>(k)];  // odd = conj(wk) d
-              const R orr = wk.real() * dr + wk.imag() * di, oi = wk.real() * di - wk.imag() * dr;
-              zl[k] = C(er - oi, ei + orr);
-            }
-            i += k1 - k0;
+        over_line_stretches(lines, h, [&](int64_t l, int64_t k0, int64_t k1) {
+          const C* X = spectrum + l * m;
+          C* zl = z + l * h;
+          for (int64_t k = k0; k < k1; ++k) {
+            // a = X[k], b = conj X[h - k]; at k = 0 both are bins 0 and h, real parts only.
+            const R ar = X[k].real(), ai = k == 0 ? R(0) : X[k].imag();
+            const R br = X[h - k].real(), bi = k == 0 ? R(0) : -X[h - k].imag();
+            const R er = (ar + br) * R(0.5), ei = (ai + bi) * R(0.5);
+            const R dr = (ar - br) * R(0.5), di = (ai - bi) * R(0.5);
+            const C wk = w[static_cast<size_t>(k)];  // odd = conj(wk) d
+            const R orr = wk.real() * dr + wk.imag() * di, oi = wk.real() * di - wk.imag() * dr;
+            zl[k] = C(er - oi, ei + orr);
           }
         });
         complex_along(z, reinterpret_cast<C*>(y), Shape{lines, h}, 1, true);
