@@ -36,10 +36,6 @@ bool host_complex_fn(Op op) {
 }  // namespace
 
 std::string op_expr(Op op, DType dt, DType out, const std::vector<std::string>& a) {
-  // complex_ops.h's bitcast copies bytes with __builtin_memcpy, which NVRTC lacks.
-  if (op == Op::bitcast_convert_type && (ir::is_complex(dt) || ir::is_complex(out)))
-    throw UnsupportedError(
-        "cuda codegen: no CUDA code for bitcast_convert_type of complex values yet (the host computes it)");
   if (ir::is_complex(dt) && host_complex_fn(op))
     throw UnsupportedError("cuda codegen: no CUDA code for " + std::string(ir::op_name(op)) + " of " + dtype_name(dt) +
                            " yet (the host computes it)");

@@ -184,12 +184,16 @@ inline std::complex<T> gcg_c_complex(T re, T im) {
   return {re, im};
 }
 
-// bitcast_convert_type to or from a complex number: its bytes, as another type of its width.
+// bitcast_convert_type to or from a complex number: its bytes, as another
+// type of its width (copied byte by byte: NVRTC has no memcpy builtin; the
+// compilers make it one move).
 template <class To, class From>
 inline To gcg_c_bitcast(From v) {
   static_assert(sizeof(To) == sizeof(From), "bitcast between types of one width");
   To t;
-  __builtin_memcpy(static_cast<void*>(&t), static_cast<const void*>(&v), sizeof(To));
+  const unsigned char* from = reinterpret_cast<const unsigned char*>(&v);
+  unsigned char* to = reinterpret_cast<unsigned char*>(&t);
+  for (int k = 0; k < (int)sizeof(To); ++k) to[k] = from[k];
   return t;
 }
 

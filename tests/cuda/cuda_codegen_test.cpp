@@ -125,6 +125,10 @@ CudaBody complex_ops() {
   outs.push_back(to(d, DType::c64));
   outs.push_back(to(x, DType::c64));
   outs.push_back(to(z, DType::f32));
+  outs.push_back(b.add1(Op::bitcast_convert_type, {z}, ir::Attrs{{"new_dtype", DType::i64}}));
+  outs.push_back(b.add1(Op::bitcast_convert_type,
+                        {b.add1(Op::bitcast_convert_type, {z}, ir::Attrs{{"new_dtype", DType::f64}})},
+                        ir::Attrs{{"new_dtype", DType::c64}}));
   outs.push_back(b.add1(Op::select, {q, z, w}));
   ValueId c =
       b.add1(Op::broadcast_in_dim, {b.add1(Op::complex, {constant(b, DType::f32, 0.5), constant(b, DType::f32, -2.0)})},
