@@ -10,30 +10,29 @@ const FftKernels& fft_kernels_avx2();
 const FftKernels& fft_kernels_avx512();
 #endif
 
-const FftKernels& fft_kernels() {
-  static const FftKernels& chosen = [&]() -> const FftKernels& {
-    switch (float_math().isa) {
+namespace {
+
+// The kernel built for `isa` (the float math tables list only instruction sets this build and CPU have).
+const FftKernels& kernels_of(FloatIsa isa) {
+  switch (isa) {
 #ifdef GRAFT_FLOAT_MATH_X86
-      case FloatIsa::avx2: return fft_kernels_avx2();
-      case FloatIsa::avx512: return fft_kernels_avx512();
+    case FloatIsa::avx2: return fft_kernels_avx2();
+    case FloatIsa::avx512: return fft_kernels_avx512();
 #endif
-      default: return fft_kernels_baseline();
-    }
-  }();
+    default: return fft_kernels_baseline();
+  }
+}
+
+}  // namespace
+
+const FftKernels& fft_kernels() {
+  static const FftKernels& chosen = kernels_of(float_math().isa);
   return chosen;
 }
 
 std::vector<const FftKernels*> fft_kernel_sets() {
   std::vector<const FftKernels*> out;
-  for (const FloatMathTable* t : float_math_tables()) {
-    switch (t->isa) {
-#ifdef GRAFT_FLOAT_MATH_X86
-      case FloatIsa::avx2: out.push_back(&fft_kernels_avx2()); break;
-      case FloatIsa::avx512: out.push_back(&fft_kernels_avx512()); break;
-#endif
-      default: out.push_back(&fft_kernels_baseline());
-    }
-  }
+  for (const FloatMathTable* t : float_math_tables()) out.push_back(&kernels_of(t->isa));
   return out;
 }
 
