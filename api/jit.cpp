@@ -138,9 +138,8 @@ const runtime::AllocationSite* executable_site(const ir::Graph& g) {
   return runtime::intern_site("jit", "", "", "", 0);
 }
 
-// Tiered execution: the module compiles on the background worker unless the
-// caller waits for it. A background failure is reported once and the
-// executable stays on the interpreter.
+}  // namespace
+
 std::shared_ptr<const codegen::cpu::PendingKernels> start_cpu_compile(const ir::GraphPtr& graph, bool wait) {
   if (wait) {
     auto pending = codegen::cpu::compile_fused_graph_now(graph);
@@ -168,6 +167,8 @@ std::shared_ptr<const codegen::cpu::PendingKernels> start_cpu_compile(const ir::
     }
   });
 }
+
+namespace {
 
 // pmap nodes' bodies compiled like any jit program, each run by every
 // replica of the node on its own device. The replicas' devices are the
@@ -309,7 +310,8 @@ std::vector<Array> run_executable(const Executable& exe, const std::vector<Array
   const codegen::cpu::FusedGraphKernels* compiled = exe.cpu ? exe.cpu->ready() : nullptr;
   if (exe.cpu) (compiled ? g_tier_counts.compiled : g_tier_counts.interpreted).fetch_add(1, std::memory_order_relaxed);
   const std::vector<interpreter::NodeKernel>* kernels = compiled && compiled->compiled ? &compiled->node_kernels : nullptr;
-  if (exe.rebound && exe.rebound->compiled) kernels = &exe.rebound->node_kernels;
+  // A polymorphic instance: the first sample's kernels, until its own module (if it needs one) is loaded.
+  if (!compiled && exe.rebound && exe.rebound->compiled) kernels = &exe.rebound->node_kernels;
   if (!exe.pmap_kernels.empty()) {
     if (kernels) {
       std::call_once(exe.merged_once, [&] {

@@ -60,6 +60,10 @@ struct Executable {
 std::shared_ptr<Executable> executable_of_fused(ir::GraphPtr fused, const ir::Graph& clean, int64_t nodes_before,
                                                 Backend backend, const JitOptions& options,
                                                 const std::vector<bool>& donated, bool compile_kernels);
+// Tiered execution: the cpu module of `graph` compiles on the background
+// worker unless the caller waits for it (or every module is on disk). A
+// background failure is reported once and the executable stays on the interpreter.
+std::shared_ptr<const codegen::cpu::PendingKernels> start_cpu_compile(const ir::GraphPtr& graph, bool wait);
 // Simplification, constant folding, remat inlining and fusion: what jit does to a traced graph.
 struct JitPasses {
   ir::GraphPtr clean;  // before fusion

@@ -285,9 +285,15 @@ std::shared_ptr<const Executable> PolymorphicExecutable::instance(const std::vec
   // (a batch is not part of a generated kernel's source, codegen/cuda/emit.cpp).
   if (first->backend == Backend::cuda)
     exe->cuda = std::make_shared<const codegen::cuda::CudaGraphKernels>(codegen::cuda::cuda_graph_kernels(*g, nullptr));
-  if (loaded)
+  if (loaded) {
     exe->rebound = std::make_shared<const codegen::cpu::FusedGraphKernels>(
         codegen::cpu::rebind_fused_graph(*g, *loaded, &generic));
+    // Kernels whose code at these sizes the module lacks (a size of 1 drops its axis; a long row takes
+    // another loop than a short one): the instance's own module, compiled in the background (or now, with
+    // wait_for_compile). Sources hold no sizes, so this compiles once per such form of the program: every
+    // other size of that form finds the module in the cache.
+    if (exe->rebound->differing > 0) exe->cpu = start_cpu_compile(g, options.wait_for_compile);
+  }
   ++made_;
   recent_.push_front(Instance{values, exe, loaded != nullptr});
   if (recent_.size() > kKeep) recent_.pop_back();
@@ -325,11 +331,18 @@ std::string polymorphic_text(const PolymorphicExecutable& poly) {
   if (last) {
     int64_t fusions = 0;
     for (const ir::Node& n : last->graph->nodes()) fusions += n.op == ir::Op::fusion;
+    // Its own module once loaded (a form of the program the first sample's module lacks), else that module's kernels.
+    const codegen::cpu::FusedGraphKernels* own = last->cpu ? last->cpu->ready() : nullptr;
+    const codegen::cpu::FusedGraphKernels* used = own ? own : last->rebound.get();
     s += "the most recent instance (" + ir::symbol_values_str(p.symbols, at) +
-         "): " + std::to_string(last->rebound ? last->rebound->compiled : 0) + " of " + std::to_string(fusions) +
-         " fused kernels run the compiled module, the others the interpreter\n";
-    if (last->rebound)
-      for (const std::string& why : last->rebound->refused) s += "  " + why + "\n";
+         "): " + std::to_string(used ? used->compiled : 0) + " of " + std::to_string(fusions) +
+         " fused kernels run compiled code, the others the interpreter; " +
+         (own         ? "its own module (the first sample's lacks the code of this form of the program)"
+          : last->cpu ? "the first sample's module, while its own compiles"
+                      : "the first sample's module") +
+         "\n";
+    if (used)
+      for (const std::string& why : used->refused) s += "  " + why + "\n";
   }
   return s;
 }

@@ -10,10 +10,12 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "api/jit_executable.h"
+#include "codegen/cpu/emit.h"
 #include "graft/graph.h"
 #include "ir/dim_expr.h"
 #include "ir/symbolic_graph.h"
@@ -50,7 +52,8 @@ struct PolymorphicExecutable {
   int64_t traced_nodes = 0;
   std::vector<int64_t> first_point;  // the symbols' values at the first sample
   Graph traced;                      // the trace at the first sample, with its symbolic dimensions
-  std::vector<std::string> generic;  // by node: a kernel source that serves every size (codegen/cpu)
+  std::vector<std::optional<codegen::cpu::KernelSource>>
+      generic;  // by node: a kernel that serves every size (codegen/cpu)
 
   // The executable at these symbol values (made on first use, a few kept).
   std::shared_ptr<const Executable> instance(const std::vector<int64_t>& values) const;

@@ -84,7 +84,7 @@ class Emitter {
  public:
   Emitter(const ir::Graph& g, const std::string& sym) : g_(g), sym_(sym), p_(schedule(g)) {}
 
-  std::string run() {
+  KernelSource run() {
     std::ostringstream os;
     std::string prelude = kPrelude;
     replace(prelude, "GCG_SCALAR_OPS", scalar_ops_text());
@@ -98,12 +98,12 @@ class Emitter {
     os << "namespace {\n";
     if (p_.has_loop) {
       std::string block = block_fn();  // collects what the context must carry
-      os << ctx_struct() << gather_tables() << block;
+      os << ctx_struct() << block;
       if (has_red()) os << run_fn();
     }
     os << "}  // namespace\n\n";
     os << entry_fn();
-    return os.str();
+    return {os.str(), std::move(sizes_)};
   }
 
  private:
@@ -125,10 +125,22 @@ class Emitter {
                complex_ops_text(), "}  // namespace\n#endif  // GRAFT_CG_COMPLEX\n");
   }
 
+  // A size in the source: the next entry of the kernel's sizes, read at run time (z[k]), so that the
+  // source holds no size and serves every size that gives the same code. Sizes that shape the code (an
+  // array's length, which loop runs) stay literals.
+  std::string sz(int64_t v) const {
+    sizes_.push_back(v);
+    return cat("z[", num(static_cast<int64_t>(sizes_.size() - 1)), "]");
+  }
+
   const FusedValue& val(int s) const { return p_.value(s); }
   std::string T(int s) const { return ctype(val(s).dtype); }
   std::string u(int ord) { return cat("u", num(ord)); }
   bool has_red() const { return p_.red >= 0; }
+  // The constant nodes: the first entries of the kernel's scalars (kernel_constants).
+  int64_t constants() const {
+    return std::count_if(g_.nodes().begin(), g_.nodes().end(), [](const Node& n) { return n.op == Op::constant; });
+  }
   Op red_op() const { return p_.reduction().node->op; }
   DType red_dtype() const { return val(p_.reduction().in).dtype; }
   int64_t red_count() const { return val(p_.reduction().out).count; }
@@ -186,9 +198,13 @@ class Emitter {
         Shape sizes;
         std::vector<int64_t> strides;
         ir::merged_axes(v, &sizes, &strides);
-        body << "  gcg_gather<" << ctype(v.dtype) << ">(in" << v.input << ", g" << ord << ", xlo, len, "
-             << sizes.size() << ", " << sym_ << "_g" << ord << "_size, " << sym_ << "_g" << ord << "_stride);\n";
-        gathers_.push_back({static_cast<int>(ord), sizes, strides});
+        // The table's sizes and strides are kernel sizes (the outermost size never wraps, every index being below
+        // N: unbounded).
+        const int64_t at = static_cast<int64_t>(sizes_.size());
+        for (size_t i = 0; i < sizes.size(); ++i) sizes_.push_back(i ? sizes[i] : INT64_MAX);
+        for (int64_t st : strides) sizes_.push_back(st);
+        body << "  gcg_gather<" << ctype(v.dtype) << ">(in" << v.input << ", g" << ord << ", xlo, len, " << sizes.size()
+             << ", c.z + " << at << ", c.z + " << at + static_cast<int64_t>(sizes.size()) << ");\n";
       }
     }
     for (size_t si = 0; si < p_.stages.size(); ++si) {
@@ -285,24 +301,10 @@ class Emitter {
 
   std::string ctx_struct() {
     std::ostringstream os;
-    os << "struct " << sym_ << "_ctx {\n  const void* const* in;\n  void* const* out;\n  int64_t lim;\n";
+    os << "struct " << sym_
+       << "_ctx {\n  const void* const* in;\n  void* const* out;\n  const int64_t* z;\n  int64_t lim;\n";
     for (int ord : used_uniforms_) os << "  " << ctype(val(ord).dtype) << " " << u(ord) << ";\n";
     os << "};\n\n";
-    return os.str();
-  }
-
-  std::string gather_tables() {
-    std::ostringstream os;
-    for (const auto& gt : gathers_) {
-      os << "const int64_t " << sym_ << "_g" << gt.ord << "_size[] = {";
-      // The outermost size never wraps (every index is below N): unbounded, so
-      // that the source does not hold it (a batch dimension's size).
-      for (size_t i = 0; i < gt.sizes.size(); ++i) os << (i ? ", " : "") << (i ? num(gt.sizes[i]) : "__INT64_MAX__");
-      os << "};\nconst int64_t " << sym_ << "_g" << gt.ord << "_stride[] = {";
-      for (size_t i = 0; i < gt.strides.size(); ++i) os << (i ? ", " : "") << gt.strides[i];
-      os << "};\n";
-    }
-    if (!gathers_.empty()) os << "\n";
     return os.str();
   }
 
@@ -376,6 +378,7 @@ class Emitter {
     std::ostringstream os;
     os << "GCG_EXPORT void " << sym_ << "(const void* const* in, void* const* out, const int64_t* sc, int64_t n) {\n";
     os << "  (void)in;\n  (void)out;\n  (void)sc;\n  (void)n;\n";
+    os << "  const int64_t* z = sc + " << constants() << ";\n  (void)z;\n";
     // Uniform values, in node order.
     for (const ScheduledStep& ss : p_.once) {
       const ir::FusedStep& st = p_.step(ss);
@@ -407,10 +410,13 @@ class Emitter {
       const std::string dst = cat("out[", num(static_cast<int64_t>(pos)), "]");
       switch (o.store) {
         case OutputStore::scalar: os << "  *static_cast<" << t << "*>(" << dst << ") = " << u(v.scalar) << ";\n"; break;
-        case OutputStore::fill: os << "  gcg_fill<" << t << ">(static_cast<" << t << "*>(" << dst << "), " << u(v.scalar) << ", " << v.count << ");\n"; break;
+        case OutputStore::fill:
+          os << "  gcg_fill<" << t << ">(static_cast<" << t << "*>(" << dst << "), " << u(v.scalar) << ", "
+             << sz(v.count) << ");\n";
+          break;
         case OutputStore::copy:
           os << "  if (" << dst << " != in[" << v.input << "]) __builtin_memcpy(" << dst << ", in[" << v.input << "], "
-             << v.count * static_cast<int64_t>(ir::dtype_size(v.dtype)) << ");\n";
+             << sz(v.count * static_cast<int64_t>(ir::dtype_size(v.dtype))) << ");\n";
           break;
         default: break;
       }
@@ -418,13 +424,13 @@ class Emitter {
     if (has_red() && !p_.has_loop) {  // nothing to reduce: N == 0
       const std::string rt = ctype(red_dtype());
       os << "  {\n    " << rt << "* y = static_cast<" << rt << "*>(out[" << red_positions()[0] << "]);\n";
-      os << "    for (int64_t o = 0; o < " << red_count() << "; ++o) y[o] = " << store_expr(red_dtype(), identity())
+      os << "    for (int64_t o = 0; o < " << sz(red_count()) << "; ++o) y[o] = " << store_expr(red_dtype(), identity())
          << ";\n  }\n";
       os << copy_reduction();
     }
     if (p_.has_loop) {
-      os << "  " << sym_ << "_ctx c;\n  c.in = in;\n  c.out = out;\n  c.lim = n;\n";
-      if (has_red()) os << "  const int64_t g0 = n / " << rest_of_groups() << ";\n  (void)g0;\n";
+      os << "  " << sym_ << "_ctx c;\n  c.in = in;\n  c.out = out;\n  c.z = z;\n  c.lim = n;\n";
+      if (has_red()) os << "  const int64_t g0 = n / " << sz(rest_of_groups()) << ";\n  (void)g0;\n";
       for (int ord : used_uniforms_) os << "  c." << u(ord) << " = " << u(ord) << ";\n";
       if (has_red()) os << reduce_driver();
       else os << elementwise_driver();
@@ -440,7 +446,7 @@ class Emitter {
   // so that one source serves every size of it (a shape-polymorphic
   // program's instances); the other groups' sizes are literals.
   const std::vector<ir::ReductionGroup>& groups() const { return p_.reduction().groups; }
-  std::string gsize(size_t i) const { return i == 0 ? std::string("g0") : num(groups()[i].size); }
+  std::string gsize(size_t i) const { return i == 0 ? std::string("g0") : sz(groups()[i].size); }
   int64_t rest_of_groups() const {
     int64_t r = 1;
     for (size_t i = 1; i < groups().size(); ++i) r *= groups()[i].size;
@@ -448,8 +454,8 @@ class Emitter {
   }
   // The reduction's output count: a literal, or g0 times the other kept groups.
   std::string red_count_expr() const {
-    if (!p_.has_loop || groups().empty() || groups()[0].reduced) return num(red_count());
-    return cat("(g0 * ", num(red_count() / groups()[0].size), ")");
+    if (!p_.has_loop || groups().empty() || groups()[0].reduced) return sz(red_count());
+    return cat("(g0 * ", sz(red_count() / groups()[0].size), ")");
   }
   // `loop` in parallel when `count` (an expression) reaches kParallelMin, else on this thread:
   // a small call stays out of libgomp altogether.
@@ -567,8 +573,8 @@ class Emitter {
     }
     std::string base = "0", obase = "0";
     for (int i = 0; i < m - 1; ++i) {
-      base = cat(base, " + i", num(i), " * ", num(G[i].in_stride));
-      if (!G[i].reduced) obase = cat(obase, " + i", num(i), " * ", num(G[i].out_stride));
+      base = cat(base, " + i", num(i), " * ", sz(G[i].in_stride));
+      if (!G[i].reduced) obase = cat(obase, " + i", num(i), " * ", sz(G[i].out_stride));
     }
     const std::string inner_size = gsize(static_cast<size_t>(m - 1));
     loop << ind << "const int64_t base = " << base << ", o = " << obase << ";\n";
@@ -608,7 +614,7 @@ class Emitter {
     ir::OuterReducedInner f;
     if (!ir::outer_reduced_inner(groups(), &f)) fail("a float sum over axes that are not adjacent");
     const bool outer_leads = !groups().empty() && !groups()[0].reduced;
-    const std::string outer = outer_leads ? "g0" : num(f.outer), reduced = outer_leads ? num(f.reduced) : "g0";
+    const std::string outer = outer_leads ? "g0" : sz(f.outer), reduced = outer_leads ? sz(f.reduced) : "g0";
     os << red_y_begin();
     if (f.inner == 1 && f.outer == 1) {
       os << "  // full float sum: chunks (subtrees) combined as sum_order's tree\n" << chunk_parts();
@@ -618,17 +624,17 @@ class Emitter {
       os << "  y[0] = lv.finish(part[nch - 1]);\n";
       os << "  if (part != part_small) __builtin_free(part);\n";
     } else if (f.inner == 1 && f.reduced <= kBlock) {
-      // Short rows: a block holds kBlock / R whole rows, each one row block (R a literal).
-      const int64_t per = kBlock / f.reduced;
-      os << "  // float row sums: rows of " << f.reduced << ", " << per << " per block\n";
-      os << "  const int64_t chunks = (" << outer << " + " << per - 1 << ") / " << per << ";\n";
+      // Short rows: a block holds kBlock / R whole rows, each one row block.
+      os << "  // float row sums: rows of R, per of them in a block\n";
+      os << "  const int64_t R = " << sz(f.reduced) << ", per = " << sz(kBlock / f.reduced) << ";\n";
+      os << "  const int64_t chunks = (" << outer << " + per - 1) / per;\n";
       std::ostringstream loop;
       loop << "  for (int64_t q = 0; q < chunks; ++q) {\n";
-      loop << "    const int64_t o0 = q * " << per << ", o1 = gcg_lo(" << outer << ", o0 + " << per << ");\n";
+      loop << "    const int64_t o0 = q * per, o1 = gcg_lo(" << outer << ", o0 + per);\n";
       loop << "    alignas(64) " << t << " red[" << temp_len() << "];\n";
-      loop << "    " << sym_ << "_block(c, o0 * " << f.reduced << ", o1 * " << f.reduced << ", red);\n";
-      loop << "    for (int64_t o = o0; o < o1; ++o) y[o] = graft::sum_order::block_sum<" << t << ">(red + (o - o0) * "
-           << f.reduced << ", " << f.reduced << ");\n";
+      loop << "    " << sym_ << "_block(c, o0 * R, o1 * R, red);\n";
+      loop << "    for (int64_t o = o0; o < o1; ++o) y[o] = graft::sum_order::block_sum<" << t
+           << ">(red + (o - o0) * R, R);\n";
       loop << "  }\n";
       os << maybe_parallel("n", loop.str());
     } else if (f.inner == 1) {
@@ -636,26 +642,27 @@ class Emitter {
       os << maybe_parallel("n", cat("  for (int64_t o = 0; o < ", outer, "; ++o) y[o] = ", sym_, "_run(c, o * ",
                                     reduced, ", o * ", reduced, " + ", reduced, ");\n"));
     } else {
-      const int64_t W = std::min<int64_t>(f.inner, kBlock), wch = (f.inner + W - 1) / W;
-      // The levels of a column's tree: a literal, or from the leading group's rows (at most kMaxDim).
-      const int64_t max_levels =
-          outer_leads ? sum_order::column_levels(f.reduced) : sum_order::column_levels(ir::kMaxDim);
-      os << "  // float column sums: " << outer << " x " << f.inner << " columns of " << reduced << " rows\n";
+      // Columns in blocks of W = min(inner, kBlock). The storage's length is a literal that does not depend on
+      // the sizes: kBlock columns of the levels of at most kMaxDim rows (the stack holds it, untouched past W).
+      const int64_t W = std::min<int64_t>(f.inner, kBlock);
+      const int64_t max_levels = sum_order::column_levels(ir::kMaxDim);
+      os << "  // float column sums: " << outer << " x inner columns of " << reduced << " rows, in blocks of W\n";
       os << "  const int64_t levels = graft::sum_order::column_levels(" << reduced << ");\n";
+      os << "  const int64_t inner = " << sz(f.inner) << ", W = " << sz(W) << ", wch = " << sz((f.inner + W - 1) / W)
+         << ";\n";
       std::ostringstream loop;
-      loop << "  for (int64_t it = 0; it < " << outer << " * " << wch << "; ++it) {\n";
-      loop << "    const int64_t o = it / " << wch << ", w0 = (it % " << wch << ") * " << W << ", w1 = gcg_lo("
-           << f.inner << ", w0 + " << W << ");\n";
+      loop << "  for (int64_t it = 0; it < " << outer << " * wch; ++it) {\n";
+      loop << "    const int64_t o = it / wch, w0 = (it % wch) * W, w1 = gcg_lo(inner, w0 + W);\n";
       loop << "    alignas(64) " << t << " red[" << temp_len() << "];\n";
-      loop << "    alignas(64) " << t << " store[" << (max_levels + 1) * W << "];\n";
+      loop << "    alignas(64) " << t << " store[" << (max_levels + 1) * kBlock << "];\n";
       loop << "    graft::sum_order::ColumnSums<" << t << "> cs;\n";
       loop << "    cs.start(store, w1 - w0, levels);\n";
       loop << "    for (int64_t r = 0; r < " << reduced << "; ++r) {\n";
-      loop << "      const int64_t b = (o * " << reduced << " + r) * " << f.inner << ";\n";
+      loop << "      const int64_t b = (o * " << reduced << " + r) * inner;\n";
       loop << "      " << sym_ << "_block(c, b + w0, b + w1, red);\n";
       loop << "      cs.add(red, 1, 0);\n";
       loop << "    }\n";
-      loop << "    cs.finish(y + o * " << f.inner << " + w0);\n";
+      loop << "    cs.finish(y + o * inner + w0);\n";
       loop << "  }\n";
       os << maybe_parallel("n", loop.str());
     }
@@ -663,28 +670,33 @@ class Emitter {
     return os.str();
   }
 
-  struct GatherTable {
-    int ord;
-    Shape sizes;
-    std::vector<int64_t> strides;
-  };
-
   const ir::Graph& g_;
   std::string sym_;
   Schedule p_;
   std::set<int> used_inputs_, used_uniforms_;
   std::set<size_t> used_outputs_;
-  std::vector<GatherTable> gathers_;
+  mutable std::vector<int64_t> sizes_;  // the kernel's sizes, z[0], z[1], ...
 };
 
 }  // namespace
 
-std::string emit_kernel(const ir::Graph& body, const std::string& symbol) {
+KernelSource emit_kernel_source(const ir::Graph& body, const std::string& symbol) {
   check_symbol(symbol, "cpu codegen");
   return Emitter(body, symbol).run();
 }
 
+std::string emit_kernel(const ir::Graph& body, const std::string& symbol) {
+  return emit_kernel_source(body, symbol).text;
+}
+
 std::vector<int64_t> kernel_scalars(const ir::Graph& body) {
+  std::vector<int64_t> out = kernel_constants(body);
+  const std::vector<int64_t> sizes = emit_kernel_source(body, "gcg_sizes").sizes;
+  out.insert(out.end(), sizes.begin(), sizes.end());
+  return out;
+}
+
+std::vector<int64_t> kernel_constants(const ir::Graph& body) {
   std::vector<int64_t> out;
   for (const Node& n : body.nodes()) {
     if (n.op != Op::constant) continue;

@@ -22,14 +22,20 @@
 //               with a reduction may read its inputs again after writing its
 //               elementwise outputs, so its outputs must not alias inputs.
 //   scalars     one int64 per constant node, in node order, holding the
-//               constant's bytes in its low bytes (kernel_scalars(body))
+//               constant's bytes in its low bytes (kernel_constants(body)),
+//               then the kernel's sizes (KernelSource::sizes): together
+//               kernel_scalars(body)
 //   n           elements to compute: N, the iteration space's size. An
 //               elementwise kernel computes elements [0, n) for any
 //               0 <= n <= N; a kernel with a reduction requires n == N.
 //
-// Shapes are part of the source (structural); buffers and constant values
-// are parameters, so a new constant value changes kernel_scalars(body), not
-// the source.
+// Buffers, constant values and sizes are parameters: a new constant value or
+// a new size changes kernel_scalars(body), not the source. What the sizes
+// decide stays in the source (structural): ranks, which axes merge (a size
+// of 1 drops its axis), which loops run (a row sum of short rows or of long
+// ones), the lengths of arrays on the stack. So one compiled kernel serves
+// every size that gives its source, whichever axis the sizes change: a
+// shape-polymorphic program's instances, a jitted function at a new shape.
 //
 // Every emitted source starts with a shared prelude guarded by a macro, so
 // the sources of several kernels (with distinct symbols) concatenate into one
@@ -56,12 +62,22 @@
 
 namespace graft::codegen::cpu {
 
-// C++ source of the kernel `symbol` computing `body`. Throws
-// graft::UnsupportedError when the body is not of the form above.
+// A kernel's source and the sizes it reads at run time, z[0], z[1], ...
+struct KernelSource {
+  std::string text;
+  std::vector<int64_t> sizes;
+};
+
+// The kernel `symbol` computing `body`. Throws graft::UnsupportedError when
+// the body is not of the form above.
+KernelSource emit_kernel_source(const ir::Graph& body, const std::string& symbol);
+// Its text alone.
 std::string emit_kernel(const ir::Graph& body, const std::string& symbol);
 
-// The `scalars` argument of a kernel emitted from `body`.
+// The `scalars` argument of a kernel emitted from `body`: its constants, then its sizes.
 std::vector<int64_t> kernel_scalars(const ir::Graph& body);
+// The constants alone, one int64 per constant node (the CUDA emitter's parameters too).
+std::vector<int64_t> kernel_constants(const ir::Graph& body);
 
 // The `n` argument of a kernel emitted from `body`: its iteration space's size N.
 int64_t kernel_elements(const ir::Graph& body);

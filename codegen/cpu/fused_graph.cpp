@@ -33,15 +33,22 @@ void rename(std::string& text, const std::string& to) {
     text.replace(at, kPlaceholder.size(), to);
 }
 
-// The kernel source of fusion node `node` (index i) under the placeholder
-// name, or nullopt when the emitter refuses its body (the reason added to *refused).
-std::optional<std::string> fusion_source(const ir::Node& node, size_t i, std::vector<std::string>* refused) {
+// The kernel of fusion node `node` (index i) under the placeholder name, or
+// nullopt when the emitter refuses its body (the reason added to *refused).
+std::optional<KernelSource> fusion_source(const ir::Node& node, size_t i, std::vector<std::string>* refused) {
   try {
-    return emit_kernel(*ir::attr<ir::Graphs>(node, "body").at(0), kPlaceholder);
+    return emit_kernel_source(*ir::attr<ir::Graphs>(node, "body").at(0), kPlaceholder);
   } catch (const UnsupportedError& e) {
     if (refused) refused->push_back("node " + std::to_string(i) + ": " + e.what());
     return std::nullopt;
   }
+}
+
+// The kernel's `scalars`: the body's constants, then the kernel's sizes.
+std::vector<int64_t> scalars_of(const ir::Graph& body, const KernelSource& k) {
+  std::vector<int64_t> out = kernel_constants(body);
+  out.insert(out.end(), k.sizes.begin(), k.sizes.end());
+  return out;
 }
 
 // Calls a compiled kernel with a fusion node's buffers. The kernel holds its
@@ -130,12 +137,12 @@ std::optional<FusedGraphKernels> compile_fused(const ir::Graph& graph, bool only
     const ir::Node& node = graph.nodes()[i];
     if (node.op != ir::Op::fusion) continue;
     const ir::Graph& body = *ir::attr<ir::Graphs>(node, "body").at(0);
-    std::optional<std::string> source = fusion_source(node, i, &out.refused);
+    std::optional<KernelSource> source = fusion_source(node, i, &out.refused);
     if (!source) continue;  // a body of another form: the interpreter runs it
-    std::string text = std::move(*source);
-    auto [it, fresh] = index_of.emplace(std::move(text), distinct.size());
+    std::vector<int64_t> scalars = scalars_of(body, *source);
+    auto [it, fresh] = index_of.emplace(std::move(source->text), distinct.size());
     if (fresh) distinct.push_back(it->first);
-    uses.push_back({i, it->second, kernel_scalars(body), kernel_elements(body)});
+    uses.push_back({i, it->second, std::move(scalars), kernel_elements(body)});
   }
   if (uses.empty()) return out;
 
@@ -181,7 +188,7 @@ std::optional<FusedGraphKernels> compile_fused(const ir::Graph& graph, bool only
 }  // namespace
 
 FusedGraphKernels rebind_fused_graph(const ir::Graph& graph, const FusedGraphKernels& loaded,
-                                     const std::vector<std::string>* generic) {
+                                     const std::vector<std::optional<KernelSource>>* generic) {
   FusedGraphKernels out;
   out.node_kernels.resize(graph.nodes().size());
   out.index = loaded.index;
@@ -192,24 +199,31 @@ FusedGraphKernels rebind_fused_graph(const ir::Graph& graph, const FusedGraphKer
     const ir::Node& node = graph.nodes()[i];
     if (node.op != ir::Op::fusion) continue;
     const ir::Graph& body = *ir::attr<ir::Graphs>(node, "body").at(0);
-    std::optional<std::string> source = fusion_source(node, i, &out.refused);
+    std::optional<KernelSource> source = fusion_source(node, i, &out.refused);
     if (!source) continue;
-    std::string text = std::move(*source);
+    std::string text = source->text;
+    std::vector<int64_t> scalars = scalars_of(body, *source);
     const KernelIndex::Loaded* found = nullptr;
     auto find = [&](const std::string& source) {
       if (loaded.index)
         if (auto it = loaded.index->by_source.find(source); it != loaded.index->by_source.end()) found = &it->second;
     };
     find(text);
-    if (!found && generic && i < generic->size() && !(*generic)[i].empty()) {
-      find((*generic)[i]);
-      if (found) text = (*generic)[i];
+    if (!found && generic && i < generic->size() && (*generic)[i]) {
+      find((*generic)[i]->text);
+      if (found) {
+        text = (*generic)[i]->text;
+        scalars = scalars_of(body, *(*generic)[i]);
+      }
     }
     if (!found) {
-      out.refused.push_back("node " + std::to_string(i) + ": its generated source holds sizes of this call");
+      out.refused.push_back("node " + std::to_string(i) +
+                            ": its generated code at this call's sizes differs from the compiled module's "
+                            "(an axis of size 1 dropped, or another loop chosen)");
+      ++out.differing;
       continue;
     }
-    out.node_kernels[i] = bind_kernel(found->module, found->fn, kernel_scalars(body), kernel_elements(body));
+    out.node_kernels[i] = bind_kernel(found->module, found->fn, std::move(scalars), kernel_elements(body));
     ++out.compiled;
     seen.insert(text);
   }
@@ -217,21 +231,25 @@ FusedGraphKernels rebind_fused_graph(const ir::Graph& graph, const FusedGraphKer
   return out;
 }
 
-std::vector<std::string> size_generic_sources(const std::vector<ir::GraphPtr>& samples) {
-  std::vector<std::string> out;
+std::vector<std::optional<KernelSource>> size_generic_sources(const std::vector<ir::GraphPtr>& samples) {
+  std::vector<std::optional<KernelSource>> out;
   if (samples.empty()) return out;
   const ir::Graph& first = *samples[0];
   out.resize(first.nodes().size());
   for (size_t i = 0; i < first.nodes().size(); ++i) {
     if (first.nodes()[i].op != ir::Op::fusion) continue;
-    std::optional<std::string> text = fusion_source(first.nodes()[i], i, nullptr);
-    bool same = text.has_value();  // else the interpreter runs it at every size
+    std::optional<KernelSource> k = fusion_source(first.nodes()[i], i, nullptr);
+    bool same = k.has_value();  // else the interpreter runs it at every size
     for (size_t s = 1; s < samples.size() && same; ++s) {
       const ir::Graph& g = *samples[s];
-      same =
-          i < g.nodes().size() && g.nodes()[i].op == ir::Op::fusion && fusion_source(g.nodes()[i], i, nullptr) == text;
+      if (i >= g.nodes().size() || g.nodes()[i].op != ir::Op::fusion) {
+        same = false;
+        break;
+      }
+      std::optional<KernelSource> other = fusion_source(g.nodes()[i], i, nullptr);
+      same = other && other->text == k->text && other->sizes == k->sizes;
     }
-    if (same) out[i] = std::move(*text);
+    if (same) out[i] = std::move(k);
   }
   return out;
 }

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/cpu/emit.h"
 #include "interpreter/evaluate.h"
 #include "ir/graph.h"
 
@@ -34,6 +35,7 @@ struct FusedGraphKernels {
   int64_t distinct = 0;                               // distinct kernels among them
   int64_t modules = 0;                                // modules they were compiled in
   std::vector<std::string> refused;                   // why the other fusion nodes were not emitted
+  int64_t differing = 0;  // rebind_fused_graph: fusion nodes whose code at these sizes the module lacks
   std::shared_ptr<const KernelIndex> index;           // the loaded kernels by source, for rebind_fused_graph
 };
 
@@ -45,19 +47,21 @@ FusedGraphKernels compile_fused_graph(const ir::Graph& graph);
 std::optional<FusedGraphKernels> compile_fused_graph_if_cached(const ir::Graph& graph);
 
 // The kernels of `graph`'s fusion nodes whose generated source is one that
-// `loaded` compiled (a shape-polymorphic program at other sizes: a kernel
-// whose source does not hold the sizes that changed); compiles nothing. The
-// other fusion nodes run on the interpreter (listed in `refused`), unless
-// `generic` (by node index, from size_generic_sources) names a source that
-// serves the node at every size: that kernel runs with this graph's n.
+// `loaded` compiled (a shape-polymorphic program at other sizes: sizes are
+// kernel parameters, so a source changes only where the sizes change the
+// code, emit.h); compiles nothing. The other fusion nodes run on the
+// interpreter (listed in `refused`), unless `generic` (by node index, from
+// size_generic_sources) names a kernel that serves the node at every size:
+// that kernel runs with its own sizes and this graph's n.
 FusedGraphKernels rebind_fused_graph(const ir::Graph& graph, const FusedGraphKernels& loaded,
-                                     const std::vector<std::string>* generic = nullptr);
+                                     const std::vector<std::optional<KernelSource>>* generic = nullptr);
 
-// By node index, the kernel source of each fusion node that is the same in
-// every one of `samples` (one program at several sizes, whose sources differ
-// only where a size is part of one): such a kernel takes its sizes at run
-// time and serves the node at any size, even one where the emitter would
-// write another source (a size of 1, whose axis it drops). "" for the others.
-std::vector<std::string> size_generic_sources(const std::vector<ir::GraphPtr>& samples);
+// By node index, the kernel of each fusion node whose source and sizes are
+// the same in every one of `samples` (one program at several sizes): such a
+// kernel depends on the sizes only through its element count n, which it
+// takes at run time, so it serves the node at any size, even one where the
+// emitter would write another source (a size of 1, whose axis it drops).
+// nullopt for the others.
+std::vector<std::optional<KernelSource>> size_generic_sources(const std::vector<ir::GraphPtr>& samples);
 
 }  // namespace graft::codegen::cpu

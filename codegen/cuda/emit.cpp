@@ -52,7 +52,7 @@ class Emitter {
     k.symbol = sym_;
     k.num_inputs = static_cast<int>(g_.inputs().size());
     k.num_outputs = static_cast<int>(g_.outputs().size());
-    k.scalars = cpu::kernel_scalars(g_);
+    k.scalars = cpu::kernel_constants(g_);
     k.n = plan().N;
     choose_shape(&k);
 

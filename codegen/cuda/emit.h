@@ -25,7 +25,7 @@
 //                     elementwise kernel (each element is read and written
 //                     by one thread), never in a reduction kernel
 //   s0 .. s<M-1>      int64: the one-element constants' bytes
-//                     (cpu::kernel_scalars(body), node order)
+//                     (cpu::kernel_constants(body), node order)
 //   n                 int64: the iteration space's N
 // so a launcher passes a uint64_t array (kernel_params).
 //

@@ -38,6 +38,21 @@ Array batch(int64_t b, int64_t d, float seed) {
   return graft::sin(reshape(astype(arange(b * d), f32), {b, d}) * 0.37f + seed);
 }
 
+// From a polymorphic executable's text after a call at `at` ("b = 3"): how
+// many fusion nodes the compiled module runs at that size, of how many, and
+// how many it runs at the first sample size.
+struct KernelsRun {
+  int run = -1, all = -2, module = -3;
+};
+KernelsRun kernels_run(const std::string& text, const std::string& at) {
+  KernelsRun k;
+  const size_t pos = text.find("the most recent instance (" + at + "): ");
+  REQUIRE(pos != std::string::npos);
+  REQUIRE(std::sscanf(text.c_str() + text.find("): ", pos) + 3, "%d of %d", &k.run, &k.all) == 2);
+  REQUIRE(std::sscanf(text.c_str(), "backend: cpu (%d fused kernels", &k.module) == 1);
+  return k;
+}
+
 }  // namespace
 
 GRAFT_PYTREE(Mlp, w1, b1, w2);
@@ -135,15 +150,11 @@ TEST_CASE("polymorphic jit: a training step compiles once for every batch size",
       Array x = batch(b, D, 0.5f), y = batch(b, O, 0.7f);
       check_close(compiled(p, x, y).first, fixed(p, x, y).first, 1e-5);
       const std::string text = compiled.as_text();
-      const size_t at = text.find("the most recent instance (b = " + std::to_string(b) + "): ");
-      REQUIRE(at != std::string::npos);
-      int run = -1, all = -2;
-      REQUIRE(std::sscanf(text.c_str() + text.find("): ", at) + 3, "%d of %d", &run, &all) == 2);
-      int module = -3;  // fusion nodes the module runs at the first sample size (the others it refuses at any size)
-      REQUIRE(std::sscanf(text.c_str(), "backend: cpu (%d fused kernels", &module) == 1);
       INFO(text);
-      CHECK(run == module);
-      CHECK(module >= 2);
+      // module: fusion nodes the module runs at the first sample size (the others it refuses at any size).
+      const KernelsRun k = kernels_run(text, "b = " + std::to_string(b));
+      CHECK(k.run == k.module);
+      CHECK(k.module >= 2);
     }
   }
 }
@@ -192,6 +203,47 @@ TEST_CASE("polymorphic jit: two symbols, flattening (b, t, d) into (b*t, d)", "[
   CHECK_THROWS_WITH(with("\"b*t\"", "\"b*b\""), Contains("at most one in each symbol"));
   CHECK_THROWS_WITH(with("\"t >= 2\"", "\"t >=\""), Contains("$.graph.symbolic.constraints[0]"));
   CHECK_THROWS_WITH(with("\"version\": 6", "\"version\": 5"), Contains("came in version 6"));
+}
+
+TEST_CASE("polymorphic jit: kernels over symbolic axes that are not the outermost compile once", "[jit][polymorphic]") {
+  // A softmax over the sequence axis t of (b, t, 8), a weighted sum over t, a sum over the batch (column sums
+  // of t * 8 columns) and one over the features (rows of 8): sizes of t sit inside every kernel.
+  const Array w = reshape(batch(1, 8, 0.3f), {8});
+  auto f = [w](const Array& x) {
+    Array h = x * w + 0.5f;
+    Array e = graft::exp(h - max(h, {1}, true));
+    Array s = e / sum(e, {1}, true);
+    return std::make_tuple(sum(s * x, {1}), sum(h, {0}), sum(h * h, {2}));
+  };
+  const JitOptions opts{.backend = Backend::cpu, .wait_for_compile = true, .polymorphic_shapes = {"(b, t, 8)"}};
+  auto compiled = jit(f, opts).lower(reshape(batch(6, 8, 0.f), {2, 3, 8})).compile();
+  auto fixed = jit(f, {.backend = Backend::cpu, .wait_for_compile = true});
+  // Modules compiled or loaded from the disk cache (an earlier run of the tests may have compiled them).
+  auto modules_made = [] { return codegen::cpu::compile_stats().compiles + codegen::cpu::compile_stats().disk_hits; };
+  int64_t made = modules_made();
+  // b = 1 drops the batch axis from every kernel: a form of the program the module lacks, whose own module
+  // is made once (for any t); the other sizes run the first sample's module.
+  for (auto [b, t] : std::vector<std::pair<int64_t, int64_t>>{{3, 5}, {2, 40}, {5, 300}, {1, 7}, {1, 9}, {64, 2}}) {
+    INFO("b = " << b << ", t = " << t);
+    Array x = reshape(batch(b * t, 8, 0.4f), {b, t, 8});
+    auto [pooled, columns, rows] = compiled(x);
+    if (b == 1 && t == 7) {
+      CHECK(modules_made() == made + 1);
+      made = modules_made();
+    }
+    CHECK(modules_made() == made);  // nothing compiled for the polymorphic executable's new size
+    auto [want_pooled, want_columns, want_rows] = fixed(x);
+    // The same kernels at these sizes: the same bits.
+    CHECK(values(pooled) == values(want_pooled));
+    CHECK(values(columns) == values(want_columns));
+    CHECK(values(rows) == values(want_rows));
+    const std::string text = compiled.as_text();
+    INFO(text);
+    const KernelsRun k = kernels_run(text, "b = " + std::to_string(b) + ", t = " + std::to_string(t));
+    CHECK(k.module == 2);      // the softmax's maximum is a fusion the emitter refuses at any size
+    CHECK(k.run == k.module);  // every kernel the module has runs compiled, none on the interpreter
+    CHECK_THAT(text, Contains(b == 1 ? "its own module" : "; the first sample's module\n"));
+  }
 }
 
 TEST_CASE("polymorphic jit: clear errors for specifications and calls", "[jit][polymorphic]") {

@@ -74,6 +74,25 @@ TEST_CASE("jit tiers: wait_for_compile and Lowered::compile run compiled code fr
   CHECK(detail::tier_counts().compiled == t0.compiled + 2);
 }
 
+namespace {
+// 30 row sums of 30 distinct kernels (an op chain of its own each, on a
+// slice of its own: sizes are not part of a kernel's source), added.
+template <class Base>
+Array thirty_chains(const Array& a, const Base& base) {
+  Array acc = zeros({2}, f32);
+  for (int64_t k = 1; k <= 30; ++k) {
+    Array y = base(slice(a, {0, 0}, {2, k}) * 0.25f);
+    if (k & 1) y = y * y;
+    if (k & 2) y = sin(y);
+    if (k & 4) y = y + 1.0f;
+    if (k & 8) y = cos(y);
+    if (k & 16) y = -y;
+    acc = acc + sum(y, {1});
+  }
+  return acc;
+}
+}  // namespace
+
 TEST_CASE("jit tiers: equal kernels compile once, many distinct ones are split into modules", "[jit][cpu][tiers]") {
   // 12 layers: every layer's forward and backward kernels have the same source.
   std::vector<Array> ws;
@@ -92,14 +111,9 @@ TEST_CASE("jit tiers: equal kernels compile once, many distinct ones are split i
   REQUIRE(got.size() == want.size());
   for (size_t i = 0; i < got.size(); ++i) CHECK(values(got[i]) == values(want[i]));
 
-  // 30 kernels summing rows of 30 different lengths (a row's length is part of
-  // a kernel's source; the number of rows is not) and one adding their sums:
-  // 31 distinct kernels, 2 modules.
-  auto slices = [](const Array& a) {
-    Array acc = zeros({2}, f32);
-    for (int64_t k = 1; k <= 30; ++k) acc = acc + sum(exp(slice(a, {0, 0}, {2, k}) * 0.5f), {1});
-    return acc;
-  };
+  // 30 kernels of 30 different op chains (sizes are not part of a kernel's
+  // source) and one adding their sums: 31 distinct kernels, 2 modules.
+  auto slices = [](const Array& a) { return thirty_chains(a, [](const Array& x) { return exp(x); }); };
   Array v = randn({2, 40}, 10);
   auto split = jit(slices, {.backend = Backend::cpu}).lower(v).compile();
   CHECK_THAT(split.as_text(), Contains("31 fused kernels compiled to C++, 31 distinct, in 2 modules)"));
@@ -149,11 +163,9 @@ TEST_CASE("jit tiers: a failed background compile leaves the executable on the i
 }
 
 namespace {
-// 30 distinct kernels (two modules): a compile that takes a while.
+// 31 distinct kernels (two modules): a compile that takes a while.
 Array thirty_kernels(const Array& a) {
-  Array acc = zeros({2}, f32);
-  for (int64_t k = 1; k <= 30; ++k) acc = acc + sum(tanh(slice(a, {0, 0}, {2, k}) * 0.25f), {1});
-  return acc;
+  return thirty_chains(a, [](const Array& x) { return tanh(x); });
 }
 }  // namespace
 

@@ -645,8 +645,8 @@ TEST_CASE("cpu codegen: constants are parameters, not source", "[codegen]") {
   CHECK(src.find("123456") == std::string::npos);
   CHECK(src.find("0.12345") == std::string::npos);
   CHECK(src == cg::emit_kernel(*b.body, "k_const"));  // a new value: the same kernel
-  CHECK(cg::kernel_scalars(*a.body) != cg::kernel_scalars(*b.body));
-  CHECK(cg::kernel_scalars(*a.body).size() == 3);
+  CHECK(cg::kernel_constants(*a.body) != cg::kernel_constants(*b.body));
+  CHECK(cg::kernel_constants(*a.body).size() == 3);
 
   // Both values through the one compiled kernel.
   ScopedEnv dir("GRAFT_CACHE_DIR", op_cache_dir());
