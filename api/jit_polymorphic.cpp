@@ -281,10 +281,11 @@ std::shared_ptr<const Executable> PolymorphicExecutable::instance(const std::vec
   std::erase_if(recent_, [&](const Instance& i) { return i.values == values; });
   ir::GraphPtr g = ir::instantiate(program, values);
   auto exe = executable_of_fused(g, *g, traced_nodes, first->backend, options, donated, false);
-  // CUDA: the instance's kernels, found in the module cache when their source is the first sample's
-  // (a batch is not part of a generated kernel's source, codegen/cuda/emit.cpp).
+  // CUDA: the instance's kernels take their sizes as parameters, so they are found in the module cache
+  // whenever another instance of the same form (no size of 1 where the other had more) compiled them.
   if (first->backend == Backend::cuda)
-    exe->cuda = std::make_shared<const codegen::cuda::CudaGraphKernels>(codegen::cuda::cuda_graph_kernels(*g, nullptr));
+    exe->cuda = std::make_shared<const codegen::cuda::CudaGraphKernels>(
+        codegen::cuda::cuda_graph_kernels(*g, nullptr, codegen::cuda::Sizes::parameters));
   if (loaded) {
     exe->rebound = std::make_shared<const codegen::cpu::FusedGraphKernels>(
         codegen::cpu::rebind_fused_graph(*g, *loaded, &generic));

@@ -45,7 +45,8 @@ using ir::ValueClass;
 
 class Emitter {
  public:
-  Emitter(const ir::Graph& g, const std::string& sym) : g_(g), sym_(sym), s_(checked_schedule(g)) {}
+  Emitter(const ir::Graph& g, const std::string& sym, Sizes sizes)
+      : g_(g), sym_(sym), s_(checked_schedule(g)), params_(sizes == Sizes::parameters) {}
 
   CudaKernel run() {
     CudaKernel k;
@@ -56,6 +57,16 @@ class Emitter {
     k.n = plan().N;
     choose_shape(&k);
 
+    // The body first: it collects the sizes the parameters carry (Sizes::parameters).
+    std::ostringstream body;
+    body << "  const int64_t gcg_tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;\n";
+    body << "  const int64_t gcg_stride = (int64_t)gridDim.x * blockDim.x;\n";
+    body << "  (void)gcg_tid;\n  (void)gcg_stride;\n";
+    body << uniforms();
+    body << other_stores();
+    body << at_fn();
+    body << driver(k);
+    k.sizes = sizes_;
     std::ostringstream os;
     // (N is not written: the kernel takes it as p.n, so its source serves every size of a batch.)
     os << prelude_text();
@@ -63,13 +74,7 @@ class Emitter {
     os << "\n// ---- kernel " << sym_ << ": " << shape_name(k.shape) << "\n";
     os << params_struct(k);
     os << "extern \"C\" __global__ void __launch_bounds__(GCG_THREADS) " << sym_ << "(const " << sym_ << "_params p) {\n";
-    os << "  const int64_t gcg_tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;\n";
-    os << "  const int64_t gcg_stride = (int64_t)gridDim.x * blockDim.x;\n";
-    os << "  (void)gcg_tid;\n  (void)gcg_stride;\n";
-    os << uniforms();
-    os << other_stores();
-    os << at_fn();
-    os << driver(k);
+    os << body.str();
     os << "}\n";
     os << "#ifdef GCG_EMULATED\nGCG_EXPORT void " << sym_ << "_emulated(const void* p) { " << sym_ << "(*static_cast<const "
        << sym_ << "_params*>(p)); }\n#endif\n";
@@ -101,6 +106,15 @@ class Emitter {
       case KernelShape::columns: return "columns";
     }
     return "?";
+  }
+
+  // A size in the source: a literal, or with Sizes::parameters the next
+  // parameter p.z<k> (CudaKernel::sizes), so that the source serves every
+  // size of the same form.
+  std::string sz(int64_t v) const {
+    if (!params_) return num(v);
+    sizes_.push_back(v);
+    return cat("p.z", num(static_cast<int64_t>(sizes_.size() - 1)));
   }
 
   const ir::FusedPlan& plan() const { return s_.plan; }
@@ -136,6 +150,7 @@ class Emitter {
       os << "  const " << ctype(g_.type(g_.inputs()[j]).dtype) << restrict << j << ";\n";
     for (int o = 0; o < k.num_outputs; ++o) os << "  " << ctype(g_.type(g_.outputs()[o]).dtype) << "* out" << o << ";\n";
     for (size_t c = 0; c < k.scalars.size(); ++c) os << "  int64_t s" << c << ";\n";
+    for (size_t c = 0; c < k.sizes.size(); ++c) os << "  int64_t z" << c << ";\n";
     os << "  int64_t n;\n};\n";
     return os.str();
   }
@@ -155,7 +170,7 @@ class Emitter {
   }
 
   // The buffer offset of element i of a view: its merged axes' strides.
-  static std::string view_offset(const FusedValue& x) {
+  std::string view_offset(const FusedValue& x) const {
     Shape sizes;
     std::vector<int64_t> strides;
     ir::merged_axes(x, &sizes, &strides);
@@ -164,9 +179,9 @@ class Emitter {
     std::string off;
     int64_t inner = 1;
     for (int d = static_cast<int>(sizes.size()) - 1; d >= 0; --d) {
-      std::string idx = inner == 1 ? std::string("i") : cat("(i / ", num(inner), ")");
-      if (d > 0) idx = cat("(", idx, " % ", num(sizes[d]), ")");
-      off = cat(off.empty() ? "" : cat(off, " + "), idx, strides[d] == 1 ? "" : cat(" * ", num(strides[d])));
+      std::string idx = inner == 1 ? std::string("i") : cat("(i / ", sz(inner), ")");
+      if (d > 0) idx = cat("(", idx, " % ", sz(sizes[d]), ")");
+      off = cat(off.empty() ? "" : cat(off, " + "), idx, strides[d] == 1 ? "" : cat(" * ", sz(strides[d])));
       inner *= sizes[d];
     }
     return off;
@@ -211,12 +226,12 @@ class Emitter {
       switch (o.store) {
         case OutputStore::scalar: os << "  if (gcg_tid == 0) p.out" << pos << "[0] = " << u(o.value) << ";\n"; break;
         case OutputStore::fill:
-          os << "  for (int64_t i = gcg_tid; i < " << v.count << "; i += gcg_stride) p.out" << pos << "[i] = " << u(o.value)
-             << ";\n";
+          os << "  for (int64_t i = gcg_tid; i < " << sz(v.count) << "; i += gcg_stride) p.out" << pos
+             << "[i] = " << u(o.value) << ";\n";
           break;
         case OutputStore::copy:
           os << "  if ((const void*)p.out" << pos << " != (const void*)p.in" << v.input << ")\n";
-          os << "    for (int64_t i = gcg_tid; i < " << v.count << "; i += gcg_stride) p.out" << pos << "[i] = p.in"
+          os << "    for (int64_t i = gcg_tid; i < " << sz(v.count) << "; i += gcg_stride) p.out" << pos << "[i] = p.in"
              << v.input << "[i];\n";
           break;
         default: break;
@@ -275,9 +290,9 @@ class Emitter {
       if (G[d].reduced == reduced) outermost = d;
     for (int d = static_cast<int>(G.size()) - 1; d >= 0; --d) {
       if (G[d].reduced != reduced) continue;
-      std::string idx = inner == 1 ? std::string(var) : cat("(", var, " / ", num(inner), ")");
-      if (d != outermost) idx = cat("(", idx, " % ", num(G[d].size), ")");
-      off = cat(off.empty() ? "" : cat(off, " + "), idx, " * ", num(G[d].in_stride));
+      std::string idx = inner == 1 ? std::string(var) : cat("(", var, " / ", sz(inner), ")");
+      if (d != outermost) idx = cat("(", idx, " % ", sz(G[d].size), ")");
+      off = cat(off.empty() ? "" : cat(off, " + "), idx, " * ", sz(G[d].in_stride));
       inner *= G[d].size;
     }
     return off.empty() ? "0" : off;
@@ -290,9 +305,9 @@ class Emitter {
     const std::vector<ir::ReductionGroup>& G = red().groups;
     const bool kept_leads = !G.empty() && !G[0].reduced;
     if (G.empty() || R == 0 || k.work == 0)
-      return cat("  const int64_t gcg_work = ", num(k.work), ", gcg_R = ", num(R), ";\n");
-    if (kept_leads) return cat("  const int64_t gcg_R = ", num(R), ", gcg_work = p.n / gcg_R;\n");
-    return cat("  const int64_t gcg_work = ", num(k.work), ", gcg_R = p.n / gcg_work;\n");
+      return cat("  const int64_t gcg_work = ", sz(k.work), ", gcg_R = ", sz(R), ";\n");
+    if (kept_leads) return cat("  const int64_t gcg_R = ", sz(R), ", gcg_work = p.n / gcg_R;\n");
+    return cat("  const int64_t gcg_work = ", sz(k.work), ", gcg_R = p.n / gcg_work;\n");
   }
 
   std::string write_reduced(const std::string& value) const {
@@ -385,13 +400,15 @@ class Emitter {
   const ir::Graph& g_;
   std::string sym_;
   cpu::detail::Schedule s_;
+  bool params_ = false;
+  mutable std::vector<int64_t> sizes_;  // p.z0, p.z1, ... (Sizes::parameters)
 };
 
 }  // namespace
 
-CudaKernel emit_kernel(const ir::Graph& body, const std::string& symbol) {
+CudaKernel emit_kernel(const ir::Graph& body, const std::string& symbol, Sizes sizes) {
   cpu::detail::check_symbol(symbol, "cuda codegen");
-  return Emitter(body, symbol).run();
+  return Emitter(body, symbol, sizes).run();
 }
 
 std::vector<uint64_t> kernel_params(const CudaKernel& k, const std::vector<const void*>& inputs,
@@ -401,10 +418,11 @@ std::vector<uint64_t> kernel_params(const CudaKernel& k, const std::vector<const
                 std::to_string(outputs.size()) + " outputs given, " + std::to_string(k.num_inputs) + " and " +
                 std::to_string(k.num_outputs) + " expected");
   std::vector<uint64_t> p;
-  p.reserve(inputs.size() + outputs.size() + k.scalars.size() + 1);
+  p.reserve(inputs.size() + outputs.size() + k.scalars.size() + k.sizes.size() + 1);
   for (const void* x : inputs) p.push_back(reinterpret_cast<uint64_t>(x));
   for (void* y : outputs) p.push_back(reinterpret_cast<uint64_t>(y));
   for (int64_t s : k.scalars) p.push_back(static_cast<uint64_t>(s));
+  for (int64_t z : k.sizes) p.push_back(static_cast<uint64_t>(z));
   p.push_back(static_cast<uint64_t>(k.n));
   return p;
 }

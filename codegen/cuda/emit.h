@@ -26,6 +26,8 @@
 //                     by one thread), never in a reduction kernel
 //   s0 .. s<M-1>      int64: the one-element constants' bytes
 //                     (cpu::kernel_constants(body), node order)
+//   z0 .. z<S-1>      int64: the sizes the source reads (Sizes::parameters
+//                     only; CudaKernel::sizes)
 //   n                 int64: the iteration space's N
 // so a launcher passes a uint64_t array (kernel_params).
 //
@@ -45,6 +47,14 @@ namespace graft::codegen::cuda {
 
 enum class KernelShape { elementwise, rows, columns };
 
+// Where a kernel's sizes (views' strides, groups' sizes, counts) are written:
+// literals (the compiler divides by constants: the default), or parameters,
+// so that one source serves every size of one form of the body (a
+// shape-polymorphic program's instances; the outermost size is p.n either
+// way). What the sizes decide (which axes merge, the kernel's shape) stays
+// in the source.
+enum class Sizes { literals, parameters };
+
 struct CudaKernel {
   std::string source;  // prelude + the kernel: a whole module
   std::string symbol;
@@ -54,6 +64,7 @@ struct CudaKernel {
   int64_t work = 0;
   int num_inputs = 0, num_outputs = 0;
   std::vector<int64_t> scalars;  // the constants' bytes, as kernel parameters
+  std::vector<int64_t> sizes;    // Sizes::parameters: the sizes, as kernel parameters after them
   int64_t n = 0;
   // std::hash of `source` once known (0: not computed), so a driver finds a
   // loaded module by one integer and one string compare, not by ordering
@@ -70,7 +81,7 @@ size_t source_hash(const CudaKernel& k);
 
 // The kernel computing `body`; throws UnsupportedError when the body is not
 // of the form above.
-CudaKernel emit_kernel(const ir::Graph& body, const std::string& symbol);
+CudaKernel emit_kernel(const ir::Graph& body, const std::string& symbol, Sizes sizes = Sizes::literals);
 
 // The kernel's parameter block for these device buffers.
 std::vector<uint64_t> kernel_params(const CudaKernel& k, const std::vector<const void*>& inputs,

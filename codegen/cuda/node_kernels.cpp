@@ -44,9 +44,9 @@ std::optional<SolverKernel> library_kernel(const OpKernelRequest& request, std::
 
 // The kernel of a body, its symbol named after its source so that equal
 // kernels (constants are parameters) share one module in every cache.
-CudaKernel emit_named(const ir::Graph& body) {
+CudaKernel emit_named(const ir::Graph& body, Sizes sizes = Sizes::literals) {
   static const std::string kPlaceholder = "gk_symbol_placeholder";
-  CudaKernel k = emit_kernel(body, kPlaceholder);
+  CudaKernel k = emit_kernel(body, kPlaceholder, sizes);
   name_after_source(&k, kPlaceholder);
   return k;
 }
@@ -178,8 +178,8 @@ void add_source(const std::string& source, int64_t kernels, std::unordered_set<s
 // The kernels of a subgraph of node `i`, its source and host-run nodes
 // added to `out`'s (named as inside that node).
 DeviceBody compile_body(ir::GraphPtr graph, std::string_view what, size_t i, const std::string& why,
-                        std::unordered_set<std::string>& sources, CudaGraphKernels* out) {
-  auto kernels = std::make_shared<const CudaGraphKernels>(cuda_graph_kernels(*graph));
+                        std::unordered_set<std::string>& sources, CudaGraphKernels* out, Sizes sizes) {
+  auto kernels = std::make_shared<const CudaGraphKernels>(cuda_graph_kernels(*graph, nullptr, sizes));
   add_source(kernels->source, kernels->distinct, sources, out);
   const std::string where = std::string(what) + " (node " + std::to_string(i) + (why.empty() ? "" : ", " + why) + ")";
   for (const std::string& h : kernels->on_host) out->on_host.push_back(where + ", in its body: " + h);
@@ -188,7 +188,7 @@ DeviceBody compile_body(ir::GraphPtr graph, std::string_view what, size_t i, con
 
 }  // namespace
 
-CudaGraphKernels cuda_graph_kernels(const ir::Graph& graph, const std::vector<NodeKernel>* host_kernels) {
+CudaGraphKernels cuda_graph_kernels(const ir::Graph& graph, const std::vector<NodeKernel>* host_kernels, Sizes sizes) {
   CudaGraphKernels out;
   out.node_kernels.resize(graph.nodes().size());
   std::unordered_set<std::string> sources;
@@ -241,7 +241,7 @@ CudaGraphKernels cuda_graph_kernels(const ir::Graph& graph, const std::vector<No
       const size_t hosted = out.on_host.size();
       std::vector<DeviceBody> bodies;
       for (ir::GraphPtr g : device_bodies(n))
-        bodies.push_back(compile_body(std::move(g), ir::op_name(n.op), i, "", sources, &out));
+        bodies.push_back(compile_body(std::move(g), ir::op_name(n.op), i, "", sources, &out, sizes));
       out.node_kernels[i] = control_flow_runner(n, std::move(bodies));
       if (out.on_host.size() == hosted) ++out.generated;  // on the GPU when no node of its bodies is on the host
       continue;
@@ -251,7 +251,7 @@ CudaGraphKernels cuda_graph_kernels(const ir::Graph& graph, const std::vector<No
         if (n.op != ir::Op::fusion) {
           alone = one_node_body(n.op, types, n.attrs, n.loc, n.scope);
         }
-        CudaKernel k = emit_named(alone ? *alone : *ir::attr<ir::Graphs>(n, "body").at(0));
+        CudaKernel k = emit_named(alone ? *alone : *ir::attr<ir::Graphs>(n, "body").at(0), sizes);
         add_source(k.source, 1, sources, &out);
         out.node_kernels[i] = launcher(std::make_shared<const CudaKernel>(std::move(k)));
         ++out.generated;
@@ -261,7 +261,7 @@ CudaGraphKernels cuda_graph_kernels(const ir::Graph& graph, const std::vector<No
       }
       if (n.op == ir::Op::fusion) {  // its body's nodes one by one, on the device
         const size_t hosted = out.on_host.size();
-        DeviceBody body = compile_body(ir::attr<ir::Graphs>(n, "body").at(0), "fusion", i, why, sources, &out);
+        DeviceBody body = compile_body(ir::attr<ir::Graphs>(n, "body").at(0), "fusion", i, why, sources, &out, sizes);
         out.node_kernels[i] = graph_call_runner(std::move(body));
         if (out.on_host.size() == hosted) ++out.generated;
         continue;

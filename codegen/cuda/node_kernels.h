@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/cuda/emit.h"
 #include "interpreter/evaluate.h"
 #include "ir/graph.h"
 
@@ -32,9 +33,12 @@ struct CudaGraphKernels {
 
 // The kernels of every node of `graph`. `host_kernels` (by node index, may
 // be null or hold empty entries) replace the interpreter's kernel for nodes
-// run on the host (jit's compiled pmap bodies).
+// run on the host (jit's compiled pmap bodies). `sizes`: how the generated
+// kernels of its nodes take their sizes (emit.h; a shape-polymorphic
+// program's instances take them as parameters, to share their kernels).
 CudaGraphKernels cuda_graph_kernels(const ir::Graph& graph,
-                                    const std::vector<interpreter::NodeKernel>* host_kernels = nullptr);
+                                    const std::vector<interpreter::NodeKernel>* host_kernels = nullptr,
+                                    Sizes sizes = Sizes::literals);
 
 // Runs one eager op whose operand and result buffers are on the current
 // CUDA device; its kernel is emitted once per (op, attributes, types).

@@ -247,7 +247,12 @@ TEST_CASE("cuda emitter: every kernel shape compiles with NVRTC for sm_75, sm_80
   std::vector<test::CudaBody> bodies = test::cuda_test_bodies();
   bodies.push_back(test::complex_math(DType::c64));
   bodies.push_back(test::complex_math(DType::c128));
-  for (const test::CudaBody& b : bodies) check_compiles_for_every_arch(cu::emit_kernel(*b.body, b.name).source, b.name);
+  for (const test::CudaBody& b : bodies) {
+    check_compiles_for_every_arch(cu::emit_kernel(*b.body, b.name).source, b.name);
+    // Sizes as parameters too (a shape-polymorphic program's instances).
+    const cu::CudaKernel k = cu::emit_kernel(*b.body, b.name, cu::Sizes::parameters);
+    check_compiles_for_every_arch(k.source, b.name);
+  }
 }
 
 TEST_CASE("cuda movement kernels compile with NVRTC for sm_75, sm_80 and sm_90", "[cuda]") {
@@ -506,46 +511,54 @@ std::vector<std::vector<uint8_t>> run_on(cu::CudaDriver& drv, const cu::CudaKern
 
 namespace {
 
+// Every test body's kernel, with its sizes as literals and as parameters.
 void check_every_shape(cu::CudaDriver* drv) {
-  for (const test::CudaBody& b : test::cuda_test_bodies()) {
-    INFO(b.name);
-    const ir::Graph& body = *b.body;
-    std::vector<Array> inputs;
-    for (size_t j = 0; j < body.inputs().size(); ++j) inputs.push_back(test_input(body.type(body.inputs()[j]), j + 1));
-    std::vector<Array> want = detail::call_graph(body, inputs);
-    const cu::CudaKernel k = cu::emit_kernel(body, b.name);
-    std::vector<std::vector<uint8_t>> got = run_on(*drv, k, body, inputs);
-    REQUIRE(got.size() == want.size());
-    const bool reduces = k.shape != cu::KernelShape::elementwise;
-    for (size_t o = 0; o < got.size(); ++o) {
-      // A complex output compares as its parts.
-      const DType dt = ir::is_complex(want[o].dtype()) ? ir::real_dtype(want[o].dtype()) : want[o].dtype();
-      const int64_t count = want[o].size() * (ir::is_complex(want[o].dtype()) ? 2 : 1);
-      const bool last = o + 1 == got.size();
-      // Floats: the host libm stands in for CUDA's math library (both within
-      // a few ULP of the exact result), and a row or full sum adds in a tree.
-      double scale = 0;
-      if (reduces && last)
-        for (int64_t i = 0; i < want[o - 1].size(); ++i) {
-          const double v = element(want[o - 1].dtype(), want[o - 1].unsafe_buffer_pointer(), i);
-          if (std::isfinite(v)) scale += std::fabs(v);
+  for (const test::CudaBody& b : test::cuda_test_bodies())
+    for (cu::Sizes sizes : {cu::Sizes::literals, cu::Sizes::parameters}) {
+      INFO(b.name << (sizes == cu::Sizes::parameters ? ", sizes as parameters" : ""));
+      const ir::Graph& body = *b.body;
+      std::vector<Array> inputs;
+      for (size_t j = 0; j < body.inputs().size(); ++j)
+        inputs.push_back(test_input(body.type(body.inputs()[j]), j + 1));
+      std::vector<Array> want = detail::call_graph(body, inputs);
+      const cu::CudaKernel k = cu::emit_kernel(body, b.name, sizes);
+      if (sizes == cu::Sizes::parameters)
+        CHECK((k.source.find("int64_t z0;") != std::string::npos) == !k.sizes.empty());
+      std::vector<std::vector<uint8_t>> got = run_on(*drv, k, body, inputs);
+      REQUIRE(got.size() == want.size());
+      const bool reduces = k.shape != cu::KernelShape::elementwise;
+      for (size_t o = 0; o < got.size(); ++o) {
+        // A complex output compares as its parts.
+        const DType dt = ir::is_complex(want[o].dtype()) ? ir::real_dtype(want[o].dtype()) : want[o].dtype();
+        const int64_t count = want[o].size() * (ir::is_complex(want[o].dtype()) ? 2 : 1);
+        const bool last = o + 1 == got.size();
+        // Floats: the host libm stands in for CUDA's math library (both within
+        // a few ULP of the exact result), and a row or full sum adds in a tree.
+        double scale = 0;
+        if (reduces && last)
+          for (int64_t i = 0; i < want[o - 1].size(); ++i) {
+            const double v = element(want[o - 1].dtype(), want[o - 1].unsafe_buffer_pointer(), i);
+            if (std::isfinite(v)) scale += std::fabs(v);
+          }
+        // The halves: one unit in their last place (2^-11, 2^-8), a float result rounded either way.
+        const double rtol = dt == DType::f16 ? 1e-3 : dt == DType::bf16 ? 8e-3 : dt == DType::f32 ? 2e-6 : 1e-14;
+        int64_t bad = 0;
+        for (int64_t i = 0; i < count; ++i) {
+          const double w = element(dt, want[o].unsafe_buffer_pointer(), i), g = element(dt, got[o].data(), i);
+          bool ok;
+          if (std::isnan(w) || std::isnan(g))
+            ok = std::isnan(w) && std::isnan(g);
+          else if (!ir::is_floating(dt) || std::isinf(w))
+            ok = w == g;
+          else
+            ok = std::fabs(w - g) <=
+                 rtol * std::fabs(w) + (reduces && last ? 1e-6 * scale : 0) + (dt == DType::f16 ? 6e-8 : 0);
+          if (!ok && bad++ < 3)
+            UNSCOPED_INFO("output " << o << "[" << i << "]: interpreter " << w << ", emulated " << g);
         }
-      // The halves: one unit in their last place (2^-11, 2^-8), a float result rounded either way.
-      const double rtol = dt == DType::f16 ? 1e-3 : dt == DType::bf16 ? 8e-3 : dt == DType::f32 ? 2e-6 : 1e-14;
-      int64_t bad = 0;
-      for (int64_t i = 0; i < count; ++i) {
-        const double w = element(dt, want[o].unsafe_buffer_pointer(), i), g = element(dt, got[o].data(), i);
-        bool ok;
-        if (std::isnan(w) || std::isnan(g)) ok = std::isnan(w) && std::isnan(g);
-        else if (!ir::is_floating(dt) || std::isinf(w)) ok = w == g;
-        else
-          ok = std::fabs(w - g) <=
-               rtol * std::fabs(w) + (reduces && last ? 1e-6 * scale : 0) + (dt == DType::f16 ? 6e-8 : 0);
-        if (!ok && bad++ < 3) UNSCOPED_INFO("output " << o << "[" << i << "]: interpreter " << w << ", emulated " << g);
+        CHECK(bad == 0);
       }
-      CHECK(bad == 0);
     }
-  }
 }
 
 }  // namespace
