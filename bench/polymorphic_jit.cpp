@@ -8,7 +8,9 @@
 // (goal <= 1.1x) and JAX's; then a training loop over every batch size
 // 1..1024 (one step each): how often each traces and compiles, and its
 // wall time (graft polymorphic, graft specialised on a sample of sizes,
-// scaled; JAX over every size).
+// scaled; JAX over every size). Last, a sequence model's step with a
+// second symbol on an inner axis ("(b, t, 64)": attention pooling over t),
+// polymorphic / specialised at several (b, t).
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -30,9 +32,16 @@ struct Params {
   Array w1, b1, w2, b2;
 };
 
+// A sequence classifier: tokens (b, t, 64) through a tanh layer, pooled over t
+// by a softmax of scores (attention pooling), then a linear read-out.
+struct SeqParams {
+  Array w1, b1, q, w2;
+};
+
 }  // namespace
 
 GRAFT_PYTREE(Params, w1, b1, w2, b2);
+GRAFT_PYTREE(SeqParams, w1, b1, q, w2);
 
 namespace {
 
@@ -49,6 +58,21 @@ std::pair<Params, Array> sgd_step(const Params& p, const Array& x, const Array& 
 }
 
 const std::vector<int64_t> kSizes = {1, 7, 32, 100, 128, 256, 500, 1024};
+
+constexpr int64_t kSeqIn = 64, kSeqHidden = 128;
+
+Array seq_loss(const SeqParams& p, const Array& x, const Array& y) {
+  Array h = tanh(matmul(x, p.w1) + p.b1);          // (b, t, H)
+  Array a = softmax(sum(h * p.q, {2}), {1});       // (b, t): weights over t
+  Array pooled = sum(h * expand_dims(a, 2), {1});  // (b, H)
+  return -mean(sum(log_softmax(matmul(pooled, p.w2), {-1}) * y, {1}));
+}
+
+std::pair<SeqParams, Array> seq_step(const SeqParams& p, const Array& x, const Array& y) {
+  auto [l, g] = value_and_grad(seq_loss)(p, x, y);
+  const float lr = 0.01f;
+  return {SeqParams{p.w1 - lr * g.w1, p.b1 - lr * g.b1, p.q - lr * g.q, p.w2 - lr * g.w2}, l};
+}
 
 // JAX: "ms <b> <median>" per size, then "loop <seconds>" for one step at every size 1..1024.
 std::map<std::string, double> run_jax(const std::string& python, int repeats) {
@@ -94,6 +118,43 @@ std::map<std::string, double> run_jax(const std::string& python, int repeats) {
     if (std::sscanf(line.c_str(), "%15s %lld %lf", kind, &b, &v) == 3) out[std::string(kind) + std::to_string(b)] = v;
   }
   return out;
+}
+
+// The sequence model's step at several (b, t): polymorphic in both / specialised.
+void sequence_rows(int repeats) {
+  const auto keys = random::split(random::key(1), 6);
+  SeqParams p{random::normal(keys[0], {kSeqIn, kSeqHidden}) * 0.125f, zeros({kSeqHidden}),
+              random::normal(keys[1], {kSeqHidden}) * 0.1f, random::normal(keys[2], {kSeqHidden, kOut}) * 0.09f};
+  const JitOptions base{.wait_for_compile = true};
+  JitOptions poly_options = base;
+  poly_options.polymorphic_shapes = {"(64, 128)", "(128,)", "(128,)", "(128, 10)", "(b, t, 64)", "(b, 10)"};
+  auto poly = jit(seq_step, poly_options);
+  std::printf("\nsequence classifier step (tokens (b, t, 64), tanh layer of 128, attention pooling over t), f32\n");
+  std::printf("%6s %6s %12s %12s %9s\n", "batch", "t", "poly ms", "special ms", "poly/spec");
+  for (auto [b, t] : std::vector<std::pair<int64_t, int64_t>>{{32, 16}, {32, 100}, {8, 300}, {128, 50}, {1, 64}}) {
+    Array x = random::normal(random::fold_in(keys[3], b * 1000 + t), {b, t, kSeqIn});
+    Array y = one_hot(random::randint(random::fold_in(keys[4], b), {b}, 0, kOut), kOut);
+    auto special = jit(seq_step, base);
+    auto run = [&](auto& f) { (void)f(p, x, y).second.template item<float>(); };
+    run(poly);
+    run(special);
+    std::vector<double> tp, ts;
+    for (int r = 0; r < repeats; ++r) {
+      tp.push_back(seconds_of([&] { run(poly); }));
+      ts.push_back(seconds_of([&] { run(special); }));
+    }
+    const TimeSpread sp = spread_of(tp), ss = spread_of(ts);
+    std::printf("%6lld %6lld %12.3f %12.3f %8.2fx\n", static_cast<long long>(b), static_cast<long long>(t),
+                sp.median * 1e3, ss.median * 1e3, sp.median / ss.median);
+    std::fflush(stdout);
+  }
+  std::printf("  traced %zu times, %zu executable\n", poly.trace_count(), poly.cache_size());
+  // Which kernels the last instance runs compiled.
+  auto compiled = poly.lower(p, zeros({3, 5, kSeqIn}), zeros({3, kOut})).compile();
+  (void)compiled(p, zeros({4, 70, kSeqIn}), zeros({4, kOut})).second.item<float>();
+  std::istringstream text(compiled.as_text());
+  for (std::string line; std::getline(text, line);)
+    if (line.rfind("the most recent", 0) == 0 || line.rfind("  node", 0) == 0) std::printf("  %s\n", line.c_str());
 }
 
 }  // namespace
@@ -183,5 +244,6 @@ int main(int argc, char** argv) {
   if (jl != jax.end())
     std::printf("  jax.jit:            %8.2f s (a compile per shape); graft polymorphic / jax %.2fx\n", jl->second,
                 t_poly / jl->second);
+  sequence_rows(repeats);
   return 0;
 }
