@@ -218,6 +218,23 @@ Graph polymorphic_traced_graph(const Executable& exe) {
   return exe.poly->traced;
 }
 
+namespace {
+std::vector<int64_t> symbol_values_of(const PolymorphicExecutable& poly, const std::vector<Array>& leaves) {
+  std::vector<ir::ValueType> types;
+  types.reserve(leaves.size());
+  for (const Array& a : leaves) types.push_back(live_impl(a, "jit").type);
+  return bind_symbols(poly.spec, types);
+}
+}  // namespace
+
+bool polymorphic_needs_check(const Executable& exe, const std::vector<Array>& leaves) {
+  return exe.poly && exe.poly->needs_check(symbol_values_of(*exe.poly, leaves));
+}
+
+void polymorphic_check(const Executable& exe, const std::vector<Array>& leaves, const Graph& traced) {
+  if (exe.poly) exe.poly->check(symbol_values_of(*exe.poly, leaves), traced);
+}
+
 size_t polymorphic_sample_count(const PolymorphicSamples& samples) { return samples.points.size(); }
 
 std::vector<Shape> polymorphic_sample_shapes(const PolymorphicSamples& samples, size_t point) {
@@ -260,8 +277,8 @@ std::shared_ptr<const Executable> compile_polymorphic(const PolymorphicSamples& 
   std::vector<ir::GraphPtr> traced_ir;
   for (const Graph& g : traced) traced_ir.push_back(g.ir_ptr());
   try {
-    poly->traced = Graph(
-        annotated(*traced_ir[0], ir::fit_symbolic_graph(traced_ir, samples.points, samples.spec.symbols), poly->spec));
+    poly->traced_program = ir::fit_symbolic_graph(traced_ir, samples.points, samples.spec.symbols);
+    poly->traced = Graph(annotated(*traced_ir[0], *poly->traced_program, poly->spec));
   } catch (const ShapeError&) {  // the fused program fits (jit simplified it); show the trace without its symbols
     poly->traced = traced[0];
   }
@@ -272,6 +289,7 @@ std::shared_ptr<const Executable> compile_polymorphic(const PolymorphicSamples& 
 std::shared_ptr<const Executable> PolymorphicExecutable::instance(const std::vector<int64_t>& values) const {
   const codegen::cpu::FusedGraphKernels* loaded = first->cpu ? first->cpu->ready() : nullptr;
   std::lock_guard lock(mu_);
+  if (auto it = own_.find(values); it != own_.end()) return it->second;
   for (auto it = recent_.begin(); it != recent_.end(); ++it) {
     if (it->values != values) continue;
     if (!it->with_kernels && loaded) break;  // made before the module loaded: make it again, with kernels
@@ -299,6 +317,41 @@ std::shared_ptr<const Executable> PolymorphicExecutable::instance(const std::vec
   recent_.push_front(Instance{values, exe, loaded != nullptr});
   if (recent_.size() > kKeep) recent_.pop_back();
   return exe;
+}
+
+bool PolymorphicExecutable::needs_check(const std::vector<int64_t>& values) const {
+  std::lock_guard lock(mu_);
+  return !checked_.count(values);
+}
+
+void PolymorphicExecutable::check(const std::vector<int64_t>& values, const Graph& traced) const {
+  std::optional<std::string> differs;
+  if (traced_program) {
+    differs = ir::symbolic_mismatch(*traced_program, traced.ir(), values);
+  } else {  // only the fused programs fitted: compare after jit's passes
+    const JitPasses p = run_jit_passes(traced.ir(), donated);
+    differs = ir::symbolic_mismatch(program, *p.fused, values);
+  }
+  std::shared_ptr<const Executable> own;
+  if (differs) {
+    JitOptions specialised = options;
+    specialised.polymorphic_shapes.clear();
+    own = compile_graph(traced, specialised, donated);
+  }
+  std::lock_guard lock(mu_);
+  checked_.insert(values);
+  if (!own) return;
+  own_[values] = own;
+  std::fprintf(stderr,
+               "graft: jit: polymorphic_shapes: at %s the function builds another program than the polymorphic "
+               "one (%s): it branches on a size its samples did not meet. These sizes run an executable of their "
+               "own, traced and compiled for them.\n",
+               ir::symbol_values_str(program.symbols, values).c_str(), differs->c_str());
+}
+
+size_t PolymorphicExecutable::sizes_differing() const {
+  std::lock_guard lock(mu_);
+  return own_.size();
 }
 
 size_t PolymorphicExecutable::instances_made() const {

@@ -8,9 +8,11 @@
 
 #include <cstdint>
 #include <list>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -52,12 +54,23 @@ struct PolymorphicExecutable {
   int64_t traced_nodes = 0;
   std::vector<int64_t> first_point;  // the symbols' values at the first sample
   Graph traced;                      // the trace at the first sample, with its symbolic dimensions
+  std::optional<ir::SymbolicGraph> traced_program;  // the traces fitted (nullopt: only the fused programs fit)
   std::vector<std::optional<codegen::cpu::KernelSource>>
       generic;  // by node: a kernel that serves every size (codegen/cpu)
 
   // The executable at these symbol values (made on first use, a few kept).
   std::shared_ptr<const Executable> instance(const std::vector<int64_t>& values) const;
   size_t instances_made() const;
+
+  // Whether f's program at these sizes is still to be checked against the
+  // symbolic one: f is traced once more at each new size (C++ cannot hand f
+  // symbolic sizes, so a function that branches on a size no sample met
+  // would otherwise run the wrong program there).
+  bool needs_check(const std::vector<int64_t>& values) const;
+  // Checks `traced` (f at these sizes); where it differs, these sizes run an
+  // executable compiled from it from now on, and a warning says where.
+  void check(const std::vector<int64_t>& values, const Graph& traced) const;
+  size_t sizes_differing() const;
 
  private:
   friend std::string polymorphic_text(const PolymorphicExecutable& poly);
@@ -70,6 +83,8 @@ struct PolymorphicExecutable {
   mutable std::mutex mu_;
   mutable std::list<Instance> recent_;
   mutable size_t made_ = 0;
+  mutable std::set<std::vector<int64_t>> checked_;
+  mutable std::map<std::vector<int64_t>, std::shared_ptr<const Executable>> own_;  // sizes whose trace differs
 };
 
 // The lines executable_text adds for a polymorphic executable: its symbols,

@@ -234,8 +234,10 @@ int main(int argc, char** argv) {
   }
   t_special *= static_cast<double>(kMaxBatch) / sampled;
   std::printf("\ntraining loop, one step at every batch size 1..%lld:\n", static_cast<long long>(kMaxBatch));
-  std::printf("  graft polymorphic:  %8.2f s, traced %zu times (the sample sizes), %zu executable\n", t_poly,
-              loop.trace_count(), loop.cache_size());
+  std::printf(
+      "  graft polymorphic:  %8.2f s, traced %zu times (the sample sizes; f runs once more at each new size to "
+      "check its program), %zu executable\n",
+      t_poly, loop.trace_count(), loop.cache_size());
   std::printf(
       "  graft specialised: ~%8.2f s (a trace, passes and plan per size; its C++ kernels come from the module\n"
       "                                cache, their sources holding no batch size; timed on %d sizes, scaled)\n",

@@ -5,8 +5,10 @@
 #include <memory>
 
 #include "graft/errors.h"
+#include "ir/builder.h"
 #include "ir/dtype.h"
 #include "ir/element_type.h"
+#include "ir/inline.h"
 #include "ir/literal.h"
 
 namespace graft::ir {
@@ -356,6 +358,36 @@ GraphPtr instantiate(const SymbolicGraph& g, const std::vector<int64_t>& values)
   Writer w{&g.numbers, &values};
   walk(*copy, w, 0);
   return copy;
+}
+
+namespace {
+// g built again through a builder that shares equal nodes: two traces of one
+// program compare equal even where a size happens to equal a constant the
+// program also holds (b = 1 and the constant 1, shared into one node).
+Graph shared(const Graph& g) {
+  GraphBuilder b;
+  std::vector<ValueId> ins;
+  for (ValueId id : g.inputs()) ins.push_back(b.input(g.type(id)));
+  return *b.finish(inline_graph(b, g, ins));
+}
+}  // namespace
+
+std::optional<std::string> symbolic_mismatch(const SymbolicGraph& g, const Graph& sample,
+                                             const std::vector<int64_t>& values) {
+  Graph mine = shared(*instantiate(g, values)), other = shared(sample);
+  if (mine == other) return std::nullopt;
+  Collected w0, w1;
+  walk(mine, w0, 0);
+  walk(other, w1, 0);
+  const size_t n = std::min(w0.tokens.size(), w1.tokens.size());
+  for (size_t i = 0; i < n; ++i)
+    if (w0.tokens[i] != w1.tokens[i])
+      return "at " + where(w0.token_at[i]) + ": '" + w1.tokens[i] + "' where the program has '" + w0.tokens[i] + "'";
+  for (size_t j = 0; j < std::min(w0.numbers.size(), w1.numbers.size()); ++j)
+    if (w0.numbers[j] != w1.numbers[j])
+      return "at " + where(w0.number_at[j]) + ": the number " + std::to_string(w1.numbers[j]) +
+             " where the program has " + std::to_string(w0.numbers[j]);
+  return std::string("in its length, locations or names");
 }
 
 namespace {

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,13 @@ SymbolicGraph fit_symbolic_graph(const std::vector<GraphPtr>& samples, const std
 
 // The program at these symbol values: base with every number evaluated.
 GraphPtr instantiate(const SymbolicGraph& g, const std::vector<int64_t>& values);
+
+// Where `sample` (the program traced at these symbol values) differs from
+// g's program at them: the first node and what differs there; nullopt when
+// it is that program. (Sampling cannot see a function that branches on a
+// size it was not traced at: this check at each new size can.)
+std::optional<std::string> symbolic_mismatch(const SymbolicGraph& g, const Graph& sample,
+                                             const std::vector<int64_t>& values);
 
 // Each value's dimensions as the symbolic graph knows them, in the order of
 // the walk: for the text and JSON views. Keyed by the value's id in the top-level graph.

@@ -155,6 +155,9 @@ class Jitted {
     }
     auto entry = find_or_compile(args...);
     std::vector<Array> leaves = detail::all_leaves(args...);
+    // Polymorphic: the first call at each size checks that f builds the polymorphic program there.
+    if (!options_.polymorphic_shapes.empty() && detail::polymorphic_needs_check(*entry->exe, leaves))
+      detail::polymorphic_check(*entry->exe, leaves, detail::trace_for_jit(f_, args...).graph);
     std::vector<bool> donated = entry->donated;
     for (Array& a : detail::closed_ref_leaves(entry->closed)) {
       leaves.push_back(a);

@@ -4,6 +4,7 @@
 // that are not one program for every size.
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <set>
 
 #include "codegen/cpu/compiler.h"
 #include "graft/graft.h"
@@ -286,6 +287,36 @@ TEST_CASE("polymorphic jit refuses functions that are not one program for every 
   };
   CHECK_THROWS_WITH(jit(table, {.polymorphic_shapes = {"(b,)"}})(full({4}, 1.0f)),
                     Contains("builds a different program"));
+}
+
+TEST_CASE("polymorphic jit: a size no sample met is checked, and runs the function's own program",
+          "[jit][polymorphic]") {
+  // Branches the samples (17, 19, 23) never take: past 1000, and at 1 (a squeeze). Without the check at each
+  // new size, b = 2000 and b = 1 would silently run the samples' program (x * 3, no squeeze).
+  auto body = [](const Array& x) {
+    const int64_t b = x.shape()[0];
+    if (b == 1) return reshape(x, {4}) * 5.0f;
+    return b > 1000 ? x * 2.0f : x * 3.0f;
+  };
+  int traces = 0;
+  auto f = [&](const Array& x) {
+    ++traces;
+    return body(x);
+  };
+  auto poly = jit(f, {.polymorphic_shapes = {"(b, 4)"}});
+  std::set<int64_t> seen;
+  for (int64_t b : {5, 2000, 1, 7, 2000, 1, 5}) {
+    INFO("b = " << b);
+    Array x = batch(b, 4, 0.3f);
+    const int before = traces;
+    Array y = poly(x);
+    // The samples at the first call; then f once more at each new size (the check), never again there.
+    CHECK(traces == before + (seen.empty() ? 3 : 0) + (seen.count(b) ? 0 : 1));
+    seen.insert(b);
+    check_close(y, body(x), 0);
+  }
+  CHECK(poly.cache_size() == 1);
+  CHECK(poly.trace_count() == 3);  // the traces the executable was made from
 }
 
 TEST_CASE("polymorphic jit: iota, slices, concatenation and padding follow the symbol", "[jit][polymorphic]") {

@@ -114,6 +114,11 @@ std::shared_ptr<const Executable> compile_polymorphic(const PolymorphicSamples& 
                                                       const std::vector<bool>& donated);
 // A polymorphic executable's trace at its first sample, knowing its symbolic dimensions.
 Graph polymorphic_traced_graph(const Executable& exe);
+// Whether f's program at these leaves' sizes is still to be checked against the polymorphic
+// executable's (f is traced once more at each new size: C++ cannot hand f symbolic sizes).
+bool polymorphic_needs_check(const Executable& exe, const std::vector<Array>& leaves);
+// Checks f's trace at these leaves' sizes; where it differs, they run an executable of their own.
+void polymorphic_check(const Executable& exe, const std::vector<Array>& leaves, const Graph& traced);
 // While alive, the inputs of this thread's outermost traces take these shapes, in leaf order.
 class TraceInputShapes {
  public:
