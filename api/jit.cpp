@@ -168,8 +168,6 @@ std::shared_ptr<const codegen::cpu::PendingKernels> start_cpu_compile(const ir::
   });
 }
 
-namespace {
-
 // pmap nodes' bodies compiled like any jit program, each run by every
 // replica of the node on its own device. The replicas' devices are the
 // host's (runtime::devices(); pmap's codegen column is HOST), so a cuda
@@ -200,8 +198,6 @@ std::vector<interpreter::NodeKernel> pmap_kernels(const ir::Graph& g, const JitO
   }
   return kernels;
 }
-
-}  // namespace
 
 JitPasses run_jit_passes(const ir::Graph& traced, const std::vector<bool>& donated) {
   // Simplify, fold what is constant, and simplify what folding exposed (each pass linear).
@@ -360,14 +356,18 @@ std::shared_ptr<const Executable> compile_with_refs(const Graph& g, const JitOpt
                                                     std::vector<bool> donated, const std::vector<size_t>& ref_inputs) {
   for (size_t pos : ref_inputs) donated.at(pos) = true;  // the final value may take the Ref's own buffer
   auto exe = std::const_pointer_cast<Executable>(compile_graph(g, options, donated));
-  exe->ref_inputs = ref_inputs;
-  const size_t n_out = exe->graph->outputs().size() - ref_inputs.size();
-  for (size_t k = 0; k < ref_inputs.size(); ++k) {
-    exe->ref_in_place.push_back(exe->donation_plan[ref_inputs[k]] == static_cast<int64_t>(n_out + k));
-    // Written where the Ref's elements already are: no output memory of its own.
-    exe->memory.output_bytes -= bytes_of(exe->graph->type(exe->graph->outputs()[n_out + k]));
-  }
+  attach_refs(*exe, ref_inputs);
   return exe;
+}
+
+void attach_refs(Executable& exe, const std::vector<size_t>& ref_inputs) {
+  exe.ref_inputs = ref_inputs;
+  const size_t n_out = exe.graph->outputs().size() - ref_inputs.size();
+  for (size_t k = 0; k < ref_inputs.size(); ++k) {
+    exe.ref_in_place.push_back(exe.donation_plan[ref_inputs[k]] == static_cast<int64_t>(n_out + k));
+    // Written where the Ref's elements already are: no output memory of its own.
+    exe.memory.output_bytes -= bytes_of(exe.graph->type(exe.graph->outputs()[n_out + k]));
+  }
 }
 
 std::vector<Array> run_with_refs(const Executable& exe, std::vector<Array> leaves, std::vector<bool> donated,

@@ -60,6 +60,12 @@ struct Executable {
 std::shared_ptr<Executable> executable_of_fused(ir::GraphPtr fused, const ir::Graph& clean, int64_t nodes_before,
                                                 Backend backend, const JitOptions& options,
                                                 const std::vector<bool>& donated, bool compile_kernels);
+// By node index, for the pmap nodes of g: their bodies compiled like any jit
+// program, each run by every replica of the node (empty: no pmap node).
+std::vector<interpreter::NodeKernel> pmap_kernels(const ir::Graph& g, const JitOptions& options);
+// Ref arguments at leaves `ref_inputs` (donated: graph outputs after the
+// others hold their final values): which of them the plan writes in place.
+void attach_refs(Executable& exe, const std::vector<size_t>& ref_inputs);
 // Tiered execution: the cpu module of `graph` compiles on the background
 // worker unless the caller waits for it (or every module is on disk). A
 // background failure is reported once and the executable stays on the interpreter.

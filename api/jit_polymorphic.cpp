@@ -249,13 +249,13 @@ std::vector<Shape> polymorphic_sample_shapes(const PolymorphicSamples& samples, 
 
 std::shared_ptr<const Executable> compile_polymorphic(const PolymorphicSamples& samples,
                                                       const std::vector<Graph>& traced, const JitOptions& options,
-                                                      const std::vector<bool>& donated) {
+                                                      std::vector<bool> donated,
+                                                      const std::vector<size_t>& ref_inputs) {
+  for (size_t pos : ref_inputs) donated.at(pos) = true;  // a Ref's final value may take its own buffer
   const Backend backend = resolve_backend(options.backend);
   std::vector<ir::GraphPtr> fused;
   std::vector<JitPasses> passes;
   for (const Graph& g : traced) {
-    for (const ir::Node& n : g.ir().nodes())
-      if (n.op == ir::Op::pmap) throw UnsupportedError("jit: polymorphic_shapes with pmap inside is not supported");
     passes.push_back(run_jit_passes(g.ir(), donated));
     fused.push_back(passes.back().fused);
   }
@@ -283,6 +283,7 @@ std::shared_ptr<const Executable> compile_polymorphic(const PolymorphicSamples& 
     poly->traced = traced[0];
   }
   exe->poly = std::move(poly);
+  attach_refs(*exe, ref_inputs);
   return exe;
 }
 
@@ -299,6 +300,8 @@ std::shared_ptr<const Executable> PolymorphicExecutable::instance(const std::vec
   std::erase_if(recent_, [&](const Instance& i) { return i.values == values; });
   ir::GraphPtr g = ir::instantiate(program, values);
   auto exe = executable_of_fused(g, *g, traced_nodes, first->backend, options, donated, false);
+  // pmap nodes: their bodies at these sizes, compiled like any jit program (the C++ kernels from the module cache).
+  exe->pmap_kernels = pmap_kernels(*g, options);
   // CUDA: the instance's kernels take their sizes as parameters, so they are found in the module cache
   // whenever another instance of the same form (no size of 1 where the other had more) compiled them.
   if (first->backend == Backend::cuda)

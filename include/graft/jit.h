@@ -253,13 +253,16 @@ class Jitted {
       detail::TraceInputShapes shapes(detail::polymorphic_sample_shapes(*samples, p));
       cache_->count_trace();
       auto traced = detail::trace_for_jit(f_, args...);
-      if (!traced.ref_inputs.empty() || !traced.closed.empty())
-        throw UnsupportedError("jit: polymorphic_shapes with Ref arguments or closed-over Refs is not supported");
+      if (!traced.closed.empty())
+        throw UnsupportedError(
+            "jit: polymorphic_shapes with closed-over Refs is not supported; pass the Ref as an "
+            "argument");
       graphs.push_back(traced.graph);
       if (!first) first.emplace(std::move(traced));
     }
     std::vector<bool> donated = detail::donated_leaves(options_.donate_argnums, args...);
-    return std::make_pair(detail::compile_polymorphic(*samples, graphs, options, donated), std::move(*first));
+    return std::make_pair(detail::compile_polymorphic(*samples, graphs, options, donated, first->ref_inputs),
+                          std::move(*first));
   }
 
   F f_;

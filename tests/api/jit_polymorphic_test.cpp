@@ -319,6 +319,69 @@ TEST_CASE("polymorphic jit: a size no sample met is checked, and runs the functi
   CHECK(poly.trace_count() == 3);  // the traces the executable was made from
 }
 
+TEST_CASE("polymorphic jit: a training step updating Ref arguments, for any batch", "[jit][polymorphic][ref]") {
+  for (Backend backend : {Backend::interpreter, Backend::cpu}) {
+    INFO("backend " << (backend == Backend::cpu ? "cpu" : "interpreter"));
+    Ref w = new_ref(batch(8, 4, 0.1f) * 0.3f);
+    Ref m = new_ref(zeros({8, 4}));
+    auto step = jit(
+        [](const Ref& wr, const Ref& mr, const Array& x, const Array& y) {
+          auto loss = [&](const Array& v) { return mean(square(matmul(x, v) - y)); };
+          mr.set(mr.get() * 0.9f + grad(loss)(wr.get()));
+          wr.addupdate(-0.1f * mr.get());
+          return loss(wr.get());
+        },
+        {.backend = backend, .wait_for_compile = true, .polymorphic_shapes = {"(8, 4)", "(8, 4)", "(b, 8)", "(b, 4)"}});
+    const void* w_at = w.unsafe_buffer_pointer();
+    Array w_want = w.get(), m_want = m.get();
+    for (int64_t b : {16, 3, 1, 40, 3}) {
+      INFO("b = " << b);
+      Array x = batch(b, 8, 0.5f), y = batch(b, 4, 0.7f);
+      Array got = step(w, m, x, y);
+      // The same step functionally, eagerly.
+      auto loss = [&](const Array& v) { return mean(square(matmul(x, v) - y)); };
+      m_want = m_want * 0.9f + grad(loss)(w_want);
+      w_want = w_want - 0.1f * m_want;
+      check_close(w.get(), w_want, 1e-5);
+      check_close(m.get(), m_want, 1e-5);
+      check_close(got, loss(w_want), 1e-5);
+      CHECK(w.unsafe_buffer_pointer() == w_at);  // updated where its elements are
+    }
+    CHECK(step.cache_size() == 1);
+  }
+}
+
+namespace {
+void check_pmap_inside() {
+  const int64_t n = static_cast<int64_t>(devices().size());
+  auto f = [](const Array& x) {
+    return pmap([](const Array& v) { return psum(sum(graft::exp(v * 0.5f), {0}), "i") + mean(v); }, "i")(x);
+  };
+  for (Backend backend : {Backend::interpreter, Backend::cpu}) {
+    INFO("backend " << (backend == Backend::cpu ? "cpu" : "interpreter"));
+    auto poly = jit(
+        f, {.backend = backend, .wait_for_compile = true, .polymorphic_shapes = {"(" + std::to_string(n) + ", b, 3)"}});
+    for (int64_t b : {5, 2, 30, 1}) {
+      INFO("b = " << b);
+      Array x = reshape(batch(n * b, 3, 0.2f), {n, b, 3});
+      check_close(poly(x), f(x), 1e-5);
+    }
+    CHECK(poly.cache_size() == 1);
+    CHECK(poly.trace_count() == 3);
+  }
+}
+}  // namespace
+
+TEST_CASE("polymorphic jit with pmap inside: the replicas' bodies at every size", "[jit][polymorphic]") {
+  check_pmap_inside();
+}
+
+// In pmap_test.cpp's child with four host devices.
+TEST_CASE("pmap 4: polymorphic jit with pmap inside, over four devices", "[.pmap4]") {
+  REQUIRE(devices().size() == 4);
+  check_pmap_inside();
+}
+
 TEST_CASE("polymorphic jit: iota, slices, concatenation and padding follow the symbol", "[jit][polymorphic]") {
   auto f = [](const Array& x) {
     const int64_t b = x.shape()[0];

@@ -109,9 +109,10 @@ std::shared_ptr<const PolymorphicSamples> polymorphic_samples(const std::vector<
 size_t polymorphic_sample_count(const PolymorphicSamples& samples);
 std::vector<Shape> polymorphic_sample_shapes(const PolymorphicSamples& samples, size_t point);
 // The executable of the traces at every sample point, in order.
+// Ref arguments at leaves `ref_inputs`, as compile_with_refs.
 std::shared_ptr<const Executable> compile_polymorphic(const PolymorphicSamples& samples,
                                                       const std::vector<Graph>& traced, const JitOptions& options,
-                                                      const std::vector<bool>& donated);
+                                                      std::vector<bool> donated, const std::vector<size_t>& ref_inputs);
 // A polymorphic executable's trace at its first sample, knowing its symbolic dimensions.
 Graph polymorphic_traced_graph(const Executable& exe);
 // Whether f's program at these leaves' sizes is still to be checked against the polymorphic
