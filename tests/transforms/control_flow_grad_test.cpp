@@ -264,30 +264,40 @@ TEST_CASE("control flow grad: a while_loop's backward pass runs the fewest forwa
     }
   }
   int steps_run = 0;  // a pure_callback on the step counter counts the body's runs
-  auto looped = [&steps_run](int n, int checkpoints) {
-    return [&steps_run, n, checkpoints](const Array& a) {
-      auto out = while_loop([n](const auto& s) { return s.first < n; },
+  // One on a carry the condition does not read: the trip count's loop, carrying the counter alone, skips it.
+  int state_runs = 0;
+  auto looped = [&steps_run, &state_runs](int n, int checkpoints) {
+    return [&steps_run, &state_runs, n, checkpoints](const Array& a) {
+      auto out = while_loop([n](const auto& s) { return std::get<0>(s) < n; },
                             [&](const auto& s) {
                               Array i = pure_callback(
                                   [&steps_run](const Array& k) {
                                     ++steps_run;
                                     return k;
                                   },
-                                  ShapeDtype{{}, DType::i32}, s.first);
-                              return std::make_pair(i + 1, sin(s.second) * a);
+                                  ShapeDtype{{}, DType::i32}, std::get<0>(s));
+                              Array j = pure_callback(
+                                  [&state_runs](const Array& k) {
+                                    ++state_runs;
+                                    return k;
+                                  },
+                                  ShapeDtype{{}, DType::i32}, std::get<2>(s));
+                              return std::make_tuple(i + 1, sin(std::get<1>(s)) * a, j + 2);
                             },
-                            std::make_pair(scalar(0, DType::i32), a), WhileOptions{.checkpoints = checkpoints});
-      return out.second;
+                            std::make_tuple(scalar(0, DType::i32), a, scalar(0, DType::i32)),
+                            WhileOptions{.checkpoints = checkpoints});
+      return std::get<1>(out);
     };
   };
   const Array a = scalar(0.9, DType::f64);
   for (int checkpoints : {2, 3, 4, 6}) {
     for (int n : {0, 1, 2, 5, 13, 40, 80}) {
       INFO(n << " steps, " << checkpoints << " checkpoints");
-      steps_run = 0;
+      steps_run = state_runs = 0;
       const double g = grad(looped(n, checkpoints))(a).item<double>();
       // The forward pass and the count run each step once; the sweep runs the fewest.
       CHECK(steps_run == 2 * n + (n > 0 ? fewest[n][checkpoints - 1] : 0));
+      CHECK(state_runs == n + (n > 0 ? fewest[n][checkpoints - 1] : 0));
       Array v = a, dv = scalar(1.0, DType::f64);  // d/da of the unrolled loop, by forward mode
       for (int i = 0; i < n; ++i) {
         dv = cos(v) * dv * a + sin(v);

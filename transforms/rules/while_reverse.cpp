@@ -65,6 +65,13 @@ ir::GraphPtr restricted(const ir::Graph& g, const std::vector<bool>& keep, const
   return b.finish(std::move(outs));
 }
 
+// Whether output `out` of g reads input `in` (directly or not).
+bool reads(const ir::Graph& g, size_t in, size_t out) {
+  std::vector<bool> flagged(g.inputs().size(), false);
+  flagged[in] = true;
+  return depends_on(g, flagged)[g.outputs()[out]];
+}
+
 // The graphs the reverse sweep runs, cut from the loop's condition and body.
 struct Parts {
   ir::GraphPtr cond;                 // (cond consts, known carries) -> pred
@@ -292,14 +299,37 @@ std::vector<ValueId> emit_while_reverse(ir::GraphBuilder& b, const ir::Node& n, 
     return ir::inline_graph(g, *parts.replay, joined(kbv, p));
   };
 
-  // 1. The trip count N: carries (i, p...).
+  // 1. The trip count N: a loop over the carries the condition needs (those
+  // it reads, and those their steps read, a fixed point), carries (i, q...):
+  // a condition reading a counter alone (a run-time trip count) counts
+  // without the rest of the step.
+  std::vector<bool> needed(np, false);
+  for (size_t k = 0; k < np; ++k) needed[k] = reads(*parts.cond, cn + k, 0);
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (size_t k = 0; k < np; ++k)
+      for (size_t j = 0; j < np && needed[k]; ++j)
+        if (!needed[j] && reads(*parts.replay, nkb + j, k)) grew = needed[j] = true;
+  }
+  std::vector<size_t> q;  // the needed carries, as indices into p
+  std::vector<ValueId> q0;
+  for (size_t k = 0; k < np; ++k)
+    if (needed[k]) q.push_back(k), q0.push_back(p0[k]);
+  std::vector<bool> cond_keep(cn, true), step_keep(nkb, true);
+  cond_keep.insert(cond_keep.end(), needed.begin(), needed.end());
+  step_keep.insert(step_keep.end(), needed.begin(), needed.end());
+  const ir::GraphPtr count_cond = restricted(*parts.cond, cond_keep, {0}),
+                     count_step = restricted(*parts.replay, step_keep, q);
+  if (!count_cond || !count_step) throw Error("while: the trip count's carries read a carry they do not keep");
+  const size_t nq = q.size();
   std::vector<ValueId> counted = emit_loop(
-      b, checkpoints, joined(cconsts, kb), joined({i64(b, 0)}, p0),
+      b, checkpoints, joined(cconsts, kb), joined({i64(b, 0)}, q0),
       [&](ir::GraphBuilder& g, const std::vector<ValueId>& cs, const std::vector<ValueId>& xs) {
-        return ir::inline_graph(g, *parts.cond, joined(slice_of(cs, 0, cn), slice_of(xs, 1, np)))[0];
+        return ir::inline_graph(g, *count_cond, joined(slice_of(cs, 0, cn), slice_of(xs, 1, nq)))[0];
       },
       [&](ir::GraphBuilder& g, const std::vector<ValueId>& cs, const std::vector<ValueId>& xs) {
-        return joined({op2(g, Op::add, xs[0], i64(g, 1))}, step(g, slice_of(cs, cn, nkb), slice_of(xs, 1, np)));
+        return joined({op2(g, Op::add, xs[0], i64(g, 1))},
+                      ir::inline_graph(g, *count_step, joined(slice_of(cs, cn, nkb), slice_of(xs, 1, nq))));
       });
   const ValueId N = counted[0];
 
