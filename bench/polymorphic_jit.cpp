@@ -120,6 +120,20 @@ std::map<std::string, double> run_jax(const std::string& python, int repeats) {
   return out;
 }
 
+// The spreads of `repeats` calls of a and of b after one warm call each,
+// interleaved so that the machine's drift falls on both alike.
+template <class A, class B>
+std::pair<TimeSpread, TimeSpread> interleaved(int repeats, const A& a, const B& b) {
+  a();
+  b();
+  std::vector<double> ta, tb;
+  for (int r = 0; r < repeats; ++r) {
+    ta.push_back(seconds_of(a));
+    tb.push_back(seconds_of(b));
+  }
+  return {spread_of(ta), spread_of(tb)};
+}
+
 // The sequence model's step at several (b, t): polymorphic in both / specialised.
 void sequence_rows(int repeats) {
   const auto keys = random::split(random::key(1), 6);
@@ -135,15 +149,8 @@ void sequence_rows(int repeats) {
     Array x = random::normal(random::fold_in(keys[3], b * 1000 + t), {b, t, kSeqIn});
     Array y = one_hot(random::randint(random::fold_in(keys[4], b), {b}, 0, kOut), kOut);
     auto special = jit(seq_step, base);
-    auto run = [&](auto& f) { (void)f(p, x, y).second.template item<float>(); };
-    run(poly);
-    run(special);
-    std::vector<double> tp, ts;
-    for (int r = 0; r < repeats; ++r) {
-      tp.push_back(seconds_of([&] { run(poly); }));
-      ts.push_back(seconds_of([&] { run(special); }));
-    }
-    const TimeSpread sp = spread_of(tp), ss = spread_of(ts);
+    auto run = [&](auto& f) { return [&] { (void)f(p, x, y).second.template item<float>(); }; };
+    const auto [sp, ss] = interleaved(repeats, run(poly), run(special));
     std::printf("%6lld %6lld %12.3f %12.3f %8.2fx\n", static_cast<long long>(b), static_cast<long long>(t),
                 sp.median * 1e3, ss.median * 1e3, sp.median / ss.median);
     std::fflush(stdout);
@@ -181,19 +188,8 @@ int main(int argc, char** argv) {
   for (int64_t b : kSizes) {
     auto [x, y] = rows(b);
     auto special = jit(sgd_step, base);
-    auto run = [&](auto& f) {
-      auto out = f(p, x, y);
-      (void)out.second.template item<float>();
-    };
-    run(poly);
-    run(special);
-    // Interleaved repeats, so that the machine's drift falls on both alike.
-    std::vector<double> tp, ts;
-    for (int r = 0; r < repeats; ++r) {
-      tp.push_back(seconds_of([&] { run(poly); }));
-      ts.push_back(seconds_of([&] { run(special); }));
-    }
-    const TimeSpread sp = spread_of(tp), ss = spread_of(ts);
+    auto run = [&](auto& f) { return [&] { (void)f(p, x, y).second.template item<float>(); }; };
+    const auto [sp, ss] = interleaved(repeats, run(poly), run(special));
     std::printf("%6lld %12.3f %12.3f %8.2fx", static_cast<long long>(b), sp.median * 1e3, ss.median * 1e3,
                 sp.median / ss.median);
     auto j = jax.find("ms" + std::to_string(b));
