@@ -376,6 +376,9 @@ std::string polymorphic_text(const PolymorphicExecutable& poly) {
        " instances made; below, the program with its symbolic dimensions (fused kernels' bodies at the first sample "
        "size, " +
        ir::symbol_values_str(p.symbols, poly.first_point) + ")\n";
+  if (const size_t differing = poly.sizes_differing())
+    s += std::to_string(differing) +
+         " sizes run an executable of their own: the function builds another program there (warned on stderr)\n";
   std::shared_ptr<const Executable> last;
   std::vector<int64_t> at;
   {

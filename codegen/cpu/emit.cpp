@@ -8,8 +8,8 @@
 //            readers read the scalar; a call stage reads it filled into an
 //            array); an op on uniforms of more than one element is computed
 //            per element instead, like a full value;
-//   view     an element index into an input buffer, strides baked into the
-//            source;
+//   view     an element index into an input buffer, its strides kernel
+//            sizes (z[k], read at run time);
 //   full     computed per element of the iteration space [0, N).
 //
 // Values computed per element are computed per block of kBlock elements. A
@@ -442,9 +442,8 @@ class Emitter {
   const std::vector<size_t>& red_positions() const { return p_.reduction().outputs; }
 
   // A reduction kernel takes the size of its leading group (the outermost
-  // axes: a batch) from n at run time, g0 = n / (the other groups' sizes),
-  // so that one source serves every size of it (a shape-polymorphic
-  // program's instances); the other groups' sizes are literals.
+  // axes: a batch) from n at run time, g0 = n / (the other groups' sizes);
+  // the other groups' sizes are kernel sizes (z[k]).
   const std::vector<ir::ReductionGroup>& groups() const { return p_.reduction().groups; }
   std::string gsize(size_t i) const { return i == 0 ? std::string("g0") : sz(groups()[i].size); }
   int64_t rest_of_groups() const {
@@ -452,7 +451,7 @@ class Emitter {
     for (size_t i = 1; i < groups().size(); ++i) r *= groups()[i].size;
     return r;
   }
-  // The reduction's output count: a literal, or g0 times the other kept groups.
+  // The reduction's output count: a kernel size, or g0 times the other kept groups.
   std::string red_count_expr() const {
     if (!p_.has_loop || groups().empty() || groups()[0].reduced) return sz(red_count());
     return cat("(g0 * ", sz(red_count() / groups()[0].size), ")");
@@ -533,8 +532,8 @@ class Emitter {
     const int m = static_cast<int>(G.size());
     const ir::ReductionGroup& inner = G[m - 1];
     // The kept group split across threads: another than the leading one when
-    // it gives enough tasks by its own (literal) size, else the leading one
-    // (a batch: its size is not known here), else the one giving the most.
+    // it gives enough tasks by its own size (which group splits is part of
+    // the code), else the leading one (a batch), else the one giving the most.
     int P = -1;
     int64_t best = -1;
     for (int i = 1; i < m; ++i) {

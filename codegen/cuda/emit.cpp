@@ -5,7 +5,7 @@
 //
 // Inside a kernel, `at(i)` computes element i of the iteration space: the
 // body's values in plan order (uniforms once per thread, before any loop;
-// views read through their strides, baked into the source), stores the
+// views read through their strides: literals, or parameters), stores the
 // outputs computed per element and returns the value a trailing reduction
 // reduces. The drivers differ only in which i a thread visits and how the
 // reduction combines.
@@ -300,7 +300,7 @@ class Emitter {
 
   // gcg_work (output elements) and gcg_R (elements per output): the one of
   // them holding the leading group (a batch) from p.n at run time, so that
-  // the source does not hold that group's size; the other a literal.
+  // the source does not hold that group's size; the other a size (sz).
   std::string sizes(const CudaKernel& k, int64_t R) const {
     const std::vector<ir::ReductionGroup>& G = red().groups;
     const bool kept_leads = !G.empty() && !G[0].reduced;
