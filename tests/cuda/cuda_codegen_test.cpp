@@ -227,11 +227,12 @@ std::string ptxas() {
 
 namespace {
 
-// `source` compiles with NVRTC for sm_75, sm_80 and sm_90. Through the disk
-// cache, keyed by the source, NVRTC's version and the options: the sanitizer
-// pass, which shares the release pass's cache, compiles nothing again.
-void check_compiles_for_every_arch(const std::string& source, const std::string& name) {
-  for (int arch : {75, 80, 90}) {
+// `source` compiles with NVRTC for each of `archs`. Through the disk cache,
+// keyed by the source, NVRTC's version and the options: the sanitizer pass,
+// which shares the release pass's cache, compiles nothing again.
+void check_compiles_for_every_arch(const std::string& source, const std::string& name,
+                                   std::initializer_list<int> archs = {75, 80, 90}) {
+  for (int arch : archs) {
     INFO(name << " for sm_" << arch);
     std::string image;
     CHECK_NOTHROW(image = cu::cached_module_image(source, name, arch, /*as_ptx=*/false));
@@ -249,9 +250,10 @@ TEST_CASE("cuda emitter: every kernel shape compiles with NVRTC for sm_75, sm_80
   bodies.push_back(test::complex_math(DType::c128));
   for (const test::CudaBody& b : bodies) {
     check_compiles_for_every_arch(cu::emit_kernel(*b.body, b.name).source, b.name);
-    // Sizes as parameters too (a shape-polymorphic program's instances).
+    // Sizes as parameters too (a shape-polymorphic program's instances), for one architecture: the
+    // parameter block is all that differs.
     const cu::CudaKernel k = cu::emit_kernel(*b.body, b.name, cu::Sizes::parameters);
-    check_compiles_for_every_arch(k.source, b.name);
+    if (!k.sizes.empty()) check_compiles_for_every_arch(k.source, b.name, {90});
   }
 }
 
