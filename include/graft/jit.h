@@ -4,6 +4,8 @@
 // function is inlined; under a disable_jit guard it runs op by op.
 #pragma once
 
+#include <any>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <source_location>
@@ -67,18 +69,26 @@ namespace graft {
 template <class Out>
 class Compiled {
  public:
+  // polymorphic_trace: for a shape-polymorphic executable, f's trace at a
+  // call's arguments (a std::function<Graph(const Args&...)>), so that the
+  // first call at each new size checks f's program there as jit's calls do.
   Compiled(std::shared_ptr<const detail::Executable> exe, Out out_like, JitOptions options,
-           std::vector<std::shared_ptr<detail::RefState>> closed = {})
+           std::vector<std::shared_ptr<detail::RefState>> closed = {}, std::any polymorphic_trace = {})
       : exe_(std::move(exe)),
         out_like_(std::move(out_like)),
         options_(std::move(options)),
-        closed_(std::move(closed)) {}
+        closed_(std::move(closed)),
+        polymorphic_trace_(std::move(polymorphic_trace)) {}
   std::string as_text() const { return detail::executable_text(*exe_); }
   CostAnalysis cost_analysis() const { return detail::executable_cost(*exe_); }
   MemoryAnalysis memory_analysis() const { return detail::executable_memory(*exe_); }
   template <class... Args>
   Out operator()(const Args&... args) const {
     std::vector<Array> leaves = detail::all_leaves(args...);
+    // Polymorphic, called with the argument types it was lowered with: the first call at each size checks f.
+    using Trace = std::function<Graph(const std::decay_t<Args>&...)>;
+    if (const Trace* trace = std::any_cast<Trace>(&polymorphic_trace_))
+      if (detail::polymorphic_needs_check(*exe_, leaves)) detail::polymorphic_check(*exe_, leaves, (*trace)(args...));
     std::vector<bool> donated = detail::donated_leaves(options_.donate_argnums, args...);
     for (Array& a : detail::closed_ref_leaves(closed_)) {
       leaves.push_back(a);
@@ -92,6 +102,7 @@ class Compiled {
   Out out_like_;
   JitOptions options_;
   std::vector<std::shared_ptr<detail::RefState>> closed_;
+  std::any polymorphic_trace_;
 };
 
 // A traced function before compilation (jitted.lower(...)).
@@ -100,20 +111,21 @@ class Lowered {
  public:
   Lowered(Graph graph, Out out_like, JitOptions options, std::vector<bool> donated, std::vector<size_t> ref_inputs = {},
           std::vector<std::shared_ptr<detail::RefState>> closed = {},
-          std::shared_ptr<const detail::Executable> polymorphic = nullptr)
+          std::shared_ptr<const detail::Executable> polymorphic = nullptr, std::any polymorphic_trace = {})
       : graph_(std::move(graph)),
         out_like_(std::move(out_like)),
         options_(std::move(options)),
         donated_(std::move(donated)),
         ref_inputs_(std::move(ref_inputs)),
         closed_(std::move(closed)),
-        polymorphic_(std::move(polymorphic)) {}
+        polymorphic_(std::move(polymorphic)),
+        polymorphic_trace_(std::move(polymorphic_trace)) {}
   const Graph& graph() const { return graph_; }
   std::string as_text() const { return graph_.to_text(); }
   // Ahead of time: returns once the executable is compiled (for Backend::cpu,
   // its module built and loaded), whatever options.wait_for_compile says.
   Compiled<Out> compile() const {
-    if (polymorphic_) return Compiled<Out>(polymorphic_, out_like_, options_);
+    if (polymorphic_) return Compiled<Out>(polymorphic_, out_like_, options_, {}, polymorphic_trace_);
     JitOptions waiting = options_;
     waiting.wait_for_compile = true;
     std::vector<bool> donated = donated_;
@@ -130,6 +142,7 @@ class Lowered {
   std::vector<size_t> ref_inputs_;
   std::vector<std::shared_ptr<detail::RefState>> closed_;
   std::shared_ptr<const detail::Executable> polymorphic_;  // polymorphic_shapes: compiled already
+  std::any polymorphic_trace_;                             // and f's trace at a call's arguments (Compiled)
 };
 
 template <class F>
@@ -182,8 +195,11 @@ class Jitted {
       JitOptions waiting = options_;             // ahead of time: compile() returns once the module is loaded
       waiting.wait_for_compile = true;
       auto [exe, first] = compile_polymorphic<Out>(waiting, args...);
+      std::function<Graph(const std::decay_t<Args>&...)> trace = [f = f_](const std::decay_t<Args>&... a) {
+        return detail::trace_for_jit(f, a...).graph;
+      };
       return Lowered<Out>(detail::polymorphic_traced_graph(*exe), first.out, options_,
-                          detail::donated_leaves(options_.donate_argnums, args...), {}, {}, exe);
+                          detail::donated_leaves(options_.donate_argnums, args...), {}, {}, exe, std::any(trace));
     }
     auto traced = detail::trace_for_jit(f_, args...);
     return Lowered<std::decay_t<decltype(traced.out)>>(traced.graph, traced.out, options_,

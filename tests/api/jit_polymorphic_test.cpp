@@ -317,6 +317,14 @@ TEST_CASE("polymorphic jit: a size no sample met is checked, and runs the functi
   }
   CHECK(poly.cache_size() == 1);
   CHECK(poly.trace_count() == 3);  // the traces the executable was made from
+  // Ahead of time too: the compiled executable checks f at each new size.
+  auto compiled = poly.lower(batch(5, 4, 0.3f)).compile();
+  for (int64_t b : {2000, 1, 7}) {
+    INFO("compiled, b = " << b);
+    Array x = batch(b, 4, 0.3f);
+    check_close(compiled(x), body(x), 0);
+  }
+  CHECK_THAT(compiled.as_text(), Contains("2 sizes run an executable of their own"));
 }
 
 TEST_CASE("polymorphic jit: a training step updating Ref arguments, for any batch", "[jit][polymorphic][ref]") {
