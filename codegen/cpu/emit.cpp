@@ -632,8 +632,7 @@ class Emitter {
       loop << "    const int64_t o0 = q * per, o1 = gcg_lo(" << outer << ", o0 + per);\n";
       loop << "    alignas(64) " << t << " red[" << temp_len() << "];\n";
       loop << "    " << sym_ << "_block(c, o0 * R, o1 * R, red);\n";
-      loop << "    for (int64_t o = o0; o < o1; ++o) y[o] = graft::sum_order::block_sum<" << t
-           << ">(red + (o - o0) * R, R);\n";
+      loop << "    for (int64_t o = o0; o < o1; ++o) y[o] = gcg_short_row_sum<" << t << ">(red + (o - o0) * R, R);\n";
       loop << "  }\n";
       os << maybe_parallel("n", loop.str());
     } else if (f.inner == 1) {

@@ -49,6 +49,23 @@ GCG_SCALAR_OPS
 // And the order graft sums floats in (interpreter/kernels/sum_order.h).
 GCG_SUM_ORDER
 
+// A short row's sum (n <= one row block), n a kernel size read at run time:
+// the common lengths go to sum_order's block sum with n known to the
+// compiler, which unrolls it (the same bits either way).
+template <class T>
+inline T gcg_short_row_sum(const T* x, int64_t n) {
+  switch (n) {
+    case 2: return graft::sum_order::block_sum<T>(x, 2);
+    case 3: return graft::sum_order::block_sum<T>(x, 3);
+    case 4: return graft::sum_order::block_sum<T>(x, 4);
+    case 8: return graft::sum_order::block_sum<T>(x, 8);
+    case 16: return graft::sum_order::block_sum<T>(x, 16);
+    case 32: return graft::sum_order::block_sum<T>(x, 32);
+    case 64: return graft::sum_order::block_sum<T>(x, 64);
+    default: return graft::sum_order::block_sum<T>(x, n);
+  }
+}
+
 // dst[k] = src[offset of element lo + k of a row-major `size` view whose
 // axes step `stride` elements through src], k < len.
 template <class T>
