@@ -352,7 +352,8 @@ void check_int_dtype(const char* fn, DType dtype, const Loc& loc) {
 // ((2^(n/2) mod span)^2) mod span, wrapping in n bits.
 Array randint_between(const Array& key, const Shape& shape, const Array& lo64, const Array& hi64, DType dtype,
                       const Loc& loc) {
-  const auto [kMin, kMax] = int_range(dtype);
+  // Plain names, not a structured binding: the lambdas below capture them, which clang refuses under OpenMP.
+  const int64_t kMin = int_range(dtype).first, kMax = int_range(dtype).second;
   if (ir::dtype_size(dtype) < 4) {
     // As JAX: 8- and 16-bit integers are drawn as i32 between the bounds
     // clipped to [min, max + 1] (less biased), then converted.

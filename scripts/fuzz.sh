@@ -24,7 +24,7 @@ case "$target" in
   *) echo "fuzz.sh: unknown target '$target' (from_json, load_npy, ops or all)" >&2; exit 2 ;;
 esac
 
-./scripts/setup.sh --fuzz
+./scripts/setup.sh
 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-16 \
   -DGRAFT_BUILD_FUZZERS=ON -DGRAFT_BUILD_TESTS=OFF -DGRAFT_BUILD_EXAMPLES=OFF >/dev/null
 

@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages graft needs to build, test and run its examples.
 # Idempotent: packages already present are skipped, so a second run is quick.
-# With --fuzz it also installs what scripts/fuzz.sh needs.
 set -euo pipefail
 
 packages=(
@@ -20,12 +19,11 @@ packages=(
   openmpi-bin libopenmpi-dev  # Open MPI: pmap across processes (graft::distributed); mpirun runs its tests
   clang-format            # the style check of changed lines (scripts/check_format.sh)
   chromium                # headless Chromium: the browser test of graft-inspect's html view
+  # clang 16 (the first Debian clang whose C++20 has std::source_location with
+  # GCC 12's library) with its OpenMP, libFuzzer and sanitizer runtimes: the
+  # consumer tests build against graft with it, and scripts/fuzz.sh uses it.
+  clang-16 libomp-16-dev libclang-rt-16-dev
 )
-
-# scripts/fuzz.sh also needs clang and its libFuzzer and sanitizer runtimes.
-if [ "${1:-}" = "--fuzz" ]; then
-  packages+=(clang-16 libclang-rt-16-dev libomp-16-dev)  # clang 16: the first Debian clang whose C++20 has std::source_location with GCC 12's library
-fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -8,11 +8,11 @@
 #include <iosfwd>
 #include <memory>
 #include <optional>
-#include <source_location>
 #include <string>
 #include <variant>
 #include <vector>
 
+#include "graft/detail/source_location.h"
 #include "graft/device.h"
 #include "graft/types.h"
 

@@ -24,7 +24,6 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <source_location>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -33,6 +32,7 @@
 
 #include "graft/array.h"
 #include "graft/detail/autodiff.h"
+#include "graft/detail/source_location.h"
 #include "graft/tree.h"
 #include "graft/types.h"
 

@@ -4,12 +4,12 @@
 #pragma once
 
 #include <cstdint>
-#include <source_location>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "graft/array.h"
+#include "graft/detail/source_location.h"
 #include "graft/ops.h"
 
 namespace graft {

@@ -12,7 +12,6 @@
 
 #include <cstdint>
 #include <optional>
-#include <source_location>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -21,6 +20,7 @@
 
 #include "graft/array.h"
 #include "graft/autodiff.h"
+#include "graft/detail/source_location.h"
 #include "graft/graph.h"
 #include "graft/tree.h"
 

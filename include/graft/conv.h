@@ -11,12 +11,12 @@
 
 #include <cstdint>
 #include <optional>
-#include <source_location>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "graft/array.h"
+#include "graft/detail/source_location.h"
 #include "graft/ops.h"
 
 namespace graft {

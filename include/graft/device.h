@@ -5,9 +5,10 @@
 #pragma once
 
 #include <cstdint>
-#include <source_location>
 #include <string>
 #include <vector>
+
+#include "graft/detail/source_location.h"
 
 namespace graft {
 

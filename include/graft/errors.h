@@ -2,9 +2,10 @@
 // operation, the shapes and dtypes involved, and the user's file and line.
 #pragma once
 
-#include <source_location>
 #include <stdexcept>
 #include <string>
+
+#include "graft/detail/source_location.h"
 
 namespace graft {
 

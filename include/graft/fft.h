@@ -8,11 +8,11 @@
 #pragma once
 
 #include <cstdint>
-#include <source_location>
 #include <string>
 #include <vector>
 
 #include "graft/array.h"
+#include "graft/detail/source_location.h"
 
 namespace graft::fft {
 

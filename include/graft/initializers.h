@@ -6,10 +6,10 @@
 #pragma once
 
 #include <functional>
-#include <source_location>
 #include <string>
 
 #include "graft/array.h"
+#include "graft/detail/source_location.h"
 
 namespace graft::nn::initializers {
 

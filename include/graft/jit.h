@@ -8,13 +8,13 @@
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <source_location>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "graft/array.h"
 #include "graft/autodiff.h"
+#include "graft/detail/source_location.h"
 #include "graft/graph.h"
 #include "graft/graph_cache.h"
 #include "graft/make_graph.h"

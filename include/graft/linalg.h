@@ -11,13 +11,13 @@
 
 #include <functional>
 #include <optional>
-#include <source_location>
 #include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 #include "graft/array.h"
+#include "graft/detail/source_location.h"
 
 namespace graft::linalg {
 

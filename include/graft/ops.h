@@ -4,13 +4,13 @@
 #pragma once
 
 #include <optional>
-#include <source_location>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "graft/array.h"
+#include "graft/detail/source_location.h"
 
 namespace graft {
 

@@ -19,10 +19,10 @@
 
 #include <cstdint>
 #include <optional>
-#include <source_location>
 #include <vector>
 
 #include "graft/array.h"
+#include "graft/detail/source_location.h"
 
 namespace graft::random {
 

@@ -25,11 +25,11 @@
 #pragma once
 
 #include <memory>
-#include <source_location>
 #include <string>
 #include <vector>
 
 #include "graft/array.h"
+#include "graft/detail/source_location.h"
 #include "graft/tree.h"
 
 namespace graft {

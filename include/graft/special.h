@@ -7,10 +7,10 @@
 // s, betainc in a and b) raise an UnsupportedError when asked for.
 #pragma once
 
-#include <source_location>
 #include <type_traits>
 
 #include "graft/array.h"
+#include "graft/detail/source_location.h"
 
 namespace graft::special {
 

@@ -7,7 +7,6 @@
 #include <initializer_list>
 #include <memory>
 #include <optional>
-#include <source_location>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -15,6 +14,7 @@
 #include "graft/array.h"
 #include "graft/autodiff.h"
 #include "graft/collectives.h"
+#include "graft/detail/source_location.h"
 #include "graft/errors.h"
 #include "graft/graph.h"
 #include "graft/graph_cache.h"

@@ -236,7 +236,10 @@ void conv_rows(const ConvGeometry& G, const T* lhs, const T* rhs, T* y) {
   const int64_t blocks = (M + block - 1) / block;
   std::vector<T> packed;
   for (int64_t g = 0; g < G.groups; ++g) {
-    const auto [B, ldb] = kernel_matrix(G, rhs, g, true, packed);
+    // Plain names, not a structured binding: `run` captures them, which clang refuses under OpenMP.
+    const std::pair<const T*, int64_t> matrix = kernel_matrix(G, rhs, g, true, packed);
+    const T* const B = matrix.first;
+    const int64_t ldb = matrix.second;
     const T* l = lhs + G.lhs_base(g);
     T* yg = y + G.first_out(g) * G.o_feature;
     auto run = [&](int64_t blk) {
@@ -285,7 +288,9 @@ void conv_columns(const ConvGeometry& G, const T* lhs, const T* rhs, T* y) {
       std::clamp<int64_t>(std::min<int64_t>(blocks, (int64_t{1} << 21) / std::max<int64_t>(M * n, 1)), 1, 8);
   std::vector<T> packed, partial;
   for (int64_t g = 0; g < G.groups; ++g) {
-    const auto [B, ldb] = kernel_matrix(G, rhs, g, false, packed);
+    const std::pair<const T*, int64_t> matrix = kernel_matrix(G, rhs, g, false, packed);
+    const T* const B = matrix.first;
+    const int64_t ldb = matrix.second;
     const T* l = lhs + G.lhs_base(g);
     T* sums = scratch(partial, parts * M * n);
     auto run = [&](int64_t part) {

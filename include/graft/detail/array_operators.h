@@ -3,10 +3,10 @@
 // a double and whether it was a floating type (weak typing, docs/API.md).
 #pragma once
 
-#include <source_location>
 #include <type_traits>
 
 #include "graft/array.h"
+#include "graft/detail/source_location.h"
 
 namespace graft {
 namespace detail {

@@ -6,13 +6,13 @@
 
 #include <memory>
 #include <optional>
-#include <source_location>
 #include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 #include "graft/array.h"
+#include "graft/detail/source_location.h"
 #include "graft/errors.h"
 #include "graft/graph.h"
 #include "graft/graph_cache.h"

@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <source_location>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -16,6 +15,7 @@
 
 #include "graft/array.h"
 #include "graft/autodiff.h"
+#include "graft/detail/source_location.h"
 #include "graft/graph.h"
 #include "graft/tree.h"
 

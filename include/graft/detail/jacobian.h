@@ -180,7 +180,10 @@ auto jacobian_impl(F& f, const Args&... args) {
       }
     } else {
       check_float_leaves(in_leaves, "jacrev: input");  // integer inputs have no Jacobian
-      auto [value, pullback] = vjp(g, sel);
+      // Not a structured binding: `pull` captures both, which clang refuses under -fopenmp.
+      auto value_and_pullback = vjp(g, sel);
+      const auto& value = value_and_pullback.first;
+      const auto& pullback = value_and_pullback.second;
       y.emplace(value);
       std::vector<Array> out_leaves = tree::leaves(value);
       std::vector<int64_t> out_off = leaf_offsets(out_leaves);

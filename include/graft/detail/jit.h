@@ -6,13 +6,13 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <source_location>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "graft/array.h"
 #include "graft/autodiff.h"
+#include "graft/detail/source_location.h"
 #include "graft/graph.h"
 #include "graft/graph_cache.h"
 #include "graft/make_graph.h"

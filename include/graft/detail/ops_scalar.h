@@ -4,10 +4,10 @@
 #pragma once
 
 #include <optional>
-#include <source_location>
 #include <type_traits>
 
 #include "graft/array.h"
+#include "graft/detail/source_location.h"
 
 namespace graft {
 namespace detail {

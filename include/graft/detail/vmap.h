@@ -6,7 +6,6 @@
 #include <initializer_list>
 #include <memory>
 #include <optional>
-#include <source_location>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -14,6 +13,7 @@
 #include "graft/array.h"
 #include "graft/autodiff.h"
 #include "graft/collectives.h"
+#include "graft/detail/source_location.h"
 #include "graft/errors.h"
 #include "graft/graph.h"
 #include "graft/graph_cache.h"
@@ -102,13 +102,18 @@ auto vmap_impl(F& f, const AxisSpec& in_axes, const AxisSpec& out_axes, const st
                const std::source_location& site, const Args&... args) {
   using Out = std::decay_t<decltype(f(args...))>;
   using Entry = TransformedEntry<Out>;
-  auto [leaves, dims, size] = [&] {
+  // Named members, not a structured binding: lambdas below use them, and
+  // clang refuses to capture a structured binding under -fopenmp.
+  MappedLeaves mapped = [&] {
     try {
       return map_leaves(in_axes, args...);
     } catch (const Error&) {
       rethrow_with_site("vmap", site);
     }
   }();
+  std::vector<Array>& leaves = mapped.leaves;
+  const std::vector<int64_t>& dims = mapped.dims;
+  const int64_t size = mapped.size;
 
   // Traced at every call, so arrays f closes over are read now; the batched
   // graph is reused when this signature traced to the same graph.
