@@ -8,6 +8,7 @@
 #include "graft/errors.h"
 #include "ir/dtype.h"
 #include "ir/remat_policy.h"
+#include "transforms/closure_convert.h"
 #include "transforms/jvp.h"
 #include "transforms/linearize.h"
 #include "transforms/vjp.h"
@@ -173,34 +174,54 @@ std::vector<Array> vjp_call(const Graph& graph, const std::vector<Array>& captur
   return grads;
 }
 
+namespace {
+
+std::vector<Array> joined(std::vector<Array> a, const std::vector<std::vector<Array>>& more) {
+  for (const auto& m : more) a.insert(a.end(), m.begin(), m.end());
+  return a;
+}
+
+}  // namespace
+
+// Values the functions close over that an enclosing transform traces are
+// closure-converted (transforms/closure_convert.h): they become trailing
+// operands, as jax.closure_convert makes them.
 std::vector<Array> custom_jvp_bind(const Graph& call, const std::vector<Array>& call_captured, const Graph& rule,
                                    const std::vector<Array>& rule_captured, const std::vector<Array>& args) {
-  if (!call_captured.empty() || !rule_captured.empty())
-    throw UnsupportedError("custom_jvp: the function and its rule may close over concrete arrays only, not over values "
-                           "traced by an enclosing transform; pass those as arguments");
-  ir::Attrs attrs{{"call", ir::Graphs{call.ir_ptr()}}, {"jvp", ir::Graphs{rule.ir_ptr()}}};
-  return bind(ir::Op::custom_jvp_call, args, attrs, std::source_location::current());
+  if (call_captured.empty() && rule_captured.empty()) {
+    ir::Attrs attrs{{"call", ir::Graphs{call.ir_ptr()}}, {"jvp", ir::Graphs{rule.ir_ptr()}}};
+    return bind(ir::Op::custom_jvp_call, args, attrs, std::source_location::current());
+  }
+  transforms::ClosedCustomJvp closed =
+      transforms::close_custom_jvp(call.ir(), call_captured.size(), rule.ir(), rule_captured.size());
+  ir::Attrs attrs{{"call", ir::Graphs{closed.call}}, {"jvp", ir::Graphs{closed.jvp}}};
+  return bind(ir::Op::custom_jvp_call, joined(args, {call_captured, rule_captured}), attrs,
+              std::source_location::current());
 }
 
 std::vector<Array> custom_vjp_bind(const std::vector<const Graph*>& graphs, const std::vector<std::vector<Array>>& captured,
                                    int64_t num_residuals, const std::vector<Array>& args) {
-  for (const auto& c : captured)
-    if (!c.empty())
-      throw UnsupportedError("custom_vjp: f, fwd and bwd may close over concrete arrays only, not over values traced "
-                             "by an enclosing transform; pass those as arguments");
-  ir::Attrs attrs{{"call", ir::Graphs{graphs[0]->ir_ptr()}},
-                  {"fwd", ir::Graphs{graphs[1]->ir_ptr()}},
-                  {"bwd", ir::Graphs{graphs[2]->ir_ptr()}},
-                  {"num_residuals", num_residuals}};
-  return bind(ir::Op::custom_vjp_call, args, attrs, std::source_location::current());
+  if (captured[0].empty() && captured[1].empty() && captured[2].empty()) {
+    ir::Attrs attrs{{"call", ir::Graphs{graphs[0]->ir_ptr()}},
+                    {"fwd", ir::Graphs{graphs[1]->ir_ptr()}},
+                    {"bwd", ir::Graphs{graphs[2]->ir_ptr()}},
+                    {"num_residuals", num_residuals}};
+    return bind(ir::Op::custom_vjp_call, args, attrs, std::source_location::current());
+  }
+  transforms::ClosedCustomVjp closed =
+      transforms::close_custom_vjp(graphs[0]->ir(), captured[0].size(), graphs[1]->ir(), captured[1].size(),
+                                   graphs[2]->ir(), captured[2].size(), num_residuals);
+  ir::Attrs attrs{{"call", ir::Graphs{closed.call}},
+                  {"fwd", ir::Graphs{closed.fwd}},
+                  {"bwd", ir::Graphs{closed.bwd}},
+                  {"num_residuals", closed.num_residuals}};
+  return bind(ir::Op::custom_vjp_call, joined(args, captured), attrs, std::source_location::current());
 }
 
+// The body takes (args.., captured..) already: the captured values are the call's trailing operands.
 std::vector<Array> remat_bind(const Graph& body, const std::vector<Array>& captured, const std::vector<Array>& args,
                               const std::string& policy) {
-  if (!captured.empty())
-    throw UnsupportedError("checkpoint: the function may close over concrete arrays only, not over values traced by an "
-                           "enclosing transform; pass those as arguments");
-  return bind(ir::Op::remat, args, {{"body", ir::Graphs{body.ir_ptr()}}, {"policy", policy}},
+  return bind(ir::Op::remat, joined(args, {captured}), {{"body", ir::Graphs{body.ir_ptr()}}, {"policy", policy}},
               std::source_location::current());
 }
 

@@ -164,7 +164,7 @@ void conv_general_dilated_with_halves(const KernelCall& call) {
   if (!conv_general_dilated_bf16_native(call)) halves_as_f32<&conv_general_dilated_kernel>(call);
 }
 
-KernelTable build_table() {
+KernelTable build_kernel_table() {
   KernelTable t{};
   // Filled from ops.def's `kernel` column: the op's own kernel or the elementwise loop.
 #define GRAFT_KERNEL_OWN(ident)                                                                                 \
@@ -189,7 +189,7 @@ KernelTable build_table() {
 
 namespace {
 KernelTable& kernel_table() {
-  static KernelTable table = build_table();
+  static KernelTable table = build_kernel_table();
   return table;
 }
 }  // namespace

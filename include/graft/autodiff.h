@@ -5,13 +5,13 @@
 #pragma once
 
 #include <memory>
-#include <source_location>
 #include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 #include "graft/array.h"
+#include "graft/detail/source_location.h"
 #include "graft/errors.h"
 #include "graft/graph.h"
 #include "graft/graph_cache.h"
@@ -82,7 +82,9 @@ auto checkpoint(F f) {
 // rule(std::tuple primals, std::tuple tangents) returns (f(primals...),
 // tangent of the output), written with graft ops, linear in the tangents;
 // reverse mode transposes it. Useful for numerically stable derivatives.
-// f and rule may close over concrete arrays, not over traced ones.
+// f and rule may close over arrays an enclosing transform traces; the
+// derivative with respect to those is f's own, differentiated as usual (the
+// rule speaks for the arguments only; JAX refuses this case).
 template <class F, class R>
 auto custom_jvp(F f, R rule) {
   return [f, rule](const auto&... args) {
@@ -100,7 +102,9 @@ auto custom_jvp(F f, R rule) {
 // user. fwd(args...) returns (f(args...), residuals) with residuals a pytree
 // of Arrays; bwd(residuals, output cotangent) returns a std::tuple with one
 // cotangent per argument. Reverse mode (grad, vjp) calls bwd; forward mode
-// (jvp) of such a function is an UnsupportedError, as in JAX.
+// (jvp) of such a function is an UnsupportedError, as in JAX. f, fwd and
+// bwd may close over arrays an enclosing transform traces; the cotangent of
+// those is f's own, differentiated as usual (JAX refuses this case).
 template <class F, class Fwd, class Bwd>
 auto custom_vjp(F f, Fwd fwd, Bwd bwd) {
   return [f, fwd, bwd](const auto&... args) {

@@ -136,7 +136,7 @@ void check_accepted_dtype(const RuleCtx& c, DType d) {
 
 namespace {
 
-ShapeRuleTable build_table() {
+ShapeRuleTable build_shape_rule_table() {
   ShapeRuleTable t{};
   // Filled from ops.def's `shape` column: the op's own rule or a standard one.
 #define GRAFT_SHAPE_OWN(ident) ident##_shape
@@ -161,7 +161,7 @@ ShapeRuleTable build_table() {
 }  // namespace
 
 ShapeRule shape_rule(Op op) {
-  static const ShapeRuleTable table = build_table();
+  static const ShapeRuleTable table = build_shape_rule_table();
   return table[static_cast<size_t>(op)];
 }
 

@@ -66,7 +66,7 @@ std::vector<bool> batched_outputs(const ir::Graph& g, const std::vector<int64_t>
 
 namespace {
 
-BatchRuleTable build_table() {
+BatchRuleTable build_batch_rule_table() {
   BatchRuleTable t{};
   // Filled from ops.def's `batch` column: the op's own rule, a standard one, or none.
 #define GRAFT_BATCH_OWN(ident) ident##_batch
@@ -87,7 +87,7 @@ BatchRuleTable build_table() {
 }
 
 BatchRuleTable& table() {
-  static BatchRuleTable t = build_table();
+  static BatchRuleTable t = build_batch_rule_table();
   return t;
 }
 

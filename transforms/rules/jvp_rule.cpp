@@ -107,7 +107,7 @@ bool is_non_differentiable(Op op) { return !ir::is_differentiable(op) && !ir::is
 
 namespace {
 
-JvpRuleTable build_table() {
+JvpRuleTable build_jvp_rule_table() {
   JvpRuleTable t{};
   // Filled from ops.def's `jvp` column: the op's own rule, a standard one, or none.
 #define GRAFT_DROP(ident)
@@ -130,7 +130,7 @@ JvpRuleTable build_table() {
 }  // namespace
 
 JvpRule jvp_rule(Op op) {
-  static const JvpRuleTable table = build_table();
+  static const JvpRuleTable table = build_jvp_rule_table();
   return table[static_cast<size_t>(op)];
 }
 

@@ -9,7 +9,7 @@ ValueId TransposeCtx::zeros(const ir::ValueType& type) { return emit_full(emit_.
 
 namespace {
 
-TransposeRuleTable build_table() {
+TransposeRuleTable build_transpose_rule_table() {
   TransposeRuleTable t{};
   // Filled from ops.def: the rule of each op that must have one (see ir/op.h).
 #define GRAFT_OP(ident, ...) if constexpr (ir::has_transpose_rule(Op::ident)) t[static_cast<size_t>(Op::ident)] = ident##_transpose;
@@ -21,7 +21,7 @@ TransposeRuleTable build_table() {
 }  // namespace
 
 TransposeRule transpose_rule(ir::Op op) {
-  static const TransposeRuleTable table = build_table();
+  static const TransposeRuleTable table = build_transpose_rule_table();
   return table[static_cast<size_t>(op)];
 }
 
