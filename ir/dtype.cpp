@@ -35,8 +35,10 @@ namespace ir {
 DType promote_types(DType a, DType b) {
   const PromotionType t = promote_types(PromotionType{a}, PromotionType{b});
   if (!t.weak) return t.dtype;
-  // Only u64 with a signed integer meets at the weak float: JAX's default float.
-  return default_float_dtype();
+  // Only u64 with a signed integer meets at the weak float, which
+  // jnp.promote_types materialises as float64 with or without x64 (only
+  // 53 bits, but no 64-bit integer type holds both ranges).
+  return DType::f64;
 }
 
 }  // namespace ir

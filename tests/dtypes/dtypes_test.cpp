@@ -148,8 +148,8 @@ TEST_CASE("dtypes: JAX's promotion table, every pair and weak scalars", "[dtypes
       } else {
         CHECK(got.dtype == jax);
       }
-      if (r < 15 && c < 15) {  // the public function on two dtypes: a weak join is the default float
-        CHECK(promote_types(dtype_named(order[r]), dtype_named(order[c])) == (weak ? default_float_dtype() : jax));
+      if (r < 15 && c < 15) {  // the public function on two dtypes: a weak join is f64 in both modes, as JAX's
+        CHECK(promote_types(dtype_named(order[r]), dtype_named(order[c])) == (weak ? f64 : jax));
       }
       ++cells;
     }
@@ -872,4 +872,21 @@ TEST_CASE("dtypes: bf16, f16 and complex programs fuse into C++ kernels equal to
     INFO("output " << i);
     CHECK(bits_equal(zg[i], zw[i]));
   }
+}
+
+// jnp.promote_types(i64, u64) is float64 with or without x64, and so are
+// i8, i16 and i32 with u64; array arithmetic on such pairs computes in f64.
+TEST_CASE("dtypes: a signed integer with u64 promotes to f64 in both modes", "[dtypes][promotion]") {
+  for (DType s : {i8, i16, i32, i64}) {
+    INFO(dtype_name(s));
+    CHECK(promote_types(s, u64) == f64);
+    CHECK(promote_types(u64, s) == f64);
+  }
+  const Array big = array(std::vector<uint64_t>{uint64_t{1} << 63}, {1});
+  const Array neg = array(std::vector<int64_t>{-(int64_t{1} << 62)}, {1});
+  const Array y = big + neg;
+  CHECK(y.dtype() == f64);
+  CHECK(y.to_vector<double>() == std::vector<double>{std::ldexp(1.0, 62)});
+  CHECK((neg * big).dtype() == f64);
+  CHECK((astype(neg, i8) - big).dtype() == f64);
 }
