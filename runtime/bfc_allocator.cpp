@@ -1,6 +1,7 @@
 #include "runtime/bfc_allocator.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -11,6 +12,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "graft/errors.h"
@@ -157,14 +159,62 @@ class PointerTable {
   int shift_ = 64;
 };
 
+// Host pages: each region sits at the start of an address window reserved
+// without access (PROT_NONE, MAP_NORESERVE: no memory is committed or
+// charged), so that extend() makes more of the window usable in place.
 class HostPages final : public MemorySource {
  public:
+  // Address space only: 64 GiB per region, or the region itself when larger.
+  static constexpr size_t kWindow = size_t{64} << 30;
+
   void* reserve(size_t n) override {
-    void* p = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    return p == MAP_FAILED ? nullptr : p;
+    const size_t window = std::max(n, kWindow);
+    void* p = mmap(nullptr, window, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) {  // no room for the window (a tight RLIMIT_AS): the region alone
+      p = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (p == MAP_FAILED) return nullptr;
+      std::lock_guard<std::mutex> lock(mutex_);
+      windows_[p] = n;
+      return p;
+    }
+    if (mprotect(p, n, PROT_READ | PROT_WRITE) != 0) {
+      munmap(p, window);
+      return nullptr;
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    windows_[p] = window;
+    return p;
   }
-  void release(void* base, size_t n) override { munmap(base, n); }
+  bool extend(void* base, size_t bytes, size_t new_bytes) override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = windows_.find(base);
+      if (it == windows_.end() || new_bytes > it->second) return false;
+    }
+    // From the page that holds the old end (already accessible: mprotect
+    // works on whole pages) to the new end, rounded up by mprotect itself.
+    const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+    const uintptr_t from = (reinterpret_cast<uintptr_t>(base) + bytes) / page * page;
+    const uintptr_t to = reinterpret_cast<uintptr_t>(base) + new_bytes;
+    return mprotect(reinterpret_cast<void*>(from), to - from, PROT_READ | PROT_WRITE) == 0;
+  }
+  void release(void* base, size_t n) override {
+    size_t window = n;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = windows_.find(base);
+      if (it != windows_.end()) {
+        window = it->second;
+        windows_.erase(it);
+      }
+    }
+    munmap(base, window);
+  }
   bool host_addressable() const override { return true; }
+
+ private:
+  std::mutex mutex_;
+  std::unordered_map<void*, size_t> windows_;  // region base -> its window's size
 };
 
 [[noreturn]] void fail(const char* what, const std::string& where = {}) {
@@ -177,6 +227,7 @@ class HostPages final : public MemorySource {
 }  // namespace
 
 struct BfcAllocator::Impl {
+  static constexpr size_t kMinExtension = size_t{256} << 10;
   std::unique_ptr<MemorySource> source;
   bool poisons;  // host memory: free chunks are poisoned under AddressSanitizer
   size_t limit;
@@ -307,10 +358,60 @@ struct BfcAllocator::Impl {
     return released;
   }
 
-  // A new region that holds a free chunk of at least `size` bytes, or nullptr
-  // (and why) when the limit or the system refuses.
+  // The last chunk of a region (a walk: growth is rare).
+  static Chunk* last_chunk(const Region* r) {
+    Chunk* c = r->first;
+    while (c->next) c = c->next;
+    return c;
+  }
+
+  // Extends a region in place so that its end holds a free chunk of at least
+  // `size` bytes, by max(what is missing, a sixteenth of what is reserved,
+  // 256 KiB): steps of about 6 % keep reserved memory within 1.15x of the
+  // peak in use, where doubling regions reached 1.5x, and the floor keeps
+  // small heaps from growing a page at a time. The newest region is tried
+  // first. Returns that free chunk, or nullptr.
+  Chunk* extend_region(size_t size) {
+    for (auto it = regions.rbegin(); it != regions.rend(); ++it) {
+      Region* r = *it;
+      Chunk* tail = last_chunk(r);
+      const size_t have = tail->in_use ? 0 : tail->size;
+      const size_t missing = size - std::min(size, have);
+      const size_t step = std::max({missing, reserved / 16, kMinExtension}) / kGranule * kGranule;
+      const size_t available = limit - reserved;
+      if (missing > available) continue;
+      size_t delta = std::min(step, available);
+      if (!source->extend(r->base, r->size, r->size + delta)) {
+        if (delta == missing || !source->extend(r->base, r->size, r->size + missing)) continue;
+        delta = missing;
+      }
+      if (poisons) poison(r->base + r->size, delta);
+      if (!tail->in_use) {
+        remove_free(tail);
+        tail->size += delta;
+      } else {
+        Chunk* c = new_chunk();
+        c->ptr = r->base + r->size;
+        c->size = delta;
+        c->region = r;
+        c->prev = tail;
+        tail->next = c;
+        tail = c;
+      }
+      r->size += delta;
+      reserved += delta;
+      peak_reserved = std::max(peak_reserved, reserved);
+      insert_free(tail);
+      return tail;
+    }
+    return nullptr;
+  }
+
+  // A free chunk of at least `size` bytes in an extended or a new region, or
+  // nullptr (and why) when the limit or the system refuses.
   Chunk* grow(size_t size, std::string& why) {
     if (preallocate) return nullptr;
+    if (Chunk* c = extend_region(size)) return c;
     for (int attempt = 0; attempt < 2; ++attempt) {
       if (attempt == 1 && release_free_regions() == 0) break;
       size_t available = limit - reserved;

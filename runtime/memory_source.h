@@ -19,6 +19,10 @@ class MemorySource {
   // Whether the CPU may touch the bytes (then AddressSanitizer poisons the
   // free ones; device memory is never touched from the host).
   virtual bool host_addressable() const = 0;
+  // Grows what reserve() returned at `base` from `bytes` to `new_bytes` in
+  // place (the same base), or returns false: a growing allocator then needs
+  // no second region, which is where fragmentation comes from.
+  virtual bool extend(void* /*base*/, size_t /*bytes*/, size_t /*new_bytes*/) { return false; }
 };
 
 // Anonymous private pages from mmap: the host's memory.

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -21,6 +22,17 @@ using namespace graft::runtime;
 using graft::OutOfMemoryError;
 
 namespace {
+
+// Regions that cannot grow in place (as a CUDA device's): the allocator adds regions.
+class FixedRegions final : public MemorySource {
+ public:
+  void* reserve(size_t n) override { return host_->reserve(n); }
+  void release(void* base, size_t n) override { host_->release(base, n); }
+  bool host_addressable() const override { return true; }
+
+ private:
+  std::unique_ptr<MemorySource> host_ = host_pages();
+};
 
 constexpr size_t KiB = 1024, MiB = 1024 * 1024;
 
@@ -294,8 +306,8 @@ TEST_CASE("bfc: growing on demand vs preallocating", "[memory]") {
     CHECK(bfc.release_free_regions() == 0);  // a preallocated region is kept
     CHECK(bfc.stats().bytes_reserved == int64_t(64 * MiB));
   }
-  SECTION("growth: max(request, doubling from 2 MiB), capped by the limit") {
-    BfcAllocator bfc(64 * MiB, false);
+  SECTION("growth of a source that cannot extend (a GPU's): max(request, doubling from 2 MiB), capped by the limit") {
+    BfcAllocator bfc(64 * MiB, false, std::make_unique<FixedRegions>());
     CHECK(bfc.stats().bytes_reserved == 0);
     CHECK(bfc.stats().largest_free_block_bytes == 0);
     CHECK(bfc.num_regions() == 0);
@@ -337,6 +349,64 @@ TEST_CASE("bfc: growing on demand vs preallocating", "[memory]") {
     CHECK(bfc.stats().peak_bytes_reserved == 0);
     REQUIRE_NOTHROW(bfc.check_invariants());
   }
+  SECTION("growth of host pages: one region extended in place by max(what is missing, reserved / 16, 256 KiB)") {
+    BfcAllocator bfc(64 * MiB, false);
+    void* a = bfc.allocate(1000);  // 2 MiB
+    CHECK(bfc.stats().bytes_reserved == int64_t(2 * MiB));
+    void* t = bfc.allocate(64 * 1024);  // fits
+    bfc.deallocate(t, 0);
+    void* b = bfc.allocate(2 * MiB);  // 1 KiB missing from the free tail: it grows by 256 KiB
+    CHECK(bfc.stats().bytes_reserved == int64_t(2 * MiB + 256 * 1024));
+    CHECK(bfc.stats().largest_free_block_bytes == int64_t(256 * 1024 - 1024));
+    bfc.deallocate(b, 0);
+    b = bfc.allocate(3 * MiB);  // 1 MiB - 256 KiB + 1 KiB missing: exactly that
+    CHECK(bfc.stats().bytes_reserved == int64_t(3 * MiB + 1024));
+    CHECK(bfc.stats().largest_free_block_bytes == 0);
+    void* c = bfc.allocate(10 * MiB);  // the tail is in use: 10 MiB more
+    CHECK(bfc.stats().bytes_reserved == int64_t(13 * MiB + 1024));
+    void* d = bfc.allocate(40 * MiB);  // the tail is in use: 40 MiB more
+    CHECK(bfc.stats().bytes_reserved == int64_t(53 * MiB + 1024));
+    CHECK(bfc.num_regions() == 1);
+    std::memset(d, 1, 40 * MiB);  // every byte handed out is usable
+    bfc.deallocate(c, 10 * MiB);
+    void* e = bfc.allocate(8 * MiB);  // reuses the hole: nothing new reserved
+    CHECK(e == c);
+    CHECK(bfc.stats().bytes_reserved == int64_t(53 * MiB + 1024));
+    // 12 MiB fits nowhere, and only 11 MiB - 1 KiB are left under the limit.
+    std::string msg = oom_message([&] { bfc.allocate(12 * MiB); });
+    INFO(msg);
+    CHECK(msg.find("largest free block 2097152 bytes") != std::string::npos);
+    CHECK(msg.find("would pass the limit") != std::string::npos);
+    void* f = bfc.allocate(11 * MiB - 1024);  // the rest of the limit, exactly
+    CHECK(bfc.stats().bytes_reserved == int64_t(64 * MiB));
+    REQUIRE_NOTHROW(bfc.check_invariants());
+    for (void* p : {a, b, d, e, f}) bfc.deallocate(p, 0);
+    CHECK(bfc.release_free_regions() == 64 * MiB);
+    CHECK(bfc.num_regions() == 0);
+    REQUIRE_NOTHROW(bfc.check_invariants());
+  }
+}
+
+TEST_CASE("bfc: growing on host pages, reserved stays within 1.15x of the peak in use", "[memory]") {
+  // Bursts of varied size (as training steps at batch sizes 1..1024 make):
+  // each allocates 20 blocks of 1 KiB to 4 MiB scaled by the burst, then frees them.
+  BfcAllocator bfc(size_t{4} << 30, false);
+  std::mt19937_64 rng(7);
+  std::uniform_int_distribution<int> batch(1, 1024);
+  std::uniform_real_distribution<double> log_size(std::log(1024.0), std::log(4.0 * MiB));
+  std::vector<void*> live;
+  for (int step = 0; step < 400; ++step) {
+    const double scale = batch(rng) / 1024.0;
+    for (int i = 0; i < 20; ++i)
+      live.push_back(bfc.allocate(static_cast<size_t>(std::exp(log_size(rng)) * scale) + 64));
+    for (void* p : live) bfc.deallocate(p, 0);
+    live.clear();
+  }
+  const AllocatorStats s = bfc.stats();
+  INFO("peak reserved " << s.peak_bytes_reserved << ", peak in use " << s.peak_bytes_in_use);
+  CHECK(double(s.peak_bytes_reserved) <= 1.15 * double(s.peak_bytes_in_use) + double(2 * MiB));
+  CHECK(bfc.num_regions() == 1);
+  REQUIRE_NOTHROW(bfc.check_invariants());
 }
 
 TEST_CASE("bfc: statistics are exact to the byte", "[memory]") {
