@@ -345,6 +345,13 @@ void PolymorphicExecutable::check(const std::vector<int64_t>& values, const Grap
   checked_.insert(values);
   if (!own) return;
   own_[values] = own;
+  own_order_.push_back(values);
+  ++differing_;
+  if (own_order_.size() > kKeep) {
+    own_.erase(own_order_.front());
+    checked_.erase(own_order_.front());
+    own_order_.pop_front();
+  }
   std::fprintf(stderr,
                "graft: jit: polymorphic_shapes: at %s the function builds another program than the polymorphic "
                "one (%s): it branches on a size its samples did not meet. These sizes run an executable of their "
@@ -354,7 +361,7 @@ void PolymorphicExecutable::check(const std::vector<int64_t>& values, const Grap
 
 size_t PolymorphicExecutable::sizes_differing() const {
   std::lock_guard lock(mu_);
-  return own_.size();
+  return differing_;
 }
 
 size_t PolymorphicExecutable::instances_made() const {

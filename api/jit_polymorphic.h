@@ -85,6 +85,11 @@ struct PolymorphicExecutable {
   mutable size_t made_ = 0;
   mutable std::set<std::vector<int64_t>> checked_;
   mutable std::map<std::vector<int64_t>, std::shared_ptr<const Executable>> own_;  // sizes whose trace differs
+  // own_'s sizes, oldest first: at most kKeep are kept (a size evicted is
+  // checked, traced and compiled again when it comes back), so a function
+  // that differs at every size does not grow without bound.
+  mutable std::list<std::vector<int64_t>> own_order_;
+  mutable size_t differing_ = 0;  // sizes ever found to differ
 };
 
 // The lines executable_text adds for a polymorphic executable: its symbols,
