@@ -62,9 +62,8 @@ bool any(const std::vector<bool>& flags) {
 ClosedCustomJvp close_custom_jvp(const ir::Graph& call, size_t call_values, const ir::Graph& rule, size_t rule_values) {
   const size_t n = call.inputs().size() - call_values;
   const std::vector<ir::ValueType> arg_types = types_of(call, slice(call.inputs(), 0, n));
-  const std::vector<ir::ValueType> value_types =
-      concat_types(types_of(call, slice(call.inputs(), n, call_values)),
-                   types_of(rule, slice(rule.inputs(), 2 * n, rule_values)));
+  const std::vector<ir::ValueType> value_types = concat_types(types_of(call, slice(call.inputs(), n, call_values)),
+                                                              types_of(rule, slice(rule.inputs(), 2 * n, rule_values)));
   ClosedCustomJvp out;
   {
     ir::GraphBuilder b;
@@ -76,8 +75,7 @@ ClosedCustomJvp close_custom_jvp(const ir::Graph& call, size_t call_values, cons
   ir::GraphBuilder b;
   Ids args = inputs_like(b, arg_types), values = inputs_like(b, value_types);
   Ids arg_tangents = inputs_like(b, arg_types), value_tangents = inputs_like(b, value_types);
-  Ids rule_out =
-      ir::inline_graph(b, rule, concat(concat(args, arg_tangents), slice(values, call_values, rule_values)));
+  Ids rule_out = ir::inline_graph(b, rule, concat(concat(args, arg_tangents), slice(values, call_values, rule_values)));
   const size_t m = rule_out.size() / 2;
   const std::vector<bool> flags = closed_float_inputs(call, call_values);
   if (any(flags)) {

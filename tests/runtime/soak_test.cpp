@@ -107,7 +107,8 @@ TEST_CASE("soak: jitted training at batch sizes 1..1024 keeps memory flat", "[so
   CHECK(step.trace_count() == traces_after_warm_up);  // one polymorphic executable serves every size
   if (bfc) {
     CHECK(double(end.peak_bytes_reserved) <= 1.15 * double(end.peak_bytes_in_use));
-    CHECK(end.peak_bytes_reserved <= after_warm_up.bytes_reserved * 110 / 100);  // at most one growth step after warm-up
+    CHECK(end.peak_bytes_reserved <=
+          after_warm_up.bytes_reserved * 110 / 100);  // at most one growth step after warm-up
   }
   CHECK(rss_max <= rss_after_warm_up * 1.10 + 32.0);
   std::printf("soak: %d steps, peak in use %.1f MiB, peak reserved %.1f MiB (%.3fx), resident %.1f -> max %.1f MiB\n",

@@ -46,7 +46,8 @@ void check_model(const std::string& name, const Model& model) {
   check_close(grad(model)(kW, kX), grad(plain)(kW, kX), name + ": grad w.r.t. the closed-over weight");
   const Array ws = stack({kW, kW * 0.5, -kW}), xs = stack({kX, kX * 2.0, kX});
   Array batched = vmap(model)(ws, xs);
-  for (int64_t b = 0; b < 3; ++b) check_close(batched[b], plain(ws[b], xs[b]), name + ": vmap, example " + std::to_string(b));
+  for (int64_t b = 0; b < 3; ++b)
+    check_close(batched[b], plain(ws[b], xs[b]), name + ": vmap, example " + std::to_string(b));
   Array batched_grads = vmap(grad(model))(ws, xs);
   for (int64_t b = 0; b < 3; ++b)
     check_close(batched_grads[b], grad(plain)(ws[b], xs[b]), name + ": vmap of grad, example " + std::to_string(b));
@@ -57,9 +58,8 @@ void check_model(const std::string& name, const Model& model) {
 }  // namespace
 
 TEST_CASE("closure conversion: checkpoint closes over a traced weight", "[closure][checkpoint]") {
-  for (const auto& [policy_name, policy] :
-       {std::pair{"nothing_saveable", checkpoint_policies::nothing_saveable},
-        std::pair{"dots_saveable", checkpoint_policies::dots_saveable}}) {
+  for (const auto& [policy_name, policy] : {std::pair{"nothing_saveable", checkpoint_policies::nothing_saveable},
+                                            std::pair{"dots_saveable", checkpoint_policies::dots_saveable}}) {
     check_model(std::string("checkpoint ") + policy_name, [policy = policy](const Array& w, const Array& x) {
       return sum(square(checkpoint([&](const Array& h) { return tanh(matmul(h, w)); }, policy)(x)));
     });
@@ -107,7 +107,8 @@ TEST_CASE("closure conversion: custom_vjp closes over a traced weight", "[closur
   check_close(grad<1>(model)(kW, kX), 2.0 * grad<1>(plain)(kW, kX), "custom_vjp: the rule gives the argument's");
 }
 
-TEST_CASE("closure conversion: cond, scan and while_loop bodies close over a traced weight", "[closure][control_flow]") {
+TEST_CASE("closure conversion: cond, scan and while_loop bodies close over a traced weight",
+          "[closure][control_flow]") {
   check_model("cond", [](const Array& w, const Array& x) {
     Array y = cond(
         sum(x) > -100.0, [&](const Array& h) { return tanh(matmul(h, w)); }, [&](const Array& h) { return h * w[0]; },
