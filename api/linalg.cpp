@@ -472,7 +472,9 @@ Array matrix_power(const Array& a, int64_t n, Loc loc) {
 Array pinv(const Array& a, std::optional<double> rtol, Loc loc) {
   const char* fn = "linalg::pinv";
   const Array f = detail::as_float(a, fn, loc);
-  const auto [m, n] = matrix_dims(fn, f, loc);
+  // Plain names, not a structured binding: the rule below captures them, which clang refuses under OpenMP.
+  const auto dims = matrix_dims(fn, f, loc);
+  const int64_t m = dims.first, n = dims.second;
   if (m == 0 || n == 0) {
     Shape s = batch_of(f, 2);
     s.push_back(n);

@@ -154,7 +154,10 @@ Array custom_root(const ArrayFunction& f, const Array& initial_guess, const Root
     if (depth == 0) return call1(g_solve, guess, solve_captured);
     auto value = [&](const Array& x0, const Arrays& solve_c, const Arrays&) { return call1(g_solve, x0, solve_c); };
     auto rule = [&, depth](const auto& primals, const auto& tangents) {
-      const auto& [x0, solve_c, f_c] = primals;
+      // References, not a structured binding: lambdas below capture f_c, which clang refuses under OpenMP.
+      const auto& x0 = std::get<0>(primals);
+      const auto& solve_c = std::get<1>(primals);
+      const auto& f_c = std::get<2>(primals);
       const Arrays& f_dot = std::get<2>(tangents);
       Array x = root(x0, solve_c, f_c, depth - 1);
       if (f_c.empty()) return std::make_pair(x, zeros_like(x));  // f has no parameters: x* is constant
