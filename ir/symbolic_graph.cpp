@@ -125,7 +125,10 @@ void walk(Graph& g, V& v, int depth) {
     }
     v.token(tag("a", static_cast<int64_t>(n.attrs.size())), at);
     std::vector<std::pair<std::string, AttrValue>> updates;  // applied after the loop over the attributes
-    for (const auto& [name, value] : n.attrs.items()) {
+    for (const auto& item : n.attrs.items()) {
+      // Plain names, not a structured binding: the visitor captures `name`, which clang refuses under OpenMP.
+      const auto& name = item.first;
+      const auto& value = item.second;
       v.token(name, at);
       v.token(attr_kind_name(attr_kind(value)), at);
       std::visit(
