@@ -57,6 +57,14 @@ bool any(const std::vector<bool>& flags) {
   return false;
 }
 
+// `call` (args.., its values..) as a graph of (args.., every closed-over value..).
+ir::GraphPtr call_taking_all(const ir::Graph& call, const std::vector<ir::ValueType>& arg_types,
+                             const std::vector<ir::ValueType>& value_types, size_t call_values) {
+  ir::GraphBuilder b;
+  Ids args = inputs_like(b, arg_types), values = inputs_like(b, value_types);
+  return b.finish(ir::inline_graph(b, call, concat(args, slice(values, 0, call_values))));
+}
+
 }  // namespace
 
 ClosedCustomJvp close_custom_jvp(const ir::Graph& call, size_t call_values, const ir::Graph& rule, size_t rule_values) {
@@ -65,11 +73,7 @@ ClosedCustomJvp close_custom_jvp(const ir::Graph& call, size_t call_values, cons
   const std::vector<ir::ValueType> value_types = concat_types(types_of(call, slice(call.inputs(), n, call_values)),
                                                               types_of(rule, slice(rule.inputs(), 2 * n, rule_values)));
   ClosedCustomJvp out;
-  {
-    ir::GraphBuilder b;
-    Ids args = inputs_like(b, arg_types), values = inputs_like(b, value_types);
-    out.call = b.finish(ir::inline_graph(b, call, concat(args, slice(values, 0, call_values))));
-  }
+  out.call = call_taking_all(call, arg_types, value_types, call_values);
   // jvp: (args.., C.., their tangents..) -> (outputs.., the rule's tangents +
   // the call's own tangents with respect to the values it closes over).
   ir::GraphBuilder b;
@@ -106,11 +110,7 @@ ClosedCustomVjp close_custom_vjp(const ir::Graph& call, size_t call_values, cons
   // float values, so it keeps the call's operands as residuals then.
   const bool through_call = any(flags);
   ClosedCustomVjp out;
-  {
-    ir::GraphBuilder b;
-    Ids args = inputs_like(b, arg_types), values = inputs_like(b, value_types);
-    out.call = b.finish(ir::inline_graph(b, call, concat(args, slice(values, 0, call_values))));
-  }
+  out.call = call_taking_all(call, arg_types, value_types, call_values);
   {
     // fwd: (args.., C..) -> (outputs.., residuals.., [args.., call's values..], bwd's values..)
     ir::GraphBuilder b;
