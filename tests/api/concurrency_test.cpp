@@ -95,3 +95,47 @@ TEST_CASE("concurrency child: pmap calls from 4 threads on 2 devices", "[.concur
   });
   CHECK(failures == 0);
 }
+
+// The transforms as a promise (API.md, "Threads"): 16 threads call one shared
+// grad, vmap, jit-of-grad and checkpointed grad, and each also makes and
+// calls transforms of its own (separate caches filling at once), alongside
+// eager ops; each result against its closed form.
+TEST_CASE("concurrency: 16 threads share and make grad, vmap and jit", "[concurrency]") {
+  auto loss = [](const Array& w, const Array& x) { return sum(tanh(w * x)); };  // d/dw = x (1 - tanh^2(wx))
+  auto shared_grad = grad(loss);
+  auto shared_vmap = vmap([](const Array& v) { return sin(v) * 2.0f; });
+  auto shared_jit_grad = jit(grad(loss), JitOptions{.backend = Backend::interpreter});
+  auto shared_remat_grad = grad([](const Array& w, const Array& x) {
+    return sum(checkpoint([&](const Array& v) { return tanh(w * v); })(x));
+  });
+  const int threads = 16, iterations = 12;
+  const int failures = run_threads(threads, [&](int t) {
+    auto own_grad = grad([t](const Array& w) { return sum(w * w) * static_cast<float>(t + 1); });
+    auto own_vmap = vmap([t](const Array& v) { return v + static_cast<float>(t); });
+    for (int it = 0; it < iterations; ++it) {
+      const int n = 2 + (t + it) % 4;
+      std::vector<float> ws(static_cast<size_t>(n)), xs(static_cast<size_t>(n));
+      for (int i = 0; i < n; ++i) {
+        ws[static_cast<size_t>(i)] = 0.1f * static_cast<float>(i + 1);
+        xs[static_cast<size_t>(i)] = 0.05f * static_cast<float>(t - it + i);
+      }
+      const Array w = array(ws, {n}), x = array(xs, {n});
+      const std::vector<float> g1 = shared_grad(w, x).to_vector<float>(),
+                               g2 = shared_jit_grad(w, x).to_vector<float>(),
+                               g3 = shared_remat_grad(w, x).to_vector<float>(),
+                               v = shared_vmap(reshape(x, {n, 1})).to_vector<float>(),
+                               og = own_grad(w).to_vector<float>(), ov = own_vmap(x).to_vector<float>(),
+                               e = exp(x).to_vector<float>();
+      for (size_t i = 0; i < static_cast<size_t>(n); ++i) {
+        const double th = std::tanh(double(ws[i]) * xs[i]), dg = xs[i] * (1 - th * th);
+        for (float got : {g1[i], g2[i], g3[i]})
+          if (std::abs(got - dg) > 1e-6) return false;
+        if (std::abs(v[i] - 2 * std::sin(xs[i])) > 1e-6f || std::abs(og[i] - 2 * ws[i] * (t + 1)) > 1e-5f ||
+            ov[i] != xs[i] + static_cast<float>(t) || std::abs(e[i] - std::exp(xs[i])) > 1e-6f * std::exp(xs[i]))
+          return false;
+      }
+    }
+    return true;
+  });
+  CHECK(failures == 0);
+}
