@@ -63,7 +63,11 @@ TEST_CASE("soak: jitted training at batch sizes 1..1024 keeps memory flat", "[so
     auto [l, g] = value_and_grad(loss)(p, x, y);
     return std::make_pair(SoakMlp{p.w1 - 0.01f * g.w1, p.b1 - 0.01f * g.b1, p.w2 - 0.01f * g.w2}, l);
   };
+  // Compiled before the first step returns: the steady state is measured from
+  // step 0, not a warm-up that a slow background compile (a loaded machine)
+  // would leave on the interpreter.
   auto step = jit(train, {.donate_argnums = {0},
+                          .wait_for_compile = true,
                           .polymorphic_shapes = {"(64, 1024)", "(1024,)", "(1024, 10)", "(b, 64)", "(b, 10)"}});
   Array key = random::key(3);
   SoakMlp p{random::normal(random::fold_in(key, 0), {D, H}) * 0.1f, zeros({H}),
