@@ -113,6 +113,39 @@ UNARY_FLOAT = {
     "logistic": logistic, "erf": erf, "square": np.square, "reciprocal": lambda x: 1.0 / x, "cbrt": np.cbrt,
 }
 
+SIGNED_ZEROS = "max and min order -0 below +0 (IEEE 754-2019 maximum and minimum, as XLA)"
+
+
+def ieee_maximum(a, b):
+    r = np.maximum(a, b)
+    z = (a == 0) & (b == 0)
+    r[z] = a[z] + b[z]  # +0 unless both are -0
+    return r
+
+
+def ieee_minimum(a, b):
+    r = np.minimum(a, b)
+    z = (a == 0) & (b == 0)
+    r[z] = -(-a[z] - b[z])  # -0 unless both are +0
+    return r
+
+
+def ieee_row_max(rows):
+    r = np.max(rows, axis=1)
+    for i, row in enumerate(rows):
+        if r[i] == 0:
+            r[i] = 0.0 if np.any((row == 0) & ~np.signbit(row)) else -0.0
+    return r
+
+
+def ieee_row_min(rows):
+    r = np.min(rows, axis=1)
+    for i, row in enumerate(rows):
+        if r[i] == 0:
+            r[i] = -0.0 if np.any((row == 0) & np.signbit(row)) else 0.0
+    return r
+
+
 for t in (F32, F64):
     x = float_values(t)
     for name, f in UNARY_FLOAT.items():
@@ -135,9 +168,11 @@ for t in (F32, F64):
     a, b = a.ravel(), b.ravel()
     with np.errstate(all="ignore"):
         for name, f in {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
-                        "pow": np.power, "maximum": np.maximum, "minimum": np.minimum, "atan2": np.arctan2}.items():
+                        "pow": np.power, "maximum": ieee_maximum, "minimum": ieee_minimum,
+                        "atan2": np.arctan2}.items():
+            # NumPy's maximum and minimum return an operand by a plain comparison: max(+0, -0) is -0.
             case(name, [a, b], np.asarray(f(a.astype(F64), b.astype(F64))).astype(t) if name in ("pow", "atan2")
-                 else f(a, b))
+                 else f(a, b), rule=SIGNED_ZEROS if name in ("maximum", "minimum") else None)
         case("lt", [a, b], a < b)
         case("eq", [a, b], a == b)
 
@@ -148,8 +183,8 @@ for t in (F32, F64):
     with np.errstate(all="ignore"):
         case("sum", [rows], np.add.reduce(rows, axis=1, dtype=t), axes=[1])
         case("prod", [rows], np.multiply.reduce(rows, axis=1, dtype=t), axes=[1])
-        case("max", [rows], np.max(rows, axis=1), axes=[1])
-        case("min", [rows], np.min(rows, axis=1), axes=[1])
+        case("max", [rows], ieee_row_max(rows), axes=[1], rule=SIGNED_ZEROS)
+        case("min", [rows], ieee_row_min(rows), axes=[1], rule=SIGNED_ZEROS)
         case("argmax", [rows], np.argmax(rows, axis=1).astype(np.int32), axes=[1])
         case("argmin", [rows], np.argmin(rows, axis=1).astype(np.int32), axes=[1])
     # Empty reductions: sum and prod give their identities; max and min have

@@ -113,8 +113,8 @@ std::optional<CudaKernel> cumulative_kernel(const OpKernelRequest& r, std::strin
   switch (r.op) {
     case Op::cumsum: step = wrapping_add_expr(d, "acc", "v"); break;
     case Op::cumprod: step = wrapping_mul_expr(d, "acc", "v"); break;
-    case Op::cummax: step = "(v > acc || v != v) ? v : acc"; break;
-    default: step = "(v < acc || v != v) ? v : acc"; break;
+    case Op::cummax: step = cat("gcg_rmax<", ctype(d), ">(acc, v)"); break;
+    default: step = cat("gcg_rmin<", ctype(d), ">(acc, v)"); break;
   }
   int64_t inner = 1;
   for (size_t a = axis + 1; a < in.shape.size(); ++a) inner *= in.shape[a];

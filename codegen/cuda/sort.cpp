@@ -6,8 +6,8 @@
 // writes every operand's element at that rank: no scratch memory, no
 // synchronisation, O(n) work per element. Lines long enough for that to be
 // too slow are refused (they sort on the host). top_k ranks each element
-// of a last-axis line the same way in descending order (NaN first, ties by
-// index, as the interpreter's partial sort) and writes the first k ranks.
+// of a last-axis line the same way in descending order (NaN first, +0 before
+// -0, ties by index, as the interpreter's partial sort) and writes the first k ranks.
 #include "codegen/cpu/cpp_text.h"
 #include "codegen/cuda/op_kernels.h"
 #include "interpreter/kernels/layout.h"
@@ -37,6 +37,17 @@ GCG_FN int gcg_sort_compare(T u, T v) {
   }
   return u < v ? -1 : (v < u ? 1 : 0);
 }
+// top_k's order: sort's, with -0 below +0 (as max orders them); 1/x tells the zeros apart.
+template <class T>
+GCG_FN int gcg_top_k_compare(T u, T v) {
+  const int c = gcg_sort_compare(u, v);
+  if constexpr (gcg_t<T>::fl)
+    if (c == 0 && u == T(0) && v == T(0)) {
+      const T iu = T(1) / u, iv = T(1) / v;
+      return iu < iv ? -1 : (iv < iu ? 1 : 0);
+    }
+  return c;
+}
 #endif
 )";
 
@@ -60,7 +71,7 @@ std::optional<CudaKernel> top_k_kernel(const OpKernelRequest& r, std::string* wh
     body = cat("  for (int64_t t = gcg_tid; t < p.n; t += gcg_stride) {\n", "    const int64_t line = t / ", num(n),
                ", i = t % ", num(n), ", base = line * ", num(n), ";\n", "    const ", ctype(x.dtype),
                " key = p.in0[t];\n", "    int64_t rank = 0;\n", "    for (int64_t j = 0; j < ", num(n), "; ++j) {\n",
-               "      const int c = gcg_sort_compare(p.in0[base + j], key);  // NaN after every number\n",
+               "      const int c = gcg_top_k_compare(p.in0[base + j], key);  // NaN after every number\n",
                "      rank += c > 0 || (c == 0 && j < i);\n", "    }\n", "    if (rank < ", num(k), ") {\n",
                "      p.out0[line * ", num(k), " + rank] = key;\n", "      p.out1[line * ", num(k),
                " + rank] = (int32_t)i;\n", "    }\n", "  }\n");

@@ -37,24 +37,8 @@ void with_step(ir::Op op, F&& f) {
   switch (op) {
     case ir::Op::reduce_sum: return f([](T a, T v) { return gcg_wrap_add<T>(a, v); });
     case ir::Op::reduce_prod: return f([](T a, T v) { return gcg_wrap_mul<T>(a, v); });
-    case ir::Op::reduce_max:
-      return f([](T a, T v) {
-        if constexpr (fp) {
-          if (std::isnan(v) || v > a) return std::isnan(a) ? a : v;
-          return a;
-        } else {
-          return v > a ? v : a;
-        }
-      });
-    case ir::Op::reduce_min:
-      return f([](T a, T v) {
-        if constexpr (fp) {
-          if (std::isnan(v) || v < a) return std::isnan(a) ? a : v;
-          return a;
-        } else {
-          return v < a ? v : a;
-        }
-      });
+    case ir::Op::reduce_max: return f([](T a, T v) { return gcg_rmax<T>(a, v); });
+    case ir::Op::reduce_min: return f([](T a, T v) { return gcg_rmin<T>(a, v); });
     case ir::Op::reduce_and:
       return f([](T a, T v) {
         if constexpr (fp) return a;

@@ -369,17 +369,23 @@ GCG_FN T gcg_rem(T a, T b) {
   if constexpr (gcg_t<T>::fl) return gcg_fmod(a, b);
   else return gcg_int_rem(a, b);
 }
-// max and min propagate NaN, as XLA's.
+// max and min propagate NaN, and order -0 below +0 (IEEE 754-2019's
+// maximum and minimum, as XLA's): equal zeros meet at a + b for max (+0
+// unless both are -0) and at -(-a - b) for min (-0 unless both are +0).
 template <class T>
 GCG_FN T gcg_max(T a, T b) {
-  if constexpr (gcg_t<T>::fl)
+  if constexpr (gcg_t<T>::fl) {
     if (__builtin_isnan(a) || __builtin_isnan(b)) return a + b;
+    if (a == b && a == T(0)) return a + b;
+  }
   return a > b ? a : b;
 }
 template <class T>
 GCG_FN T gcg_min(T a, T b) {
-  if constexpr (gcg_t<T>::fl)
+  if constexpr (gcg_t<T>::fl) {
     if (__builtin_isnan(a) || __builtin_isnan(b)) return a + b;
+    if (a == b && a == T(0)) return -(-a - b);
+  }
   return a < b ? a : b;
 }
 template <class T>
@@ -495,10 +501,12 @@ template <class T>
 GCG_FN T gcg_sum(T a, T b) {
   return gcg_add(a, b);
 }
+// (and order -0 below +0, as gcg_max and gcg_min)
 template <class T>
 GCG_FN T gcg_rmax(T acc, T v) {
   if constexpr (gcg_t<T>::fl) {
     if (__builtin_isnan(v) || v > acc) return __builtin_isnan(acc) ? acc : v;
+    if (v == acc && v == T(0)) return acc + v;
     return acc;
   } else {
     return v > acc ? v : acc;
@@ -508,6 +516,7 @@ template <class T>
 GCG_FN T gcg_rmin(T acc, T v) {
   if constexpr (gcg_t<T>::fl) {
     if (__builtin_isnan(v) || v < acc) return __builtin_isnan(acc) ? acc : v;
+    if (v == acc && v == T(0)) return -(-acc - v);
     return acc;
   } else {
     return v < acc ? v : acc;

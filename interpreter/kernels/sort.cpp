@@ -114,12 +114,14 @@ void top_k_kernel(const KernelCall& call) {
         for (int64_t line = b; line < e; ++line) {
           const T* row = x + line * n;
           std::iota(order.begin(), order.end(), 0);
-          // a before b: larger, or NaN and b not, or equal and earlier
+          // a before b: larger, or NaN and b not, or +0 and b -0 (as max
+          // orders them, so the first value is max's), or equal and earlier
           auto before = [row](int32_t a, int32_t b) {
             const T u = row[a], v = row[b];
             if constexpr (std::is_floating_point_v<T>) {
               const bool un = std::isnan(u), vn = std::isnan(v);
               if (un || vn) return un && !vn ? true : (un == vn ? a < b : false);
+              if (u == 0 && v == 0 && std::signbit(u) != std::signbit(v)) return !std::signbit(u);
             }
             return u > v || (u == v && a < b);
           };

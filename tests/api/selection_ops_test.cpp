@@ -46,6 +46,21 @@ TEST_CASE("top_k: lax.top_k's values and indices, NaN largest, ties in order", "
   CHECK_THROWS_AS(top_k(astype(array({1, 0}), DType::bool_), 1), DTypeError);
 }
 
+// +0 ranks above -0 (as max orders them: top_k(x, 1) is max(x)); every NaN,
+// whatever its sign, above every number (JAX's total order puts -NaN last).
+TEST_CASE("top_k: +0 above -0, NaN of either sign largest", "[api][sort]") {
+  const Array x = array(std::vector<float>{1, 0, -0.0f, kNan, -kNan, -1, 0, -0.0f}, {8});
+  for (Backend b : {Backend::interpreter, Backend::cpu}) {
+    auto [v, i] = jit([](const Array& a) { return top_k(a, 8); }, JitOptions{.backend = b})(x);
+    CHECK(i.to_vector<int32_t>() == std::vector<int32_t>{3, 4, 0, 1, 6, 2, 7, 5});
+  }
+  const Array z = array(std::vector<double>{-0.0, 0.0, -0.0}, {3});
+  auto [v, i] = top_k(z, 1);
+  CHECK(i.to_vector<int32_t>() == std::vector<int32_t>{1});
+  CHECK(!std::signbit(v.to_vector<double>()[0]));
+  CHECK(!std::signbit(max(z).item<double>()));
+}
+
 TEST_CASE("top_k: the first k of a descending sort, row by row, under jit and vmap", "[api][sort]") {
   std::mt19937 rng(7);
   std::uniform_int_distribution<int> d(-20, 20);  // ties are frequent
