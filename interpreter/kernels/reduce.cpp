@@ -262,8 +262,10 @@ void cumulative_typed(const KernelCall& call) {
       if (k == 0) acc = v;
       else if (op == Op::cumsum) acc = gcg_wrap_add<T>(acc, v);
       else if (op == Op::cumprod) acc = gcg_wrap_mul<T>(acc, v);
-      else if (op == Op::cummax) acc = gcg_rmax<T>(acc, v);
-      else acc = gcg_rmin<T>(acc, v);
+      else if (op == Op::cummax)
+        acc = gcg_rmax<T>(acc, v);
+      else
+        acc = gcg_rmin<T>(acc, v);
       y[i] = acc;
     }
   });

@@ -105,9 +105,8 @@ TEST_CASE("concurrency: 16 threads share and make grad, vmap and jit", "[concurr
   auto shared_grad = grad(loss);
   auto shared_vmap = vmap([](const Array& v) { return sin(v) * 2.0f; });
   auto shared_jit_grad = jit(grad(loss), JitOptions{.backend = Backend::interpreter});
-  auto shared_remat_grad = grad([](const Array& w, const Array& x) {
-    return sum(checkpoint([&](const Array& v) { return tanh(w * v); })(x));
-  });
+  auto shared_remat_grad = grad(
+      [](const Array& w, const Array& x) { return sum(checkpoint([&](const Array& v) { return tanh(w * v); })(x)); });
   const int threads = 16, iterations = 12;
   const int failures = run_threads(threads, [&](int t) {
     auto own_grad = grad([t](const Array& w) { return sum(w * w) * static_cast<float>(t + 1); });
@@ -120,8 +119,7 @@ TEST_CASE("concurrency: 16 threads share and make grad, vmap and jit", "[concurr
         xs[static_cast<size_t>(i)] = 0.05f * static_cast<float>(t - it + i);
       }
       const Array w = array(ws, {n}), x = array(xs, {n});
-      const std::vector<float> g1 = shared_grad(w, x).to_vector<float>(),
-                               g2 = shared_jit_grad(w, x).to_vector<float>(),
+      const std::vector<float> g1 = shared_grad(w, x).to_vector<float>(), g2 = shared_jit_grad(w, x).to_vector<float>(),
                                g3 = shared_remat_grad(w, x).to_vector<float>(),
                                v = shared_vmap(reshape(x, {n, 1})).to_vector<float>(),
                                og = own_grad(w).to_vector<float>(), ov = own_vmap(x).to_vector<float>(),

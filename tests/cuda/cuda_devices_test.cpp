@@ -260,10 +260,13 @@ TEST_CASE("cuda devices: indexing, sort, scans, arg and bitwise reductions, iota
       {"maximum of signed zeros", [](auto& f, auto&, auto&, auto&, auto&) { return maximum(f * 0.0f, -(f * 0.0f)); }},
       {"minimum of signed zeros", [](auto& f, auto&, auto&, auto&, auto&) { return minimum(f * 0.0f, -(f * 0.0f)); }},
       {"max and min rows of signed zeros",
-       [](auto& f, auto&, auto&, auto&, auto&) { return concatenate({max(f * 0.0f, {1}), min(f * 0.0f, {1})}); }},
+       [](auto& f, auto&, auto&, auto&, auto&) {
+         return concatenate({max(f * 0.0f, {1}), min(f * 0.0f, {1})});
+       }},
       {"top_k of signed zeros", [](auto& f, auto&, auto&, auto&, auto&) { return std::get<1>(top_k(f * 0.0f, 3)); }},
       {"cummax and cummin of signed zeros",
-       [](auto& f, auto&, auto&, auto&, auto&) { return concatenate({cummax(f * 0.0f, 0), cummin(f * 0.0f, 1, true)}); }},
+       [](auto& f, auto&, auto&, auto&,
+          auto&) { return concatenate({cummax(f * 0.0f, 0), cummin(f * 0.0f, 1, true)}); }},
       {"cummin i32 reverse", [](auto&, auto& n, auto&, auto&, auto&) { return cummin(n, 1, true); }},
       {"argmax f32", [](auto& f, auto&, auto&, auto&, auto&) { return argmax(f, 1); }},
       {"argmin f32 axis 0", [](auto& f, auto&, auto&, auto&, auto&) { return argmin(f, 0); }},

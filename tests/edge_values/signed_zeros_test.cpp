@@ -39,17 +39,32 @@ TEST_CASE("signed zeros: max and min order -0 below +0 on every CPU path", "[edg
       {"maximum", [](const Array& a, const Array& b) { return maximum(a, b); }, {0, 0, 1, 0}},
       {"minimum", [](const Array& a, const Array& b) { return minimum(a, b); }, {1, 1, 1, 0}},
       // rows of a: [-0, +0], [-0, +0]; of b: [+0, -0], [-0, +0]
-      {"max of rows", [](const Array& a, const Array& b) { return max(reshape(concatenate({a, b}), {4, 2}), {1}); },
+      {"max of rows",
+       [](const Array& a, const Array& b) {
+         return max(reshape(concatenate({a, b}), {4, 2}), {1});
+       },
        {0, 0, 0, 0}},
-      {"min of rows", [](const Array& a, const Array& b) { return min(reshape(concatenate({a, b}), {4, 2}), {1}); },
+      {"min of rows",
+       [](const Array& a, const Array& b) {
+         return min(reshape(concatenate({a, b}), {4, 2}), {1});
+       },
        {1, 1, 1, 1}},
-      {"max of -0 only", [](const Array& a, const Array&) { return max(reshape(-abs(a), {2, 2}), {1}); }, {1, 1}},
-      {"min of +0 only", [](const Array& a, const Array&) { return min(reshape(abs(a), {2, 2}), {1}); }, {0, 0}},
+      {"max of -0 only",
+       [](const Array& a, const Array&) {
+         return max(reshape(-abs(a), {2, 2}), {1});
+       },
+       {1, 1}},
+      {"min of +0 only",
+       [](const Array& a, const Array&) {
+         return min(reshape(abs(a), {2, 2}), {1});
+       },
+       {0, 0}},
       {"cummax", [](const Array& a, const Array&) { return cummax(a, 0); }, {1, 0, 0, 0}},
       {"cummin", [](const Array&, const Array& b) { return cummin(b, 0); }, {0, 1, 1, 1}},
   };
   for (DType dt : {f32, f64}) {
-    const Array a = astype(array<float>({-0.0f, 0.0f, -0.0f, 0.0f}), dt), b = astype(array<float>({0.0f, -0.0f, -0.0f, 0.0f}), dt);
+    const Array a = astype(array<float>({-0.0f, 0.0f, -0.0f, 0.0f}), dt),
+                b = astype(array<float>({0.0f, -0.0f, -0.0f, 0.0f}), dt);
     for (const Case& c : cases) {
       INFO(c.name << " in " << dtype_name(dt));
       CHECK(signs(c.f(a, b)) == c.want);
