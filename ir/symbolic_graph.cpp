@@ -189,6 +189,10 @@ void walk(Graph& g, V& v, int depth) {
               }
             } else {
               v.token("callback", at);  // each trace makes its own; the first one's serves every size
+              HostCallbackPtr cb = x;
+              v.callback(cb);
+              if constexpr (V::kWrites)
+                if (cb != x) updates.emplace_back(name, std::move(cb));
             }
           },
           value);
@@ -202,6 +206,8 @@ void walk(Graph& g, V& v, int depth) {
 // One sample's walk: its tokens and numbers, each with the node it belongs to.
 struct Collected {
   static constexpr bool kWrites = false;
+  std::vector<HostCallbackPtr> callbacks;  // in walk order
+  void callback(HostCallbackPtr& cb) { callbacks.push_back(cb); }
   std::vector<std::string> tokens;
   std::vector<const Node*> token_at;
   std::vector<int64_t> numbers;
@@ -227,6 +233,23 @@ struct Writer {
   void number(int64_t& x, const Node*) {
     const DimExpr& e = (*exprs)[next++];
     if (!e.is_constant()) x = e.evaluate(*values);
+  }
+  void callback(HostCallbackPtr&) {}
+};
+
+// Puts given callbacks in a graph's callback attributes, in walk order: a
+// trace's own callbacks replaced by the program's, so that two traces of one
+// program compare equal (each trace makes its own callback objects).
+struct CallbackSetter {
+  static constexpr bool kWrites = true;
+  const std::vector<HostCallbackPtr>* callbacks;
+  size_t next = 0;
+  void on_value(ValueId, int) {}
+  void token(const std::string&, const Node*) {}
+  void number(int64_t&, const Node*) {}
+  void callback(HostCallbackPtr& cb) {
+    if (next < callbacks->size()) cb = (*callbacks)[next];
+    ++next;
   }
 };
 
@@ -382,6 +405,12 @@ std::optional<std::string> symbolic_mismatch(const SymbolicGraph& g, const Graph
   Collected w0, w1;
   walk(mine, w0, 0);
   walk(other, w1, 0);
+  if (!w0.callbacks.empty() && w0.callbacks.size() == w1.callbacks.size()) {
+    // The program's callbacks serve every size: the sample's own are not a difference.
+    CallbackSetter set{&w0.callbacks};
+    walk(other, set, 0);
+    if (mine == other) return std::nullopt;
+  }
   const size_t n = std::min(w0.tokens.size(), w1.tokens.size());
   for (size_t i = 0; i < n; ++i)
     if (w0.tokens[i] != w1.tokens[i])
@@ -401,6 +430,7 @@ struct ValueDims {
   std::vector<std::pair<ValueId, std::vector<DimExpr>>> out;
   bool top = false;      // the value just announced is in the top-level graph
   int64_t pending = -1;  // its dimensions still to come, once its rank token is seen
+  void callback(HostCallbackPtr&) {}
   void on_value(ValueId id, int depth) {
     top = depth == 0;
     pending = -1;

@@ -327,6 +327,29 @@ TEST_CASE("polymorphic jit: a size no sample met is checked, and runs the functi
   CHECK_THAT(compiled.as_text(), Contains("2 sizes run an executable of their own"));
 }
 
+// Each trace makes its own callback objects; they are not a difference in
+// the program, so one executable (the first trace's callback) serves every
+// size. (Each new size ran an executable of its own, kept without bound.)
+TEST_CASE("polymorphic jit: a host callback does not make each size its own program", "[jit][polymorphic][callback]") {
+  int64_t calls = 0, rows_seen = 0;
+  auto f = [&](const Array& x) {
+    Array y = x * 2.0f;
+    io_callback([&](const Array& v) { ++calls, rows_seen += v.shape()[0]; }, std::tuple<>{}, ordered, y);
+    return sum(y, {1});
+  };
+  auto compiled = jit(f, {.polymorphic_shapes = {"(b, 4)"}}).lower(batch(5, 4, 0.3f)).compile();
+  int64_t rows = 0;
+  for (int64_t b : {3, 8, 21, 2, 40}) {
+    INFO("b = " << b);
+    const Array x = batch(b, 4, 0.3f);
+    check_close(compiled(x), sum(x * 2.0f, {1}), 1e-6);
+    rows += b;
+  }
+  CHECK(calls == 5);
+  CHECK(rows_seen == rows);
+  CHECK_THAT(compiled.as_text(), !Contains("of their own"));
+}
+
 TEST_CASE("polymorphic jit: a training step updating Ref arguments, for any batch", "[jit][polymorphic][ref]") {
   for (Backend backend : {Backend::interpreter, Backend::cpu}) {
     INFO("backend " << (backend == Backend::cpu ? "cpu" : "interpreter"));
