@@ -124,8 +124,9 @@ std::unique_ptr<Cublas> load_cublas() {
 std::string cublas_description() {
   CublasApi api;
   std::string why;
-  if (!open_cublas(api, &why)) return "no cuBLAS: " + why;
-  return "cuBLAS (" + api.lib.path + ")";
+  const bool ok = open_cublas(api, &why);
+  api.lib.close();  // named, not kept: it is loaded when a CUDA device uses it
+  return ok ? "cuBLAS (" + api.lib.path + ")" : "no cuBLAS: " + why;
 }
 
 }  // namespace graft::codegen::cuda

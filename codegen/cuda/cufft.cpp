@@ -116,8 +116,9 @@ std::unique_ptr<Cufft> load_cufft() {
 std::string cufft_description() {
   CufftApi api;
   std::string why;
-  if (!open_cufft(api, &why)) return "no cuFFT: " + why;
-  return "cuFFT (" + api.lib.path + ")";
+  const bool ok = open_cufft(api, &why);
+  api.lib.close();  // named, not kept: it is loaded when a CUDA device uses it
+  return ok ? "cuFFT (" + api.lib.path + ")" : "no cuFFT: " + why;
 }
 
 }  // namespace graft::codegen::cuda

@@ -170,8 +170,9 @@ std::unique_ptr<Cusolver> load_cusolver() {
 std::string cusolver_description() {
   CusolverApi api;
   std::string why;
-  if (!open_cusolver(api, &why)) return "no cuSOLVER: " + why;
-  return "cuSOLVER (" + api.lib.path + ")";
+  const bool ok = open_cusolver(api, &why);
+  api.lib.close();  // named, not kept: it is loaded when a CUDA device uses it
+  return ok ? "cuSOLVER (" + api.lib.path + ")" : "no cuSOLVER: " + why;
 }
 
 }  // namespace graft::codegen::cuda

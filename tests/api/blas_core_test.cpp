@@ -2,11 +2,15 @@
 // does not recognise the CPU and falls back to its Prescott (SSE3) kernels.
 #include <catch2/catch.hpp>
 #include <cstdlib>
+#include <fstream>
+
+#include <unistd.h>
 #include <string>
 #include <vector>
 
 #include "graft/graft.h"
 #include "interpreter/blas_core.h"
+#include "support/shell.h"
 
 using namespace graft;
 using interpreter::better_blas_core;
@@ -86,4 +90,31 @@ TEST_CASE("blas: build_info names the CPU and the GEMM kernels in use", "[blas]"
 #ifdef GRAFT_HAVE_OPENBLAS
   CHECK_THAT(info, Catch::Contains(std::string(openblas_get_corename()) + " kernels"));
 #endif
+}
+
+namespace {
+double resident_mib() {
+  std::ifstream statm("/proc/self/statm");
+  long pages = 0, resident = 0;
+  statm >> pages >> resident;
+  return double(resident) * double(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
+}
+}  // namespace
+
+// Naming NVRTC, cuBLAS, cuSOLVER and cuFFT loaded them for good: 220 MB of
+// resident memory on a machine with the toolkit and no GPU. They are named
+// and unloaded now, loaded when a CUDA device uses them.
+TEST_CASE("build_info: naming the CUDA libraries keeps none loaded", "[blas]") {
+  graft::test::check_child_passes("", "[.child_build_info_rss]");
+}
+
+TEST_CASE("build_info (child): resident memory stays within 20 MB", "[.child_build_info_rss]") {
+  (void)graft::ones({4}).to_vector<float>();  // graft's devices and BLAS up first: what any program has
+  (void)interpreter::ensure_blas_core();
+  const double before = resident_mib();
+  const std::string info = build_info();
+  const double after = resident_mib();
+  INFO(info);
+  INFO("resident " << before << " -> " << after << " MiB");
+  CHECK(after - before < 20.0);
 }
