@@ -1,8 +1,5 @@
-#include "codegen/cuda/cublas.h"
-#include "codegen/cuda/cufft.h"
-#include "codegen/cuda/cusolver.h"
 #include "codegen/cuda/driver.h"
-#include "codegen/cuda/nvrtc.h"
+#include "codegen/cuda/library_names.h"
 #include "graft/device.h"
 #include "interpreter/blas_core.h"
 #include "interpreter/kernels/float_math.h"
@@ -31,8 +28,8 @@ std::string build_info() {
   } else {
     s += "no device (" + why + ")";
   }
-  s += "; " + codegen::cuda::nvrtc_description() + "; " + codegen::cuda::cublas_description() + "; " +
-       codegen::cuda::cusolver_description() + "; " + codegen::cuda::cufft_description();
+  // The toolkit's libraries are named, not loaded (they load when a CUDA device uses them).
+  s += "; " + codegen::cuda::cuda_libraries_description();
   return s;
 }
 

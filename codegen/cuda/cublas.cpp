@@ -121,12 +121,4 @@ std::unique_ptr<Cublas> load_cublas() {
   return std::make_unique<LoadedCublas>(std::move(api));
 }
 
-std::string cublas_description() {
-  CublasApi api;
-  std::string why;
-  const bool ok = open_cublas(api, &why);
-  api.lib.close();  // named, not kept: it is loaded when a CUDA device uses it
-  return ok ? "cuBLAS (" + api.lib.path + ")" : "no cuBLAS: " + why;
-}
-
 }  // namespace graft::codegen::cuda

@@ -24,7 +24,4 @@ class Cublas {
 // Loads cuBLAS; throws UnsupportedError naming what is missing.
 std::unique_ptr<Cublas> load_cublas();
 
-// "cuBLAS 13.0.x (libcublas.so.13)", or why it does not load. Never throws.
-std::string cublas_description();
-
 }  // namespace graft::codegen::cuda

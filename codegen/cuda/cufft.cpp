@@ -113,12 +113,4 @@ std::unique_ptr<Cufft> load_cufft() {
   return std::make_unique<LoadedCufft>(std::move(api));
 }
 
-std::string cufft_description() {
-  CufftApi api;
-  std::string why;
-  const bool ok = open_cufft(api, &why);
-  api.lib.close();  // named, not kept: it is loaded when a CUDA device uses it
-  return ok ? "cuFFT (" + api.lib.path + ")" : "no cuFFT: " + why;
-}
-
 }  // namespace graft::codegen::cuda

@@ -21,7 +21,4 @@ class Cufft {
 // Loads cuFFT; throws UnsupportedError naming what is missing.
 std::unique_ptr<Cufft> load_cufft();
 
-// "cuFFT (libcufft.so.12)", or why it does not load. Never throws.
-std::string cufft_description();
-
 }  // namespace graft::codegen::cuda

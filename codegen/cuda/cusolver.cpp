@@ -167,12 +167,4 @@ std::unique_ptr<Cusolver> load_cusolver() {
   return std::make_unique<LoadedCusolver>(std::move(api));
 }
 
-std::string cusolver_description() {
-  CusolverApi api;
-  std::string why;
-  const bool ok = open_cusolver(api, &why);
-  api.lib.close();  // named, not kept: it is loaded when a CUDA device uses it
-  return ok ? "cuSOLVER (" + api.lib.path + ")" : "no cuSOLVER: " + why;
-}
-
 }  // namespace graft::codegen::cuda

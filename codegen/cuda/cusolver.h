@@ -26,7 +26,4 @@ class Cusolver {
 // Loads cuSOLVER; throws UnsupportedError naming what is missing.
 std::unique_ptr<Cusolver> load_cusolver();
 
-// "cuSOLVER (libcusolver.so.12)", or why it does not load. Never throws.
-std::string cusolver_description();
-
 }  // namespace graft::codegen::cuda

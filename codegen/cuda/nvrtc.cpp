@@ -5,7 +5,6 @@
 #include <dlfcn.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdlib>
 #include <mutex>
 
@@ -57,66 +56,51 @@ bool bind(void* h, const char* name, F* fn, std::string* missing) {
   return *fn != nullptr;
 }
 
-// Loads NVRTC and reads its version and architectures.
-Nvrtc load_nvrtc() {
-  Nvrtc n;
-  std::string tried;
-  for (const std::string& path : candidates()) {
-    n.handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (n.handle) {
-      n.path = path;
-      break;
-    }
-    tried += (tried.empty() ? "" : ", ") + path;
-  }
-  if (!n.handle) {
-    n.why = "NVRTC (libnvrtc.so, the CUDA toolkit's run-time compiler) is not installed: tried " + tried;
-    return n;
-  }
-  std::string missing;
-  bind(n.handle, "nvrtcGetErrorString", &n.GetErrorString, &missing);
-  bind(n.handle, "nvrtcVersion", &n.Version, &missing);
-  bind(n.handle, "nvrtcGetNumSupportedArchs", &n.GetNumSupportedArchs, &missing);
-  bind(n.handle, "nvrtcGetSupportedArchs", &n.GetSupportedArchs, &missing);
-  bind(n.handle, "nvrtcCreateProgram", &n.CreateProgram, &missing);
-  bind(n.handle, "nvrtcDestroyProgram", &n.DestroyProgram, &missing);
-  bind(n.handle, "nvrtcCompileProgram", &n.CompileProgram, &missing);
-  bind(n.handle, "nvrtcGetProgramLogSize", &n.GetProgramLogSize, &missing);
-  bind(n.handle, "nvrtcGetProgramLog", &n.GetProgramLog, &missing);
-  bind(n.handle, "nvrtcGetCUBINSize", &n.GetCUBINSize, &missing);
-  bind(n.handle, "nvrtcGetCUBIN", &n.GetCUBIN, &missing);
-  bind(n.handle, "nvrtcGetPTXSize", &n.GetPTXSize, &missing);
-  bind(n.handle, "nvrtcGetPTX", &n.GetPTX, &missing);
-  if (!missing.empty()) {
-    n.why = n.path + " lacks " + missing + " (NVRTC 11.2 or newer is needed)";
-    dlclose(n.handle);
-    n.handle = nullptr;
-    return n;
-  }
-  n.Version(&n.major, &n.minor);
-  int count = 0;
-  if (n.GetNumSupportedArchs(&count) == 0 && count > 0) {
-    n.archs.resize(static_cast<size_t>(count));
-    n.GetSupportedArchs(n.archs.data());
-    std::sort(n.archs.begin(), n.archs.end());
-  }
-  return n;
-}
-
-std::atomic<bool> g_loaded{false};  // nvrtc() has run: NVRTC stays loaded for the process
-
 const Nvrtc& nvrtc() {
   static const Nvrtc lib = [] {
-    Nvrtc n = load_nvrtc();
-    g_loaded = true;
+    Nvrtc n;
+    std::string tried;
+    for (const std::string& path : candidates()) {
+      n.handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (n.handle) {
+        n.path = path;
+        break;
+      }
+      tried += (tried.empty() ? "" : ", ") + path;
+    }
+    if (!n.handle) {
+      n.why = "NVRTC (libnvrtc.so, the CUDA toolkit's run-time compiler) is not installed: tried " + tried;
+      return n;
+    }
+    std::string missing;
+    bind(n.handle, "nvrtcGetErrorString", &n.GetErrorString, &missing);
+    bind(n.handle, "nvrtcVersion", &n.Version, &missing);
+    bind(n.handle, "nvrtcGetNumSupportedArchs", &n.GetNumSupportedArchs, &missing);
+    bind(n.handle, "nvrtcGetSupportedArchs", &n.GetSupportedArchs, &missing);
+    bind(n.handle, "nvrtcCreateProgram", &n.CreateProgram, &missing);
+    bind(n.handle, "nvrtcDestroyProgram", &n.DestroyProgram, &missing);
+    bind(n.handle, "nvrtcCompileProgram", &n.CompileProgram, &missing);
+    bind(n.handle, "nvrtcGetProgramLogSize", &n.GetProgramLogSize, &missing);
+    bind(n.handle, "nvrtcGetProgramLog", &n.GetProgramLog, &missing);
+    bind(n.handle, "nvrtcGetCUBINSize", &n.GetCUBINSize, &missing);
+    bind(n.handle, "nvrtcGetCUBIN", &n.GetCUBIN, &missing);
+    bind(n.handle, "nvrtcGetPTXSize", &n.GetPTXSize, &missing);
+    bind(n.handle, "nvrtcGetPTX", &n.GetPTX, &missing);
+    if (!missing.empty()) {
+      n.why = n.path + " lacks " + missing + " (NVRTC 11.2 or newer is needed)";
+      n.handle = nullptr;
+      return n;
+    }
+    n.Version(&n.major, &n.minor);
+    int count = 0;
+    if (n.GetNumSupportedArchs(&count) == 0 && count > 0) {
+      n.archs.resize(static_cast<size_t>(count));
+      n.GetSupportedArchs(n.archs.data());
+      std::sort(n.archs.begin(), n.archs.end());
+    }
     return n;
   }();
   return lib;
-}
-
-std::string describe(const Nvrtc& n) {
-  if (!n.handle) return "no NVRTC (" + n.why + ")";
-  return "NVRTC " + std::to_string(n.major) + "." + std::to_string(n.minor);
 }
 
 const Nvrtc& loaded() {
@@ -133,14 +117,10 @@ bool nvrtc_available(std::string* why) {
   return n.handle != nullptr;
 }
 
-// Named without keeping it loaded when nothing has compiled yet (build_info
-// on a machine with the toolkit and no GPU: NVRTC alone maps tens of MB).
 std::string nvrtc_description() {
-  if (g_loaded) return describe(nvrtc());
-  Nvrtc probe = load_nvrtc();
-  const std::string named = describe(probe);
-  if (probe.handle) dlclose(probe.handle);
-  return named;
+  const Nvrtc& n = nvrtc();
+  if (!n.handle) return "no NVRTC (" + n.why + ")";
+  return "NVRTC " + std::to_string(n.major) + "." + std::to_string(n.minor);
 }
 
 int nvrtc_version() {

@@ -31,12 +31,6 @@ struct SharedLibrary {
     return false;
   }
 
-  // Unloads it: what only names a library (build_info) leaves nothing mapped.
-  void close() {
-    if (handle) dlclose(handle);
-    handle = nullptr;
-  }
-
   // Binds `symbol` to *fn; the first missing one is named in *why.
   template <class F>
   void bind(const std::string& symbol, F** fn, std::string* why) const {
