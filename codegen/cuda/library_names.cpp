@@ -28,8 +28,8 @@ std::vector<fs::path> search_dirs() {
     for (std::string line; std::getline(conf, line);)
       if (!line.empty() && line[0] == '/') dirs.emplace_back(line);
   }
-  for (const char* d : {"/usr/local/cuda/lib64", "/usr/local/cuda/targets/x86_64-linux/lib", "/usr/lib/x86_64-linux-gnu",
-                        "/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/lib"})
+  for (const char* d : {"/usr/local/cuda/lib64", "/usr/local/cuda/targets/x86_64-linux/lib",
+                        "/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/lib"})
     dirs.emplace_back(d);
   return dirs;
 }
