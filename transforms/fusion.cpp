@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <iterator>
 #include <limits>
 #include <unordered_map>
@@ -41,7 +42,8 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 using ir::is_reduction;  // from ops.def
 
 // How a node takes part: never fused, copied into bodies (a scalar
-// constant), or a member of a group of one iteration space.
+// constant, or a broadcast of one), or a member of a group of one iteration
+// space.
 enum class Kind : uint8_t { plain, constant, elementwise, layout, reduction };
 
 Kind kind_of(const ir::Graph& g, const ir::Node& n) {
@@ -93,6 +95,16 @@ class Fuser {
         space_[i] = g.type(node.inputs[0]).num_elements();
       // An empty iteration space has nothing to fuse.
       if (space_[i] == 0 && kind_[i] != Kind::plain && kind_[i] != Kind::constant) kind_[i] = Kind::plain;
+    }
+    // A broadcast scalar constant is copied into every body that reads it, as
+    // the scalar is. CSE makes one node of the 0.5 in two fusions a matmul
+    // apart; as a member of the first, its full-size broadcast became that
+    // kernel's output, written once and read back by the second.
+    for (size_t i = 0; i < n; ++i) {
+      const ir::Node& node = g.nodes()[i];
+      if (node.op != Op::broadcast_in_dim || kind_[i] != Kind::layout) continue;
+      const int64_t p = producer(node.inputs[0]);
+      if (p >= 0 && kind_[p] == Kind::constant) kind_[i] = Kind::constant;
     }
     // Elementwise nodes that may write a graph output over a donated input stay plain.
     std::vector<bool> is_output(g.value_id_bound(), false), is_donated(g.value_id_bound(), false);
@@ -362,13 +374,14 @@ class Fuser {
     map_.assign(g_.value_id_bound(), -1);
     b_.reserve(g_.nodes().size());
     for (ValueId v : g_.inputs()) map_[v] = b_.input(g_.type(v));
-    // Scalar constants first: slots ignore their edges (they are copied into
-    // bodies), so a plain node reading one may sort before it.
-    for (int32_t r : roots)
-      if (kind_[r] == Kind::constant) emit_plain(nodes[r]);
+    // Scalar constants, then their broadcasts, first: slots ignore their edges (they are copied into bodies), so a
+    // plain node reading one may sort before it.
+    for (bool broadcasts : {false, true})
+      for (int32_t j = 0; j < n; ++j)
+        if (kind_[j] == Kind::constant && (nodes[j].op == Op::broadcast_in_dim) == broadcasts) emit_plain(nodes[j]);
     for (int32_t r : roots) {
       if (kind_[r] == Kind::constant) continue;
-      if (members[r].size() >= 2 && group_[r]) {
+      if (group_[r] && (members[r].size() >= 2 || reads_copied_broadcast(nodes[r]))) {
         emit_fusion(r, members[r], outside);
       } else {
         for (int32_t j : members[r]) emit_plain(nodes[j]);
@@ -378,6 +391,16 @@ class Fuser {
     for (ValueId v : g_.outputs()) outs.push_back(map_[v]);
     // Built in slot order, which is topological: the builder refuses a use before its definition.
     return std::make_shared<const ir::Graph>(ir::dead_code_elimination(b_.finish_graph(std::move(outs))));
+  }
+
+  // Whether the node reads a broadcast scalar constant: alone it still makes
+  // a kernel, so the broadcast is copied in rather than written out in full.
+  bool reads_copied_broadcast(const ir::Node& node) const {
+    for (ValueId v : node.inputs) {
+      const int64_t p = producer(v);
+      if (p >= 0 && kind_[p] == Kind::constant && g_.nodes()[p].op == Op::broadcast_in_dim) return true;
+    }
+    return false;
   }
 
   void emit_plain(const ir::Node& node) {
@@ -410,18 +433,20 @@ class Fuser {
     ir::GraphBuilder body;
     for (ValueId v : operands) body_of[v] = body.input(g_.type(v));
     int64_t duplicated = 0;
+    // A scalar constant or its broadcast, copied into the body (once).
+    std::function<ValueId(ValueId)> copy = [&](ValueId v) {
+      auto it = body_of.find(v);
+      if (it != body_of.end()) return it->second;
+      const ir::Node& c = nodes[static_cast<size_t>(producer(v))];
+      ir::IdList ins;
+      for (ValueId u : c.inputs) ins.push_back(copy(u));
+      if (c.op == Op::constant) ++duplicated;
+      return body_of.emplace(v, body.add1(c.op, std::move(ins), c.attrs, c.loc, c.scope)).first->second;
+    };
     for (int32_t j : members) {
       const ir::Node& node = nodes[j];
       ir::IdList ins;
-      for (ValueId v : node.inputs) {
-        auto it = body_of.find(v);
-        if (it == body_of.end()) {  // a scalar constant: copied into the body
-          const ir::Node& c = nodes[static_cast<size_t>(producer(v))];
-          it = body_of.emplace(v, body.add1(Op::constant, {}, c.attrs, c.loc, c.scope)).first;
-          ++duplicated;
-        }
-        ins.push_back(it->second);
-      }
+      for (ValueId v : node.inputs) ins.push_back(copy(v));
       ir::IdList outs = body.add(node.op, std::move(ins), node.attrs, node.loc, node.scope);
       for (size_t k = 0; k < outs.size(); ++k) body_of[node.outputs[k]] = outs[k];
     }

@@ -106,7 +106,10 @@ TEST_CASE("jit tiers: equal kernels compile once, many distinct ones are split i
   auto deep = jit(grad(loss), {.backend = Backend::cpu}).lower(ws, x).compile();
   const std::string text = deep.as_text();
   INFO(text);
-  CHECK_THAT(text, Contains("fused kernels compiled to C++, 3 distinct, in 1 module)"));
+  // Two sources: the layers' kernel and the last layer's (which starts the
+  // backward pass). The 1 of tanh's derivative, shared by all layers, is
+  // copied into each kernel, not written out by the first (a third source).
+  CHECK_THAT(text, Contains("fused kernels compiled to C++, 2 distinct, in 1 module)"));
   const std::vector<Array> got = deep(ws, x), want = jit(grad(loss), {.backend = Backend::interpreter})(ws, x);
   REQUIRE(got.size() == want.size());
   for (size_t i = 0; i < got.size(); ++i) CHECK(values(got[i]) == values(want[i]));

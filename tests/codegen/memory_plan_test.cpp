@@ -160,3 +160,35 @@ TEST_CASE("memory plan: a chain of products keeps two blocks, a fused tail runs 
   CHECK(device.memory_stats().peak_bytes_in_use - base == 2 * block + 64);  // arena + the f32[] result
   CHECK(first == Approx(f(x, w).item<float>()));
 }
+
+// One scalar used in k fusions a product apart is one node after CSE; its
+// broadcast must be copied into each fusion, not written out by the first
+// and read back by the others. The plan with one shared 0.5 equals the plan
+// with k different constants (which CSE cannot merge).
+TEST_CASE("memory plan: a scalar shared by 2..4 fusions is never a kernel output", "[codegen][memory_plan]") {
+  const Array x = ones({256, 256});
+  const Array w = ones({256, 256}) * 0.01f;
+  for (int k = 2; k <= 4; ++k) {
+    auto chain = [k](bool shared) {
+      return [k, shared](const Array& a, const Array& b) {
+        Array y = tanh(a * (shared ? 0.5f : 0.5f));
+        for (int i = 1; i < k; ++i) y = tanh(matmul(y, b) * (shared ? 0.5f : 0.5f / float(1 << i)));
+        return y;
+      };
+    };
+    auto with_shared = jit(chain(true)).lower(x, w).compile();
+    auto with_distinct = jit(chain(false)).lower(x, w).compile();
+    INFO("k = " << k << "\n" << with_shared.as_text());
+    const MemoryAnalysis shared = with_shared.memory_analysis();
+    const MemoryAnalysis distinct = with_distinct.memory_analysis();
+    CHECK(shared.temp_bytes == distinct.temp_bytes);
+    // Each product's operand is the only array a fused kernel hands on: at
+    // most one f32[256,256] temporary alive at a time besides the product's.
+    CHECK(shared.temp_bytes <= 2 * 256 * 256 * 4);
+    // And it computes what the interpreter computes.
+    const std::vector<float> got = with_shared(x, w).to_vector<float>();
+    const std::vector<float> want = chain(true)(x, w).to_vector<float>();
+    REQUIRE(got.size() == want.size());
+    for (size_t i = 0; i < got.size(); i += 97) CHECK(got[i] == Approx(want[i]).epsilon(1e-5).margin(1e-6));
+  }
+}
