@@ -4,6 +4,7 @@
 #include "interpreter/blas_core.h"
 #include "interpreter/kernels/float_math.h"
 #include "interpreter/onednn_bf16.h"
+#include "runtime/openmp_wait_policy.h"
 
 namespace graft {
 
@@ -17,6 +18,7 @@ std::string build_info() {
   s += "; float math: ";
   s += interpreter::float_isa_name(interpreter::float_math().isa);
   s += " (exp, tanh, ... in interpreter and cpu-backend kernels; cpu-backend arithmetic: -march=native)";
+  s += "; OpenMP threads (graft's, OpenBLAS's, oneDNN's): " + runtime::openmp_wait_description();
   // The CUDA driver is loaded (dlopen) to say what it finds.
   std::string why;
   s += "; CUDA: ";

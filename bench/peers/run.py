@@ -13,7 +13,13 @@ graft) are compared, so a row only stands if every program computed the same.
 
   python3 bench/peers/run.py [--graft ./build/bench/peers_graft] [--runs 3]
                              [--threads N] [--python PY] [--no-compile]
-                             [--save DIR | --load DIR]
+                             [--contended [N]] [--save DIR | --load DIR]
+
+--contended runs every program twice per round, alone and beside N (default
+1) busy processes it starts itself (a Python loop each, on the same CPUs), and
+adds a second table: each program's time with the competitors over its time
+alone, the figure a shared machine costs (graft's goal: at most 2.2x with one
+competitor on 2 cores, growing no faster than the cores the others take).
 """
 import argparse
 import os
@@ -36,14 +42,37 @@ WORKLOADS = [  # order of the table, with what each row is
 ]
 
 
+def pinning(threads):
+    """A preexec_fn pinning a child to the first `threads` CPUs, or None when that is all of them."""
+    if threads >= os.cpu_count():
+        return None
+    cpus = sorted(os.sched_getaffinity(0))[:threads]
+    return lambda: os.sched_setaffinity(0, cpus)
+
+
+class Competitors:
+    """N busy processes (a Python loop each) on the programs' CPUs, for as long as the `with` lasts."""
+
+    def __init__(self, n, threads):
+        self.n, self.threads, self.procs = n, threads, []
+
+    def __enter__(self):
+        for _ in range(self.n):
+            self.procs.append(subprocess.Popen([sys.executable, "-c", "while True: pass"],
+                                               preexec_fn=pinning(self.threads)))
+        return self
+
+    def __exit__(self, *exc):
+        for p in self.procs:
+            p.kill()
+            p.wait()
+
+
 def run_program(name, cmd, env, threads, timeout):
     """stdout lines of one program run, or None with a message when it cannot run."""
-    pin = None
-    if threads < os.cpu_count():
-        cpus = sorted(os.sched_getaffinity(0))[:threads]
-        pin = lambda: os.sched_setaffinity(0, cpus)  # noqa: E731
     try:
-        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, preexec_fn=pin)
+        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout,
+                           preexec_fn=pinning(threads))
     except FileNotFoundError:
         print(f"{name}: {cmd[0]} not found: skipped", file=sys.stderr)
         return None
@@ -99,21 +128,26 @@ def main():
     ap.add_argument("--timeout", type=int, default=1800, help="seconds per program run")
     ap.add_argument("--save", help="keep each program run's output in this directory")
     ap.add_argument("--load", help="print the table of outputs kept by --save, running nothing")
+    ap.add_argument("--contended", type=int, nargs="?", const=1, default=0, metavar="N",
+                    help="also run each program beside N busy processes (default 1) and compare")
     a = ap.parse_args()
 
     names = ["graft", "jax", "torch"]
     runs = {name: [] for name in names}  # name -> [(times, checks)]
+    contended = {name: [] for name in names}  # the same, run beside the competitors
     about = {}
     if a.load:
         for name in names:
-            r = 0
-            while os.path.exists(path := os.path.join(a.load, f"{name}.{r}.txt")):
-                with open(path) as f:
-                    times, checks, about[name] = parse(f.read().splitlines())
-                runs[name].append((times, checks))
-                r += 1
+            for store, suffix in ((runs, ""), (contended, ".contended")):
+                r = 0
+                while os.path.exists(path := os.path.join(a.load, f"{name}.{r}{suffix}.txt")):
+                    with open(path) as f:
+                        times, checks, about[name] = parse(f.read().splitlines())
+                    store[name].append((times, checks))
+                    r += 1
         with open(os.path.join(a.load, "threads.txt")) as f:
-            a.threads, a.runs = (int(v) for v in f.read().split())
+            a.threads, a.runs, *rest = (int(v) for v in f.read().split())
+            a.contended = rest[0] if rest else 0
     else:
         dump = tempfile.mkdtemp(prefix="graft-peers-")
         env = dict(os.environ, OMP_NUM_THREADS=str(a.threads))
@@ -126,24 +160,68 @@ def main():
         if a.save:
             os.makedirs(a.save, exist_ok=True)
             with open(os.path.join(a.save, "threads.txt"), "w") as f:
-                f.write(f"{a.threads} {a.runs}\n")
+                f.write(f"{a.threads} {a.runs} {a.contended}\n")
         skipped = set()
+        # Alone, then (with --contended) beside the competitors, program by
+        # program, so both see the machine in the same state.
+        conditions = [(runs, "", 0)] + ([(contended, ".contended", a.contended)] if a.contended else [])
         for r in range(a.runs):
             for name in names:
-                if name in skipped:
-                    continue
-                print(f"run {r + 1}/{a.runs}: {name}", file=sys.stderr, flush=True)
-                lines = run_program(name, programs[name], env, a.threads, a.timeout)
-                if lines is None:
-                    skipped.add(name)
-                    continue
-                if a.save:
-                    with open(os.path.join(a.save, f"{name}.{r}.txt"), "w") as f:
-                        f.write("\n".join(lines) + "\n")
-                times, checks, about[name] = parse(lines)
-                runs[name].append((times, checks))
+                for store, suffix, n in conditions:
+                    if name in skipped:
+                        continue
+                    print(f"run {r + 1}/{a.runs}: {name}" + (f" beside {n} busy process(es)" if n else ""),
+                          file=sys.stderr, flush=True)
+                    with Competitors(n, a.threads):
+                        lines = run_program(name, programs[name], env, a.threads, a.timeout)
+                    if lines is None:
+                        skipped.add(name)
+                        continue
+                    if a.save:
+                        with open(os.path.join(a.save, f"{name}.{r}{suffix}.txt"), "w") as f:
+                            f.write("\n".join(lines) + "\n")
+                    times, checks, about[name] = parse(lines)
+                    store[name].append((times, checks))
         shutil.rmtree(dump, ignore_errors=True)
-    return render(a, names, runs, about)
+    status = render(a, names, runs, about)
+    if a.contended:
+        render_contention(a, names, runs, contended)
+    return status
+
+
+def render_contention(a, names, runs, contended):
+    """Each program's time beside the competitors over its time alone, run by run."""
+    columns = []
+    for name in names:
+        for times, _ in runs[name][:1]:
+            columns += [(name, v) for v in sorted({k.partition("[")[2].rstrip("]") for k in times})]
+
+    def key(w, v):
+        return f"{w}[{v}]" if v else w
+
+    print()
+    print(f"Beside {a.contended} busy process(es) on the same {a.threads} CPU(s): each program's time over its"
+          " own time alone, run by run: median (min-max); then graft's worst row.")
+    print()
+    print("| workload | " + " | ".join(f"{key(n, v)} alone" for n, v in columns) + " | "
+          + " | ".join(f"{key(n, v)} contended/alone" for n, v in columns) + " |")
+    print("|---" * (1 + 2 * len(columns)) + "|")
+    worst = (0.0, "")
+    for w, what in WORKLOADS:
+        alone, ratios = [], []
+        for n, v in columns:
+            q = [t[key(w, v)] for t, _ in runs[n] if key(w, v) in t]
+            c = [t[key(w, v)] for t, _ in contended[n] if key(w, v) in t]
+            k = min(len(q), len(c))
+            alone.append(fmt_time(statistics.median(q)) if q else "-")
+            rs = [c[i] / q[i] for i in range(k)]
+            ratios.append(ratio_cell(rs) if rs else "-")
+            if n == "graft" and rs and statistics.median(rs) > worst[0]:
+                worst = (statistics.median(rs), key(what, v))
+        print(f"| {what} | " + " | ".join(alone + ratios) + " |")
+    if worst[1]:
+        print()
+        print(f"graft's worst row: {worst[0]:.2f}x ({worst[1]})")
 
 
 def render(a, names, runs, about):
