@@ -10,10 +10,11 @@
 #include "interpreter/debug_nans.h"
 #include "interpreter/evaluate.h"
 #include "interpreter/kernel.h"
-#include "ir/inline.h"
 #include "ir/dtype.h"
+#include "ir/inline.h"
 #include "ir/shape_rules/rule.h"
 #include "ir/trace.h"
+#include "runtime/cpu_share.h"
 #include "runtime/device.h"
 
 namespace graft::detail {
@@ -186,10 +187,14 @@ std::vector<Array> bind(ir::Op op, const std::vector<Array>& inputs, ir::Attrs a
   result.reserve(out_types.size());
   for (ir::ValueType& t : out_types) result.emplace_back(allocate_concrete(std::move(t)));
   for (const Array& r : result) call.outputs.push_back({&r.impl()->type, r.impl()->buffer->data()});
-  if (device.host_addressable())
+  if (device.host_addressable()) {
+    // Ops this small run on one thread; others share the cores with other work.
+    std::optional<runtime::ShareCpusWithOtherWork> share;
+    if (!result.empty() && result[0].impl()->type.num_elements() >= (int64_t{1} << 15)) share.emplace();
     interpreter::run_kernel(call);
-  else
+  } else {
     codegen::cuda::run_eager_op(call);
+  }
   if (interpreter::debug_nans()) interpreter::check_nans(call, to_loc(where));
   kernel_ins = std::move(call.inputs);
   kernel_outs = std::move(call.outputs);

@@ -29,6 +29,7 @@
 #include "interpreter/pmap_call.h"
 #include "ir/dtype.h"
 #include "ir/trace.h"
+#include "runtime/cpu_share.h"
 #include "runtime/device.h"
 #include "transforms/fusion.h"
 #include "transforms/inline_remat.h"
@@ -277,6 +278,7 @@ std::vector<Array> run_executable(const Executable& exe, const std::vector<Array
     return run_executable(*exe.poly->instance(bind_symbols(exe.poly->spec, types)), leaves, donated, options);
   }
   const ir::Graph& g = *exe.graph;
+  const runtime::ShareCpusWithOtherWork share;  // fewer threads while other processes hold cores
   if (leaves.size() != g.inputs().size())
     throw Error("jit: the executable takes " + std::to_string(g.inputs().size()) + " arrays, got " +
                 std::to_string(leaves.size()));
