@@ -1,0 +1,261 @@
+// One jitted training step of a small character-level GPT beside JAX's: the
+// step's time, its planned temporary memory (memory_analysis), and the
+// losses of the first steps, which must agree.
+//
+//   ./build/bench/gpt_step [--python /path/to/venv/bin/python] [--repeats 20] [--plan FILE]
+//
+// --plan FILE writes the compiled step (its kernels and memory plan) to FILE.
+//
+// Model: 4 pre-norm blocks (layer norm, 4-head causal attention, layer norm,
+// GELU MLP of 4x width), d = 256, context 128, vocabulary 65, tied output
+// embedding; batch 16; AdamW (lr 3e-4, betas 0.9/0.95, weight decay 0.1 on
+// every leaf). Both sides start from the same weights (the formula `det`,
+// repeated in NumPy) and see the same batches. Goals (issue "Speed on real
+// models"): temporaries <= 1.1x XLA's plan; time <= 0.8x PyTorch eager's.
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "graft/graft.h"
+#include "python_peer.h"
+#include "timing.h"
+
+using namespace graft;
+
+struct Block {
+  Array ln1_g, ln1_b, wq, bq, wk, bk, wv, bv, wo, bo, ln2_g, ln2_b, w_fc, b_fc, w_proj, b_proj;
+};
+GRAFT_PYTREE(Block, ln1_g, ln1_b, wq, bq, wk, bk, wv, bv, wo, bo, ln2_g, ln2_b, w_fc, b_fc, w_proj, b_proj);
+
+struct Gpt {
+  Array wte, wpe;
+  std::vector<Block> blocks;
+  Array lnf_g, lnf_b;
+};
+GRAFT_PYTREE(Gpt, wte, wpe, blocks, lnf_g, lnf_b);
+
+struct AdamW {
+  Gpt m, v;
+  Array t;
+};
+GRAFT_PYTREE(AdamW, m, v, t);
+
+namespace {
+
+constexpr int64_t kLayers = 4, kD = 256, kHeads = 4, kT = 128, kVocab = 65, kBatch = 16;
+constexpr int kLossSteps = 5;
+
+// float32(sin(k*0.7 + seed)) * scale for the flat index k (the sine in double).
+Array det(Shape shape, double seed, float scale) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  std::vector<float> v(static_cast<size_t>(n));
+  for (int64_t k = 0; k < n; ++k) v[size_t(k)] = static_cast<float>(std::sin(double(k) * 0.7 + seed)) * scale;
+  return array(v, shape);
+}
+
+Gpt init() {
+  const float s = 0.02f, sp = 0.02f / std::sqrt(2.0f * kLayers);
+  Gpt p{det({kVocab, kD}, 1, s), det({kT, kD}, 2, s), {}, ones({kD}), zeros({kD})};
+  for (int64_t l = 0; l < kLayers; ++l) {
+    const double b = 10.0 * double(l + 1);
+    p.blocks.push_back(Block{ones({kD}), zeros({kD}), det({kD, kD}, b + 1, s), zeros({kD}), det({kD, kD}, b + 2, s),
+                             zeros({kD}), det({kD, kD}, b + 3, s), zeros({kD}), det({kD, kD}, b + 4, sp), zeros({kD}),
+                             ones({kD}), zeros({kD}), det({kD, 4 * kD}, b + 5, s), zeros({4 * kD}),
+                             det({4 * kD, kD}, b + 6, sp), zeros({kD})});
+  }
+  return p;
+}
+
+// Tokens of batch `step`: (b*131 + t*7 + step*13) mod V, targets the next ones.
+Array tokens(int step, int shift) {
+  std::vector<int32_t> v(size_t(kBatch * kT));
+  for (int64_t b = 0; b < kBatch; ++b)
+    for (int64_t t = 0; t < kT; ++t) v[size_t(b * kT + t)] = int32_t((b * 131 + (t + shift) * 7 + step * 13) % kVocab);
+  return array(v, {kBatch, kT});
+}
+
+Array layer_norm(const Array& x, const Array& g, const Array& b) { return nn::standardize(x, {-1}, 1e-5) * g + b; }
+
+// [B, T, D] -> [B, H, T, D/H]
+Array heads(const Array& x) { return transpose(reshape(x, {kBatch, kT, kHeads, kD / kHeads}), {0, 2, 1, 3}); }
+
+Array attention(const Block& p, const Array& h, const Array& causal) {
+  const Array q = heads(matmul(h, p.wq) + p.bq), k = heads(matmul(h, p.wk) + p.bk), v = heads(matmul(h, p.wv) + p.bv);
+  Array a = matmul(q, transpose(k, {0, 1, 3, 2})) * (1.0f / std::sqrt(float(kD / kHeads)));
+  a = softmax(where(causal, a, -1e9f), {-1});
+  const Array y = reshape(transpose(matmul(a, v), {0, 2, 1, 3}), {kBatch, kT, kD});
+  return matmul(y, p.wo) + p.bo;
+}
+
+Array loss(const Gpt& p, const Array& idx, const Array& targets) {
+  const Array causal = tril(ones({kT, kT})) > 0.0f;
+  Array x = take(p.wte, idx) + p.wpe;
+  for (const Block& b : p.blocks) {
+    x = x + attention(b, layer_norm(x, b.ln1_g, b.ln1_b), causal);
+    x = x + matmul(nn::gelu(matmul(layer_norm(x, b.ln2_g, b.ln2_b), b.w_fc) + b.b_fc), b.w_proj) + b.b_proj;
+  }
+  const Array logits = matmul(layer_norm(x, p.lnf_g, p.lnf_b), transpose(p.wte));
+  return -mean(sum(log_softmax(logits) * one_hot(targets, kVocab), {-1}));
+}
+
+constexpr float kLr = 3e-4f, kB1 = 0.9f, kB2 = 0.95f, kEps = 1e-8f, kDecay = 0.1f;
+
+std::tuple<Array, Gpt, AdamW> train_step(const Gpt& p, const AdamW& s, const Array& idx, const Array& targets) {
+  auto [value, g] = value_and_grad(loss)(p, idx, targets);
+  const Array t = s.t + 1.0f;
+  const Gpt m = tree::map([](const Array& m, const Array& g) { return m * kB1 + g * (1 - kB1); }, s.m, g);
+  const Gpt v = tree::map([](const Array& v, const Array& g) { return v * kB2 + square(g) * (1 - kB2); }, s.v, g);
+  const Array c1 = 1.0f - pow(kB1, t), c2 = 1.0f - pow(kB2, t);
+  const Gpt next = tree::map([&](const Array& w, const Array& m,
+                                 const Array& v) { return w - kLr * ((m / c1) / (sqrt(v / c2) + kEps) + kDecay * w); },
+                             p, m, v);
+  return {value, next, AdamW{m, v, t}};
+}
+
+// JAX's side, printed as lines "loss <step> <value>", "temp_mib <x>", "ms <min> <median> <max>".
+std::string jax_script(int repeats) {
+  return std::string("import time, numpy as np, jax, jax.numpy as jnp\n") + kPythonSpread +
+         "L, D, H, T, V, B = " + std::to_string(kLayers) + ", " + std::to_string(kD) + ", " + std::to_string(kHeads) +
+         ", " + std::to_string(kT) + ", " + std::to_string(kVocab) + ", " + std::to_string(kBatch) +
+         "\n"
+         "def det(shape, seed, scale):\n"
+         "  n = int(np.prod(shape)); k = np.arange(n, dtype=np.float64)\n"
+         "  return jnp.asarray((np.sin(k * 0.7 + seed).astype(np.float32) * np.float32(scale)).reshape(shape))\n"
+         "s = 0.02; sp = np.float32(0.02) / np.sqrt(np.float32(2 * L))\n"
+         "z = lambda *sh: jnp.zeros(sh, jnp.float32); o = lambda *sh: jnp.ones(sh, jnp.float32)\n"
+         "blocks = []\n"
+         "for l in range(L):\n"
+         "  b = 10.0 * (l + 1)\n"
+         "  blocks.append(dict(ln1_g=o(D), ln1_b=z(D), wq=det((D, D), b + 1, s), bq=z(D), wk=det((D, D), b + 2, s),\n"
+         "    bk=z(D), wv=det((D, D), b + 3, s), bv=z(D), wo=det((D, D), b + 4, sp), bo=z(D), ln2_g=o(D), ln2_b=z(D),\n"
+         "    w_fc=det((D, 4 * D), b + 5, s), b_fc=z(4 * D), w_proj=det((4 * D, D), b + 6, sp), b_proj=z(D)))\n"
+         "p = dict(wte=det((V, D), 1, s), wpe=det((T, D), 2, s), blocks=blocks, lnf_g=o(D), lnf_b=z(D))\n"
+         "def tokens(step, shift):\n"
+         "  b = np.arange(B)[:, None]; t = np.arange(T)[None, :]\n"
+         "  return jnp.asarray(((b * 131 + (t + shift) * 7 + step * 13) % V).astype(np.int32))\n"
+         "def ln(x, g, b):\n"
+         "  m = x.mean(-1, keepdims=True); v = ((x - m) ** 2).mean(-1, keepdims=True)\n"
+         "  return (x - m) / jnp.sqrt(v + 1e-5) * g + b\n"
+         "def heads(x): return x.reshape(B, T, H, D // H).transpose(0, 2, 1, 3)\n"
+         "causal = jnp.tril(jnp.ones((T, T))) > 0\n"
+         "def loss(p, idx, tgt):\n"
+         "  x = p['wte'][idx] + p['wpe']\n"
+         "  for q in p['blocks']:\n"
+         "    h = ln(x, q['ln1_g'], q['ln1_b'])\n"
+         "    a = heads(h @ q['wq'] + q['bq']) @ heads(h @ q['wk'] + q['bk']).transpose(0, 1, 3, 2)\n"
+         "    a = jax.nn.softmax(jnp.where(causal, a * (1 / np.sqrt(np.float32(D // H))), -1e9), axis=-1)\n"
+         "    y = (a @ heads(h @ q['wv'] + q['bv'])).transpose(0, 2, 1, 3).reshape(B, T, D)\n"
+         "    x = x + y @ q['wo'] + q['bo']\n"
+         "    h = ln(x, q['ln2_g'], q['ln2_b'])\n"
+         "    x = x + jax.nn.gelu(h @ q['w_fc'] + q['b_fc'], approximate=True) @ q['w_proj'] + q['b_proj']\n"
+         "  logits = ln(x, p['lnf_g'], p['lnf_b']) @ p['wte'].T\n"
+         "  return -jnp.mean(jnp.sum(jax.nn.log_softmax(logits) * jax.nn.one_hot(tgt, V), -1))\n"
+         "lr, b1, b2, eps, wd = 3e-4, 0.9, 0.95, 1e-8, 0.1\n"
+         "def step(p, s, idx, tgt):\n"
+         "  value, g = jax.value_and_grad(loss)(p, idx, tgt)\n"
+         "  t = s['t'] + 1.0\n"
+         "  m = jax.tree.map(lambda m, g: m * b1 + g * (1 - b1), s['m'], g)\n"
+         "  v = jax.tree.map(lambda v, g: v * b2 + g * g * (1 - b2), s['v'], g)\n"
+         "  c1 = 1.0 - b1 ** t; c2 = 1.0 - b2 ** t\n"
+         "  p = jax.tree.map(lambda w, m, v: w - lr * ((m / c1) / (jnp.sqrt(v / c2) + eps) + wd * w), p, m, v)\n"
+         "  return value, p, dict(m=m, v=v, t=t)\n"
+         "s = dict(m=jax.tree.map(jnp.zeros_like, p), v=jax.tree.map(jnp.zeros_like, p), t=jnp.zeros(()))\n"
+         "f = jax.jit(step, donate_argnums=(0, 1))\n"
+         "c = f.lower(p, s, tokens(0, 0), tokens(0, 1)).compile()\n"
+         "print('temp_mib', c.memory_analysis().temp_size_in_bytes / 2**20)\n"
+         "for i in range(" +
+         std::to_string(kLossSteps) +
+         "):\n"
+         "  value, p, s = f(p, s, tokens(i, 0), tokens(i, 1)); print('loss', i, float(value))\n"
+         "idx, tgt = tokens(0, 0), tokens(0, 1)\n"
+         "def one():\n"
+         "  global p, s\n"
+         "  value, p, s = f(p, s, idx, tgt); jax.block_until_ready(value)\n"
+         "for _ in range(3): one()\n"
+         "r = spread(one, " +
+         std::to_string(repeats) +
+         ")\n"
+         "print('ms', r[0] * 1e3, r[1] * 1e3, r[2] * 1e3)\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const PeerArgs args = parse_peer_args(argc, argv, 20);
+  Gpt p = init();
+  AdamW s{tree::map([](const Array& w) { return zeros_like(w); }, p),
+          tree::map([](const Array& w) { return zeros_like(w); }, p), zeros({})};
+  auto step = jit(train_step, {.donate_argnums = {0, 1}});
+  const auto compiled = step.lower(p, s, tokens(0, 0), tokens(0, 1)).compile();
+  const MemoryAnalysis mem = compiled.memory_analysis();
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::string(argv[i]) == "--plan")
+      if (FILE* f = std::fopen(argv[i + 1], "w")) {
+        std::fputs(compiled.as_text().c_str(), f);
+        std::fclose(f);
+      }
+  std::vector<double> losses;
+  for (int i = 0; i < kLossSteps; ++i) {
+    auto [value, next, state] = step(p, s, tokens(i, 0), tokens(i, 1));
+    losses.push_back(value.item<float>());
+    p = std::move(next);
+    s = std::move(state);
+  }
+  const Array idx = tokens(0, 0), tgt = tokens(0, 1);
+  auto one = [&] {
+    auto [value, next, state] = step(p, s, idx, tgt);
+    (void)value.item<float>();
+    p = std::move(next);
+    s = std::move(state);
+  };
+  for (int i = 0; i < 3; ++i) one();
+  const TimeSpread t = timed_spread(one, args.repeats);
+
+  std::printf("GPT training step: %lld layers, d=%lld, %lld heads, context %lld, batch %lld, AdamW, f32\n",
+              (long long)kLayers, (long long)kD, (long long)kHeads, (long long)kT, (long long)kBatch);
+  std::printf("%s\n", build_info().c_str());
+  double jax_temp = -1, jax_ms[3] = {-1, -1, -1};
+  std::vector<double> jax_losses;
+  if (!args.python.empty()) {
+    for (const std::string& line :
+         python_output_lines(args.python, "/tmp/graft_bench_gpt_step.py", jax_script(args.repeats))) {
+      double a = 0, b = 0, c = 0;
+      int i = 0;
+      if (std::sscanf(line.c_str(), "temp_mib %lf", &a) == 1)
+        jax_temp = a;
+      else if (std::sscanf(line.c_str(), "loss %d %lf", &i, &a) == 2)
+        jax_losses.push_back(a);
+      else if (std::sscanf(line.c_str(), "ms %lf %lf %lf", &a, &b, &c) == 3)
+        jax_ms[0] = a, jax_ms[1] = b, jax_ms[2] = c;
+    }
+  }
+  const double temp = double(mem.temp_bytes) / (1 << 20);
+  std::printf("\n| | graft | JAX | graft / JAX |\n|---|---|---|---|\n");
+  std::printf("| step time, ms: median (min-max) over %d steps | %.1f (%.1f-%.1f) | ", args.repeats, t.median * 1e3,
+              t.min * 1e3, t.max * 1e3);
+  if (jax_ms[1] > 0)
+    std::printf("%.1f (%.1f-%.1f) | %.2fx |\n", jax_ms[1], jax_ms[0], jax_ms[2], t.median * 1e3 / jax_ms[1]);
+  else
+    std::printf("- | - |\n");
+  std::printf("| planned temporaries, MiB | %.1f | ", temp);
+  if (jax_temp >= 0)
+    std::printf("%.1f | %.2fx |\n", jax_temp, temp / jax_temp);
+  else
+    std::printf("- | - |\n");
+  double worst = 0;
+  std::printf("\nlosses, steps 0-%d: graft", kLossSteps - 1);
+  for (double l : losses) std::printf(" %.6f", l);
+  if (jax_losses.size() == losses.size()) {
+    std::printf("; JAX");
+    for (size_t i = 0; i < losses.size(); ++i) {
+      std::printf(" %.6f", jax_losses[i]);
+      worst = std::max(worst, std::fabs(losses[i] - jax_losses[i]));
+    }
+    std::printf("; largest difference %.2g\n", worst);
+  } else {
+    std::printf("\n");
+  }
+  return worst > 1e-4 ? 1 : 0;
+}
