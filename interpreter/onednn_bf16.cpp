@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "runtime/cpu_share.h"
+
 #ifdef GRAFT_HAVE_DNNL
 #include <oneapi/dnnl/dnnl.hpp>
 #endif
@@ -57,6 +59,7 @@ std::string bf16_gemm_description() {
 bool bf16_matmul(int64_t batch, int64_t m, int64_t n, int64_t k, const uint16_t* a, const uint16_t* b, bool ta, bool tb,
                  void* c, bool c_bf16) {
 #ifdef GRAFT_HAVE_DNNL
+  const runtime::AllThreads all_threads;  // oneDNN's sums depend on its thread count
   using dnnl::memory;
   using dt = memory::data_type;
   try {
@@ -83,6 +86,7 @@ bool bf16_matmul(int64_t batch, int64_t m, int64_t n, int64_t k, const uint16_t*
 
 bool bf16_conv(const Bf16ConvShape& s, const uint16_t* lhs, const uint16_t* rhs, void* out, bool out_bf16) {
 #ifdef GRAFT_HAVE_DNNL
+  const runtime::AllThreads all_threads;  // oneDNN's sums depend on its thread count
   using dnnl::memory;
   using dt = memory::data_type;
   try {

@@ -104,17 +104,35 @@ int threads_beside_other_work(int wanted) {
   return std::clamp(free_cpus, 1, wanted);
 }
 
+// This thread's OpenMP thread count before ShareCpusWithOtherWork lowered it, or 0.
+thread_local int unshared_threads = 0;
+
 ShareCpusWithOtherWork::ShareCpusWithOtherWork() {
-  if (omp_in_parallel()) return;
+  if (omp_in_parallel() || unshared_threads > 0) return;  // nested: the outer guard decided
   const int wanted = omp_get_max_threads();
   const int threads = threads_beside_other_work(wanted);
   if (threads != wanted) {
     omp_set_num_threads(threads);
     restore_ = wanted;
+    unshared_threads = wanted;
   }
 }
 
 ShareCpusWithOtherWork::~ShareCpusWithOtherWork() {
+  if (restore_ > 0) {
+    omp_set_num_threads(restore_);
+    unshared_threads = 0;
+  }
+}
+
+AllThreads::AllThreads() {
+  if (unshared_threads > 0 && !omp_in_parallel()) {
+    restore_ = omp_get_max_threads();
+    omp_set_num_threads(unshared_threads);
+  }
+}
+
+AllThreads::~AllThreads() {
   if (restore_ > 0) omp_set_num_threads(restore_);
 }
 

@@ -11,7 +11,9 @@
 // threads, /proc/loadavg, less this process's own), sampled at most every
 // 10 ms and taken as the smaller of the last two samples, so a passing
 // process does not shrink the team. Results do not change: graft's kernels
-// split their work in fixed-size chunks, whatever the thread count.
+// split their work in fixed-size chunks, whatever the thread count, OpenBLAS
+// splits a product's rows and columns (never its sums), and oneDNN runs on
+// all threads (AllThreads below).
 // GRAFT_SHARE_CPUS=0 turns this off.
 #pragma once
 
@@ -23,6 +25,9 @@ int threads_beside_other_work(int wanted);
 
 // For the span of one jit executable run or eager op: sets the calling
 // thread's OpenMP thread count to threads_beside_other_work, and restores it.
+// A library whose sums depend on its thread count (oneDNN splits
+// reductions over threads) runs inside AllThreads instead, so its results
+// never depend on what else the machine runs.
 class ShareCpusWithOtherWork {
  public:
   ShareCpusWithOtherWork();
@@ -32,6 +37,19 @@ class ShareCpusWithOtherWork {
 
  private:
   int restore_ = 0;  // the thread count to restore, or 0 when unchanged
+};
+
+// For the span of a call into oneDNN: the calling thread's OpenMP thread
+// count as it was before ShareCpusWithOtherWork lowered it.
+class AllThreads {
+ public:
+  AllThreads();
+  ~AllThreads();
+  AllThreads(const AllThreads&) = delete;
+  AllThreads& operator=(const AllThreads&) = delete;
+
+ private:
+  int restore_ = 0;
 };
 
 }  // namespace graft::runtime
