@@ -30,7 +30,11 @@ Array dot_general(const Array& a, const Array& b, std::pair<std::vector<int>, st
 }
 
 // NumPy's matmul: 1-d operands gain (and then lose) an axis; leading axes
-// broadcast and become dot_general batch dimensions.
+// broadcast. Lowered as jnp.matmul is: a leading axis both operands have
+// (at one size) is a dot_general batch dimension; one only an operand has
+// (or where the other's size is 1) is a free dimension of that operand, so
+// x[B,T,D] @ w[D,F] is one product over B*T rows, and w is never broadcast
+// to [B,D,F] (nor its gradient summed over B products).
 Array matmul(const Array& a, const Array& b, Loc loc) {
   if (a.ndim() == 0 || b.ndim() == 0)
     throw ShapeError("matmul: operands must have at least one axis, got " + detail::describe(a) + " and " +
@@ -44,24 +48,72 @@ Array matmul(const Array& a, const Array& b, Loc loc) {
   if (k_a != k_b)
     throw ShapeError("matmul: contracting sizes differ: " + detail::describe(a) + " @ " + detail::describe(b) +
                      detail::where(loc));
-  Shape xb(x.shape().begin(), x.shape().end() - 2), yb(y.shape().begin(), y.shape().end() - 2);
-  Shape batch = detail::broadcast_shapes("matmul", std::vector<Shape>{xb, yb}, loc);
-  Shape xs = batch, ys = batch;
+  const Shape xb(x.shape().begin(), x.shape().end() - 2), yb(y.shape().begin(), y.shape().end() - 2);
+  const Shape batch = detail::broadcast_shapes("matmul", std::vector<Shape>{xb, yb}, loc);
+  const int nb = static_cast<int>(batch.size());
+  const int x_off = nb - static_cast<int>(xb.size()), y_off = nb - static_cast<int>(yb.size());
+  // Each broadcast axis i: a batch pair, a free axis of x or of y, or of size 1 in the result.
+  enum class Role { batch, x_free, y_free, one };
+  std::vector<Role> role(static_cast<size_t>(nb));
+  Shape xs, ys;  // the operands without the size-1 axes the other broadcasts over
+  std::vector<int> x_at(static_cast<size_t>(nb), -1), y_at(static_cast<size_t>(nb), -1);  // axis i in xs, ys
+  for (int i = 0; i < nb; ++i) {
+    const int64_t sx = i >= x_off ? xb[size_t(i - x_off)] : -1, sy = i >= y_off ? yb[size_t(i - y_off)] : -1;
+    Role& r = role[size_t(i)];
+    if (sx >= 0 && sy >= 0 && sx == sy)
+      r = Role::batch;
+    else if (sx >= 0 && sx != 1)  // y's size there is 1, or y has no such axis
+      r = Role::x_free;
+    else if (sy >= 0 && sy != 1)
+      r = Role::y_free;
+    else
+      r = Role::one;
+    if (r == Role::batch || r == Role::x_free) {
+      x_at[size_t(i)] = static_cast<int>(xs.size());
+      xs.push_back(sx);
+    }
+    if (r == Role::batch || r == Role::y_free) {
+      y_at[size_t(i)] = static_cast<int>(ys.size());
+      ys.push_back(sy);
+    }
+  }
+  const int xm = static_cast<int>(xs.size()), yk = static_cast<int>(ys.size());
   xs.insert(xs.end(), x.shape().end() - 2, x.shape().end());
   ys.insert(ys.end(), y.shape().end() - 2, y.shape().end());
-  x = detail::broadcast_to_shape(x, xs, loc);
-  y = detail::broadcast_to_shape(y, ys, loc);
-  int nb = static_cast<int>(batch.size());
-  ir::Ints bd(nb);
-  for (int i = 0; i < nb; ++i) bd[i] = i;
-  Array r = detail::bind1(Op::dot_general, {x, y},
-                          {{"lhs_contracting", ir::Ints{nb + 1}}, {"rhs_contracting", ir::Ints{nb}},
-                           {"lhs_batch", bd}, {"rhs_batch", bd}},
-                          loc);
+  if (xs != x.shape()) x = reshape(x, xs, loc);  // drops size-1 axes only
+  if (ys != y.shape()) y = reshape(y, ys, loc);
+  ir::Ints lb, rb;
+  for (int i = 0; i < nb; ++i)
+    if (role[size_t(i)] == Role::batch) {
+      lb.push_back(x_at[size_t(i)]);
+      rb.push_back(y_at[size_t(i)]);
+    }
+  Array r = detail::bind1(
+      Op::dot_general, {x, y},
+      {{"lhs_contracting", ir::Ints{xm + 1}}, {"rhs_contracting", ir::Ints{yk}}, {"lhs_batch", lb}, {"rhs_batch", rb}},
+      loc);
+  // dot_general's result: the batch axes, x's free axes (then m), y's (then n).
+  const int n_batch = static_cast<int>(lb.size());
+  const int n_xfree = xm - n_batch + 1;
+  std::vector<int> perm;
+  int bi = 0, xi = 0, yi = 0;
+  for (int i = 0; i < nb; ++i) {
+    switch (role[size_t(i)]) {
+      case Role::batch: perm.push_back(bi++); break;
+      case Role::x_free: perm.push_back(n_batch + xi++); break;
+      case Role::y_free: perm.push_back(n_batch + n_xfree + yi++); break;
+      case Role::one: break;
+    }
+  }
+  perm.push_back(n_batch + n_xfree - 1);           // m
+  perm.push_back(static_cast<int>(r.ndim()) - 1);  // n
+  bool identity = true;
+  for (size_t i = 0; i < perm.size(); ++i) identity = identity && perm[i] == static_cast<int>(i);
+  if (!identity) r = transpose(r, perm, loc);
   Shape out = batch;
-  if (!a_vec) out.push_back(x.shape()[nb]);
-  if (!b_vec) out.push_back(y.shape()[nb + 1]);
-  return reshape(r, out, loc);
+  if (!a_vec) out.push_back(x.shape()[size_t(xm)]);
+  if (!b_vec) out.push_back(y.shape()[size_t(yk + 1)]);
+  return r.shape() == out ? r : reshape(r, out, loc);
 }
 
 }  // namespace graft

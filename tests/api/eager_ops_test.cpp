@@ -381,3 +381,73 @@ TEST_CASE("eager: reductions in f32 agree with f64", "[api][reduce]") {
   CHECK(argmax(x32, 1).to_vector<int32_t>() == argmax(x64, 1).to_vector<int32_t>());
   check_close(cumsum(x32, -1).to_vector<float>(), cumsum(x64, -1).to_vector<double>(), 1e-5);
 }
+
+// matmul's leading axes, lowered as jnp.matmul's: an axis both operands have
+// at one size is a batch axis; an axis only one has (or where the other's
+// size is 1) is a free axis of that operand, never a broadcast copy of the
+// other. Values against per-slice 2-d products; the graph against the
+// lowering (no broadcast, one dot_general), its gradients too.
+TEST_CASE("eager: matmul's broadcast axes are free axes, not copies", "[api][linalg]") {
+  auto filled = [](Shape s, double seed) {
+    int64_t n = 1;
+    for (int64_t d : s) n *= d;
+    std::vector<double> v(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) v[size_t(i)] = std::sin(double(i) * 0.37 + seed);
+    return array(v, s);
+  };
+  // Slice `at` of x's leading axes (each taken mod its size, so size-1 axes broadcast).
+  auto slice2d = [](const Array& x, std::vector<int64_t> at) {
+    Array r = x;
+    const size_t lead = x.ndim() - 2;
+    for (size_t i = 0; i < lead; ++i) {
+      const int64_t size = x.shape()[i];
+      r = take(r, array(std::vector<int32_t>{int32_t(at[at.size() - lead + i] % size)}, {1}), 0);
+      r = reshape(r, Shape(r.shape().begin() + 1, r.shape().end()));
+    }
+    return r;
+  };
+  struct Case {
+    Shape a, b, out;
+  };
+  const std::vector<Case> cases = {
+      {{2, 3, 4}, {4, 5}, {2, 3, 5}},          {{3, 4}, {2, 4, 5}, {2, 3, 5}},
+      {{2, 1, 3, 4}, {6, 4, 5}, {2, 6, 3, 5}}, {{1, 3, 4}, {2, 1, 4, 5}, {2, 1, 3, 5}},
+      {{2, 6, 3, 4}, {6, 4, 5}, {2, 6, 3, 5}}, {{6, 1, 3, 4}, {1, 2, 4, 5}, {6, 2, 3, 5}},
+      {{0, 3, 4}, {4, 5}, {0, 3, 5}},          {{2, 3, 4}, {1, 4, 5}, {2, 3, 5}},
+  };
+  for (const Case& c : cases) {
+    INFO(Array(zeros(c.a)).ndim() << "-d @ " << c.b.size() << "-d, case " << (&c - cases.data()));
+    const Array a = filled(c.a, 1), b = filled(c.b, 2);
+    const Array r = matmul(a, b);
+    REQUIRE(r.shape() == c.out);
+    const std::vector<double> got = r.to_vector<double>();
+    int64_t slices = 1;
+    for (size_t i = 0; i + 2 < c.out.size(); ++i) slices *= c.out[i];
+    for (int64_t s = 0; s < slices; ++s) {
+      std::vector<int64_t> at(c.out.size() - 2);
+      for (int64_t rest = s, i = int64_t(at.size()) - 1; i >= 0; --i) {
+        at[size_t(i)] = rest % c.out[size_t(i)];
+        rest /= c.out[size_t(i)];
+      }
+      const std::vector<double> want = matmul(slice2d(a, at), slice2d(b, at)).to_vector<double>();
+      for (size_t j = 0; j < want.size(); ++j)
+        CHECK(got[size_t(s) * want.size() + j] == Approx(want[j]).epsilon(1e-12));
+    }
+  }
+  // x[B,T,D] @ w[D,F]: one dot_general over B*T rows, w not broadcast, and
+  // the weight gradient one product too (no sum over B products).
+  const Array x = filled({4, 8, 16}, 3), w = filled({16, 32}, 4);
+  const auto loss = [](const Array& x, const Array& w) { return sum(tanh(matmul(x, w))); };
+  const Graph forward = make_graph([](const Array& x, const Array& w) { return matmul(x, w); })(x, w);
+  const Graph backward = make_graph(grad<1>(loss))(x, w);
+  for (const auto& [g, products] : {std::pair{&forward, 1}, std::pair{&backward, 2}}) {
+    int dots = 0, broadcasts = 0;
+    for (const ir::Node& n : g->ir().nodes()) {
+      dots += n.op == ir::Op::dot_general;
+      broadcasts += n.op == ir::Op::broadcast_in_dim && g->ir().type(n.inputs[0]).shape.size() == 2;
+    }
+    INFO(g->to_text());
+    CHECK(broadcasts == 0);  // no matrix copied per batch
+    CHECK(dots == products);
+  }
+}
