@@ -10,6 +10,7 @@
 #include "interpreter/debug_nans.h"
 #include "interpreter/evaluate.h"
 #include "interpreter/kernel.h"
+#include "interpreter/kernel_span.h"
 #include "ir/dtype.h"
 #include "ir/inline.h"
 #include "ir/shape_rules/rule.h"
@@ -191,6 +192,7 @@ std::vector<Array> bind(ir::Op op, const std::vector<Array>& inputs, ir::Attrs a
     // Ops this small run on one thread; others share the cores with other work.
     std::optional<runtime::ShareCpusWithOtherWork> share;
     if (!result.empty() && result[0].impl()->type.num_elements() >= (int64_t{1} << 15)) share.emplace();
+    const interpreter::KernelSpan span(call, to_loc(where));  // a profiler span while a trace is on
     interpreter::run_kernel(call);
   } else {
     codegen::cuda::run_eager_op(call);

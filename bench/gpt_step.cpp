@@ -3,8 +3,11 @@
 // losses of the first steps, which must agree.
 //
 //   ./build/bench/gpt_step [--python /path/to/venv/bin/python] [--repeats 20] [--plan FILE]
+//                          [--trace DIR]
 //
-// --plan FILE writes the compiled step (its kernels and memory plan) to FILE.
+// --plan FILE writes the compiled step (its kernels and memory plan) to FILE;
+// --trace DIR traces 3 more steps with graft's profiler into DIR (read it
+// with `graft-inspect profile DIR/graft-*.trace.json` or ui.perfetto.dev).
 //
 // Model: 4 pre-norm blocks (layer norm, 4-head causal attention, layer norm,
 // GELU MLP of 4x width), d = 256, context 128, vocabulary 65, tied output
@@ -212,6 +215,15 @@ int main(int argc, char** argv) {
   };
   for (int i = 0; i < 3; ++i) one();
   const TimeSpread t = timed_spread(one, args.repeats);
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::string(argv[i]) == "--trace") {
+      profiler::start_trace(argv[i + 1]);
+      for (int k = 0; k < 3; ++k) {
+        const profiler::TraceAnnotation annotation("train step " + std::to_string(k));
+        one();
+      }
+      std::printf("trace: %s\n", profiler::stop_trace().c_str());
+    }
 
   std::printf("GPT training step: %lld layers, d=%lld, %lld heads, context %lld, batch %lld, AdamW, f32\n",
               (long long)kLayers, (long long)kD, (long long)kHeads, (long long)kT, (long long)kBatch);

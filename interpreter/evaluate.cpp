@@ -8,6 +8,7 @@
 
 #include "graft/errors.h"
 #include "interpreter/kernel.h"
+#include "interpreter/kernel_span.h"
 #include "ir/dtype.h"
 #include "ir/in_place.h"
 #include "runtime/allocation_site.h"
@@ -151,10 +152,13 @@ std::vector<runtime::BufferPtr> evaluate(const ir::Graph& graph, const std::vect
         if (bytes && transfers) transfers->to_host(operand_copies.back()->data(), in.data, bytes);
         else if (bytes) std::memcpy(operand_copies.back()->data(), in.data, bytes);
       }
-    if (node_kernels && i < node_kernels->size() && (*node_kernels)[i])
-      (*node_kernels)[i](call);
-    else
-      run_kernel(call);
+    {
+      const KernelSpan span(graph, n, call);  // a profiler span while a trace is on
+      if (node_kernels && i < node_kernels->size() && (*node_kernels)[i])
+        (*node_kernels)[i](call);
+      else
+        run_kernel(call);
+    }
     if (debug_nans()) {
       try {
         check_nans(call, n.loc, &n);

@@ -65,6 +65,10 @@ graft knows) and:
   diff A B                      what changed from A to B: inputs and outputs
                                 matched by name, nodes by what they compute;
                                 exit status 1 if they differ
+  profile TRACE.json            where a traced run's time went (a trace from
+                                graft::profiler::stop_trace): time, share,
+                                GFLOP/s and GB/s per op kind, the kernels that
+                                took most, and the annotations
 
 graft-inspect GRAPH.json [--text | --dot | --json | --verify] also works.
 Exit status: 0 done, 1 the graph or an input is bad (the message says why),
@@ -234,11 +238,13 @@ int main(int argc, char** argv) {
       return graft::inspect::run_graph(read_graph(operands[0]),
                                        std::vector<std::string>(operands.begin() + 1, operands.end()), output, cast,
                                        std::cout);
+    } else if (command == "profile" && want(1)) {
+      return graft::inspect::print_profile(operands[0], std::cout);
     } else if (command == "diff" && want(2)) {
       return graft::inspect::print_diff(read_graph(operands[0]), read_graph(operands[1]), std::cout) ? 1 : 0;
     } else if (command == "verify" || command == "text" || command == "json" || command == "dot" || command == "svg" ||
                command == "png" || command == "stats" || command == "run" || command == "diff" || command == "scopes" ||
-               command == "html") {
+               command == "html" || command == "profile") {
       return usage(command + ": wrong number of operands");
     } else {
       return usage("unknown command '" + command + "'");

@@ -37,6 +37,10 @@ BudgetChoice scopes_within_budget(const ir::Graph& g, int64_t budget);
 
 // ---- the other subcommands
 
+// Time per op kind and per kernel of a trace written by profiler::stop_trace
+// (tools/inspect_profile.cpp); throws graft::Error for a file that is not one.
+int print_profile(const std::string& path, std::ostream& out);
+
 // Op histogram; flops and bytes as traced (control-flow bodies counted as
 // often as they run), split forward/backward and, with by_scope, per scope;
 // the planned executable's memory and fused kernels on each backend.
