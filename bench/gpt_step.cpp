@@ -14,7 +14,8 @@
 // embedding; batch 16; AdamW (lr 3e-4, betas 0.9/0.95, weight decay 0.1 on
 // every leaf). Both sides start from the same weights (the formula `det`,
 // repeated in NumPy) and see the same batches. Goals (issue "Speed on real
-// models"): temporaries <= 1.1x XLA's plan; time <= 0.8x PyTorch eager's.
+// models"): temporaries <= 1.1x XLA's plan; time <= 0.8x PyTorch eager's
+// (torch.optim.AdamW, F.scaled_dot_product_attention), run when --python has torch.
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -183,6 +184,83 @@ std::string jax_script(int repeats) {
          "print('ms', r[0] * 1e3, r[1] * 1e3, r[2] * 1e3)\n";
 }
 
+// PyTorch's side, eager, as its users write it (F.layer_norm, F.gelu,
+// F.scaled_dot_product_attention with is_causal, F.cross_entropy,
+// torch.optim.AdamW), printed as JAX's side is, without temp_mib.
+std::string torch_script(int repeats) {
+  return std::string("import os, time, numpy as np, torch, torch.nn.functional as F\n") + kPythonSpread +
+         "torch.set_num_threads(int(os.environ.get('OMP_NUM_THREADS', os.cpu_count())))\n"
+         "L, D, H, T, V, B = " +
+         std::to_string(kLayers) + ", " + std::to_string(kD) + ", " + std::to_string(kHeads) + ", " +
+         std::to_string(kT) + ", " + std::to_string(kVocab) + ", " + std::to_string(kBatch) +
+         "\n"
+         "def det(shape, seed, scale):\n"
+         "  n = int(np.prod(shape)); k = np.arange(n, dtype=np.float64)\n"
+         "  v = (np.sin(k * 0.7 + seed).astype(np.float32) * np.float32(scale)).reshape(shape)\n"
+         "  return torch.tensor(v, requires_grad=True)\n"
+         "s = 0.02; sp = float(np.float32(0.02) / np.sqrt(np.float32(2 * L)))\n"
+         "z = lambda *sh: torch.zeros(sh, requires_grad=True); o = lambda *sh: torch.ones(sh, requires_grad=True)\n"
+         "blocks = []\n"
+         "for l in range(L):\n"
+         "  b = 10.0 * (l + 1)\n"
+         "  blocks.append(dict(ln1_g=o(D), ln1_b=z(D), wq=det((D, D), b + 1, s), bq=z(D), wk=det((D, D), b + 2, s),\n"
+         "    bk=z(D), wv=det((D, D), b + 3, s), bv=z(D), wo=det((D, D), b + 4, sp), bo=z(D), ln2_g=o(D), ln2_b=z(D),\n"
+         "    w_fc=det((D, 4 * D), b + 5, s), b_fc=z(4 * D), w_proj=det((4 * D, D), b + 6, sp), b_proj=z(D)))\n"
+         "wte, wpe, lnf_g, lnf_b = det((V, D), 1, s), det((T, D), 2, s), o(D), z(D)\n"
+         "params = [wte, wpe, lnf_g, lnf_b] + [t for q in blocks for t in q.values()]\n"
+         "def tokens(step, shift):\n"
+         "  b = np.arange(B)[:, None]; t = np.arange(T)[None, :]\n"
+         "  return torch.tensor(((b * 131 + (t + shift) * 7 + step * 13) % V).astype(np.int64))\n"
+         "def heads(x): return x.view(B, T, H, D // H).transpose(1, 2)\n"
+         "def loss(idx, tgt):\n"
+         "  x = wte[idx] + wpe\n"
+         "  for q in blocks:\n"
+         "    h = F.layer_norm(x, (D,), q['ln1_g'], q['ln1_b'], 1e-5)\n"
+         "    y = F.scaled_dot_product_attention(heads(h @ q['wq'] + q['bq']), heads(h @ q['wk'] + q['bk']),\n"
+         "                                       heads(h @ q['wv'] + q['bv']), is_causal=True)\n"
+         "    x = x + y.transpose(1, 2).reshape(B, T, D) @ q['wo'] + q['bo']\n"
+         "    h = F.layer_norm(x, (D,), q['ln2_g'], q['ln2_b'], 1e-5)\n"
+         "    x = x + F.gelu(h @ q['w_fc'] + q['b_fc'], approximate='tanh') @ q['w_proj'] + q['b_proj']\n"
+         "  logits = F.layer_norm(x, (D,), lnf_g, lnf_b, 1e-5) @ wte.T\n"
+         "  return F.cross_entropy(logits.view(-1, V), tgt.view(-1))\n"
+         "opt = torch.optim.AdamW(params, lr=3e-4, betas=(0.9, 0.95), eps=1e-8, weight_decay=0.1)\n"
+         "def step(idx, tgt):\n"
+         "  opt.zero_grad(set_to_none=True); value = loss(idx, tgt); value.backward(); opt.step()\n"
+         "  return float(value)\n"
+         "for i in range(" +
+         std::to_string(kLossSteps) +
+         "):\n"
+         "  print('loss', i, step(tokens(i, 0), tokens(i, 1)))\n"
+         "idx, tgt = tokens(0, 0), tokens(0, 1)\n"
+         "for _ in range(3): step(idx, tgt)\n"
+         "r = spread(lambda: step(idx, tgt), " +
+         std::to_string(repeats) +
+         ")\n"
+         "print('ms', r[0] * 1e3, r[1] * 1e3, r[2] * 1e3)\n";
+}
+
+// A peer's figures, parsed from its script's lines.
+struct PeerRun {
+  double temp_mib = -1, ms[3] = {-1, -1, -1};
+  std::vector<double> losses;
+};
+
+PeerRun run_peer(const std::string& python, const std::string& path, const std::string& script) {
+  PeerRun r;
+  if (python.empty()) return r;
+  for (const std::string& line : python_output_lines(python, path, script)) {
+    double a = 0, b = 0, c = 0;
+    int i = 0;
+    if (std::sscanf(line.c_str(), "temp_mib %lf", &a) == 1)
+      r.temp_mib = a;
+    else if (std::sscanf(line.c_str(), "loss %d %lf", &i, &a) == 2)
+      r.losses.push_back(a);
+    else if (std::sscanf(line.c_str(), "ms %lf %lf %lf", &a, &b, &c) == 3)
+      r.ms[0] = a, r.ms[1] = b, r.ms[2] = c;
+  }
+  return r;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -228,46 +306,41 @@ int main(int argc, char** argv) {
   std::printf("GPT training step: %lld layers, d=%lld, %lld heads, context %lld, batch %lld, AdamW, f32\n",
               (long long)kLayers, (long long)kD, (long long)kHeads, (long long)kT, (long long)kBatch);
   std::printf("%s\n", build_info().c_str());
-  double jax_temp = -1, jax_ms[3] = {-1, -1, -1};
-  std::vector<double> jax_losses;
-  if (!args.python.empty()) {
-    for (const std::string& line :
-         python_output_lines(args.python, "/tmp/graft_bench_gpt_step.py", jax_script(args.repeats))) {
-      double a = 0, b = 0, c = 0;
-      int i = 0;
-      if (std::sscanf(line.c_str(), "temp_mib %lf", &a) == 1)
-        jax_temp = a;
-      else if (std::sscanf(line.c_str(), "loss %d %lf", &i, &a) == 2)
-        jax_losses.push_back(a);
-      else if (std::sscanf(line.c_str(), "ms %lf %lf %lf", &a, &b, &c) == 3)
-        jax_ms[0] = a, jax_ms[1] = b, jax_ms[2] = c;
-    }
-  }
+  const PeerRun jax = run_peer(args.python, "/tmp/graft_bench_gpt_step_jax.py", jax_script(args.repeats));
+  const PeerRun torch = run_peer(args.python, "/tmp/graft_bench_gpt_step_torch.py", torch_script(args.repeats));
   const double temp = double(mem.temp_bytes) / (1 << 20);
-  std::printf("\n| | graft | JAX | graft / JAX |\n|---|---|---|---|\n");
-  std::printf("| step time, ms: median (min-max) over %d steps | %.1f (%.1f-%.1f) | ", args.repeats, t.median * 1e3,
-              t.min * 1e3, t.max * 1e3);
-  if (jax_ms[1] > 0)
-    std::printf("%.1f (%.1f-%.1f) | %.2fx |\n", jax_ms[1], jax_ms[0], jax_ms[2], t.median * 1e3 / jax_ms[1]);
-  else
-    std::printf("- | - |\n");
-  std::printf("| planned temporaries, MiB | %.1f | ", temp);
-  if (jax_temp >= 0)
-    std::printf("%.1f | %.2fx |\n", jax_temp, temp / jax_temp);
-  else
-    std::printf("- | - |\n");
+  auto cell = [](const PeerRun& p) {
+    char buf[96];
+    if (p.ms[1] <= 0) return std::string("-");
+    std::snprintf(buf, sizeof buf, "%.1f (%.1f-%.1f)", p.ms[1], p.ms[0], p.ms[2]);
+    return std::string(buf);
+  };
+  auto ratio = [](double g, double p) {
+    char buf[32];
+    if (p <= 0) return std::string("-");
+    std::snprintf(buf, sizeof buf, "%.2fx", g / p);
+    return std::string(buf);
+  };
+  std::printf("\n| | graft | JAX | PyTorch (eager) | graft / JAX | graft / PyTorch |\n|---|---|---|---|---|---|\n");
+  std::printf("| step time, ms: median (min-max) over %d steps | %.1f (%.1f-%.1f) | %s | %s | %s | %s |\n",
+              args.repeats, t.median * 1e3, t.min * 1e3, t.max * 1e3, cell(jax).c_str(), cell(torch).c_str(),
+              ratio(t.median * 1e3, jax.ms[1]).c_str(), ratio(t.median * 1e3, torch.ms[1]).c_str());
+  std::printf("| planned temporaries, MiB | %.1f | %s | - | %s | - |\n", temp,
+              jax.temp_mib >= 0 ? std::to_string(jax.temp_mib).c_str() : "-", ratio(temp, jax.temp_mib).c_str());
   double worst = 0;
   std::printf("\nlosses, steps 0-%d: graft", kLossSteps - 1);
   for (double l : losses) std::printf(" %.6f", l);
-  if (jax_losses.size() == losses.size()) {
-    std::printf("; JAX");
+  for (const auto& [name, peer] : {std::pair<const char*, const PeerRun*>{"JAX", &jax}, {"PyTorch", &torch}}) {
+    if (peer->losses.size() != losses.size()) continue;
+    double d = 0;
+    std::printf("; %s", name);
     for (size_t i = 0; i < losses.size(); ++i) {
-      std::printf(" %.6f", jax_losses[i]);
-      worst = std::max(worst, std::fabs(losses[i] - jax_losses[i]));
+      std::printf(" %.6f", peer->losses[i]);
+      d = std::max(d, std::fabs(losses[i] - peer->losses[i]));
     }
-    std::printf("; largest difference %.2g\n", worst);
-  } else {
-    std::printf("\n");
+    std::printf(" (largest difference %.2g)", d);
+    worst = std::max(worst, d);
   }
+  std::printf("\n");
   return worst > 1e-4 ? 1 : 0;
 }
