@@ -159,6 +159,14 @@ void dot_typed(const KernelCall& call) {
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
     if (M * N * K >= kGemmMinWork && K > 0) {
       ensure_blas_core();  // the kernels for this CPU, not OpenBLAS's fallback
+      // A batch of small products (attention's [128,64] by [64,128]): one
+      // GEMM per thread at a time, batch entries spread over the threads.
+      // Inside a parallel region OpenBLAS runs on the calling thread; a
+      // threaded call per entry spent more time waking its threads than
+      // multiplying (75 GFLOP/s on 2 cores). Each entry's bits are the same
+      // either way: OpenBLAS splits a product's rows and columns, never its sums.
+      constexpr int64_t kSmallGemmWork = int64_t{1} << 22;
+#pragma omp parallel for schedule(static) if (B > 1 && M * N * K <= kSmallGemmWork)
       for (int64_t i = 0; i < B; ++i) gemm(a + i * M * K, b + i * K * N, y + i * M * N, M, N, K, ta, tb);
       return;
     }

@@ -362,6 +362,17 @@ TEST_CASE("eager: large matmuls (the BLAS path) against naive loops", "[api][lin
   // A transposed operand goes through the permuting path first.
   Array Bt = transpose(B);
   check_close(dot_general(A, Bt, {{2}, {1}}).to_vector<double>(), want, 1e-12);
+  // A batch of small products runs its entries on separate threads, each one
+  // GEMM: the same bits as each product alone (attention's shapes).
+  const Array q = astype(array(std::vector<double>(a.begin(), a.end()), {batch, m, k}), f32);
+  const Array kt = astype(reshape(tile(array(b, {k, n}), {batch, 1}), {batch, k, n}), f32) * 0.5f;
+  const std::vector<float> batched = dot_general(q, kt, {{2}, {1}}, {{0}, {0}}).to_vector<float>();
+  for (int t = 0; t < batch; ++t) {
+    const Array qt = reshape(take(q, array(std::vector<int32_t>{t}, {1}), 0), {m, k});
+    const Array kt_t = reshape(take(kt, array(std::vector<int32_t>{t}, {1}), 0), {k, n});
+    const std::vector<float> alone = matmul(qt, kt_t).to_vector<float>();
+    CHECK(std::equal(alone.begin(), alone.end(), batched.begin() + t * m * n));
+  }
 }
 
 TEST_CASE("eager: reductions in f32 agree with f64", "[api][reduce]") {
