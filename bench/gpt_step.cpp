@@ -118,27 +118,37 @@ std::tuple<Array, Gpt, AdamW> train_step(const Gpt& p, const AdamW& s, const Arr
   return {value, next, AdamW{m, v, t}};
 }
 
-// JAX's side, printed as lines "loss <step> <value>", "temp_mib <x>", "ms <min> <median> <max>".
-std::string jax_script(int repeats) {
-  return std::string("import time, numpy as np, jax, jax.numpy as jnp\n") + kPythonSpread +
-         "L, D, H, T, V, B = " + std::to_string(kLayers) + ", " + std::to_string(kD) + ", " + std::to_string(kHeads) +
+// The model's weights and batches in NumPy, the same formulas as `det` and
+// `tokens` above; a peer's script defines leaf(array) (its tensor type) and
+// int_tokens(array) (its index type) before this text.
+std::string python_model_setup() {
+  return "L, D, H, T, V, B = " + std::to_string(kLayers) + ", " + std::to_string(kD) + ", " + std::to_string(kHeads) +
          ", " + std::to_string(kT) + ", " + std::to_string(kVocab) + ", " + std::to_string(kBatch) +
          "\n"
          "def det(shape, seed, scale):\n"
          "  n = int(np.prod(shape)); k = np.arange(n, dtype=np.float64)\n"
-         "  return jnp.asarray((np.sin(k * 0.7 + seed).astype(np.float32) * np.float32(scale)).reshape(shape))\n"
-         "s = 0.02; sp = np.float32(0.02) / np.sqrt(np.float32(2 * L))\n"
-         "z = lambda *sh: jnp.zeros(sh, jnp.float32); o = lambda *sh: jnp.ones(sh, jnp.float32)\n"
+         "  return leaf((np.sin(k * 0.7 + seed).astype(np.float32) * np.float32(scale)).reshape(shape))\n"
+         "s = 0.02; sp = float(np.float32(0.02) / np.sqrt(np.float32(2 * L)))\n"
+         "z = lambda *sh: leaf(np.zeros(sh, np.float32)); o = lambda *sh: leaf(np.ones(sh, np.float32))\n"
          "blocks = []\n"
          "for l in range(L):\n"
          "  b = 10.0 * (l + 1)\n"
          "  blocks.append(dict(ln1_g=o(D), ln1_b=z(D), wq=det((D, D), b + 1, s), bq=z(D), wk=det((D, D), b + 2, s),\n"
          "    bk=z(D), wv=det((D, D), b + 3, s), bv=z(D), wo=det((D, D), b + 4, sp), bo=z(D), ln2_g=o(D), ln2_b=z(D),\n"
          "    w_fc=det((D, 4 * D), b + 5, s), b_fc=z(4 * D), w_proj=det((4 * D, D), b + 6, sp), b_proj=z(D)))\n"
-         "p = dict(wte=det((V, D), 1, s), wpe=det((T, D), 2, s), blocks=blocks, lnf_g=o(D), lnf_b=z(D))\n"
+         "wte, wpe, lnf_g, lnf_b = det((V, D), 1, s), det((T, D), 2, s), o(D), z(D)\n"
          "def tokens(step, shift):\n"
          "  b = np.arange(B)[:, None]; t = np.arange(T)[None, :]\n"
-         "  return jnp.asarray(((b * 131 + (t + shift) * 7 + step * 13) % V).astype(np.int32))\n"
+         "  return int_tokens((b * 131 + (t + shift) * 7 + step * 13) % V)\n";
+}
+
+// JAX's side, printed as lines "loss <step> <value>", "temp_mib <x>", "ms <min> <median> <max>".
+std::string jax_script(int repeats) {
+  return std::string("import time, numpy as np, jax, jax.numpy as jnp\n") + kPythonSpread +
+         "leaf = jnp.asarray\n"
+         "int_tokens = lambda a: jnp.asarray(a.astype(np.int32))\n" +
+         python_model_setup() +
+         "p = dict(wte=wte, wpe=wpe, blocks=blocks, lnf_g=lnf_g, lnf_b=lnf_b)\n"
          "def ln(x, g, b):\n"
          "  m = x.mean(-1, keepdims=True); v = ((x - m) ** 2).mean(-1, keepdims=True)\n"
          "  return (x - m) / jnp.sqrt(v + 1e-5) * g + b\n"
@@ -190,27 +200,10 @@ std::string jax_script(int repeats) {
 std::string torch_script(int repeats) {
   return std::string("import os, time, numpy as np, torch, torch.nn.functional as F\n") + kPythonSpread +
          "torch.set_num_threads(int(os.environ.get('OMP_NUM_THREADS', os.cpu_count())))\n"
-         "L, D, H, T, V, B = " +
-         std::to_string(kLayers) + ", " + std::to_string(kD) + ", " + std::to_string(kHeads) + ", " +
-         std::to_string(kT) + ", " + std::to_string(kVocab) + ", " + std::to_string(kBatch) +
-         "\n"
-         "def det(shape, seed, scale):\n"
-         "  n = int(np.prod(shape)); k = np.arange(n, dtype=np.float64)\n"
-         "  v = (np.sin(k * 0.7 + seed).astype(np.float32) * np.float32(scale)).reshape(shape)\n"
-         "  return torch.tensor(v, requires_grad=True)\n"
-         "s = 0.02; sp = float(np.float32(0.02) / np.sqrt(np.float32(2 * L)))\n"
-         "z = lambda *sh: torch.zeros(sh, requires_grad=True); o = lambda *sh: torch.ones(sh, requires_grad=True)\n"
-         "blocks = []\n"
-         "for l in range(L):\n"
-         "  b = 10.0 * (l + 1)\n"
-         "  blocks.append(dict(ln1_g=o(D), ln1_b=z(D), wq=det((D, D), b + 1, s), bq=z(D), wk=det((D, D), b + 2, s),\n"
-         "    bk=z(D), wv=det((D, D), b + 3, s), bv=z(D), wo=det((D, D), b + 4, sp), bo=z(D), ln2_g=o(D), ln2_b=z(D),\n"
-         "    w_fc=det((D, 4 * D), b + 5, s), b_fc=z(4 * D), w_proj=det((4 * D, D), b + 6, sp), b_proj=z(D)))\n"
-         "wte, wpe, lnf_g, lnf_b = det((V, D), 1, s), det((T, D), 2, s), o(D), z(D)\n"
+         "leaf = lambda a: torch.tensor(a, requires_grad=True)\n"
+         "int_tokens = lambda a: torch.tensor(a.astype(np.int64))\n" +
+         python_model_setup() +
          "params = [wte, wpe, lnf_g, lnf_b] + [t for q in blocks for t in q.values()]\n"
-         "def tokens(step, shift):\n"
-         "  b = np.arange(B)[:, None]; t = np.arange(T)[None, :]\n"
-         "  return torch.tensor(((b * 131 + (t + shift) * 7 + step * 13) % V).astype(np.int64))\n"
          "def heads(x): return x.view(B, T, H, D // H).transpose(1, 2)\n"
          "def loss(idx, tgt):\n"
          "  x = wte[idx] + wpe\n"
