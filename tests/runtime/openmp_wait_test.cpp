@@ -91,3 +91,21 @@ TEST_CASE("openmp wait (child): OMP_WAIT_POLICY=passive is kept", "[.child_openm
   CHECK(info.find("as the environment sets it (OMP_WAIT_POLICY=passive)") != std::string::npos);
   CHECK(libgomp_spin_count() == 0);  // libgomp's passive policy: sleep at once
 }
+
+// Loaded into a program whose libgomp had already started, graft cannot
+// choose the spin count, and build_info() says so instead of claiming it did.
+TEST_CASE("openmp wait: loaded after libgomp started, build_info says graft could not choose", "[openmp]") {
+  if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+    WARN("skipped: one CPU (a started libgomp looks like one that has not)");
+    return;
+  }
+  int status = 0;
+  const std::string out =
+      graft::test::run(std::string("env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT -u OMP_NUM_THREADS '") +
+                           GRAFT_OPENMP_LATE_LOAD + "' '" + GRAFT_LIBRARY_FILE + "'",
+                       &status);
+  INFO(out);
+  REQUIRE(status == 0);
+  CHECK(out.find("OpenMP threads (graft's, OpenBLAS's, oneDNN's): libgomp's default, 300000 spins (libgomp started "
+                 "before graft was loaded") != std::string::npos);
+}
