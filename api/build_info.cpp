@@ -3,7 +3,7 @@
 #include "graft/device.h"
 #include "interpreter/blas_core.h"
 #include "interpreter/kernels/float_math.h"
-#include "interpreter/onednn_bf16.h"
+#include "interpreter/onednn_products.h"
 #include "runtime/openmp_wait_policy.h"
 
 namespace graft {
@@ -15,6 +15,7 @@ std::string build_info() {
   if (blas.library != "Eigen") s += ", " + interpreter::blas_kernels_now() + " kernels";
   if (!blas.note.empty()) s += " (" + blas.note + ")";
   s += "; bf16 GEMM: " + interpreter::bf16_gemm_description();
+  s += "; f32 convolution: " + interpreter::f32_conv_description();
   s += "; float math: ";
   s += interpreter::float_isa_name(interpreter::float_math().isa);
   s += " (exp, tanh, ... in interpreter and cpu-backend kernels; cpu-backend arithmetic: -march=native)";

@@ -10,7 +10,7 @@
 #include "graft/errors.h"
 #include "interpreter/kernels/convert.h"
 #include "interpreter/kernels/loops.h"
-#include "interpreter/onednn_bf16.h"
+#include "interpreter/onednn_products.h"
 #include "ir/dtype.h"
 
 namespace graft::interpreter {
@@ -161,7 +161,7 @@ void dot_general_with_halves(const KernelCall& call) {
   if (!dot_general_bf16_native(call)) halves_as_f32<&dot_general_kernel>(call);
 }
 void conv_general_dilated_with_halves(const KernelCall& call) {
-  if (!conv_general_dilated_bf16_native(call)) halves_as_f32<&conv_general_dilated_kernel>(call);
+  if (!conv_general_dilated_onednn(call)) halves_as_f32<&conv_general_dilated_kernel>(call);
 }
 
 KernelTable build_kernel_table() {

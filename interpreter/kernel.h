@@ -46,7 +46,7 @@ using KernelTable = std::array<Kernel, ir::kNumOps>;
 #include "ir/ops.def"
 #undef GRAFT_OP
 
-// Whether the CPU's bf16 units (oneDNN: interpreter/onednn_bf16.h) can serve
+// Whether the CPU's bf16 units (oneDNN: interpreter/onednn_products.h) can serve
 // a product's call: two bf16 operands, a bf16 or f32 result, units here.
 bool bf16_units_serve(const KernelCall& call);
 
@@ -54,8 +54,11 @@ bool bf16_units_serve(const KernelCall& call);
 // it has them and the product is big enough; false (nothing written) where
 // the product is to be widened to f32 instead (interpreter/kernels/linalg.cpp).
 bool dot_general_bf16_native(const KernelCall& call);
-// The same for conv_general_dilated (interpreter/kernels/conv.cpp).
-bool conv_general_dilated_bf16_native(const KernelCall& call);
+// conv_general_dilated on oneDNN's convolutions: bf16 operands where the
+// bf16 units serve them, f32 ones where f32_conv_on_onednn(); false
+// (nothing written) where graft's own kernel is to run it
+// (interpreter/kernels/conv.cpp).
+bool conv_general_dilated_onednn(const KernelCall& call);
 
 // The kernel of an op whose `kernel` column says SCALAR or VECTOR_MATH: a
 // loop over its scalar function (interpreter/kernels/elementwise.cpp).

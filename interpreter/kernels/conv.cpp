@@ -20,6 +20,7 @@
 #include <complex>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include <Eigen/Core>
@@ -30,7 +31,7 @@
 #include "graft/errors.h"
 #include "interpreter/kernel.h"
 #include "interpreter/kernels/layout.h"
-#include "interpreter/onednn_bf16.h"
+#include "interpreter/onednn_products.h"
 
 namespace graft::interpreter {
 namespace {
@@ -493,13 +494,28 @@ void conv_typed(const KernelCall& call) {
   conv_rows(G, lhs, rhs, y);
 }
 
+// Whether dimension d of `s` may keep the rows a negative high padding
+// drops (a strided convolution's leftover ones) with that padding taken as
+// zero: oneDNN, rounding (in + pad - span) / stride down as XLA does, then
+// finds the same output size, so the full, dense operand is read (a cropped
+// view of NHWC has no fast kernel) or written (no tap reaches those rows:
+// zeros).
+bool keeps_rows(const OnednnConvShape& s, int d) {
+  const bool swapped = onednn_conv_as_backward_weights(s);  // (its stride and dilation are ours swapped)
+  const int64_t window = swapped ? s.out[d] : s.window[d], dilation = swapped ? s.stride[d] : s.rhs_dilation[d],
+                stride = swapped ? s.rhs_dilation[d] : s.stride[d], out = swapped ? s.window[d] : s.out[d];
+  const int64_t reach = s.in[d] + s.pad_low[d] - ((window - 1) * dilation + 1);
+  return reach >= 0 && reach / stride + 1 == out;
+}
+
 // A convolution with lhs dilation (a transposed convolution: the input
 // gradient of a strided one) as oneDNN's backward-data pass of the
 // convolution it transposes: that one's stride is our lhs dilation, its
 // input our output, its output our lhs, and its kernel ours flipped with
 // input and output features swapped (copied: oneDNN takes no negative
 // strides). Unit window strides only (as every such gradient has).
-bool transposed_conv_bf16_native(const KernelCall& call) {
+template <class T>
+bool transposed_conv_onednn(const KernelCall& call) {
   const Shape &ls = call.inputs[0].type->shape, &rs = call.inputs[1].type->shape, &os = call.outputs[0].type->shape;
   const int n = static_cast<int>(ls.size()) - 2;
   const ir::Ints &lspec = ints_attr(call, "lhs_spec"), &rspec = ints_attr(call, "rhs_spec"),
@@ -509,10 +525,10 @@ bool transposed_conv_bf16_native(const KernelCall& call) {
   const std::vector<int64_t> lst = row_major_strides(ls), rst = row_major_strides(rs), ost = row_major_strides(os);
   const int64_t groups = int_attr(call, "feature_group_count");
   const int64_t in_pg = rs[rspec[1]], out_f = rs[rspec[0]], out_pg = out_f / groups;
-  Bf16ConvShape s;
-  s.spatial = n, s.backward_data = true, s.groups = groups;
+  OnednnConvShape s;
+  s.spatial = n, s.f32 = std::is_same_v<T, float>, s.backward_data = true, s.groups = groups;
   s.batch = ls[lspec[0]], s.in_features = out_f, s.out_features = ls[lspec[1]];
-  int64_t work = s.batch * out_f * in_pg, taps = 1, skip = 0;  // skip: output elements before oneDNN's view
+  int64_t work = s.batch * out_f * in_pg, skip = 0;  // skip: output elements before oneDNN's view
   bool cropped = false;
   for (int d = 0; d < n; ++d) {
     const int64_t k = rs[rspec[2 + d]];
@@ -523,42 +539,50 @@ bool transposed_conv_bf16_native(const KernelCall& call) {
     // Padding beyond the dilated kernel (a strided gradient's leftover rows) makes output rows no tap
     // reaches: zeros, outside the view oneDNN writes.
     if (s.pad_low[d] < 0) skip += -s.pad_low[d] * ost[ospec[2 + d]], s.in[d] += s.pad_low[d], s.pad_low[d] = 0;
-    if (s.pad_high[d] < 0) s.in[d] += s.pad_high[d], s.pad_high[d] = 0;
+    if (s.pad_high[d] < 0) s.in[d] += keeps_rows(s, d) ? 0 : s.pad_high[d], s.pad_high[d] = 0;
     cropped = cropped || s.in[d] != os[ospec[2 + d]];
     if (s.in[d] <= 0) return false;
-    work *= k * s.in[d], taps *= k;
+    work *= k * s.in[d];
   }
   if (work < kGemmMinWork) return false;
   for (int k = 0; k < n + 2; ++k) s.lhs_strides[k] = ost[ospec[k]], s.out_strides[k] = lst[lspec[k]];
-  // The kernel it transposes, dense [our lhs features, our out features per group, window...]: element
+  // The kernel it transposes is ours with input and output features swapped (strides alone) and the
+  // window reversed: a copy of ours in its own layout, runs along the innermost dimension: element
   // [g * in_pg + c, o, w] is ours [g * out_pg + o, c, flipped w].
-  std::vector<uint16_t> kernel(static_cast<size_t>(ls[lspec[1]] * out_pg * taps));
-  const uint16_t* r = static_cast<const uint16_t*>(call.inputs[1].data);
-  std::array<int64_t, kDims> win{1, 1, 1}, r_sp{0, 0, 0};
-  for (int d = 0; d < n; ++d) win[d] = s.window[d], r_sp[d] = rst[rspec[2 + d]];
-  size_t at = 0;
-  for (int64_t g = 0; g < groups; ++g)
-    for (int64_t c = 0; c < in_pg; ++c)
-      for (int64_t o = 0; o < out_pg; ++o)
-        for (int64_t a = 0; a < win[0]; ++a)
-          for (int64_t b = 0; b < win[1]; ++b)
-            for (int64_t e = 0; e < win[2]; ++e)
-              kernel[at++] = r[(g * out_pg + o) * rst[rspec[0]] + c * rst[rspec[1]] + (win[0] - 1 - a) * r_sp[0] +
-                               (win[1] - 1 - b) * r_sp[1] + (win[2] - 1 - e) * r_sp[2]];
-  std::vector<int64_t> dense = row_major_strides(Shape{ls[lspec[1]], out_pg, win[0], win[1], win[2]});
-  for (int k = 0; k < 2; ++k) s.rhs_strides[k] = dense[static_cast<size_t>(k)];
-  for (int d = 0; d < n; ++d) s.rhs_strides[2 + d] = dense[static_cast<size_t>(2 + d)];
+  std::vector<T> kernel(static_cast<size_t>(call.inputs[1].type->num_elements()));
+  const T* r = static_cast<const T*>(call.inputs[1].data);
+  const int rank = n + 2;
+  std::array<bool, kDims + 2> flipped{};
+  for (int d = 0; d < n; ++d) flipped[static_cast<size_t>(rspec[2 + d])] = true;
+  const int64_t run = rs[rank - 1], runs = call.inputs[1].type->num_elements() / std::max<int64_t>(run, 1);
+  for (int64_t at = 0; at < runs; ++at) {
+    int64_t from = 0;  // the source of the destination run `at`: its index with the window dims reversed
+    for (int64_t k = rank - 2, rest = at; k >= 0; --k) {
+      const int64_t size = rs[k], i = rest % size;
+      rest /= size;
+      from += (flipped[static_cast<size_t>(k)] ? size - 1 - i : i) * rst[static_cast<size_t>(k)];
+    }
+    T* to = kernel.data() + at * run;
+    if (flipped[static_cast<size_t>(rank - 1)])
+      std::reverse_copy(r + from, r + from + run, to);
+    else
+      std::copy(r + from, r + from + run, to);
+  }
+  s.rhs_strides[0] = rst[rspec[1]], s.rhs_strides[1] = rst[rspec[0]], s.rhs_group_stride = rst[rspec[0]] * out_pg;
+  for (int d = 0; d < n; ++d) s.rhs_strides[2 + d] = rst[rspec[2 + d]];
   const bool out_bf16 = call.outputs[0].type->dtype == DType::bf16;
   const size_t bytes = out_bf16 ? 2 : 4;
   char* out = static_cast<char*>(call.outputs[0].data);
   if (cropped) std::memset(out, 0, static_cast<size_t>(call.outputs[0].type->num_elements()) * bytes);
-  return bf16_conv(s, static_cast<const uint16_t*>(call.inputs[0].data), kernel.data(), out + skip * bytes, out_bf16);
+  return onednn_conv(s, call.inputs[0].data, kernel.data(), out + skip * bytes, out_bf16);
 }
 
 }  // namespace
 
-bool conv_general_dilated_bf16_native(const KernelCall& call) {
-  if (!bf16_units_serve(call)) return false;
+bool conv_general_dilated_onednn(const KernelCall& call) {
+  const bool f32 = call.inputs[0].type->dtype == DType::f32 && call.inputs[1].type->dtype == DType::f32 &&
+                   call.outputs[0].type->dtype == DType::f32;
+  if (!(f32 ? f32_conv_on_onednn() : bf16_units_serve(call))) return false;
   const DType out = call.outputs[0].type->dtype;
   const Shape &ls = call.inputs[0].type->shape, &rs = call.inputs[1].type->shape, &os = call.outputs[0].type->shape;
   const int n = static_cast<int>(ls.size()) - 2;
@@ -566,40 +590,47 @@ bool conv_general_dilated_bf16_native(const KernelCall& call) {
   const int64_t batch_groups = int_attr(call, "batch_group_count");
   const bool lhs_dilated = std::any_of(ints_attr(call, "lhs_dilation").begin(), ints_attr(call, "lhs_dilation").end(),
                                        [](int64_t d) { return d != 1; });
-  if (lhs_dilated) return batch_groups == 1 && transposed_conv_bf16_native(call);
+  if (lhs_dilated)
+    return batch_groups == 1 && (f32 ? transposed_conv_onednn<float>(call) : transposed_conv_onednn<uint16_t>(call));
   const ir::Ints &lspec = ints_attr(call, "lhs_spec"), &rspec = ints_attr(call, "rhs_spec"),
                  &ospec = ints_attr(call, "out_spec"), &ld = ints_attr(call, "lhs_dilation"),
                  &lo = ints_attr(call, "padding_low"), &hi = ints_attr(call, "padding_high");
   const std::vector<int64_t> lst = row_major_strides(ls), rst = row_major_strides(rs), ost = row_major_strides(os);
-  Bf16ConvShape s;
-  s.spatial = n;
+  OnednnConvShape s;
+  s.spatial = n, s.f32 = f32;
   s.batch = ls[lspec[0]], s.in_features = ls[lspec[1]], s.out_features = rs[rspec[0]];
   s.groups = std::max(int_attr(call, "feature_group_count"), batch_groups);
   s.batch_groups = batch_groups > 1;
   int64_t work = s.batch * s.out_features * rs[rspec[1]];
   for (int k = 0; k < n + 2; ++k)
     s.lhs_strides[k] = lst[lspec[k]], s.rhs_strides[k] = rst[rspec[k]], s.out_strides[k] = ost[ospec[k]];
-  const uint16_t* lhs = static_cast<const uint16_t*>(call.inputs[0].data);
+  const char* lhs = static_cast<const char*>(call.inputs[0].data);
+  const int64_t element = f32 ? 4 : 2;
   for (int d = 0; d < n; ++d) {
     if (ld[d] != 1) return false;
     s.in[d] = ls[lspec[2 + d]], s.window[d] = rs[rspec[2 + d]], s.out[d] = os[ospec[2 + d]];
     s.stride[d] = ints_attr(call, "window_strides")[d], s.rhs_dilation[d] = ints_attr(call, "rhs_dilation")[d];
     s.pad_low[d] = lo[d], s.pad_high[d] = hi[d];
-    // A negative pad crops (a strided convolution's weight gradient has one): oneDNN reads a smaller view.
-    if (lo[d] < 0) lhs += -lo[d] * s.lhs_strides[2 + d], s.in[d] += lo[d], s.pad_low[d] = 0;
-    if (hi[d] < 0) s.in[d] += hi[d], s.pad_high[d] = 0;
-    if (s.in[d] <= 0) return false;
+    // A negative pad crops (a strided convolution's weight gradient has one): oneDNN reads a smaller
+    // view, or at the high end, where it can, the whole operand (keeps_rows).
+    if (lo[d] < 0) lhs += -lo[d] * s.lhs_strides[2 + d] * element, s.in[d] += lo[d], s.pad_low[d] = 0;
     work *= s.window[d] * s.out[d];
+  }
+  for (int d = 0; d < n; ++d) {
+    if (hi[d] < 0) s.pad_high[d] = 0, s.in[d] += keeps_rows(s, d) ? 0 : hi[d];
+    if (s.in[d] <= 0) return false;
   }
   // Convolutions too small to amortise a primitive's dispatch widen to f32 (an empty one too: the
   // generic kernel fills zeros).
   if (work < kGemmMinWork) return false;
-  return bf16_conv(s, lhs, static_cast<const uint16_t*>(call.inputs[1].data), call.outputs[0].data, out == DType::bf16);
+  return onednn_conv(s, lhs, call.inputs[1].data, call.outputs[0].data, out == DType::bf16);
 }
 
 void conv_general_dilated_kernel(const KernelCall& call) {
   switch (call.inputs[0].type->dtype) {
-    case DType::f32: return conv_typed<float>(call);
+    case DType::f32:
+      if (conv_general_dilated_onednn(call)) return;
+      return conv_typed<float>(call);
     case DType::f64: return conv_typed<double>(call);
     case DType::c64: return conv_typed<std::complex<float>>(call);
     case DType::c128: return conv_typed<std::complex<double>>(call);

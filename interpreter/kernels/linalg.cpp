@@ -2,7 +2,7 @@
 // / [batch, contract, free] order (a transpose only when the axes are not
 // already there), then each batch is one GEMM through OpenBLAS or Eigen (or,
 // with nothing to contract, an outer product); bf16 products on the CPU's
-// bf16 instructions through oneDNN where it has them (onednn_bf16.h).
+// bf16 instructions through oneDNN where it has them (onednn_products.h).
 #include <Eigen/Core>
 #include <numeric>
 
@@ -14,7 +14,7 @@
 #include "interpreter/kernels/layout.h"
 #include "interpreter/kernels/loops.h"
 #include "interpreter/kernels/scalar_ops.h"
-#include "interpreter/onednn_bf16.h"
+#include "interpreter/onednn_products.h"
 #include "ir/attr_access.h"
 
 // GCC 12 at -O3 reports a false -Wfree-nonheap-object on StridedWalk's

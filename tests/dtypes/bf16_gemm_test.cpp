@@ -1,4 +1,4 @@
-// bf16 products on the CPU's bf16 instructions (oneDNN; interpreter/onednn_bf16.h)
+// bf16 products on the CPU's bf16 instructions (oneDNN; interpreter/onednn_products.h)
 // against the same products widened to f32 (GRAFT_BF16_GEMM=f32) and against an
 // f64 reference of the operands' exact values: every layout dot_general brings to
 // a GEMM (transposed in place, copied into order, batched), bf16 and f32 results.
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "graft/graft.h"
-#include "interpreter/onednn_bf16.h"
+#include "interpreter/onednn_products.h"
 #include "support/scoped_env.h"
 
 using namespace graft;
