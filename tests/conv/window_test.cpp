@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -201,4 +202,40 @@ TEST_CASE("windowed reductions: integers, empty windows, and errors naming the s
   CHECK_THROWS_AS(reduce_window_sum(array<bool>({true, false}, {2}), {1}, {}, "VALID"), DTypeError);
   CHECK_THROWS_WITH(nn::max_pool(fill({4, 4}, 0.1, 0), {2, 2}),
                     Catch::Contains("nn::max_pool") && Catch::Contains("f64[4,4]"));
+}
+
+TEST_CASE("windowed max and min over NHWC lanes: NaNs and signed zeros as the scalar rule", "[conv][window]") {
+  // f32 lanes (the features of an NHWC pool, 7 of them: a vector body and a scalar tail) take a vectorised
+  // path; f64 ones the scalar rule. Both must give the first NaN, max(-0, +0) = +0 and min = -0.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> v;
+  const std::vector<float> specials = {nan, -0.0f, 0.0f, -0.0f, 1.5f, -2.0f, 0.0f, nan, -0.0f};
+  for (int i = 0; i < 2 * 6 * 5 * 7; ++i)
+    v.push_back(i % 5 == 0 ? specials[static_cast<size_t>(i / 5) % specials.size()]
+                           : static_cast<float>((i * 37) % 11) - 5.0f);
+  const Array x = array<float>(v, {2, 6, 5, 7});
+  for (const bool is_max : {true, false}) {
+    INFO((is_max ? "max" : "min"));
+    auto pool = [&](const Array& a) {
+      return is_max ? reduce_window_max(a, {1, 3, 2, 1}, {1, 2, 1, 1}, "SAME")
+                    : reduce_window_min(a, {1, 3, 2, 1}, {1, 2, 1, 1}, "SAME");
+    };
+    const std::vector<float> got = pool(x).to_vector<float>();
+    const std::vector<double> want = pool(astype(x, DType::f64)).to_vector<double>();
+    REQUIRE(got.size() == want.size());
+    int nans = 0, zeros = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+      INFO("element " << i);
+      CHECK(std::isnan(got[i]) == std::isnan(want[i]));
+      if (std::isnan(want[i])) {
+        ++nans;
+        continue;
+      }
+      CHECK(static_cast<double>(got[i]) == want[i]);
+      CHECK(std::signbit(got[i]) == std::signbit(want[i]));
+      zeros += want[i] == 0;
+    }
+    CHECK(nans > 0);
+    CHECK(zeros > 0);
+  }
 }
