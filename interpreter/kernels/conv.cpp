@@ -549,7 +549,10 @@ bool transposed_conv_onednn(const KernelCall& call) {
   // The kernel it transposes is ours with input and output features swapped (strides alone) and the
   // window reversed: a copy of ours in its own layout, runs along the innermost dimension: element
   // [g * in_pg + c, o, w] is ours [g * out_pg + o, c, flipped w].
-  std::vector<T> kernel(static_cast<size_t>(call.inputs[1].type->num_elements()));
+  // (Kept per thread across calls: a fresh buffer faulted in its pages every time.)
+  thread_local std::vector<T> kernel;
+  if (kernel.size() < static_cast<size_t>(call.inputs[1].type->num_elements()))
+    kernel.resize(static_cast<size_t>(call.inputs[1].type->num_elements()));
   const T* r = static_cast<const T*>(call.inputs[1].data);
   const int rank = n + 2;
   std::array<bool, kDims + 2> flipped{};
