@@ -232,28 +232,6 @@ std::string torch_script(int repeats) {
          "print('ms', r[0] * 1e3, r[1] * 1e3, r[2] * 1e3)\n";
 }
 
-// A peer's figures, parsed from its script's lines.
-struct PeerRun {
-  double temp_mib = -1, ms[3] = {-1, -1, -1};
-  std::vector<double> losses;
-};
-
-PeerRun run_peer(const std::string& python, const std::string& path, const std::string& script) {
-  PeerRun r;
-  if (python.empty()) return r;
-  for (const std::string& line : python_output_lines(python, path, script)) {
-    double a = 0, b = 0, c = 0;
-    int i = 0;
-    if (std::sscanf(line.c_str(), "temp_mib %lf", &a) == 1)
-      r.temp_mib = a;
-    else if (std::sscanf(line.c_str(), "loss %d %lf", &i, &a) == 2)
-      r.losses.push_back(a);
-    else if (std::sscanf(line.c_str(), "ms %lf %lf %lf", &a, &b, &c) == 3)
-      r.ms[0] = a, r.ms[1] = b, r.ms[2] = c;
-  }
-  return r;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -299,41 +277,17 @@ int main(int argc, char** argv) {
   std::printf("GPT training step: %lld layers, d=%lld, %lld heads, context %lld, batch %lld, AdamW, f32\n",
               (long long)kLayers, (long long)kD, (long long)kHeads, (long long)kT, (long long)kBatch);
   std::printf("%s\n", build_info().c_str());
-  const PeerRun jax = run_peer(args.python, "/tmp/graft_bench_gpt_step_jax.py", jax_script(args.repeats));
-  const PeerRun torch = run_peer(args.python, "/tmp/graft_bench_gpt_step_torch.py", torch_script(args.repeats));
+  const StepPeerRun jax = run_step_peer(args.python, "/tmp/graft_bench_gpt_step_jax.py", jax_script(args.repeats));
+  const StepPeerRun torch =
+      run_step_peer(args.python, "/tmp/graft_bench_gpt_step_torch.py", torch_script(args.repeats));
   const double temp = double(mem.temp_bytes) / (1 << 20);
-  auto cell = [](const PeerRun& p) {
-    char buf[96];
-    if (p.ms[1] <= 0) return std::string("-");
-    std::snprintf(buf, sizeof buf, "%.1f (%.1f-%.1f)", p.ms[1], p.ms[0], p.ms[2]);
-    return std::string(buf);
-  };
-  auto ratio = [](double g, double p) {
-    char buf[32];
-    if (p <= 0) return std::string("-");
-    std::snprintf(buf, sizeof buf, "%.2fx", g / p);
-    return std::string(buf);
-  };
   std::printf("\n| | graft | JAX | PyTorch (eager) | graft / JAX | graft / PyTorch |\n|---|---|---|---|---|---|\n");
   std::printf("| step time, ms: median (min-max) over %d steps | %.1f (%.1f-%.1f) | %s | %s | %s | %s |\n",
-              args.repeats, t.median * 1e3, t.min * 1e3, t.max * 1e3, cell(jax).c_str(), cell(torch).c_str(),
-              ratio(t.median * 1e3, jax.ms[1]).c_str(), ratio(t.median * 1e3, torch.ms[1]).c_str());
+              args.repeats, t.median * 1e3, t.min * 1e3, t.max * 1e3, step_time_cell(jax).c_str(),
+              step_time_cell(torch).c_str(), ratio_cell(t.median * 1e3, jax.ms[1]).c_str(),
+              ratio_cell(t.median * 1e3, torch.ms[1]).c_str());
   std::printf("| planned temporaries, MiB | %.1f | %s | - | %s | - |\n", temp,
-              jax.temp_mib >= 0 ? std::to_string(jax.temp_mib).c_str() : "-", ratio(temp, jax.temp_mib).c_str());
-  double worst = 0;
-  std::printf("\nlosses, steps 0-%d: graft", kLossSteps - 1);
-  for (double l : losses) std::printf(" %.6f", l);
-  for (const auto& [name, peer] : {std::pair<const char*, const PeerRun*>{"JAX", &jax}, {"PyTorch", &torch}}) {
-    if (peer->losses.size() != losses.size()) continue;
-    double d = 0;
-    std::printf("; %s", name);
-    for (size_t i = 0; i < losses.size(); ++i) {
-      std::printf(" %.6f", peer->losses[i]);
-      d = std::max(d, std::fabs(losses[i] - peer->losses[i]));
-    }
-    std::printf(" (largest difference %.2g)", d);
-    worst = std::max(worst, d);
-  }
-  std::printf("\n");
+              jax.temp_mib >= 0 ? std::to_string(jax.temp_mib).c_str() : "-", ratio_cell(temp, jax.temp_mib).c_str());
+  const double worst = print_losses(losses, {{"JAX", &jax}, {"PyTorch", &torch}});
   return worst > 1e-4 ? 1 : 0;
 }

@@ -3,10 +3,13 @@
 // in line with graft's.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 // A peer benchmark's options: --python PY (the Python with NumPy/JAX; none:
@@ -70,4 +73,65 @@ inline std::vector<std::string> python_output_lines(const std::string& python, c
     lines.clear();
   }
   return lines;
+}
+
+// A training-step peer's figures, parsed from its script's lines "loss <step>
+// <value>", "temp_mib <x>" (XLA's planned temporaries) and "ms <min>
+// <median> <max>"; -1 where it printed none.
+struct StepPeerRun {
+  double temp_mib = -1, ms[3] = {-1, -1, -1};
+  std::vector<double> losses;
+};
+inline StepPeerRun run_step_peer(const std::string& python, const std::string& path, const std::string& script) {
+  StepPeerRun r;
+  if (python.empty()) return r;
+  for (const std::string& line : python_output_lines(python, path, script)) {
+    double a = 0, b = 0, c = 0;
+    int i = 0;
+    if (std::sscanf(line.c_str(), "temp_mib %lf", &a) == 1)
+      r.temp_mib = a;
+    else if (std::sscanf(line.c_str(), "loss %d %lf", &i, &a) == 2)
+      r.losses.push_back(a);
+    else if (std::sscanf(line.c_str(), "ms %lf %lf %lf", &a, &b, &c) == 3)
+      r.ms[0] = a, r.ms[1] = b, r.ms[2] = c;
+  }
+  return r;
+}
+
+// "median (min-max)" of a peer's step time, or "-".
+inline std::string step_time_cell(const StepPeerRun& p) {
+  char buf[96];
+  if (p.ms[1] <= 0) return "-";
+  std::snprintf(buf, sizeof buf, "%.1f (%.1f-%.1f)", p.ms[1], p.ms[0], p.ms[2]);
+  return buf;
+}
+
+// "g/p x", or "-" when the peer has no figure.
+inline std::string ratio_cell(double g, double p) {
+  char buf[32];
+  if (p <= 0) return "-";
+  std::snprintf(buf, sizeof buf, "%.2fx", g / p);
+  return buf;
+}
+
+// Prints graft's losses beside each peer's and returns the largest
+// difference (0 when no peer printed as many).
+inline double print_losses(const std::vector<double>& graft,
+                           const std::vector<std::pair<const char*, const StepPeerRun*>>& peers) {
+  double worst = 0;
+  std::printf("\nlosses, steps 0-%zu: graft", graft.size() - 1);
+  for (double l : graft) std::printf(" %.6f", l);
+  for (const auto& [name, peer] : peers) {
+    if (peer->losses.size() != graft.size()) continue;
+    double d = 0;
+    std::printf("; %s", name);
+    for (size_t i = 0; i < graft.size(); ++i) {
+      std::printf(" %.6f", peer->losses[i]);
+      d = std::max(d, std::fabs(graft[i] - peer->losses[i]));
+    }
+    std::printf(" (largest difference %.2g)", d);
+    worst = std::max(worst, d);
+  }
+  std::printf("\n");
+  return worst;
 }
