@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 #include "api/array_impl.h"
 #include "api/dispatch.h"
@@ -32,6 +33,7 @@
 #include "runtime/cpu_share.h"
 #include "runtime/device.h"
 #include "transforms/fusion.h"
+#include "transforms/fusion_recompute.h"
 #include "transforms/inline_remat.h"
 #include "transforms/simplify.h"
 
@@ -209,8 +211,11 @@ JitPasses run_jit_passes(const ir::Graph& traced, const std::vector<bool>& donat
   // CSE, so that a backward pass's recomputation stays apart from them) and fuse.
   JitPasses p;
   p.clean = transforms::inline_remat(cleaned);
-  // Fused kernels run as generated C++ (cpu), CUDA kernels, or in the interpreter's tiled evaluator.
+  // Fused kernels run as generated C++ (cpu), CUDA kernels, or in the interpreter's tiled evaluator;
+  // values one kernel would write only for others that can recompute them cheaply are not written.
   p.fused = transforms::fuse(*p.clean, nullptr, donated);
+  const char* recompute = std::getenv("GRAFT_RECOMPUTE_FUSED");  // "0": write them all (for comparisons)
+  if (!(recompute && std::string_view(recompute) == "0")) p.fused = transforms::recompute_fused_outputs(*p.fused);
   return p;
 }
 

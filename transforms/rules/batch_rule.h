@@ -26,6 +26,13 @@ struct BatchedValue {
   int64_t dim;
 };
 
+// Each of `outs` with its batch axis at 0 (a rule that stacks its results).
+inline std::vector<BatchedValue> at_zero(const std::vector<ValueId>& outs) {
+  std::vector<BatchedValue> r;
+  for (ValueId v : outs) r.push_back({v, 0});
+  return r;
+}
+
 class BatchCtx {
  public:
   BatchCtx(ir::GraphBuilder& b, const ir::Node& node, std::vector<BatchedValue> operands, int64_t axis_size,

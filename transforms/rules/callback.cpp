@@ -43,12 +43,6 @@ ir::IdList callback_jvp(JvpCtx& c, const char* what) {
 
 using Batched = std::vector<BatchedValue>;
 
-Batched at_zero(const std::vector<ValueId>& outs) {
-  Batched r;
-  for (ValueId v : outs) r.push_back({v, 0});
-  return r;
-}
-
 // A scan over the examples whose body is the node on one example: unbatched
 // operands are the scan's constants, batched ones (at axis 0) its xs, and
 // the outputs are stacked on axis 0. Runs the callback axis_size times, in order.

@@ -285,12 +285,6 @@ std::vector<ValueId> operand_values(const BatchCtx& c) {
   return v;
 }
 
-Batched at_zero(const std::vector<ValueId>& outs) {
-  Batched r;
-  for (ValueId v : outs) r.push_back({v, 0});
-  return r;
-}
-
 }  // namespace
 
 std::vector<BatchedValue> custom_jvp_call_batch(BatchCtx& c) {
