@@ -662,7 +662,44 @@ class Emitter {
       loop << "    }\n";
       loop << "    cs.finish(y + o * inner + w0);\n";
       loop << "  }\n";
+      // Few columns of many rows (batch norm's sums over N, H, W per channel): one column block per thread
+      // would leave the others idle, so the rows are cut into pieces of kColumnPiece (a power of two times
+      // sum_order's column block: subtrees), summed on threads, and the pieces' sums combined in order as
+      // the tree's top levels: the same bits as one pass.
+      const int64_t piece_levels = sum_order::column_levels(kColumnPiece);
+      std::ostringstream pieces;
+      pieces << "    for (int64_t it = 0; it < items; ++it) {\n";
+      pieces << "      const int64_t ow = it / np, p = it % np, o = ow / wch, w0 = (ow % wch) * W,"
+             << " w1 = gcg_lo(inner, w0 + W);\n";
+      pieces << "      alignas(64) " << t << " red[" << temp_len() << "];\n";
+      pieces << "      alignas(64) " << t << " store[" << (piece_levels + 1) * kBlock << "];\n";
+      pieces << "      graft::sum_order::ColumnSums<" << t << "> cs;\n";
+      pieces << "      cs.start(store, w1 - w0, " << piece_levels << ");\n";
+      pieces << "      for (int64_t r = p * " << kColumnPiece << "; r < gcg_lo(" << reduced << ", (p + 1) * "
+             << kColumnPiece << "); ++r) {\n";
+      pieces << "        const int64_t b = (o * " << reduced << " + r) * inner;\n";
+      pieces << "        " << sym_ << "_block(c, b + w0, b + w1, red);\n";
+      pieces << "        cs.add(red, 1, 0);\n";
+      pieces << "      }\n";
+      pieces << "      cs.finish(part + it * W);\n";
+      pieces << "    }\n";
+      os << "  const int64_t np = (" << reduced << " + " << kColumnPiece - 1 << ") / " << kColumnPiece << ";\n";
+      os << "  if (" << outer << " * wch < " << kFewColumnBlocks << " && np >= 4) {\n";
+      os << "    const int64_t items = " << outer << " * wch * np;\n";
+      os << "    " << t << "* part = static_cast<" << t << "*>(__builtin_malloc(items * W * sizeof(" << t << ")));\n";
+      os << maybe_parallel("n", pieces.str());
+      os << "    for (int64_t ow = 0; ow < " << outer << " * wch; ++ow) {\n";
+      os << "      const int64_t o = ow / wch, w0 = (ow % wch) * W, w1 = gcg_lo(inner, w0 + W);\n";
+      os << "      for (int64_t j = 0; j < w1 - w0; ++j) {\n";
+      os << "        graft::sum_order::Levels<" << t << "> lv;\n";
+      os << "        for (int64_t p = 0; p + 1 < np; ++p) lv.push(part[(ow * np + p) * W + j]);\n";
+      os << "        y[o * inner + w0 + j] = lv.finish(part[(ow * np + np - 1) * W + j]);\n";
+      os << "      }\n";
+      os << "    }\n";
+      os << "    __builtin_free(part);\n";
+      os << "  } else {\n";
       os << maybe_parallel("n", loop.str());
+      os << "  }\n";
     }
     os << red_y_end() << copy_reduction();
     return os.str();

@@ -89,5 +89,7 @@ std::optional<std::string> unsupported_reason(const ir::Graph& body);
 inline constexpr int64_t kBlock = 256;              // elements per inner block (multiple of 16)
 inline constexpr int64_t kSumChunk = 4096;          // elements per partial sum (multiple of kBlock)
 inline constexpr int64_t kParallelMin = 1 << 15;    // fewer elements run on one thread
+inline constexpr int64_t kColumnPiece = 1024;       // rows per piece of a column sum (32 column blocks)
+inline constexpr int64_t kFewColumnBlocks = 16;     // fewer column blocks: their rows split into pieces
 
 }  // namespace graft::codegen::cpu

@@ -602,6 +602,10 @@ TEST_CASE("cpu codegen: every elementwise op equals the interpreter bit for bit"
   cases.push_back(reduce_case("k_sum_rows_i32", i32, {1000, 9}, Op::reduce_sum, {1}, Op::square, 0));
   cases.push_back(reduce_case("k_sum_cols", f32, {513, 70}, Op::reduce_sum, {0}, Op::tanh, 0));
   cases.push_back(reduce_case("k_sum_cols_wide", f64, {40, 1500}, Op::reduce_sum, {0}, Op::expm1, 0, -1, 1));
+  // Few columns of many rows: pieces of rows on threads, combined as one pass would (the last piece short).
+  cases.push_back(reduce_case("k_sum_tall_cols", f32, {5000, 70}, Op::reduce_sum, {0}, Op::tanh, 0));
+  cases.push_back(reduce_case("k_sum_tall_middle", f64, {3, 4500, 40}, Op::reduce_sum, {1}, Op::sin, 0));
+  cases.push_back(reduce_case("k_sum_tall_even", f32, {8192, 16}, Op::reduce_sum, {0}, Op::exp, 0));
   cases.push_back(reduce_case("k_min_middle", f64, {6, 50, 33}, Op::reduce_min, {1}, Op::sin, 0));
   cases.push_back(reduce_case("k_sum_middle", f32, {6, 50, 33}, Op::reduce_sum, {1}, Op::atan, 0));
   cases.push_back(reduce_case("k_sum_outer_inner_i32", i32, {6, 50, 33}, Op::reduce_sum, {0, 2}, Op::neg, 0));
@@ -612,6 +616,7 @@ TEST_CASE("cpu codegen: every elementwise op equals the interpreter bit for bit"
   cases.push_back(reduce_case("k_sum_all_bf16", bf16, {70001}, Op::reduce_sum, {0}, Op::exp, 0, -1, 0));
   cases.push_back(reduce_case("k_sum_rows_f16", f16, {37, 1000}, Op::reduce_sum, {1}, Op::sin, 0));
   cases.push_back(reduce_case("k_sum_cols_bf16", bf16, {513, 70}, Op::reduce_sum, {0}, Op::tanh, 0));
+  cases.push_back(reduce_case("k_sum_tall_cols_bf16", bf16, {5000, 64}, Op::reduce_sum, {0}, Op::tanh, 0));
   cases.push_back(reduce_case("k_max_rows_f16", f16, {129, 77}, Op::reduce_max, {1}, Op::neg, 0));
   cases.push_back(reduce_case("k_min_middle_bf16", bf16, {6, 50, 33}, Op::reduce_min, {1}, Op::sin, 0));
   cases.push_back(reduce_case("k_sum_empty_f16", f16, {0, 4}, Op::reduce_sum, {0}, Op::exp, 0));
