@@ -187,22 +187,15 @@ std::string jax_script(int repeats) {
          "def one():\n"
          "  global p, s\n"
          "  value, p, s = f(p, s, idx, tgt); jax.block_until_ready(value)\n"
-         "for _ in range(3): one()\n"
-         "r = spread(one, " +
-         std::to_string(repeats) +
-         ")\n"
-         "print('ms', r[0] * 1e3, r[1] * 1e3, r[2] * 1e3)\n";
+         "for _ in range(3): one()\n" +
+         python_step_timing("one", repeats);
 }
 
 // PyTorch's side, eager, as its users write it (F.layer_norm, F.gelu,
 // F.scaled_dot_product_attention with is_causal, F.cross_entropy,
 // torch.optim.AdamW), printed as JAX's side is, without temp_mib.
 std::string torch_script(int repeats) {
-  return std::string("import os, time, numpy as np, torch, torch.nn.functional as F\n") + kPythonSpread +
-         "torch.set_num_threads(int(os.environ.get('OMP_NUM_THREADS', os.cpu_count())))\n"
-         "leaf = lambda a: torch.tensor(a, requires_grad=True)\n"
-         "int_tokens = lambda a: torch.tensor(a.astype(np.int64))\n" +
-         python_model_setup() +
+  return torch_script_start() + "int_tokens = lambda a: torch.tensor(a.astype(np.int64))\n" + python_model_setup() +
          "params = [wte, wpe, lnf_g, lnf_b] + [t for q in blocks for t in q.values()]\n"
          "def heads(x): return x.view(B, T, H, D // H).transpose(1, 2)\n"
          "def loss(idx, tgt):\n"
@@ -225,11 +218,8 @@ std::string torch_script(int repeats) {
          "):\n"
          "  print('loss', i, step(tokens(i, 0), tokens(i, 1)))\n"
          "idx, tgt = tokens(0, 0), tokens(0, 1)\n"
-         "for _ in range(3): step(idx, tgt)\n"
-         "r = spread(lambda: step(idx, tgt), " +
-         std::to_string(repeats) +
-         ")\n"
-         "print('ms', r[0] * 1e3, r[1] * 1e3, r[2] * 1e3)\n";
+         "for _ in range(3): step(idx, tgt)\n" +
+         python_step_timing("lambda: step(idx, tgt)", repeats);
 }
 
 }  // namespace
@@ -281,13 +271,7 @@ int main(int argc, char** argv) {
   const StepPeerRun torch =
       run_step_peer(args.python, "/tmp/graft_bench_gpt_step_torch.py", torch_script(args.repeats));
   const double temp = double(mem.temp_bytes) / (1 << 20);
-  std::printf("\n| | graft | JAX | PyTorch (eager) | graft / JAX | graft / PyTorch |\n|---|---|---|---|---|---|\n");
-  std::printf("| step time, ms: median (min-max) over %d steps | %.1f (%.1f-%.1f) | %s | %s | %s | %s |\n",
-              args.repeats, t.median * 1e3, t.min * 1e3, t.max * 1e3, step_time_cell(jax).c_str(),
-              step_time_cell(torch).c_str(), ratio_cell(t.median * 1e3, jax.ms[1]).c_str(),
-              ratio_cell(t.median * 1e3, torch.ms[1]).c_str());
-  std::printf("| planned temporaries, MiB | %.1f | %s | - | %s | - |\n", temp,
-              jax.temp_mib >= 0 ? std::to_string(jax.temp_mib).c_str() : "-", ratio_cell(temp, jax.temp_mib).c_str());
+  print_step_table(args.repeats, t.median, t.min, t.max, temp, jax, torch);
   const double worst = print_losses(losses, {{"JAX", &jax}, {"PyTorch", &torch}});
   return worst > 1e-4 ? 1 : 0;
 }

@@ -135,3 +135,30 @@ inline double print_losses(const std::vector<double>& graft,
   std::printf("\n");
   return worst;
 }
+
+// Prints a training step's table: graft's step time (seconds) and planned
+// temporaries (MiB) beside the peers', with the ratios.
+inline void print_step_table(int repeats, double median, double min, double max, double temp_mib,
+                             const StepPeerRun& jax, const StepPeerRun& torch) {
+  std::printf("\n| | graft | JAX | PyTorch (eager) | graft / JAX | graft / PyTorch |\n|---|---|---|---|---|---|\n");
+  std::printf("| step time, ms: median (min-max) over %d steps | %.1f (%.1f-%.1f) | %s | %s | %s | %s |\n", repeats,
+              median * 1e3, min * 1e3, max * 1e3, step_time_cell(jax).c_str(), step_time_cell(torch).c_str(),
+              ratio_cell(median * 1e3, jax.ms[1]).c_str(), ratio_cell(median * 1e3, torch.ms[1]).c_str());
+  std::printf("| planned temporaries, MiB | %.1f | %s | - | %s | - |\n", temp_mib,
+              jax.temp_mib >= 0 ? std::to_string(jax.temp_mib).c_str() : "-",
+              ratio_cell(temp_mib, jax.temp_mib).c_str());
+}
+
+// The end of a peer's step script: times `call` (a Python callable) with
+// spread() and prints "ms <min> <median> <max>".
+inline std::string python_step_timing(const std::string& call, int repeats) {
+  return "r = spread(" + call + ", " + std::to_string(repeats) + ")\nprint('ms', r[0] * 1e3, r[1] * 1e3, r[2] * 1e3)\n";
+}
+
+// The start of a PyTorch step script: imports, spread(), the thread count
+// graft uses, and leaf(array), a trainable tensor.
+inline std::string torch_script_start() {
+  return std::string("import os, time, numpy as np, torch, torch.nn.functional as F\n") + kPythonSpread +
+         "torch.set_num_threads(int(os.environ.get('OMP_NUM_THREADS', os.cpu_count())))\n"
+         "leaf = lambda a: torch.tensor(a, requires_grad=True)\n";
+}

@@ -192,20 +192,15 @@ std::string jax_script(int repeats) {
          "def one():\n"
          "  global p, m\n"
          "  value, p, m = f(p, m, x, y); jax.block_until_ready(value)\n"
-         "one()\n"
-         "r = spread(one, " +
-         std::to_string(repeats) +
-         ")\n"
-         "print('ms', r[0] * 1e3, r[1] * 1e3, r[2] * 1e3)\n";
+         "one()\n" +
+         python_step_timing("one", repeats);
 }
 
 // PyTorch's side, eager, as its users write it (channels_last tensors,
 // F.conv2d, F.batch_norm in training mode, F.max_pool2d, F.cross_entropy,
 // torch.optim.SGD), printed as JAX's side is, without temp_mib.
 std::string torch_script(int repeats) {
-  return std::string("import os, time, numpy as np, torch, torch.nn.functional as F\n") + kPythonSpread +
-         "torch.set_num_threads(int(os.environ.get('OMP_NUM_THREADS', os.cpu_count())))\n"
-         "leaf = lambda a: torch.tensor(a, requires_grad=True)\n"
+  return torch_script_start() +
          "kernel_leaf = lambda a: torch.tensor(np.ascontiguousarray(a.transpose(3, 2, 0, 1))).to(\n"
          "    memory_format=torch.channels_last).requires_grad_()\n" +
          python_model_setup() +
@@ -231,11 +226,8 @@ std::string torch_script(int repeats) {
          "):\n"
          "  print('loss', i, step(*batch(i)), flush=True)\n"
          "x, y = batch(0)\n"
-         "step(x, y)\n"
-         "r = spread(lambda: step(x, y), " +
-         std::to_string(repeats) +
-         ")\n"
-         "print('ms', r[0] * 1e3, r[1] * 1e3, r[2] * 1e3)\n";
+         "step(x, y)\n" +
+         python_step_timing("lambda: step(x, y)", repeats);
 }
 
 }  // namespace
@@ -277,13 +269,7 @@ int main(int argc, char** argv) {
   const StepPeerRun torch =
       run_step_peer(args.python, "/tmp/graft_bench_resnet_step_torch.py", torch_script(args.repeats));
   const double temp = double(mem.temp_bytes) / (1 << 20);
-  std::printf("\n| | graft | JAX | PyTorch (eager) | graft / JAX | graft / PyTorch |\n|---|---|---|---|---|---|\n");
-  std::printf("| step time, ms: median (min-max) over %d steps | %.1f (%.1f-%.1f) | %s | %s | %s | %s |\n",
-              args.repeats, t.median * 1e3, t.min * 1e3, t.max * 1e3, step_time_cell(jax).c_str(),
-              step_time_cell(torch).c_str(), ratio_cell(t.median * 1e3, jax.ms[1]).c_str(),
-              ratio_cell(t.median * 1e3, torch.ms[1]).c_str());
-  std::printf("| planned temporaries, MiB | %.1f | %s | - | %s | - |\n", temp,
-              jax.temp_mib >= 0 ? std::to_string(jax.temp_mib).c_str() : "-", ratio_cell(temp, jax.temp_mib).c_str());
+  print_step_table(args.repeats, t.median, t.min, t.max, temp, jax, torch);
   print_losses(losses, {{"JAX", &jax}, {"PyTorch", &torch}});
   // The first loss (the forward pass from equal weights) must agree to f32 rounding. The later ones
   // follow gradients that batch norm's backward pass computes by cancellation: in f32 graft's are

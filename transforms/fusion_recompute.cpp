@@ -47,6 +47,15 @@ bool contains(const std::vector<T>& v, const T& x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
+// Copies `node` into b, its operands through `map` (source value -> b's),
+// and records its results there.
+void copy_node(ir::GraphBuilder& b, const ir::Node& node, std::unordered_map<ValueId, ValueId>& map) {
+  ir::IdList ins;
+  for (ValueId u : node.inputs) ins.push_back(map.at(u));
+  const ir::IdList outs = b.add(node.op, std::move(ins), node.attrs, node.loc, node.scope);
+  for (size_t q = 0; q < outs.size(); ++q) map[node.outputs[q]] = outs[q];
+}
+
 // How a body computes one of its outputs from leaves: body nodes in order,
 // and the leaves as positions of the body's inputs and of its outputs.
 struct Recipe {
@@ -185,25 +194,14 @@ class Recomputer {
     std::unordered_map<ValueId, ValueId> in_source;
     for (size_t q : recipe.inputs) in_source.emplace(source.inputs()[q], outer.at(inputs_[p][q]));
     for (size_t q : recipe.outputs) in_source.emplace(source.outputs()[q], outer.at(outputs_[p][q]));
-    for (size_t j : recipe.nodes) {
-      const ir::Node& node = source.nodes()[j];
-      ir::IdList ins;
-      for (ValueId u : node.inputs) ins.push_back(in_source.at(u));
-      const ir::IdList outs = b.add(node.op, std::move(ins), node.attrs, node.loc, node.scope);
-      for (size_t q = 0; q < outs.size(); ++q) in_source[node.outputs[q]] = outs[q];
-    }
+    for (size_t j : recipe.nodes) copy_node(b, source.nodes()[j], in_source);
     const size_t k = static_cast<size_t>(std::find(outputs_[p].begin(), outputs_[p].end(), r) - outputs_[p].begin());
     const ValueId computed = in_source.at(source.outputs()[k]);
     // The old body, its inputs mapped.
     std::unordered_map<ValueId, ValueId> in_old;
     for (size_t q = 0; q < old.inputs().size(); ++q)
       in_old.emplace(old.inputs()[q], inputs_[c][q] == r ? computed : outer.at(inputs_[c][q]));
-    for (const ir::Node& node : old.nodes()) {
-      ir::IdList ins;
-      for (ValueId u : node.inputs) ins.push_back(in_old.at(u));
-      const ir::IdList outs = b.add(node.op, std::move(ins), node.attrs, node.loc, node.scope);
-      for (size_t q = 0; q < outs.size(); ++q) in_old[node.outputs[q]] = outs[q];
-    }
+    for (const ir::Node& node : old.nodes()) copy_node(b, node, in_old);
     std::vector<ValueId> outs;
     for (ValueId v : old.outputs()) outs.push_back(in_old.at(v));
     bodies_[c] = b.finish(std::move(outs));
@@ -224,12 +222,7 @@ class Recomputer {
     ir::GraphBuilder b(ir::GraphBuilder::Sharing::none);
     std::unordered_map<ValueId, ValueId> in;
     for (ValueId v : body.inputs()) in.emplace(v, b.input(body.type(v)));
-    for (const ir::Node& node : body.nodes()) {
-      ir::IdList ins;
-      for (ValueId u : node.inputs) ins.push_back(in.at(u));
-      const ir::IdList outs = b.add(node.op, std::move(ins), node.attrs, node.loc, node.scope);
-      for (size_t q = 0; q < outs.size(); ++q) in[node.outputs[q]] = outs[q];
-    }
+    for (const ir::Node& node : body.nodes()) copy_node(b, node, in);
     std::vector<ValueId> outs;
     for (ValueId v : keep_body) outs.push_back(in.at(v));
     bodies_[p] = std::make_shared<const ir::Graph>(ir::dead_code_elimination(b.finish_graph(std::move(outs))));

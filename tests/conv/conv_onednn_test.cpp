@@ -12,6 +12,7 @@
 
 #include "graft/graft.h"
 #include "interpreter/onednn_products.h"
+#include "support/random_conv.h"
 #include "support/scoped_env.h"
 
 using namespace graft;
@@ -107,48 +108,19 @@ TEST_CASE("f32 convolutions on oneDNN: ResNet's gradients equal graft's kernel a
 TEST_CASE("f32 convolutions on oneDNN: random layouts, strides, pads, dilations and groups", "[conv][onednn]") {
   INFO("f32 convolution: " << interpreter::f32_conv_description());
   std::mt19937 rng(2027);
-  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  auto shuffled = [&](std::string s) {
-    std::shuffle(s.begin(), s.end(), rng);
-    return s;
-  };
   const auto keys = random::split(random::key(12), 2 * 48);
   int64_t checked = 0;
   int differing = 0;
   for (int t = 0; t < 48; ++t) {
-    const int n = pick(1, 3);
-    const std::string spatial = std::string("DHW").substr(static_cast<size_t>(3 - n));
-    const ConvDimensionNumbers dn{shuffled("NC" + spatial), shuffled("OI" + spatial), shuffled("NC" + spatial)};
-    const int64_t groups = pick(1, 3), in_pg = pick(8, 32), out_pg = pick(8, 32), batch = pick(1, 4);
-    Shape in(static_cast<size_t>(n)), window(static_cast<size_t>(n)), strides, ld, rd;
-    std::vector<std::pair<int64_t, int64_t>> pads;
-    int64_t taps = 1;
-    for (int d = 0; d < n; ++d) {
-      in[d] = pick(n == 3 ? 4 : 6, n == 3 ? 8 : n == 2 ? 14 : 40), window[d] = pick(1, 3);
-      strides.push_back(pick(1, 2)), ld.push_back(pick(1, 4) == 4 ? 2 : 1), rd.push_back(pick(1, 3) == 3 ? 2 : 1);
-      pads.emplace_back(pick(-1, 2), pick(-1, 2));
-      while ((ld[d] * (in[d] - 1) + 1 + pads[d].first + pads[d].second - rd[d] * (window[d] - 1) - 1) < 0)
-        pads[d] = {pick(0, 2), pick(0, 2)};
-      taps *= window[d];
-    }
-    auto shaped = [&](const std::string& spec, int64_t first, int64_t second, const Shape& sp) {
-      Shape s;
-      for (char c : spec) {
-        const size_t at = spatial.find(c);
-        s.push_back(at != std::string::npos ? sp[at] : (c == 'N' || c == 'O') ? first : second);
-      }
-      return s;
-    };
-    const Array x = random::normal(keys[2 * t], shaped(dn.lhs, batch, groups * in_pg, in), DType::f32);
-    const Array w = random::normal(keys[2 * t + 1], shaped(dn.rhs, groups * out_pg, in_pg, window), DType::f32);
-    auto conv_of = [&](const Array& a, const Array& b) {
-      return conv_general_dilated(a, b, strides, Padding(pads), ld, rd, dn, groups);
-    };
-    INFO("case " << t << ": " << dn.lhs << "/" << dn.rhs << "/" << dn.out << ", groups " << groups);
-    const Array got = conv_of(x, w), own = on_graft([&] { return conv_of(x, w); });
-    const std::vector<double> r = conv_of(astype(x, DType::f64), astype(w, DType::f64)).to_vector<double>();
-    const std::vector<double> m = conv_of(abs(astype(x, DType::f64)), abs(astype(w, DType::f64))).to_vector<double>();
-    differing += check_f32_sum(got, own, r, m, in_pg * taps);
+    const test::RandomConv c = test::random_conv(rng);
+    const Array x = random::normal(keys[2 * t], c.lhs_shape(), DType::f32);
+    const Array w = random::normal(keys[2 * t + 1], c.rhs_shape(), DType::f32);
+    INFO("case " << t << ": " << c.dn.lhs << "/" << c.dn.rhs << "/" << c.dn.out << ", groups " << c.groups);
+    const Array got = c.apply(x, w), own = on_graft([&] { return c.apply(x, w); });
+    const Array x64 = astype(x, DType::f64), w64 = astype(w, DType::f64);
+    const std::vector<double> r = c.apply(x64, w64).to_vector<double>();
+    const std::vector<double> m = c.apply(abs(x64), abs(w64)).to_vector<double>();
+    differing += check_f32_sum(got, own, r, m, c.in_per_group * c.taps);
     checked += static_cast<int64_t>(r.size());
   }
   CHECK(checked > 50000);

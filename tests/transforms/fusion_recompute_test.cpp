@@ -5,7 +5,6 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
-#include <random>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -13,23 +12,15 @@
 #include "codegen/memory_plan.h"
 #include "graft/graft.h"
 #include "ir/graph.h"
+#include "support/arrays.h"
 #include "transforms/fusion.h"
 #include "transforms/fusion_recompute.h"
 #include "transforms/simplify.h"
 
 using namespace graft;
+using graft::test::randn;
 
 namespace {
-
-Array randn(Shape shape, uint32_t seed) {
-  std::mt19937 gen(seed);
-  std::normal_distribution<double> dist;
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  std::vector<double> v(static_cast<size_t>(n));
-  for (double& x : v) x = dist(gen);
-  return astype(array(v, std::move(shape)), DType::f32);
-}
 
 struct Passes {
   Graph fused, recomputed;
