@@ -13,13 +13,17 @@ graft) are compared, so a row only stands if every program computed the same.
 
   python3 bench/peers/run.py [--graft ./build/bench/peers_graft] [--runs 3]
                              [--threads N] [--python PY] [--no-compile]
-                             [--contended [N]] [--save DIR | --load DIR]
+                             [--contended [N]] [--save DIR | --load DIR] [--models]
 
 --contended runs every program twice per round, alone and beside N (default
 1) busy processes it starts itself (a Python loop each, on the same CPUs), and
 adds a second table: each program's time with the competitors over its time
 alone, the figure a shared machine costs (graft's goal: at most 2.2x with one
 competitor on 2 cores, growing no faster than the cores the others take).
+
+--models then runs the model training steps (bench/gpt_step in f32 and with
+bf16 products, bench/resnet_step), each beside JAX and PyTorch with its
+losses checked, and prints their tables.
 """
 import argparse
 import os
@@ -130,6 +134,9 @@ def main():
     ap.add_argument("--load", help="print the table of outputs kept by --save, running nothing")
     ap.add_argument("--contended", type=int, nargs="?", const=1, default=0, metavar="N",
                     help="also run each program beside N busy processes (default 1) and compare")
+    ap.add_argument("--models", action="store_true",
+                    help="then run the model training steps (bench/gpt_step in f32 and bf16, bench/resnet_step), "
+                         "each beside JAX and PyTorch with its losses checked, and print their tables")
     a = ap.parse_args()
 
     names = ["graft", "jax", "torch"]
@@ -186,7 +193,34 @@ def main():
     status = render(a, names, runs, about)
     if a.contended:
         render_contention(a, names, runs, contended)
+    if a.models and not a.load:
+        status = run_models(a) or status
     return status
+
+
+def run_models(a):
+    """The model steps: each program runs its own peers (--python) and checks
+    their losses (a nonzero exit when they disagree); their tables are
+    printed as they come. Returns 1 if any failed."""
+    build = os.path.dirname(os.path.dirname(os.path.abspath(a.graft)))
+    env = dict(os.environ, OMP_NUM_THREADS=str(a.threads))
+    failed = 0
+    for title, cmd in (("GPT step, f32", ["gpt_step"]), ("GPT step, bf16 products", ["gpt_step", "--bf16"]),
+                       ("ResNet-18 step, f32", ["resnet_step"])):
+        program = os.path.join(build, "bench", cmd[0])
+        print(f"\n### {title}\n", flush=True)
+        if not os.path.exists(program):
+            print(f"({program} is not built: cmake --build build --target bench_{cmd[0]})")
+            continue
+        p = subprocess.run([program, "--python", a.python] + cmd[1:], env=env, capture_output=True, text=True,
+                           timeout=a.timeout)
+        table = [l for l in p.stdout.splitlines() if l.startswith("|") or l.startswith("losses") or
+                 l.startswith("first loss")]
+        print("\n".join(table))
+        if p.returncode != 0:
+            print(f"({cmd[0]} exited {p.returncode}: the losses disagree or a peer failed)")
+            failed = 1
+    return failed
 
 
 def render_contention(a, names, runs, contended):
