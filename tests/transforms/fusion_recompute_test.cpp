@@ -9,10 +9,12 @@
 #include <utility>
 #include <vector>
 
+#include "codegen/cuda/node_kernels.h"
 #include "codegen/memory_plan.h"
 #include "graft/graft.h"
 #include "ir/graph.h"
 #include "support/arrays.h"
+#include "support/cuda_devices.h"
 #include "transforms/fusion.h"
 #include "transforms/fusion_recompute.h"
 #include "transforms/simplify.h"
@@ -146,4 +148,19 @@ TEST_CASE("fusion recompute: what stays written", "[jit][fusion][recompute]") {
     CHECK(dropped.stats.bytes_dropped == 64 * 128 * 4);
     same_bits(evaluate(dropped.recomputed, {x, w}), evaluate(dropped.fused, {x, w}));
   }
+}
+
+TEST_CASE("fusion recompute: the GELU step on a CUDA device (emulated under ctest)", "[cuda_devices]") {
+  if (test::gpus().empty()) return;
+  const Array x = randn({64, 32}, 12), w1 = randn({32, 128}, 13), w2 = randn({128, 16}, 14);
+  auto step = [](const Array& x, const Array& w1, const Array& w2) {
+    return value_and_grad<1, 2>(gelu_loss)(x, w1, w2).second;
+  };
+  REQUIRE(passes_of(step, x, w1, w2).stats.outputs_dropped > 0);  // the bodies the device compiles are rewritten
+  const codegen::cuda::CudaRunCounts before = codegen::cuda::run_counts();
+  const auto got = jit(step, JitOptions{.backend = Backend::cuda})(x, w1, w2);
+  CHECK(codegen::cuda::run_counts().launches > before.launches);  // generated kernels ran on the device
+  const auto want = step(x, w1, w2);
+  for (const auto& [a, b] : {std::pair{std::get<0>(got), std::get<0>(want)}, {std::get<1>(got), std::get<1>(want)}})
+    CHECK(max(abs(a - b)).item<float>() <= 1e-4f * max(abs(b)).item<float>());
 }
