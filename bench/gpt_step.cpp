@@ -302,9 +302,5 @@ int main(int argc, char** argv) {
   // graft's own two bf16 paths (oneDNN's, and GRAFT_BF16_GEMM=f32's f32 sums of the same operands) part by
   // 0.026 at the third loss, JAX and PyTorch by 0.04 at the fifth. The first loss must agree to bf16's
   // rounding; the later ones are printed, not checked.
-  double first = 0;
-  for (const StepPeerRun* peer : {&jax, &torch})
-    if (!peer->losses.empty()) first = std::max(first, std::fabs(peer->losses[0] - losses[0]));
-  std::printf("first loss: largest difference %.2g (at most 1e-3)\n", first);
-  return first > 1e-3 ? 1 : 0;
+  return first_loss_agrees(losses, {&jax, &torch}, 1e-3) ? 0 : 1;
 }

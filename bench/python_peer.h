@@ -162,3 +162,14 @@ inline std::string torch_script_start() {
          "torch.set_num_threads(int(os.environ.get('OMP_NUM_THREADS', os.cpu_count())))\n"
          "leaf = lambda a: torch.tensor(a, requires_grad=True)\n";
 }
+
+// Prints how far each peer's first loss is from graft's and returns whether
+// the largest difference is within `bound`.
+inline bool first_loss_agrees(const std::vector<double>& graft, const std::vector<const StepPeerRun*>& peers,
+                              double bound) {
+  double first = 0;
+  for (const StepPeerRun* peer : peers)
+    if (!peer->losses.empty() && !graft.empty()) first = std::max(first, std::fabs(peer->losses[0] - graft[0]));
+  std::printf("first loss: largest difference %.2g (at most %.0e)\n", first, bound);
+  return first <= bound;
+}

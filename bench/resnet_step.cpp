@@ -275,9 +275,5 @@ int main(int argc, char** argv) {
   // follow gradients that batch norm's backward pass computes by cancellation: in f32 graft's are
   // within 0.04-0.8% of the same step's in f64 (per leaf, first batch), JAX's within 0.07-1.3%, so
   // the later losses differ by up to ~1e-2 between any two of the three; they are printed, not checked.
-  double first = 0;
-  for (const StepPeerRun* peer : {&jax, &torch})
-    if (!peer->losses.empty()) first = std::max(first, std::fabs(peer->losses[0] - losses[0]));
-  std::printf("first loss: largest difference %.2g (at most 1e-4)\n", first);
-  return first > 1e-4 ? 1 : 0;
+  return first_loss_agrees(losses, {&jax, &torch}, 1e-4) ? 0 : 1;
 }

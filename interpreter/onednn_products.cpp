@@ -63,6 +63,12 @@ void* scratch(int slot, size_t bytes) {
   return std::align(64, bytes, at, room);
 }
 
+// The CPU engine every primitive here runs on, made once.
+const dnnl::engine& cpu_engine() {
+  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
 std::string version() {
   const dnnl_version_t* v = dnnl_version();
   return std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch);
@@ -115,7 +121,7 @@ bool bf16_matmul(int64_t batch, int64_t m, int64_t n, int64_t k, const uint16_t*
   using dnnl::memory;
   using dt = memory::data_type;
   try {
-    static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+    const dnnl::engine& engine = cpu_engine();
     // Each operand as a [batch, rows, cols] view with its own strides: a
     // transposed one is read in place. oneDNN caches the primitive per shape.
     const memory::desc a_md({batch, m, k}, dt::bf16, ta ? memory::dims{m * k, 1, m} : memory::dims{m * k, k, 1});
@@ -148,7 +154,7 @@ bool onednn_conv(const OnednnConvShape& s, const void* lhs, const void* rhs, voi
   using dnnl::memory;
   using dt = memory::data_type;
   try {
-    static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+    const dnnl::engine& engine = cpu_engine();
     const int n = s.spatial;
     const memory::dims in(s.in, s.in + n), window(s.window, s.window + n), out_sp(s.out, s.out + n);
     auto cat = [](memory::dims a, const memory::dims& b) {
