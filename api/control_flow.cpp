@@ -3,7 +3,7 @@
 // into explicit operands and emits the node (or runs it eagerly).
 //
 // A traced function's graph takes (argument leaves.., captured..); the
-// control-flow ops want their constants first (see ir/shape_rules/control.cpp),
+// control-flow ops want their constants first (see ops/control.cpp),
 // so graphs are rebuilt with their inputs in the node's order when needed.
 #include "graft/control_flow.h"
 

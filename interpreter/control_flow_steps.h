@@ -2,7 +2,7 @@
 // run: the interpreter's kernels (interpreter/kernels/control_flow.cpp, host
 // memory, memcpy) and the CUDA backend's (codegen/cuda/control_flow.cpp,
 // device memory, bodies with CUDA kernels). The operand layout is
-// ir/shape_rules/control.cpp's. A body never writes into its inputs, except
+// ops/control.cpp's. A body never writes into its inputs, except
 // a while's carries it is given (buffers the loop owns alone), so the
 // buffers it returns become the next step's inputs without copying.
 #pragma once

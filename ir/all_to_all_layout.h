@@ -1,6 +1,6 @@
 // The data movement of all_to_all as one transpose of the stacked operands,
 // shared by its kernel (interpreter/kernels/collective.cpp) and its batching
-// rule (transforms/rules/collective.cpp), which both hold every replica's
+// rule (ops/collective.cpp), which both hold every replica's
 // operand stacked on a leading axis.
 //
 // The stack [sender, x...] is read as [sender, ..., receiver, chunk, ...]

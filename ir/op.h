@@ -79,7 +79,7 @@ enum class ShapeRuleKind : uint8_t {
 // The `jvp` column: the op's own rule, a derivative formula, linearity, or
 // none (with the reason its derivative is zero or undefined).
 enum class JvpKind : uint8_t {
-  own,         // <ident>_jvp in transforms/rules/<family>.cpp
+  own,         // <ident>_jvp in ops/<family>.cpp
   derivative,  // unary: tangent * formula, the formula in x (operand) and y (result)
   linear_in,   // the op itself applied to the listed operands' tangents
   none,        // no derivative: text says why

@@ -87,6 +87,11 @@ void RuleCtx::check_shape(const Shape& shape, const std::string& what) const {
   if (checked_num_elements(shape) < 0) shape_error(what + " " + shape_str(shape) + " has too many elements");
 }
 
+void RuleCtx::check_same_dtype(const ValueType& a, const ValueType& b) const {
+  if (a.dtype != b.dtype)
+    dtype_error(std::string("operand dtypes ") + dtype_name(a.dtype) + " and " + dtype_name(b.dtype) + " differ");
+}
+
 void RuleCtx::check_permutation(const Ints& perm, int rank, const std::string& what) const {
   if (static_cast<int>(perm.size()) != rank)
     shape_error(what + " " + shape_str(perm) + " must have " + std::to_string(rank) + " entries");
@@ -139,12 +144,12 @@ namespace {
 ShapeRuleTable build_shape_rule_table() {
   ShapeRuleTable t{};
   // Filled from ops.def's `shape` column: the op's own rule or a standard one.
-#define GRAFT_SHAPE_OWN(ident) ident##_shape
-#define GRAFT_SHAPE_SAME_TYPE(ident) same_type_rule
-#define GRAFT_SHAPE_BOOL_RESULT(ident) bool_result_rule
-#define GRAFT_SHAPE_REDUCES_AXES(ident) reduces_axes_rule
-#define GRAFT_SHAPE_REDUCES_AXIS(ident) reduces_axis_rule
-#define GRAFT_SHAPE_SCANS_AXIS(ident) scans_axis_rule
+#define GRAFT_SHAPE_OWN(ident) ops::ident##_shape
+#define GRAFT_SHAPE_SAME_TYPE(ident) ops::same_type_rule
+#define GRAFT_SHAPE_BOOL_RESULT(ident) ops::bool_result_rule
+#define GRAFT_SHAPE_REDUCES_AXES(ident) ops::reduces_axes_rule
+#define GRAFT_SHAPE_REDUCES_AXIS(ident) ops::reduces_axis_rule
+#define GRAFT_SHAPE_SCANS_AXIS(ident) ops::scans_axis_rule
 #define GRAFT_OP(ident, name, arity, family, dtypes, shape, ...) \
   t[static_cast<size_t>(Op::ident)] = GRAFT_SHAPE_##shape(ident);
 #include "ir/ops.def"

@@ -1,5 +1,6 @@
 // The interface every shape/dtype rule implements, and the registry that
-// finds the rule of an op. Rules live by family in ir/shape_rules/<family>.cpp.
+// finds the rule of an op. Rules live by family, beside each op's transform
+// rules, in ops/<family>.cpp.
 //
 // Primitives are strict, like XLA's: binary ops want equal shapes and dtypes,
 // axes are non-negative and normalised. NumPy broadcasting, promotion and
@@ -52,6 +53,7 @@ class RuleCtx {
   int axis(int64_t axis, int rank, const std::string& what) const;  // 0 <= axis < rank
   void check_shape(const Shape& shape, const std::string& what) const;  // dims in [0, kMaxDim]
   void check_permutation(const Ints& perm, int rank, const std::string& what) const;
+  void check_same_dtype(const ValueType& a, const ValueType& b) const;  // a DTypeError naming both
   // A subgraph's signature must match expected input and output types.
   void check_signature(const Graph& g, const std::string& what, const std::vector<ValueType>& in,
                        const std::vector<ValueType>* out) const;
@@ -93,21 +95,6 @@ class OutTypes {
 using ShapeRule = OutTypes (*)(const RuleCtx&);
 using ShapeRuleTable = std::array<ShapeRule, kNumOps>;
 
-// The shape/dtype rule of every op whose ops.def `shape` column says OWN:
-// <ident>_shape, defined in ir/shape_rules/<family>.cpp (the others are
-// declared, never defined).
-#define GRAFT_OP(ident, ...) OutTypes ident##_shape(const RuleCtx& c);
-#include "ir/ops.def"
-#undef GRAFT_OP
-
-// The standard rules the `shape` column names (ir/op.h: ShapeRuleKind),
-// beside the family rules that resemble them.
-OutTypes same_type_rule(const RuleCtx& c);     // SAME_TYPE (elementwise.cpp)
-OutTypes bool_result_rule(const RuleCtx& c);   // BOOL_RESULT (elementwise.cpp)
-OutTypes reduces_axes_rule(const RuleCtx& c);  // REDUCES_AXES (reduce.cpp)
-OutTypes reduces_axis_rule(const RuleCtx& c);  // REDUCES_AXIS (reduce.cpp)
-OutTypes scans_axis_rule(const RuleCtx& c);    // SCANS_AXIS (reduce.cpp)
-
 // Throws unless the op's `dtypes` column accepts d.
 void check_accepted_dtype(const RuleCtx& c, DType d);
 
@@ -122,3 +109,22 @@ std::vector<ValueType> infer_types(Op op, const std::vector<ValueType>& inputs, 
                                    const SourceLoc* loc = nullptr, int node_id = -1);
 
 }  // namespace graft::ir
+
+namespace graft::ops {
+
+// The shape/dtype rule of every op whose ops.def `shape` column says OWN:
+// <ident>_shape, defined with the op's other rules in ops/<family>.cpp (the
+// others are declared, never defined).
+#define GRAFT_OP(ident, ...) ir::OutTypes ident##_shape(const ir::RuleCtx& c);
+#include "ir/ops.def"
+#undef GRAFT_OP
+
+// The standard rules the `shape` column names (ir/op.h: ShapeRuleKind),
+// beside the family rules that resemble them.
+ir::OutTypes same_type_rule(const ir::RuleCtx& c);     // SAME_TYPE (ops/elementwise.cpp)
+ir::OutTypes bool_result_rule(const ir::RuleCtx& c);   // BOOL_RESULT (ops/elementwise.cpp)
+ir::OutTypes reduces_axes_rule(const ir::RuleCtx& c);  // REDUCES_AXES (ops/reduce.cpp)
+ir::OutTypes reduces_axis_rule(const ir::RuleCtx& c);  // REDUCES_AXIS (ops/reduce.cpp)
+ir::OutTypes scans_axis_rule(const ir::RuleCtx& c);    // SCANS_AXIS (ops/reduce.cpp)
+
+}  // namespace graft::ops

@@ -2,7 +2,7 @@
 // that the test target's glob compiles it; it holds no test cases itself.
 //
 // Cases follow the attribute conventions documented at the top of each
-// ir/shape_rules/<family>.cpp. Cases marked "Regression:" once exposed a rule
+// ops/<family>.cpp. Cases marked "Regression:" once exposed a rule
 // defect (overflow, wrong error class) and keep it fixed.
 #include "tests/ir/op_cases.h"
 

@@ -69,10 +69,10 @@ namespace {
 BatchRuleTable build_batch_rule_table() {
   BatchRuleTable t{};
   // Filled from ops.def's `batch` column: the op's own rule, a standard one, or none.
-#define GRAFT_BATCH_OWN(ident) ident##_batch
-#define GRAFT_BATCH_BATCH_ELEMENTWISE(ident) elementwise_batch
-#define GRAFT_BATCH_BATCH_AXES(ident) over_axes_batch
-#define GRAFT_BATCH_BATCH_AXIS(ident) over_axis_batch
+#define GRAFT_BATCH_OWN(ident) ops::ident##_batch
+#define GRAFT_BATCH_BATCH_ELEMENTWISE(ident) ops::elementwise_batch
+#define GRAFT_BATCH_BATCH_AXES(ident) ops::over_axes_batch
+#define GRAFT_BATCH_BATCH_AXIS(ident) ops::over_axis_batch
 #define GRAFT_BATCH_NO_BATCH(ident) nullptr
 #define GRAFT_OP(ident, name, arity, family, dtypes, shape, jvp, linear, batch, ...) \
   t[static_cast<size_t>(Op::ident)] = GRAFT_BATCH_##batch(ident);

@@ -1,7 +1,7 @@
 // The interface of batching rules (vmap): given a node's operands, each
 // either batched (with the batch axis at some dimension) or not, emit the
 // node's batched outputs and say where their batch axis is. Rules live beside
-// the op's other transform rules, in transforms/rules/<family>.cpp.
+// the op's other transform rules, in ops/<family>.cpp.
 //
 // Rules keep the batch axis where the op can carry it natively (elementwise
 // ops, reductions with shifted axes, dot_general's batch dimensions) and move
@@ -88,19 +88,24 @@ ir::GraphPtr batch_subgraph(const ir::Graph& g, const std::vector<int64_t>& in_d
 std::vector<bool> batched_outputs(const ir::Graph& g, const std::vector<int64_t>& in_dims, int64_t axis_size,
                                   const std::string& axis_name);
 
-// The batching rule of every op whose ops.def `batch` column says OWN:
-// <ident>_batch, defined in transforms/rules/<family>.cpp (the others are
-// declared, never defined).
-#define GRAFT_OP(ident, ...) std::vector<BatchedValue> ident##_batch(BatchCtx& c);
-#include "ir/ops.def"
-#undef GRAFT_OP
-
-// The standard rules the `batch` column names.
-std::vector<BatchedValue> elementwise_batch(BatchCtx& c);  // BATCH_ELEMENTWISE (elementwise.cpp)
-std::vector<BatchedValue> over_axes_batch(BatchCtx& c);    // BATCH_AXES (reduce.cpp)
-std::vector<BatchedValue> over_axis_batch(BatchCtx& c);    // BATCH_AXIS (reduce.cpp)
-
 // An axis number of the unbatched operand, renumbered past a batch axis at dim.
 int64_t past_batch_axis(int64_t axis, int64_t dim);
 
 }  // namespace graft::transforms
+
+namespace graft::ops {
+
+// The batching rule of every op whose ops.def `batch` column says OWN:
+// <ident>_batch, defined with the op's other rules in ops/<family>.cpp (the
+// others are declared, never defined).
+#define GRAFT_OP(ident, ...) std::vector<transforms::BatchedValue> ident##_batch(transforms::BatchCtx& c);
+#include "ir/ops.def"
+#undef GRAFT_OP
+
+// The standard rules the `batch` column names.
+std::vector<transforms::BatchedValue> elementwise_batch(
+    transforms::BatchCtx& c);  // BATCH_ELEMENTWISE (ops/elementwise.cpp)
+std::vector<transforms::BatchedValue> over_axes_batch(transforms::BatchCtx& c);  // BATCH_AXES (ops/reduce.cpp)
+std::vector<transforms::BatchedValue> over_axis_batch(transforms::BatchCtx& c);  // BATCH_AXIS (ops/reduce.cpp)
+
+}  // namespace graft::ops

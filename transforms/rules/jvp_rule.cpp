@@ -111,7 +111,7 @@ JvpRuleTable build_jvp_rule_table() {
   JvpRuleTable t{};
   // Filled from ops.def's `jvp` column: the op's own rule, a standard one, or none.
 #define GRAFT_DROP(ident)
-#define GRAFT_JVP_OWN(ident) ident##_jvp
+#define GRAFT_JVP_OWN(ident) ops::ident##_jvp
 #define GRAFT_JVP_DERIVATIVE(formula) derivative_jvp GRAFT_DROP
 #define GRAFT_JVP_LINEAR_IN(operands) linear_in_jvp GRAFT_DROP
 #define GRAFT_JVP_NO_JVP(why) nullptr GRAFT_DROP

@@ -1,6 +1,6 @@
 // The interface of JVP rules: given a node's primal operands (already in the
 // new graph) and their tangents, emit the tangents of its outputs. Rules live
-// beside the op's other transform rules, in transforms/rules/<family>.cpp.
+// beside the op's other transform rules, in ops/<family>.cpp.
 //
 // A tangent is a value id or kZero, a symbolic zero that is never
 // materialised: rules skip the terms it would contribute, and an output whose
@@ -71,13 +71,6 @@ using JvpRuleTable = std::array<JvpRule, ir::kNumOps>;
 // error (no JVP rule), never a silent zero.
 bool is_non_differentiable(ir::Op op);
 
-// The JVP rule of every op whose ops.def `jvp` column says OWN: <ident>_jvp,
-// defined in transforms/rules/<family>.cpp (the others are declared, never
-// defined).
-#define GRAFT_OP(ident, ...) ir::IdList ident##_jvp(JvpCtx& c);
-#include "ir/ops.def"
-#undef GRAFT_OP
-
 // The standard rules the `jvp` column names.
 // DERIVATIVE("formula"): tangent * the formula (derivative_formula.cpp).
 ir::IdList derivative_jvp(JvpCtx& c);
@@ -87,3 +80,14 @@ ir::IdList linear_in_jvp(JvpCtx& c);
 JvpRule jvp_rule(ir::Op op);  // nullptr if the op has none
 
 }  // namespace graft::transforms
+
+namespace graft::ops {
+
+// The JVP rule of every op whose ops.def `jvp` column says OWN: <ident>_jvp,
+// defined with the op's other rules in ops/<family>.cpp (the others are
+// declared, never defined).
+#define GRAFT_OP(ident, ...) ir::IdList ident##_jvp(transforms::JvpCtx& c);
+#include "ir/ops.def"
+#undef GRAFT_OP
+
+}  // namespace graft::ops

@@ -12,7 +12,8 @@ namespace {
 TransposeRuleTable build_transpose_rule_table() {
   TransposeRuleTable t{};
   // Filled from ops.def: the rule of each op that must have one (see ir/op.h).
-#define GRAFT_OP(ident, ...) if constexpr (ir::has_transpose_rule(Op::ident)) t[static_cast<size_t>(Op::ident)] = ident##_transpose;
+#define GRAFT_OP(ident, ...) \
+  if constexpr (ir::has_transpose_rule(Op::ident)) t[static_cast<size_t>(Op::ident)] = ops::ident##_transpose;
 #include "ir/ops.def"
 #undef GRAFT_OP
   return t;

@@ -2,7 +2,7 @@
 // "unknown" operands (those that carry tangents), given the cotangents of its
 // outputs, emit the cotangents of those operands. Known operands are
 // available as values of the new graph. Rules live beside the op's JVP rule
-// in transforms/rules/<family>.cpp.
+// in ops/<family>.cpp.
 #pragma once
 
 #include <array>
@@ -55,12 +55,17 @@ class TransposeCtx {
 using TransposeRule = ir::IdList (*)(TransposeCtx&);
 using TransposeRuleTable = std::array<TransposeRule, ir::kNumOps>;
 
-// The transpose rule of every op ops.def calls linear: <ident>_transpose,
-// defined in transforms/rules/<family>.cpp (the others are declared only).
-#define GRAFT_OP(ident, ...) ir::IdList ident##_transpose(TransposeCtx& c);
-#include "ir/ops.def"
-#undef GRAFT_OP
-
 TransposeRule transpose_rule(ir::Op op);  // nullptr if the op has none
 
 }  // namespace graft::transforms
+
+namespace graft::ops {
+
+// The transpose rule of every op ops.def calls linear: <ident>_transpose,
+// defined with the op's other rules in ops/<family>.cpp (the others are
+// declared only).
+#define GRAFT_OP(ident, ...) ir::IdList ident##_transpose(transforms::TransposeCtx& c);
+#include "ir/ops.def"
+#undef GRAFT_OP
+
+}  // namespace graft::ops

@@ -1,3 +1,11 @@
+// The callback op family: each op's shape/dtype rule, JVP, transpose and
+// batching rule side by side, op by op in ops.def order (the rules an op
+// takes from ops.def's standard columns are not repeated here).
+//
+// Shape/dtype rules of host callbacks: the outputs are the types the
+// callback declares (ShapeDtype in the API); operands are whatever the user
+// passed.
+//
 // Transform rules of host callbacks (pure_callback, io_callback).
 //
 // JVP: a callback is a C++ function graft cannot see into, so it has no
@@ -12,12 +20,9 @@
 #include "graft/errors.h"
 #include "ir/attr_access.h"
 #include "ir/dtype.h"
-#include "transforms/rules/batch_rule.h"
-#include "transforms/rules/jvp_rule.h"
+#include "ops/rules.h"
 
-namespace graft::transforms {
-
-using ir::Op;
+namespace graft::ops {
 
 namespace {
 
@@ -95,8 +100,16 @@ Batched whole_batch(BatchCtx& c, bool broadcast_all) {
 
 }  // namespace
 
+// ---- pure_callback
+
+OutTypes pure_callback_shape(const RuleCtx& c) {
+  const std::string& method = c.attr_string("vmap_method");
+  if (method != "sequential" && method != "expand_dims" && method != "broadcast_all")
+    c.format_error("vmap_method must be sequential, expand_dims or broadcast_all, not '" + method + "'");
+  return c.attr_callback("callback").results;
+}
+
 ir::IdList pure_callback_jvp(JvpCtx& c) { return callback_jvp(c, "pure_callback"); }
-ir::IdList io_callback_jvp(JvpCtx& c) { return callback_jvp(c, "io_callback"); }
 
 std::vector<BatchedValue> pure_callback_batch(BatchCtx& c) {
   const std::string& method = ir::attr<std::string>(c.node(), "vmap_method");
@@ -104,6 +117,15 @@ std::vector<BatchedValue> pure_callback_batch(BatchCtx& c) {
   return whole_batch(c, method == "broadcast_all");
 }
 
+// ---- io_callback
+
+OutTypes io_callback_shape(const RuleCtx& c) {
+  c.attr_bool("ordered");
+  return c.attr_callback("callback").results;
+}
+
+ir::IdList io_callback_jvp(JvpCtx& c) { return callback_jvp(c, "io_callback"); }
+
 std::vector<BatchedValue> io_callback_batch(BatchCtx& c) { return sequential(c); }
 
-}  // namespace graft::transforms
+}  // namespace graft::ops

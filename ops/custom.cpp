@@ -1,6 +1,42 @@
+// The custom op family: each op's shape/dtype rule, JVP, transpose and
+// batching rule side by side, op by op in ops.def order (the rules an op
+// takes from ops.def's standard columns are not repeated here).
+//
+// Shape/dtype rules of calls that carry user rules or a recompute marker.
+//
+// custom_jvp_call(args..)  call: args -> outs; jvp: (args.., tangents..) ->
+//                          (outs.., out tangents..), tangents typed as args.
+// custom_vjp_call(args..)  call: args -> outs; fwd: args -> (outs.., residuals..);
+//                          bwd: (residuals.., out cotangents..) -> arg cotangents;
+//                          attr num_residuals.
+// remat(args..)            body: args -> outs, recomputed in the backward pass.
+// custom_lin(residuals.., tangents..)  bwd: (residuals.., out cotangents..) ->
+//                          tangent-typed cotangents; attr num_residuals; the
+//                          outputs are typed as bwd's cotangent inputs.
+// linear_call(residuals.., linear..)  fun: operands -> outs; transpose (none,
+//                          or one): (residuals.., outs..) -> linear-typed
+//                          cotangents; attr num_residuals.
+//
 // Transform rules of custom_jvp_call: its JVP is the user's rule, inlined
 // (primals, then tangents, with zeros made concrete). The rule is written
 // with graft's ops, so it is differentiable and transposable in turn.
+//
+// Batching rules (vmap)
+//
+// As JAX does, every subgraph is batched consistently with the operands and
+// every output comes out at dimension 0, so the batched node keeps the
+// signatures its shape rule checks:
+//   custom_jvp_call, remat: operands keep their batch dims (or none); "call"
+//     and the "jvp" rule (primals, tangents typed alike) are batched with
+//     those dims. A tangent has its primal's type, so tangents take the same dims.
+//   custom_vjp_call: bwd returns one cotangent per operand, typed as the
+//     operand, and its batched version returns them all at 0; so every operand
+//     is moved (or broadcast) to dimension 0 and call, fwd (whose residuals
+//     come out at 0) and bwd are batched with all inputs at 0. An unbatched
+//     operand's cotangent is then per example, and summed by the broadcast's
+//     transpose.
+//   custom_lin(residuals.., tangents..): residuals keep their dims; tangents
+//     move to 0, as bwd's batched cotangents come out there.
 #include <algorithm>
 
 #include "graft/errors.h"
@@ -9,42 +45,20 @@
 #include "ir/inline.h"
 #include "ir/passes.h"
 #include "ir/remat_policy.h"
+#include "ops/rules.h"
 #include "transforms/jvp.h"
 #include "transforms/partial_eval.h"
-#include "transforms/rules/batch_rule.h"
-#include "transforms/rules/jvp_rule.h"
-#include "transforms/rules/transpose_rule.h"
 #include "transforms/transpose.h"
 
-namespace graft::transforms {
+namespace graft::ops {
 
-using ir::Op;
+namespace {
 
-// ---- JVP rules
+using Types = std::vector<ValueType>;
 
-ir::IdList custom_jvp_call_jvp(JvpCtx& c) {
-  const ir::Graph& rule = *ir::attr<ir::Graphs>(c.node(), "jvp").at(0);
-  std::vector<ValueId> args = c.primals;
-  for (size_t i = 0; i < c.primals.size(); ++i) args.push_back(c.instantiate(c.tangents[i], c.primals[i]));
-  std::vector<ValueId> outs = c.inline_graph(rule, args);
-  // The rule returns (outputs, output tangents); the node's outputs stand for the first half.
-  return std::vector<ValueId>(outs.begin() + static_cast<long>(outs.size() / 2), outs.end());
-}
-
-// custom_vjp_call: the forward pass comes from the user's fwd (for its
-// residuals); the tangents from a custom_lin node, linear in the tangents,
-// whose transpose is the user's bwd.
-ir::IdList custom_vjp_call_jvp(JvpCtx& c) {
-  const ir::Graph& fwd = *ir::attr<ir::Graphs>(c.node(), "fwd").at(0);
-  const ir::GraphPtr& bwd = ir::attr<ir::Graphs>(c.node(), "bwd").at(0);
-  int64_t nres = ir::attr<int64_t>(c.node(), "num_residuals");
-  std::vector<ValueId> fwd_outs = c.inline_graph(fwd, c.primals);
-  // fwd's outputs stand for the call's too (as JAX's): the call itself is
-  // then dead, so a function the user gave (a host callback) runs once, not twice.
-  for (size_t k = 0; k < c.outputs.size(); ++k) c.outputs[k] = fwd_outs[k];
-  std::vector<ValueId> args(fwd_outs.end() - nres, fwd_outs.end());
-  for (size_t i = 0; i < c.primals.size(); ++i) args.push_back(c.instantiate(c.tangents[i], c.primals[i]));
-  return c.add_multi(Op::custom_lin, args, {{"bwd", ir::Graphs{bwd}}, {"num_residuals", nres}});
+Types concat(Types a, const Types& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
 }
 
 // remat (checkpoint): the tangents come from a second remat whose body is
@@ -54,8 +68,6 @@ ir::IdList custom_vjp_call_jvp(JvpCtx& c) {
 // policy saves (ir/remat_policy.h) it reads instead, as extra operands that
 // the primal remat returns beside its outputs. Only those the tangents need
 // are kept: with everything_saveable that is what no checkpoint would save.
-namespace {
-
 // `full` with the primal values `saved` read from new inputs placed after
 // its first `num_primals` inputs; returns the values `outputs`. Nodes only
 // the replaced values needed are left for recomputation_dce.
@@ -82,7 +94,112 @@ ir::Graph reading_saved(const ir::Graph& full, size_t num_primals, const std::ve
   return ir::recomputation_dce(b.finish_graph(std::move(outs)));
 }
 
+using Batched = std::vector<BatchedValue>;
+
+const ir::GraphPtr& graph_attr(const ir::Node& node, const char* name) {
+  return ir::attr<ir::Graphs>(node, name).at(0);
+}
+
+std::vector<int64_t> operand_dims(const BatchCtx& c) {
+  std::vector<int64_t> d;
+  for (const BatchedValue& o : c.operands) d.push_back(o.dim);
+  return d;
+}
+
+std::vector<ValueId> operand_values(const BatchCtx& c) {
+  std::vector<ValueId> v;
+  for (const BatchedValue& o : c.operands) v.push_back(o.value);
+  return v;
+}
+
 }  // namespace
+
+// ---- custom_jvp_call
+
+OutTypes custom_jvp_call_shape(const RuleCtx& c) {
+  const Graph& call = c.attr_graph("call");
+  c.check_signature(call, "call", c.inputs(), nullptr);
+  Types outs = call.output_types();
+  Types jvp_out = concat(outs, outs);
+  c.check_signature(c.attr_graph("jvp"), "jvp rule", concat(c.inputs(), c.inputs()), &jvp_out);
+  return outs;
+}
+
+ir::IdList custom_jvp_call_jvp(JvpCtx& c) {
+  const ir::Graph& rule = *ir::attr<ir::Graphs>(c.node(), "jvp").at(0);
+  std::vector<ValueId> args = c.primals;
+  for (size_t i = 0; i < c.primals.size(); ++i) args.push_back(c.instantiate(c.tangents[i], c.primals[i]));
+  std::vector<ValueId> outs = c.inline_graph(rule, args);
+  // The rule returns (outputs, output tangents); the node's outputs stand for the first half.
+  return std::vector<ValueId>(outs.begin() + static_cast<long>(outs.size() / 2), outs.end());
+}
+
+std::vector<BatchedValue> custom_jvp_call_batch(BatchCtx& c) {
+  const std::vector<int64_t> dims = operand_dims(c);
+  std::vector<int64_t> jvp_dims = dims;
+  jvp_dims.insert(jvp_dims.end(), dims.begin(), dims.end());
+  ir::Attrs attrs = c.attrs();
+  attrs.set("call", ir::Graphs{batch_subgraph(*graph_attr(c.node(), "call"), dims, c.axis_size, c.axis_name)});
+  attrs.set("jvp", ir::Graphs{batch_subgraph(*graph_attr(c.node(), "jvp"), jvp_dims, c.axis_size, c.axis_name)});
+  return at_zero(c.add_multi(Op::custom_jvp_call, operand_values(c), attrs));
+}
+
+// ---- custom_vjp_call
+
+OutTypes custom_vjp_call_shape(const RuleCtx& c) {
+  const Graph& call = c.attr_graph("call");
+  c.check_signature(call, "call", c.inputs(), nullptr);
+  Types outs = call.output_types();
+  const Graph& fwd = c.attr_graph("fwd");
+  c.check_signature(fwd, "fwd", c.inputs(), nullptr);
+  Types fwd_out = fwd.output_types();
+  int64_t nres = c.attr_int("num_residuals");
+  if (nres < 0 || fwd_out.size() != outs.size() + static_cast<size_t>(nres))
+    c.shape_error("fwd must return the call's outputs and then num_residuals residuals");
+  if (Types(fwd_out.begin(), fwd_out.begin() + outs.size()) != outs)
+    c.shape_error("fwd's leading outputs must have the call's output types");
+  Types residuals(fwd_out.begin() + outs.size(), fwd_out.end());
+  c.check_signature(c.attr_graph("bwd"), "bwd", concat(residuals, outs), &c.inputs());
+  return outs;
+}
+
+// custom_vjp_call: the forward pass comes from the user's fwd (for its
+// residuals); the tangents from a custom_lin node, linear in the tangents,
+// whose transpose is the user's bwd.
+ir::IdList custom_vjp_call_jvp(JvpCtx& c) {
+  const ir::Graph& fwd = *ir::attr<ir::Graphs>(c.node(), "fwd").at(0);
+  const ir::GraphPtr& bwd = ir::attr<ir::Graphs>(c.node(), "bwd").at(0);
+  int64_t nres = ir::attr<int64_t>(c.node(), "num_residuals");
+  std::vector<ValueId> fwd_outs = c.inline_graph(fwd, c.primals);
+  // fwd's outputs stand for the call's too (as JAX's): the call itself is
+  // then dead, so a function the user gave (a host callback) runs once, not twice.
+  for (size_t k = 0; k < c.outputs.size(); ++k) c.outputs[k] = fwd_outs[k];
+  std::vector<ValueId> args(fwd_outs.end() - nres, fwd_outs.end());
+  for (size_t i = 0; i < c.primals.size(); ++i) args.push_back(c.instantiate(c.tangents[i], c.primals[i]));
+  return c.add_multi(Op::custom_lin, args, {{"bwd", ir::Graphs{bwd}}, {"num_residuals", nres}});
+}
+
+std::vector<BatchedValue> custom_vjp_call_batch(BatchCtx& c) {
+  std::vector<ValueId> args;
+  for (size_t i = 0; i < c.operands.size(); ++i) args.push_back(c.at(i, 0));
+  const std::vector<int64_t> zeros(c.operands.size(), 0);
+  ir::Attrs attrs = c.attrs();
+  const ir::Graph& bwd = *graph_attr(c.node(), "bwd");
+  const std::vector<int64_t> bwd_dims(bwd.inputs().size(), 0);  // residuals, then output cotangents
+  attrs.set("call", ir::Graphs{batch_subgraph(*graph_attr(c.node(), "call"), zeros, c.axis_size, c.axis_name)});
+  attrs.set("fwd", ir::Graphs{batch_subgraph(*graph_attr(c.node(), "fwd"), zeros, c.axis_size, c.axis_name)});
+  attrs.set("bwd", ir::Graphs{batch_subgraph(bwd, bwd_dims, c.axis_size, c.axis_name)});
+  return at_zero(c.add_multi(Op::custom_vjp_call, args, attrs));
+}
+
+// ---- remat
+
+OutTypes remat_shape(const RuleCtx& c) {
+  parse_remat_policy(c.attr_string("policy"));  // a malformed one is refused here, on every path
+  const Graph& body = c.attr_graph("body");
+  c.check_signature(body, "body", c.inputs(), nullptr);
+  return body.output_types();
+}
 
 ir::IdList remat_jvp(JvpCtx& c) {
   const ir::GraphPtr& body = ir::attr<ir::Graphs>(c.node(), "body").at(0);
@@ -151,32 +268,6 @@ ir::IdList remat_jvp(JvpCtx& c) {
   return c.add_multi(Op::remat, args, {{"body", ir::Graphs{pruned}}, {"policy", policy_text}});
 }
 
-// custom_lin exists only between a JVP and its transpose. Differentiating it
-// again in forward mode would need the JVP of the user's bwd with respect to
-// the residuals, which a custom_vjp does not define; JAX refuses it too.
-ir::IdList custom_lin_jvp(JvpCtx&) {
-  throw UnsupportedError(
-      "custom_lin: forward-mode differentiation of a custom_vjp function's tangent is not defined (its rule is a "
-      "VJP); use reverse mode (grad, vjp, jacrev) over it, or custom_jvp");
-}
-
-// linear_call is linear in its linear operands: its tangent is the same call
-// on their tangents. A residual with a tangent would need the derivative of
-// `fun` and `transpose` with respect to it, which JAX does not define either.
-ir::IdList linear_call_jvp(JvpCtx& c) {
-  const size_t nres = static_cast<size_t>(ir::attr<int64_t>(c.node(), "num_residuals"));
-  std::vector<ValueId> args(c.primals.begin(), c.primals.begin() + static_cast<long>(nres));
-  for (size_t i = 0; i < nres; ++i)
-    if (c.tangents[i] != kZero)
-      throw UnsupportedError(
-          "linear_call: residual " + std::to_string(i) +
-          " has a tangent; a linear_call is differentiated only in its linear operands (JAX defines no more)");
-  for (size_t i = nres; i < c.primals.size(); ++i) args.push_back(c.instantiate(c.tangents[i], c.primals[i]));
-  return c.add_multi(Op::linear_call, args, c.node().attrs);
-}
-
-// ---- transpose rules
-
 // The transpose of a tangent remat: its body's primal part is recomputed
 // here, in the backward pass, then its linear part is transposed.
 // A tangent operand can be known too (a zero tangent made concrete, for an
@@ -212,6 +303,39 @@ ir::IdList remat_transpose(TransposeCtx& c) {
   return out;
 }
 
+std::vector<BatchedValue> remat_batch(BatchCtx& c) {
+  ir::Attrs attrs = c.attrs();
+  attrs.set("body",
+            ir::Graphs{batch_subgraph(*graph_attr(c.node(), "body"), operand_dims(c), c.axis_size, c.axis_name)});
+  return at_zero(c.add_multi(Op::remat, operand_values(c), attrs));
+}
+
+// ---- custom_lin
+
+OutTypes custom_lin_shape(const RuleCtx& c) {
+  const Graph& bwd = c.attr_graph("bwd");
+  int64_t nres = c.attr_int("num_residuals");
+  if (nres < 0 || nres > static_cast<int64_t>(c.num_inputs()))
+    c.shape_error("num_residuals " + std::to_string(nres) + " is out of range");
+  Types residuals(c.inputs().begin(), c.inputs().begin() + nres);
+  Types tangents(c.inputs().begin() + nres, c.inputs().end());
+  Types bwd_in = bwd.input_types();
+  if (bwd_in.size() < residuals.size() || Types(bwd_in.begin(), bwd_in.begin() + nres) != residuals)
+    c.shape_error("bwd must take the residuals first");
+  Types outs(bwd_in.begin() + nres, bwd_in.end());
+  c.check_signature(bwd, "bwd", concat(residuals, outs), &tangents);
+  return outs;
+}
+
+// custom_lin exists only between a JVP and its transpose. Differentiating it
+// again in forward mode would need the JVP of the user's bwd with respect to
+// the residuals, which a custom_vjp does not define; JAX refuses it too.
+ir::IdList custom_lin_jvp(JvpCtx&) {
+  throw UnsupportedError(
+      "custom_lin: forward-mode differentiation of a custom_vjp function's tangent is not defined (its rule is a "
+      "VJP); use reverse mode (grad, vjp, jacrev) over it, or custom_jvp");
+}
+
 // custom_lin's transpose is the user's bwd on (residuals, output cotangents).
 ir::IdList custom_lin_transpose(TransposeCtx& c) {
   const ir::Graph& bwd = *ir::attr<ir::Graphs>(c.node(), "bwd").at(0);
@@ -226,6 +350,56 @@ ir::IdList custom_lin_transpose(TransposeCtx& c) {
   std::vector<ValueId> out(nres, kZero);
   out.insert(out.end(), cts.begin(), cts.end());
   return out;
+}
+
+std::vector<BatchedValue> custom_lin_batch(BatchCtx& c) {
+  const size_t nres = static_cast<size_t>(ir::attr<int64_t>(c.node(), "num_residuals"));
+  const ir::Graph& bwd = *graph_attr(c.node(), "bwd");
+  std::vector<ValueId> args;
+  std::vector<int64_t> bwd_dims;  // residuals as they are, output cotangents at 0
+  for (size_t i = 0; i < nres; ++i) {
+    args.push_back(c.operands[i].value);
+    bwd_dims.push_back(c.operands[i].dim);
+  }
+  for (size_t i = nres; i < c.operands.size(); ++i) args.push_back(c.at(i, 0));
+  bwd_dims.resize(bwd.inputs().size(), 0);
+  ir::Attrs attrs = c.attrs();
+  attrs.set("bwd", ir::Graphs{batch_subgraph(bwd, bwd_dims, c.axis_size, c.axis_name)});
+  return at_zero(c.add_multi(Op::custom_lin, args, attrs));
+}
+
+// ---- linear_call
+
+OutTypes linear_call_shape(const RuleCtx& c) {
+  const Graph& fun = c.attr_graph("fun");
+  c.check_signature(fun, "fun", c.inputs(), nullptr);
+  const int64_t nres = c.attr_int("num_residuals");
+  if (nres < 0 || nres > static_cast<int64_t>(c.num_inputs()))
+    c.shape_error("num_residuals " + std::to_string(nres) + " is out of range");
+  Types outs = fun.output_types();
+  const Graphs& transpose = c.attr_graphs("transpose");
+  if (transpose.size() > 1) c.shape_error("at most one transpose graph, got " + std::to_string(transpose.size()));
+  if (!transpose.empty()) {
+    Types residuals(c.inputs().begin(), c.inputs().begin() + nres);
+    Types linear(c.inputs().begin() + nres, c.inputs().end());
+    c.check_signature(*transpose[0], "transpose", concat(residuals, outs), &linear);
+  }
+  return outs;
+}
+
+// linear_call is linear in its linear operands: its tangent is the same call
+// on their tangents. A residual with a tangent would need the derivative of
+// `fun` and `transpose` with respect to it, which JAX does not define either.
+ir::IdList linear_call_jvp(JvpCtx& c) {
+  const size_t nres = static_cast<size_t>(ir::attr<int64_t>(c.node(), "num_residuals"));
+  std::vector<ValueId> args(c.primals.begin(), c.primals.begin() + static_cast<long>(nres));
+  for (size_t i = 0; i < nres; ++i)
+    if (c.tangents[i] != kZero)
+      throw UnsupportedError(
+          "linear_call: residual " + std::to_string(i) +
+          " has a tangent; a linear_call is differentiated only in its linear operands (JAX defines no more)");
+  for (size_t i = nres; i < c.primals.size(); ++i) args.push_back(c.instantiate(c.tangents[i], c.primals[i]));
+  return c.add_multi(Op::linear_call, args, c.node().attrs);
 }
 
 // linear_call's transpose is its `transpose` graph on (residuals, output
@@ -251,87 +425,6 @@ ir::IdList linear_call_transpose(TransposeCtx& c) {
   return out;
 }
 
-// ---- batching rules (vmap)
-//
-// As JAX does, every subgraph is batched consistently with the operands and
-// every output comes out at dimension 0, so the batched node keeps the
-// signatures its shape rule checks:
-//   custom_jvp_call, remat: operands keep their batch dims (or none); "call"
-//     and the "jvp" rule (primals, tangents typed alike) are batched with
-//     those dims. A tangent has its primal's type, so tangents take the same dims.
-//   custom_vjp_call: bwd returns one cotangent per operand, typed as the
-//     operand, and its batched version returns them all at 0; so every operand
-//     is moved (or broadcast) to dimension 0 and call, fwd (whose residuals
-//     come out at 0) and bwd are batched with all inputs at 0. An unbatched
-//     operand's cotangent is then per example, and summed by the broadcast's
-//     transpose.
-//   custom_lin(residuals.., tangents..): residuals keep their dims; tangents
-//     move to 0, as bwd's batched cotangents come out there.
-namespace {
-
-using Batched = std::vector<BatchedValue>;
-
-const ir::GraphPtr& graph_attr(const ir::Node& node, const char* name) { return ir::attr<ir::Graphs>(node, name).at(0); }
-
-std::vector<int64_t> operand_dims(const BatchCtx& c) {
-  std::vector<int64_t> d;
-  for (const BatchedValue& o : c.operands) d.push_back(o.dim);
-  return d;
-}
-
-std::vector<ValueId> operand_values(const BatchCtx& c) {
-  std::vector<ValueId> v;
-  for (const BatchedValue& o : c.operands) v.push_back(o.value);
-  return v;
-}
-
-}  // namespace
-
-std::vector<BatchedValue> custom_jvp_call_batch(BatchCtx& c) {
-  const std::vector<int64_t> dims = operand_dims(c);
-  std::vector<int64_t> jvp_dims = dims;
-  jvp_dims.insert(jvp_dims.end(), dims.begin(), dims.end());
-  ir::Attrs attrs = c.attrs();
-  attrs.set("call", ir::Graphs{batch_subgraph(*graph_attr(c.node(), "call"), dims, c.axis_size, c.axis_name)});
-  attrs.set("jvp", ir::Graphs{batch_subgraph(*graph_attr(c.node(), "jvp"), jvp_dims, c.axis_size, c.axis_name)});
-  return at_zero(c.add_multi(Op::custom_jvp_call, operand_values(c), attrs));
-}
-
-std::vector<BatchedValue> custom_vjp_call_batch(BatchCtx& c) {
-  std::vector<ValueId> args;
-  for (size_t i = 0; i < c.operands.size(); ++i) args.push_back(c.at(i, 0));
-  const std::vector<int64_t> zeros(c.operands.size(), 0);
-  ir::Attrs attrs = c.attrs();
-  const ir::Graph& bwd = *graph_attr(c.node(), "bwd");
-  const std::vector<int64_t> bwd_dims(bwd.inputs().size(), 0);  // residuals, then output cotangents
-  attrs.set("call", ir::Graphs{batch_subgraph(*graph_attr(c.node(), "call"), zeros, c.axis_size, c.axis_name)});
-  attrs.set("fwd", ir::Graphs{batch_subgraph(*graph_attr(c.node(), "fwd"), zeros, c.axis_size, c.axis_name)});
-  attrs.set("bwd", ir::Graphs{batch_subgraph(bwd, bwd_dims, c.axis_size, c.axis_name)});
-  return at_zero(c.add_multi(Op::custom_vjp_call, args, attrs));
-}
-
-std::vector<BatchedValue> remat_batch(BatchCtx& c) {
-  ir::Attrs attrs = c.attrs();
-  attrs.set("body", ir::Graphs{batch_subgraph(*graph_attr(c.node(), "body"), operand_dims(c), c.axis_size, c.axis_name)});
-  return at_zero(c.add_multi(Op::remat, operand_values(c), attrs));
-}
-
-std::vector<BatchedValue> custom_lin_batch(BatchCtx& c) {
-  const size_t nres = static_cast<size_t>(ir::attr<int64_t>(c.node(), "num_residuals"));
-  const ir::Graph& bwd = *graph_attr(c.node(), "bwd");
-  std::vector<ValueId> args;
-  std::vector<int64_t> bwd_dims;  // residuals as they are, output cotangents at 0
-  for (size_t i = 0; i < nres; ++i) {
-    args.push_back(c.operands[i].value);
-    bwd_dims.push_back(c.operands[i].dim);
-  }
-  for (size_t i = nres; i < c.operands.size(); ++i) args.push_back(c.at(i, 0));
-  bwd_dims.resize(bwd.inputs().size(), 0);
-  ir::Attrs attrs = c.attrs();
-  attrs.set("bwd", ir::Graphs{batch_subgraph(bwd, bwd_dims, c.axis_size, c.axis_name)});
-  return at_zero(c.add_multi(Op::custom_lin, args, attrs));
-}
-
 // linear_call: residuals keep their dims; linear operands move to 0, where
 // the batched transpose puts their cotangents.
 std::vector<BatchedValue> linear_call_batch(BatchCtx& c) {
@@ -354,4 +447,4 @@ std::vector<BatchedValue> linear_call_batch(BatchCtx& c) {
   return at_zero(c.add_multi(Op::linear_call, args, attrs));
 }
 
-}  // namespace graft::transforms
+}  // namespace graft::ops

@@ -1,98 +1,68 @@
+// The indexing op family: each op's shape/dtype rule, JVP, transpose and
+// batching rule side by side, op by op in ops.def order (the rules an op
+// takes from ops.def's standard columns are not repeated here).
+//
+// Shape/dtype rules of indexing with run-time indices.
+//
+// dynamic_slice(x, i0..i{r-1}) / dynamic_update_slice(x, update, i0..i{r-1}):
+// one integer scalar start index per axis, clamped into range at run time.
+//
+// gather(x, indices) and scatter_add(x, indices, updates) take whole entries
+// of x along `axis` (TensorFlow's gather with batch_dims): the first
+// `batch_dims` axes of x and indices are paired, so a vmapped gather stays one
+// gather. Result shape: x[:axis] + indices[batch_dims:] + x[axis+1:].
+// Out-of-range indices are clamped by gather and dropped by scatter_add.
+//
 // Transform rules of indexing: linear in the data operands, constant in the
-// indices (ops.def's LINEAR_IN gives their JVPs). Transpose and batching
-// rules below, in that order.
+// indices (ops.def's LINEAR_IN gives their JVPs).
 #include <algorithm>
 
-#include "transforms/rules/batch_rule.h"
 #include "ir/attr_access.h"
-#include "transforms/rules/jvp_rule.h"
-#include "transforms/rules/transpose_rule.h"
+#include "ir/dtype.h"
+#include "ops/rules.h"
 
-namespace graft::transforms {
+namespace graft::ops {
 
-using ir::Op;
-
-// ---- transpose rules
-
-ir::IdList dynamic_slice_transpose(TransposeCtx& c) {
-  ValueId ct = c.cotangents[0];
-  ir::IdList out(c.operand_types.size(), kZero);
-  if (ct == kZero) return out;
-  std::vector<ValueId> args = {c.zeros(c.operand_types[0]), ct};
-  for (size_t i = 1; i < c.operands.size(); ++i) args.push_back(c.operands[i]);
-  out[0] = c.add(Op::dynamic_update_slice, args);
-  return out;
-}
-
-ir::IdList dynamic_update_slice_transpose(TransposeCtx& c) {
-  ValueId ct = c.cotangents[0];
-  ir::IdList out(c.operand_types.size(), kZero);
-  if (ct == kZero) return out;
-  std::vector<ValueId> starts(c.operands.begin() + 2, c.operands.end());
-  if (c.unknown[0]) {
-    std::vector<ValueId> args = {ct, c.zeros(c.operand_types[1])};
-    args.insert(args.end(), starts.begin(), starts.end());
-    out[0] = c.add(Op::dynamic_update_slice, args);
-  }
-  if (c.unknown[1]) {
-    std::vector<ValueId> args = {ct};
-    args.insert(args.end(), starts.begin(), starts.end());
-    out[1] = c.add(Op::dynamic_slice, args, {{"slice_sizes", ir::Ints(c.operand_types[1].shape)}});
-  }
-  return out;
-}
-
-
-// The out-of-range treatment of the forward op must carry over to its
-// transpose: gather clamps an index (the read came from the nearest end, so
-// the cotangent goes there), scatter_add drops it (the update went nowhere,
-// so its cotangent is zero). scatter_add itself drops, gather itself clamps,
-// hence the explicit clamp and mask below.
-ir::IdList gather_transpose(TransposeCtx& c) {
-  ValueId ct = c.cotangents[0];
-  if (ct == kZero) return {kZero, kZero};
-  ValueId idx = c.operands[1];
-  const int64_t n = c.operand_types[0].shape[static_cast<size_t>(ir::int_attr(c.node(), "axis"))];
-  if (n > 0) {
-    ValueId lo = c.add(Op::max, {idx, c.emit().scalar_like(0, idx)});
-    idx = c.add(Op::min, {lo, c.emit().scalar_like(static_cast<double>(n - 1), idx)});
-  }
-  return {c.add(Op::scatter_add, {c.zeros(c.operand_types[0]), idx, ct}, c.attrs()), kZero};
-}
-
-ir::IdList scatter_add_transpose(TransposeCtx& c) {
-  ValueId ct = c.cotangents[0];
-  if (ct == kZero) return {kZero, kZero, kZero};
-  ValueId ct_updates = kZero;
-  if (c.unknown[2]) {
-    const int64_t axis = ir::int_attr(c.node(), "axis"), b = ir::int_attr(c.node(), "batch_dims");
-    const int64_t n = c.operand_types[0].shape[static_cast<size_t>(axis)];
-    ValueId idx = c.operands[1];
-    ValueId read = c.add(Op::gather, {ct, idx}, c.attrs());
-    // An index outside [0, n) was dropped: its update's cotangent is zero.
-    ValueId inside = c.add(Op::bitwise_and, {c.add(Op::ge, {idx, c.emit().scalar_like(0, idx)}),
-                                      c.add(Op::lt, {idx, c.emit().scalar_like(static_cast<double>(n), idx)})});
-    // Index axis j lands on result axis j among the paired batch_dims, else on axis + (j - b).
-    ir::Ints dims;
-    const int64_t idx_rank = c.operand_types[1].rank();
-    for (int64_t j = 0; j < idx_rank; ++j) dims.push_back(j < b ? j : axis + (j - b));
-    const ir::ValueType rt = c.emit().type(read);  // a copy: adding nodes may move the type table
-    ValueId mask = c.add(Op::broadcast_in_dim, {inside},
-                         {{"shape", ir::Ints(rt.shape)}, {"broadcast_dimensions", std::move(dims)}});
-    ct_updates = c.add(Op::select, {mask, read, c.emit().zeros_like(read)});
-  }
-  return {c.unknown[0] ? ct : kZero, kZero, ct_updates};
-}
-
-// ---- batching rules (vmap)
 namespace {
+
+using Types = std::vector<ValueType>;
+
+void check_start_indices(const RuleCtx& c, size_t first, int rank) {
+  size_t n = c.num_inputs() - first;
+  if (static_cast<int>(n) != rank)
+    c.shape_error("needs " + std::to_string(rank) + " start indices (one per axis), got " + std::to_string(n));
+  for (size_t i = first; i < c.num_inputs(); ++i) {
+    if (c.input(i).rank() != 0) c.shape_error("start indices must be scalars");
+    if (!is_integer(c.input(i).dtype)) c.dtype_error("start indices must be integers");
+  }
+}
+
+Shape gathered_shape(const RuleCtx& c, const ValueType& x, const ValueType& idx) {
+  if (!is_integer(idx.dtype)) c.dtype_error(std::string("indices must be integers, got ") + dtype_name(idx.dtype));
+  int64_t b = c.attr_int("batch_dims");
+  if (b < 0 || b > idx.rank() || b > x.rank())
+    c.shape_error("batch_dims " + std::to_string(b) + " exceeds the rank of the operand or the indices");
+  int axis = c.axis(c.attr_int("axis"), x.rank(), "axis");
+  if (axis < b)
+    c.shape_error("axis " + std::to_string(axis) + " must not be a batch dimension (batch_dims " + std::to_string(b) +
+                  ")");
+  for (int i = 0; i < b; ++i)
+    if (x.shape[i] != idx.shape[i])
+      c.shape_error("batch dimension " + std::to_string(i) + " differs between operand and indices");
+  Shape out(x.shape.begin(), x.shape.begin() + axis);
+  out.insert(out.end(), idx.shape.begin() + b, idx.shape.end());
+  out.insert(out.end(), x.shape.begin() + axis + 1, x.shape.end());
+  c.check_shape(out, "result");
+  return out;
+}
 
 ValueId full(BatchCtx& c, double value, DType dtype, Shape shape) {
   return emit_full(c.builder(), value, ir::ValueType{dtype, std::move(shape)}, &c.node());
 }
 
 ValueId broadcast(BatchCtx& c, ValueId v, Shape shape, ir::Ints dims) {
-  return c.add(Op::broadcast_in_dim, {v}, {{"shape", ir::Ints(std::move(shape))}, {"broadcast_dimensions", std::move(dims)}});
+  return c.add(Op::broadcast_in_dim, {v},
+               {{"shape", ir::Ints(std::move(shape))}, {"broadcast_dimensions", std::move(dims)}});
 }
 
 // Where the batch axis of the operand ends up in a gather's result (also the
@@ -116,6 +86,31 @@ bool any_index_batched(const BatchCtx& c, size_t first) {
 }
 
 }  // namespace
+
+// ---- dynamic_slice
+
+OutTypes dynamic_slice_shape(const RuleCtx& c) {
+  if (c.num_inputs() < 1) c.shape_error("needs an operand");
+  const ValueType& x = c.input(0);
+  check_start_indices(c, 1, x.rank());
+  const Ints& sizes = c.attr_ints("slice_sizes");
+  if (static_cast<int>(sizes.size()) != x.rank())
+    c.shape_error("slice_sizes " + shape_str(sizes) + " needs one entry per axis of " + shape_str(x.shape));
+  for (int i = 0; i < x.rank(); ++i)
+    if (sizes[i] < 0 || sizes[i] > x.shape[i])
+      c.shape_error("slice_sizes " + shape_str(sizes) + " do not fit in " + shape_str(x.shape));
+  return {ValueType{x.dtype, sizes}};
+}
+
+ir::IdList dynamic_slice_transpose(TransposeCtx& c) {
+  ValueId ct = c.cotangents[0];
+  ir::IdList out(c.operand_types.size(), kZero);
+  if (ct == kZero) return out;
+  std::vector<ValueId> args = {c.zeros(c.operand_types[0]), ct};
+  for (size_t i = 1; i < c.operands.size(); ++i) args.push_back(c.operands[i]);
+  out[0] = c.add(Op::dynamic_update_slice, args);
+  return out;
+}
 
 // dynamic_slice. Unbatched start indices: one dynamic_slice, the batch axis
 // taken whole (start 0). Batched start indices (each [B]): the axes with
@@ -173,6 +168,39 @@ std::vector<BatchedValue> dynamic_slice_batch(BatchCtx& c) {
   return {{cur, cur_dim}};
 }
 
+// ---- dynamic_update_slice
+
+OutTypes dynamic_update_slice_shape(const RuleCtx& c) {
+  if (c.num_inputs() < 2) c.shape_error("needs an operand and an update");
+  const ValueType& x = c.input(0);
+  const ValueType& u = c.input(1);
+  if (u.dtype != x.dtype) c.dtype_error("update dtype must equal the operand's");
+  if (u.rank() != x.rank()) c.shape_error("update rank must equal the operand's");
+  for (int i = 0; i < x.rank(); ++i)
+    if (u.shape[i] > x.shape[i])
+      c.shape_error("update " + shape_str(u.shape) + " does not fit in " + shape_str(x.shape));
+  check_start_indices(c, 2, x.rank());
+  return {x};
+}
+
+ir::IdList dynamic_update_slice_transpose(TransposeCtx& c) {
+  ValueId ct = c.cotangents[0];
+  ir::IdList out(c.operand_types.size(), kZero);
+  if (ct == kZero) return out;
+  std::vector<ValueId> starts(c.operands.begin() + 2, c.operands.end());
+  if (c.unknown[0]) {
+    std::vector<ValueId> args = {ct, c.zeros(c.operand_types[1])};
+    args.insert(args.end(), starts.begin(), starts.end());
+    out[0] = c.add(Op::dynamic_update_slice, args);
+  }
+  if (c.unknown[1]) {
+    std::vector<ValueId> args = {ct};
+    args.insert(args.end(), starts.begin(), starts.end());
+    out[1] = c.add(Op::dynamic_slice, args, {{"slice_sizes", ir::Ints(c.operand_types[1].shape)}});
+  }
+  return out;
+}
+
 // dynamic_update_slice. Unbatched start indices: one dynamic_update_slice
 // with the batch axis whole (start 0) in operand and update. Batched start
 // indices: per example, the update is spread over the operand's shape by a
@@ -215,11 +243,42 @@ std::vector<BatchedValue> dynamic_update_slice_batch(BatchCtx& c) {
     // Positions outside the window read a clamped entry; the mask drops them.
     uv = c.add(Op::gather, {uv, rel}, {{"axis", d + 1}, {"batch_dims", int64_t{1}}});
     ValueId inside = c.add(Op::bitwise_and, {c.add(Op::ge, {rel, full(c, 0, t, ishape)}),
-                                      c.add(Op::lt, {rel, full(c, static_cast<double>(sz[d]), t, ishape)})});
+                                             c.add(Op::lt, {rel, full(c, static_cast<double>(sz[d]), t, ishape)})});
     ValueId spread = broadcast(c, inside, out_shape, {0, d + 1});
     mask = mask == -1 ? spread : c.add(Op::bitwise_and, {mask, spread});
   }
   return {{c.add(Op::select, {mask, uv, xv}), 0}};
+}
+
+// ---- gather
+
+OutTypes gather_shape(const RuleCtx& c) {
+  const ValueType& x = c.input(0);
+  ValueType out{x.dtype, gathered_shape(c, x, c.input(1))};
+  // Out-of-range indices clamp into the axis; an empty axis has nothing to
+  // clamp to, so a non-empty result from it is an error, as NumPy's take.
+  const int axis = c.axis(c.attr_int("axis"), x.rank(), "axis");
+  if (x.shape[static_cast<size_t>(axis)] == 0 && out.num_elements() > 0)
+    c.shape_error("cannot take entries from axis " + std::to_string(axis) + " of " + type_str(x) +
+                  ", which is empty; the result " + type_str(out) + " is not");
+  return {out};
+}
+
+// The out-of-range treatment of the forward op must carry over to its
+// transpose: gather clamps an index (the read came from the nearest end, so
+// the cotangent goes there), scatter_add drops it (the update went nowhere,
+// so its cotangent is zero). scatter_add itself drops, gather itself clamps,
+// hence the explicit clamp and mask below.
+ir::IdList gather_transpose(TransposeCtx& c) {
+  ValueId ct = c.cotangents[0];
+  if (ct == kZero) return {kZero, kZero};
+  ValueId idx = c.operands[1];
+  const int64_t n = c.operand_types[0].shape[static_cast<size_t>(ir::int_attr(c.node(), "axis"))];
+  if (n > 0) {
+    ValueId lo = c.add(Op::max, {idx, c.emit().scalar_like(0, idx)});
+    idx = c.add(Op::min, {lo, c.emit().scalar_like(static_cast<double>(n - 1), idx)});
+  }
+  return {c.add(Op::scatter_add, {c.zeros(c.operand_types[0]), idx, ct}, c.attrs()), kZero};
 }
 
 // gather: a batched operand and batched indices become one more paired batch
@@ -245,6 +304,44 @@ std::vector<BatchedValue> gather_batch(BatchCtx& c) {
   return {{c.add(Op::gather, {x.value, iv}, c.attrs()), axis + (q - b)}};
 }
 
+// ---- scatter_add
+
+OutTypes scatter_add_shape(const RuleCtx& c) {
+  const ValueType& x = c.input(0);
+  const ValueType& u = c.input(2);
+  if (x.dtype == DType::bool_) c.dtype_error("needs a numeric operand, got bool");
+  if (u.dtype != x.dtype)
+    c.dtype_error(std::string("updates dtype ") + dtype_name(u.dtype) + " must equal the operand's " +
+                  dtype_name(x.dtype));
+  ValueType expected{x.dtype, gathered_shape(c, x, c.input(1))};
+  if (u != expected) c.shape_error("updates must be " + type_str(expected) + ", got " + type_str(u));
+  return {x};
+}
+
+ir::IdList scatter_add_transpose(TransposeCtx& c) {
+  ValueId ct = c.cotangents[0];
+  if (ct == kZero) return {kZero, kZero, kZero};
+  ValueId ct_updates = kZero;
+  if (c.unknown[2]) {
+    const int64_t axis = ir::int_attr(c.node(), "axis"), b = ir::int_attr(c.node(), "batch_dims");
+    const int64_t n = c.operand_types[0].shape[static_cast<size_t>(axis)];
+    ValueId idx = c.operands[1];
+    ValueId read = c.add(Op::gather, {ct, idx}, c.attrs());
+    // An index outside [0, n) was dropped: its update's cotangent is zero.
+    ValueId inside = c.add(Op::bitwise_and, {c.add(Op::ge, {idx, c.emit().scalar_like(0, idx)}),
+                                             c.add(Op::lt, {idx, c.emit().scalar_like(static_cast<double>(n), idx)})});
+    // Index axis j lands on result axis j among the paired batch_dims, else on axis + (j - b).
+    ir::Ints dims;
+    const int64_t idx_rank = c.operand_types[1].rank();
+    for (int64_t j = 0; j < idx_rank; ++j) dims.push_back(j < b ? j : axis + (j - b));
+    const ir::ValueType rt = c.emit().type(read);  // a copy: adding nodes may move the type table
+    ValueId mask = c.add(Op::broadcast_in_dim, {inside},
+                         {{"shape", ir::Ints(rt.shape)}, {"broadcast_dimensions", std::move(dims)}});
+    ct_updates = c.add(Op::select, {mask, read, c.emit().zeros_like(read)});
+  }
+  return {c.unknown[0] ? ct : kZero, kZero, ct_updates};
+}
+
 // scatter_add: batched indices make every operand batched first, paired as
 // one more batch dimension. Otherwise the operand and the updates carry the
 // batch axis at matching places outside the paired batch_dims (kept where
@@ -261,11 +358,13 @@ std::vector<BatchedValue> scatter_add_batch(BatchCtx& c) {
   if (x.dim != kNotBatched && x.dim >= b) {
     p = x.dim;
   } else if (u.dim != kNotBatched) {
-    if (u.dim >= b && u.dim <= axis) p = u.dim;
-    else if (u.dim >= axis + mid) p = u.dim + 1 - mid;
+    if (u.dim >= b && u.dim <= axis)
+      p = u.dim;
+    else if (u.dim >= axis + mid)
+      p = u.dim + 1 - mid;
   }
   ValueId xv = c.at(0, p), uv = c.at(2, result_pos(p, axis, mid));
   return {{c.add(Op::scatter_add, {xv, idx.value, uv}, {{"axis", p <= axis ? axis + 1 : axis}, {"batch_dims", b}}), p}};
 }
 
-}  // namespace graft::transforms
+}  // namespace graft::ops

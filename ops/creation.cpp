@@ -1,8 +1,14 @@
+// The creation op family: each op's shape/dtype rule, JVP, transpose and
+// batching rule side by side, op by op in ops.def order (the rules an op
+// takes from ops.def's standard columns are not repeated here).
+//
 // Shape/dtype rules of values made from attributes alone: iota and constant.
 #include "ir/dtype.h"
-#include "ir/shape_rules/rule.h"
+#include "ops/rules.h"
 
-namespace graft::ir {
+namespace graft::ops {
+
+// ---- iota
 
 // iota: 0, 1, 2, ... along `dimension` of `shape`, broadcast along the others.
 OutTypes iota_shape(const RuleCtx& c) {
@@ -13,6 +19,8 @@ OutTypes iota_shape(const RuleCtx& c) {
   c.axis(c.attr_int("dimension"), static_cast<int>(shape.size()), "dimension");
   return {ValueType{d, shape}};
 }
+
+// ---- constant
 
 // constant: the literal in `value`; its byte count must match its type.
 OutTypes constant_shape(const RuleCtx& c) {
@@ -27,4 +35,4 @@ OutTypes constant_shape(const RuleCtx& c) {
   return {lit.type};
 }
 
-}  // namespace graft::ir
+}  // namespace graft::ops

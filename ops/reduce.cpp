@@ -1,15 +1,21 @@
-// Transform rules of reductions and cumulative scans. JVP rules below.
+// The reduce op family: each op's shape/dtype rule, JVP, transpose and
+// batching rule side by side, op by op in ops.def order (the rules an op
+// takes from ops.def's standard columns are not repeated here).
+//
+// Shape/dtype rules of reductions (over a set of `axes`), arg-reductions
+// (over one `axis`, yielding `index_dtype`) and cumulative scans (one `axis`).
+//
+// Transform rules of reductions and cumulative scans.
 #include <algorithm>
 
-#include "transforms/rules/batch_rule.h"
 #include "ir/attr_access.h"
-#include "transforms/rules/jvp_rule.h"
-#include "transforms/rules/transpose_rule.h"
+#include "ir/dtype.h"
+#include "ops/rules.h"
 
-namespace graft::transforms {
+namespace graft::ops {
+
 namespace {
 
-using ir::Op;
 using Out = ir::IdList;
 
 // The axes of a rank-`rank` operand that a reduction over `axes` keeps.
@@ -19,7 +25,6 @@ ir::Ints kept_axes(int64_t rank, const ir::Ints& axes) {
     if (std::find(axes.begin(), axes.end(), d) == axes.end()) kept.push_back(d);
   return kept;
 }
-
 
 // The result broadcast back over the reduced axes (for comparisons with x).
 ValueId broadcast_back(JvpCtx& c, ValueId reduced, ValueId x) {
@@ -59,10 +64,25 @@ Out cumulative_extreme_rule(JvpCtx& c) {
 
 }  // namespace
 
-// ---- JVP rules
+// ---- reduce_sum
+
+ir::IdList reduce_sum_transpose(TransposeCtx& c) {
+  ValueId ct = c.cotangents[0];
+  if (ct == kZero) return {kZero};
+  const ir::ValueType& x = c.operand_types[0];
+  ir::Ints kept = kept_axes(x.rank(), ir::attr<ir::Ints>(c.node(), "axes"));
+  return {c.add(Op::broadcast_in_dim, {ct}, {{"shape", ir::Ints(x.shape)}, {"broadcast_dimensions", kept}})};
+}
+
+// ---- reduce_max
 
 ir::IdList reduce_max_jvp(JvpCtx& c) { return extreme_rule(c); }
+
+// ---- reduce_min
+
 ir::IdList reduce_min_jvp(JvpCtx& c) { return extreme_rule(c); }
+
+// ---- reduce_prod
 
 // prod: the tangent is sum_i t_i * prod_{j != i} x_j. The exclusive products
 // come from cumulative products from the left and the right (no division,
@@ -95,7 +115,8 @@ ir::IdList reduce_prod_jvp(JvpCtx& c) {
     return c.add(Op::cumprod, {v}, {{"axis", int64_t{1}}, {"reverse", reverse}});
   };
   auto cols = [&](ValueId v, int64_t lo, int64_t hi) {
-    return c.add(Op::slice, {v}, {{"start_indices", ir::Ints{0, lo}}, {"limit_indices", ir::Ints{k, hi}}, {"strides", ir::Ints{1, 1}}});
+    return c.add(Op::slice, {v},
+                 {{"start_indices", ir::Ints{0, lo}}, {"limit_indices", ir::Ints{k, hi}}, {"strides", ir::Ints{1, 1}}});
   };
   ValueId ones_col = cols(c.scalar_like(1, x2), 0, 1);
   ValueId left = c.add(Op::concatenate, {ones_col, cols(cumprod(x2, 0), 0, n - 1)}, {{"dimension", int64_t{1}}});
@@ -105,6 +126,18 @@ ir::IdList reduce_prod_jvp(JvpCtx& c) {
   return {c.add(Op::reshape, {summed}, {{"new_sizes", kept_shape}})};
 }
 
+// ---- cumsum
+
+// cumsum's transpose is the cumulative sum running the other way.
+ir::IdList cumsum_transpose(TransposeCtx& c) {
+  ValueId ct = c.cotangents[0];
+  if (ct == kZero) return {kZero};
+  ir::Attrs attrs = c.attrs();
+  attrs.set("reverse", int64_t{1 - ir::int_attr(c.node(), "reverse")});
+  return {c.add(Op::cumsum, {ct}, attrs)};
+}
+
+// ---- cumprod
 
 // cumprod: y_i = prod_{j<=i} x_j, so dy_i = sum_{j<=i} t_j * prod_{k<=i, k!=j} x_k
 // (j >= i when reversed). The exclusive products come from one cumprod over
@@ -153,32 +186,65 @@ ir::IdList cumprod_jvp(JvpCtx& c) {
   return {c.add(Op::transpose, {moved}, {{"permutation", back}})};
 }
 
+// ---- cummax
+
 ir::IdList cummax_jvp(JvpCtx& c) { return cumulative_extreme_rule(c); }
+
+// ---- cummin
+
 ir::IdList cummin_jvp(JvpCtx& c) { return cumulative_extreme_rule(c); }
 
+namespace {
 
-// ---- transpose rules
+using Types = std::vector<ValueType>;
 
-ir::IdList reduce_sum_transpose(TransposeCtx& c) {
-  ValueId ct = c.cotangents[0];
-  if (ct == kZero) return {kZero};
-  const ir::ValueType& x = c.operand_types[0];
-  ir::Ints kept = kept_axes(x.rank(), ir::attr<ir::Ints>(c.node(), "axes"));
-  return {c.add(Op::broadcast_in_dim, {ct}, {{"shape", ir::Ints(x.shape)}, {"broadcast_dimensions", kept}})};
+Shape reduced_shape(const RuleCtx& c, const Shape& in, const Ints& axes) {
+  int rank = static_cast<int>(in.size());
+  std::vector<bool> drop(rank, false);
+  for (int64_t a : axes) {
+    int ax = c.axis(a, rank, "reduction axis");
+    if (drop[ax]) c.shape_error("reduction axis " + std::to_string(a) + " is repeated in " + shape_str(axes));
+    drop[ax] = true;
+  }
+  Shape out;
+  for (int i = 0; i < rank; ++i)
+    if (!drop[i]) out.push_back(in[i]);
+  return out;
 }
 
-// cumsum's transpose is the cumulative sum running the other way.
-ir::IdList cumsum_transpose(TransposeCtx& c) {
-  ValueId ct = c.cotangents[0];
-  if (ct == kZero) return {kZero};
-  ir::Attrs attrs = c.attrs();
-  attrs.set("reverse", int64_t{1 - ir::int_attr(c.node(), "reverse")});
-  return {c.add(Op::cumsum, {ct}, attrs)};
+}  // namespace
+
+// REDUCES_AXES: the reductions.
+OutTypes reduces_axes_rule(const RuleCtx& c) {
+  DType d = c.input(0).dtype;
+  check_accepted_dtype(c, d);
+  return {ValueType{d, reduced_shape(c, c.input(0).shape, c.attr_ints("axes"))}};
 }
 
+// REDUCES_AXIS: argmax and argmin, yielding `index_dtype`.
+OutTypes reduces_axis_rule(const RuleCtx& c) {
+  const ValueType& x = c.input(0);
+  check_accepted_dtype(c, x.dtype);
+  int ax = c.axis(c.attr_int("axis"), x.rank(), "axis");
+  if (x.shape[ax] == 0) c.shape_error("cannot take an arg-reduction over an empty axis");
+  DType index = c.attr_dtype("index_dtype");
+  if (index != DType::i32 && index != DType::i64)
+    c.dtype_error(std::string("index_dtype must be i32 or i64, got ") + dtype_name(index));
+  Shape out = x.shape;
+  out.erase(out.begin() + ax);
+  return {ValueType{index, out}};
+}
 
-// ---- batching: the standard rules BATCH_AXES and BATCH_AXIS
+// SCANS_AXIS: the cumulative ops.
+OutTypes scans_axis_rule(const RuleCtx& c) {
+  const ValueType& x = c.input(0);
+  c.axis(c.attr_int("axis"), x.rank(), "axis");
+  c.attr_bool("reverse");
+  check_accepted_dtype(c, x.dtype);
+  return {x};
+}
 
+// Batching: the standard rules BATCH_AXES and BATCH_AXIS
 // Reductions over `axes` keep the batch axis where it is; the axes shift past it.
 std::vector<BatchedValue> over_axes_batch(BatchCtx& c) {
   const int64_t dim = c.operands[0].dim;
@@ -203,4 +269,4 @@ std::vector<BatchedValue> over_axis_batch(BatchCtx& c) {
   return {{c.add(c.node().op, {c.operands[0].value}, attrs), removes && axis < dim ? dim - 1 : dim}};
 }
 
-}  // namespace graft::transforms
+}  // namespace graft::ops
